@@ -1,0 +1,177 @@
+"""The load generator against a tiny in-process aiohttp server speaking both APIs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+from aiohttp import web
+
+from translate_server.bench.loadgen import (
+    Target,
+    arrival_times,
+    discover_model,
+    run_closed_loop,
+    run_level,
+)
+from translate_server.bench.workload import WorkloadSpec, make_workload
+
+ITEMS = make_workload(WorkloadSpec(kind="variable", size=16, seed=0))
+
+
+class FakeServer:
+    """Answers /translate and /v1/chat/completions; records bodies and peak concurrency."""
+
+    def __init__(self, delay: float = 0.0, fail_every: int = 0) -> None:
+        self.delay = delay
+        self.fail_every = fail_every
+        self.bodies: list[dict] = []
+        self.in_flight = 0
+        self.peak = 0
+
+    async def _enter(self, request: web.Request) -> dict:
+        body = await request.json()
+        self.bodies.append(body)
+        body["_nth"] = len(self.bodies)
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        await asyncio.sleep(self.delay)
+        self.in_flight -= 1
+        return body
+
+    async def translate(self, request: web.Request) -> web.StreamResponse:
+        body = await self._enter(request)
+        if self.fail_every and body["_nth"] % self.fail_every == 0:
+            return web.json_response({"error": {"message": "busy"}}, status=503)
+        usage = {"prompt_tokens": 7, "completion_tokens": 5, "total_tokens": 12}
+        if body.get("stream"):
+            response = web.StreamResponse(headers={"content-type": "text/event-stream"})
+            await response.prepare(request)
+            for word in ("Hallo", " Welt"):
+                await response.write(f"data: {json.dumps({'delta': word})}\n\n".encode())
+            await response.write(f"data: {json.dumps({'usage': usage})}\n\n".encode())
+            await response.write(b"data: [DONE]\n\n")
+            return response
+        return web.json_response(
+            {"translation": "Hallo Welt", "source_lang": body["source_lang"],
+             "target_lang": body["target_lang"], "model": "m", "usage": usage}
+        )
+
+    async def chat(self, request: web.Request) -> web.StreamResponse:
+        body = await self._enter(request)
+        usage = {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}
+        if not body.get("stream"):
+            return web.json_response(
+                {"id": "x", "object": "chat.completion", "model": body["model"],
+                 "choices": [{"index": 0, "message": {"role": "assistant", "content": "a b c"},
+                              "finish_reason": "stop"}], "usage": usage}
+            )
+        response = web.StreamResponse(headers={"content-type": "text/event-stream"})
+        await response.prepare(request)
+        chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}]
+        chunks += [{"choices": [{"index": 0, "delta": {"content": t}}]} for t in ("a", " b", " c")]
+        if body.get("stream_options", {}).get("include_usage"):
+            chunks.append({"choices": [], "usage": usage})
+        for chunk in chunks:
+            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        await response.write(b"data: [DONE]\n\n")
+        return response
+
+    async def models(self, request: web.Request) -> web.Response:
+        return web.json_response({"object": "list", "data": [{"id": "tiny", "object": "model"}]})
+
+
+@pytest.fixture
+async def serve() -> AsyncIterator:
+    runners = []
+
+    async def start(server: FakeServer) -> str:
+        app = web.Application()
+        app.router.add_post("/translate", server.translate)
+        app.router.add_post("/v1/chat/completions", server.chat)
+        app.router.add_get("/v1/models", server.models)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        runners.append(runner)
+        port = runner.addresses[0][1]
+        return f"http://127.0.0.1:{port}"
+
+    yield start
+    for runner in runners:
+        await runner.cleanup()
+
+
+async def test_closed_loop_translate_counts_usage_and_holds_concurrency(serve) -> None:
+    server = FakeServer(delay=0.02)
+    base = await serve(server)
+    stats = await run_level(Target(base, "translate"), ITEMS, concurrency=4, requests=20)
+    assert (stats.requests, stats.ok, stats.errors) == (20, 20, 0)
+    assert stats.output_tokens == 100 and stats.prompt_tokens == 140
+    assert server.peak == 4
+    assert stats.ttft_ms is None
+    # Items are sent in order, cycling through the workload.
+    assert [b["text"] for b in server.bodies] == [ITEMS[i % 16].text for i in range(20)]
+    assert server.bodies[0]["max_tokens"] == ITEMS[0].max_tokens
+    assert "stream" not in server.bodies[0]
+
+
+async def test_streaming_chat_measures_ttft_from_content_and_usage_from_last_chunk(serve) -> None:
+    server = FakeServer()
+    base = await serve(server)
+    model = await discover_model(base)
+    assert model == "tiny"
+    target = Target(base, "chat", model=model, stream=True)
+    results, elapsed = await run_closed_loop(target, ITEMS, concurrency=2, requests=6)
+    assert elapsed > 0 and all(r.ok and r.usage_reported for r in results)
+    assert all(r.output_tokens == 3 and r.prompt_tokens == 9 for r in results)
+    assert all(r.ttft_s is not None and 0 < r.ttft_s <= r.latency_s for r in results)
+    body = server.bodies[0]
+    assert body["model"] == "tiny" and body["temperature"] == 0.0
+    assert body["stream_options"] == {"include_usage": True}
+    assert body["messages"][-1]["role"] == "user" and ITEMS[0].text in body["messages"][-1]["content"]
+
+
+async def test_stream_without_usage_counts_chunks(serve) -> None:
+    base = await serve(FakeServer())
+    target = Target(base, "translate", stream=True)
+    stats = await run_level(target, ITEMS, concurrency=1, requests=3)
+    assert stats.ok == 3 and stats.ttft_ms is not None
+    assert stats.output_tokens == 15  # usage event present on /translate here
+
+
+async def test_errors_are_results_not_exceptions(serve) -> None:
+    base = await serve(FakeServer(fail_every=2))
+    stats = await run_level(Target(base, "translate"), ITEMS, concurrency=2, requests=10)
+    assert stats.errors == 5 and stats.ok == 5
+    assert stats.error_kinds == {"HTTP 503": 5}
+    # Nobody listening: connection errors, still results.
+    refused = await run_level(
+        Target("http://127.0.0.1:9", "translate", timeout_s=2), ITEMS, concurrency=1, requests=2
+    )
+    assert refused.errors == 2 and refused.ok == 0
+
+
+async def test_open_loop_sends_on_schedule_without_waiting_for_responses(serve) -> None:
+    server = FakeServer(delay=0.2)
+    base = await serve(server)
+    stats = await run_level(
+        Target(base, "translate"), ITEMS, rate=50.0, requests=10, arrival="constant"
+    )
+    assert stats.ok == 10 and stats.mode == "open"
+    # 10 requests 20 ms apart, each taking 200 ms: several overlap.
+    assert server.peak >= 5
+    assert stats.extra["achieved_rate"] > 0
+
+
+def test_arrival_schedules() -> None:
+    assert arrival_times(4.0, 4, arrival="constant") == [0.0, 0.25, 0.5, 0.75]
+    poisson = arrival_times(10.0, 2000, seed=1)
+    assert poisson == arrival_times(10.0, 2000, seed=1)
+    assert poisson[0] == 0.0 and all(b > a for a, b in zip(poisson, poisson[1:]))
+    assert 180 < poisson[-1] < 220  # mean gap 0.1 s
+    with pytest.raises(ValueError):
+        arrival_times(0, 3)
