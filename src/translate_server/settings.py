@@ -1,0 +1,222 @@
+"""Configuration: one frozen struct per concern, loaded from flags and `TRANSLATE_*` variables.
+
+Every option is declared once in `OPTIONS`; the command line, the environment, `--help` and the
+README's configuration table are all generated from that one list.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+ENV_PREFIX = "TRANSLATE_"
+DEFAULT_MODEL = "HuggingFaceTB/SmolLM2-135M-Instruct"
+
+
+class _Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    pass
+
+
+class EngineSettings(_Settings):
+    model: str = DEFAULT_MODEL
+    served_model_name: str | None = None
+    max_num_seqs: int = 16
+    max_model_len: int | None = None
+    dtype: str = "auto"
+    gpu_memory_utilization: float = 0.9
+    max_num_batched_tokens: int | None = None
+    tensor_parallel_size: int = 1
+    enforce_eager: bool | None = None
+    seed: int = 0
+    model_cache_dir: str = str(Path("~/.cache/translate-server").expanduser())
+
+    @property
+    def model_name(self) -> str:
+        """The name clients use in `model` fields."""
+        return self.served_model_name or self.model
+
+
+class LimitSettings(_Settings):
+    max_queued_requests: int | None = None
+    request_timeout: float = 60.0
+    shutdown_grace: float = 30.0
+    max_body_bytes: int = 1_048_576
+    max_text_chars: int = 20_000
+    max_texts: int = 128
+    max_messages: int = 256
+    max_tokens: int = 4096
+
+    def queue_limit(self, max_num_seqs: int) -> int:
+        """Requests allowed to wait beyond the engine's running slots."""
+        if self.max_queued_requests is not None:
+            return self.max_queued_requests
+        # Enough to refill every slot four times over: the engine never idles for lack of
+        # work, and a newcomer waits a few batches at most, never without bound.
+        return 4 * max_num_seqs
+
+
+class ServerSettings(_Settings):
+    host: str = "127.0.0.1"
+    port: int = 8000
+    log_format: str = "auto"
+    log_level: str = "info"
+    api_keys: tuple[str, ...] = ()
+    metrics_require_key: bool = False
+
+
+class Settings(_Settings):
+    engine: EngineSettings = EngineSettings()
+    limits: LimitSettings = LimitSettings()
+    server: ServerSettings = ServerSettings()
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting: its flag `--name-with-dashes`, its variable `TRANSLATE_NAME`, its place."""
+
+    name: str
+    section: str
+    help: str
+    kind: type = str
+    choices: tuple[str, ...] | None = None
+    repeatable: bool = False
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def env(self) -> str:
+        return ENV_PREFIX + self.name.upper()
+
+    @property
+    def default(self) -> Any:
+        field = "api_keys" if self.name == "api_key" else self.name
+        return getattr(getattr(Settings(), self.section), field, None)
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("model", "engine", "Hugging Face model id or local directory to serve."),
+    Option("served_model_name", "engine", "Name clients use as `model` (default: --model)."),
+    Option("max_num_seqs", "engine", "Sequences the engine batches at once; size it to the "
+           "real concurrency.", int),
+    Option("max_model_len", "engine", "Context length in tokens (default: the model's).", int),
+    Option("dtype", "engine", "Weight and activation dtype (auto = float32 on CPU, the "
+           "model's own on GPU).", str, ("auto", "float32", "float16", "bfloat16")),
+    Option("gpu_memory_utilization", "engine", "Fraction of GPU memory the engine may use.",
+           float),
+    Option("max_num_batched_tokens", "engine", "Tokens per engine step (prefill chunk size).",
+           int),
+    Option("tensor_parallel_size", "engine", "GPUs to shard the model across.", int),
+    Option("enforce_eager", "engine", "Disable CUDA graphs / compilation (default: on for CPU).",
+           bool),
+    Option("seed", "engine", "Engine random seed.", int),
+    Option("model_cache_dir", "engine", "Where prepared models are kept between starts."),
+    Option("max_queued_requests", "limits", "Requests allowed to wait beyond the running slots "
+           "before new ones are turned away (default: 4 x max-num-seqs).", int),
+    Option("request_timeout", "limits", "Seconds a request may take before it is aborted "
+           "(504).", float),
+    Option("shutdown_grace", "limits", "Seconds in-flight requests get to finish after "
+           "SIGTERM.", float),
+    Option("max_body_bytes", "limits", "Largest request body accepted (413 beyond).", int),
+    Option("max_text_chars", "limits", "Characters per text to translate.", int),
+    Option("max_texts", "limits", "Texts per /translate request.", int),
+    Option("max_messages", "limits", "Messages per chat completion request.", int),
+    Option("max_tokens", "limits", "Largest max_tokens a request may ask for.", int),
+    Option("host", "server", "Address to listen on."),
+    Option("port", "server", "Port to listen on.", int),
+    Option("log_format", "server", "Log output: json, console, or auto (console on a TTY).",
+           str, ("auto", "json", "console")),
+    Option("log_level", "server", "Minimum log level.", str,
+           ("debug", "info", "warning", "error")),
+    Option("api_key", "server", "API key clients must send as a bearer token (repeatable; "
+           "comma-separated in the variable).", str, repeatable=True),
+    Option("api_key_file", "server", "File with one API key per line."),
+    Option("metrics_require_key", "server", "Put /metrics behind the API key too.", bool),
+)
+
+
+class SettingsError(ValueError):
+    pass
+
+
+def parse_bool(value: str | bool) -> bool:
+    if isinstance(value, bool):
+        return value
+    lowered = value.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise SettingsError(f"not a boolean: {value!r}")
+
+
+def load_settings(
+    overrides: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
+) -> Settings:
+    """Settings from `TRANSLATE_*` variables, with explicit values (e.g. flags) on top.
+
+    `overrides` maps option names to values; None values mean "not given".
+    """
+    environ = os.environ if environ is None else environ
+    overrides = overrides or {}
+    sections: dict[str, dict[str, Any]] = {"engine": {}, "limits": {}, "server": {}}
+    api_keys: list[str] = []
+    for option in OPTIONS:
+        value = overrides.get(option.name)
+        if value is None or value == []:
+            raw = environ.get(option.env)
+            if raw is None or raw == "":
+                continue
+            value = raw
+        if option.name == "api_key":
+            values = value if isinstance(value, list | tuple) else str(value).split(",")
+            api_keys.extend(key.strip() for key in values if key.strip())
+            continue
+        if option.name == "api_key_file":
+            api_keys.extend(_read_key_file(str(value)))
+            continue
+        sections[option.section][option.name] = _coerce(option, value)
+    if api_keys:
+        sections["server"]["api_keys"] = tuple(dict.fromkeys(api_keys))
+    try:
+        return msgspec.convert(sections, Settings, strict=False)
+    except msgspec.ValidationError as exc:
+        raise SettingsError(str(exc)) from exc
+
+
+def _coerce(option: Option, value: Any) -> Any:
+    if option.kind is bool:
+        return parse_bool(value)
+    try:
+        converted = option.kind(value)
+    except (TypeError, ValueError) as exc:
+        raise SettingsError(f"{option.flag} / {option.env}: {exc}") from exc
+    if option.choices and converted not in option.choices:
+        raise SettingsError(f"{option.flag} must be one of {', '.join(option.choices)}")
+    return converted
+
+
+def _read_key_file(path: str) -> list[str]:
+    try:
+        lines = Path(path).expanduser().read_text().splitlines()
+    except OSError as exc:
+        raise SettingsError(f"cannot read API key file {path}: {exc.strerror}") from exc
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def configuration_table(options: Sequence[Option] = OPTIONS) -> str:
+    """The Markdown table of every option, as the README shows it."""
+    rows = ["| flag | environment variable | default | meaning |", "|---|---|---|---|"]
+    for option in options:
+        default = option.default
+        if option.name == "model_cache_dir":
+            default = "~/.cache/translate-server"
+        shown = "" if default in (None, ()) else f"`{default}`"
+        rows.append(f"| `{option.flag}` | `{option.env}` | {shown} | {option.help} |")
+    return "\n".join(rows)
