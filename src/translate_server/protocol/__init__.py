@@ -1,0 +1,1 @@
+"""Wire types: the JSON shapes of both surfaces, as msgspec Structs."""
