@@ -1,0 +1,122 @@
+"""The composition root: one engine, two surfaces, wired together here and nowhere else."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+import structlog
+from litestar import Litestar, Router
+from litestar.datastructures import State
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import SwaggerRenderPlugin
+
+from translate_server import __version__
+from translate_server.admission import Admission
+from translate_server.auth import ApiKeyGuard
+from translate_server.chat import ChatService
+from translate_server.engine import Engine
+from translate_server.errors import EXCEPTION_HANDLERS
+from translate_server.generation import GenerationService
+from translate_server.observability import RequestObserver, ServiceMetrics
+from translate_server.routes.health import health, live, metrics
+from translate_server.routes.openai import chat_completions, list_models, retrieve_model
+from translate_server.routes.translate import translate
+from translate_server.settings import Settings
+
+log = structlog.get_logger("translate_server.app")
+
+API_ROUTES = (translate, chat_completions, list_models, retrieve_model)
+OPEN_ROUTES = (health, live)
+# Paths reported as themselves in logs and metrics; anything else is "unmatched".
+KNOWN_PATHS = frozenset({"/translate", "/v1/chat/completions", "/v1/models", "/health",
+                         "/health/live", "/metrics"})
+ENGINE_WATCH_INTERVAL = 0.5
+
+
+def create_app(
+    settings: Settings,
+    engine_factory: Callable[[], Engine],
+    *,
+    on_engine_death: Callable[[], None] | None = None,
+) -> Litestar:
+    """Build the app around an engine made by `engine_factory` when the app starts.
+
+    `on_engine_death` is called once if the engine fails; the CLI uses it to exit non-zero so
+    that a supervisor restarts the process.
+    """
+    metrics_ = ServiceMetrics()
+    admission = Admission(
+        slots=settings.engine.max_num_seqs,
+        queue_limit=settings.limits.queue_limit(settings.engine.max_num_seqs),
+        metrics=metrics_,
+    )
+
+    @asynccontextmanager
+    async def engine_lifespan(app: Litestar) -> AsyncIterator[None]:
+        started = time.perf_counter()
+        engine = engine_factory()
+        log.info("engine_ready", model=engine.info.model, seconds=round(
+            time.perf_counter() - started, 1))
+        _attach_services(app.state, engine, settings, admission)
+        watcher = asyncio.create_task(_watch_engine(engine, on_engine_death))
+        try:
+            yield
+        finally:
+            watcher.cancel()
+            engine.shutdown()
+            log.info("engine_stopped")
+
+    guards = [ApiKeyGuard(settings.server.api_keys)] if settings.server.api_keys else []
+    metrics_guards = guards if settings.server.metrics_require_key else []
+
+    app = Litestar(
+        route_handlers=[
+            Router(path="/", route_handlers=list(API_ROUTES), guards=guards),
+            Router(path="/", route_handlers=[metrics], guards=metrics_guards),
+            *OPEN_ROUTES,
+        ],
+        lifespan=[engine_lifespan],
+        state=State({"metrics": metrics_, "admission": admission, "limits": settings.limits,
+                     "model_name": settings.engine.model_name,
+                     "started_at": int(time.time())}),
+        exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        request_max_body_size=settings.limits.max_body_bytes,
+        openapi_config=openapi_config(),
+        logging_config=None,
+    )
+    app.asgi_handler = RequestObserver(app.asgi_handler, metrics_, KNOWN_PATHS)
+    return app
+
+
+def openapi_config() -> OpenAPIConfig:
+    return OpenAPIConfig(
+        title="translate-server",
+        version=__version__,
+        description="A translation API and an OpenAI-compatible chat API over one vLLM engine.",
+        path="/docs",
+        render_plugins=[SwaggerRenderPlugin()],
+    )
+
+
+def _attach_services(state: State, engine: Engine, settings: Settings,
+                     admission: Admission) -> None:
+    # Imported here: the translation service pulls in the language registry.
+    from translate_server.translation import TranslationService
+
+    generation = GenerationService(engine)
+    model_name = settings.engine.model_name
+    state.engine = engine
+    state.generation = generation
+    state.chat = ChatService(generation, admission, settings.limits, model_name)
+    state.translation = TranslationService(generation, admission, settings.limits, model_name)
+
+
+async def _watch_engine(engine: Engine, on_death: Callable[[], None] | None) -> None:
+    while engine.is_alive:
+        await asyncio.sleep(ENGINE_WATCH_INTERVAL)
+    log.error("engine_died")
+    if on_death is not None:
+        on_death()

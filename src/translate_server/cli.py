@@ -1,0 +1,100 @@
+"""`translate-server`: argv and environment in, a running server (or a tool) out. No logic here."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from translate_server import __version__
+from translate_server.settings import OPTIONS, Settings, SettingsError, load_settings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "bench":
+        from translate_server.bench.cli import main as bench_main
+
+        return bench_main(argv[1:])
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        settings = load_settings(vars(args))
+    except SettingsError as exc:
+        parser.error(str(exc))
+    if args.command == "serve":
+        from translate_server.server import serve
+
+        return serve(settings)
+    if args.command == "openapi":
+        print(openapi_document(settings))
+        return 0
+    if args.command == "prepare-model":
+        from translate_server.models import resolve_model
+
+        print(resolve_model(settings.engine))
+        return 0
+    parser.error(f"unknown command {args.command}")
+    return 2
+
+
+def openapi_document(settings: Settings | None = None) -> str:
+    """The OpenAPI document the app serves, as committed in openapi/openapi.json."""
+    from translate_server.app import create_app
+
+    def no_engine() -> None:
+        raise RuntimeError("the OpenAPI document needs no engine")
+
+    app = create_app(settings or Settings(), no_engine)  # type: ignore[arg-type]
+    return json.dumps(app.openapi_schema.to_schema(), indent=2, sort_keys=True) + "\n"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="translate-server",
+        description="A translation API and an OpenAI-compatible API over one vLLM engine.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    serve = commands.add_parser(
+        "serve",
+        help="run the HTTP server",
+        description="Serve /translate and /v1/chat/completions. Every option can also be set "
+        "through its environment variable; a flag wins over the variable.",
+    )
+    for option in OPTIONS:
+        _add_option(serve, option)
+    prepare = commands.add_parser("prepare-model",
+                                  help="prepare the configured model offline and print its path")
+    for option in OPTIONS:
+        if option.name in ("model", "model_cache_dir"):
+            _add_option(prepare, option)
+    commands.add_parser("openapi", help="print the OpenAPI document")
+    commands.add_parser("bench", help="load generator and comparisons (see `bench --help`)",
+                        add_help=False)
+    return parser
+
+
+def _add_option(parser: argparse.ArgumentParser, option) -> None:  # type: ignore[no-untyped-def]
+    default = option.default
+    shown = "" if default in (None, ()) else f" (default: {default})"
+    help_text = f"{option.help}{shown} [env {option.env}]"
+    # Defaults stay None here, so that an unset flag lets the environment decide.
+    if option.kind is bool:
+        parser.add_argument(option.flag, action=argparse.BooleanOptionalAction, default=None,
+                            help=help_text)
+    elif option.repeatable:
+        parser.add_argument(option.flag, action="append", default=None, help=help_text,
+                            metavar=option.name.upper())
+    else:
+        parser.add_argument(option.flag, type=option.kind, choices=option.choices, default=None,
+                            help=help_text, metavar=None if option.choices else
+                            option.name.upper())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

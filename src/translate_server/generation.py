@@ -1,0 +1,158 @@
+"""The one code path from an HTTP request into the engine, shared by both surfaces.
+
+No queue of our own stands between a request and the engine: each request is handed to the
+engine as soon as it is admitted, so continuous batching sees every request at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from contextlib import aclosing
+from collections.abc import AsyncIterator, Sequence
+
+import msgspec
+
+from translate_server.engine import (
+    ChatMessage,
+    Engine,
+    EngineDeadError,
+    EngineOutput,
+    SamplingOptions,
+)
+from translate_server.errors import (
+    DeadlineExceededError,
+    InvalidRequestError,
+    UnavailableError,
+)
+from translate_server.observability import RequestRecord
+
+
+class Completion(msgspec.Struct):
+    """A finished generation: the text and finish reason of each choice."""
+
+    texts: list[str]
+    finish_reasons: list[str | None]
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class Prompt(msgspec.Struct, frozen=True):
+    token_ids: list[int]
+
+    @property
+    def tokens(self) -> int:
+        return len(self.token_ids)
+
+
+class GenerationService:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._ids = itertools.count()
+        self._id_prefix = f"ts-{id(self):x}-"
+        self._active: set[str] = set()
+
+    @property
+    def max_model_len(self) -> int:
+        return self.engine.info.max_model_len
+
+    def prepare(self, messages: Sequence[ChatMessage], param: str) -> Prompt:
+        """Render and tokenize a chat; a prompt that leaves no room to answer is refused."""
+        token_ids = self.engine.tokenize_chat(messages)
+        if len(token_ids) >= self.max_model_len:
+            raise InvalidRequestError(
+                f"The input is {len(token_ids)} tokens long once formatted; this model takes "
+                f"at most {self.max_model_len - 1} tokens of input.",
+                param=param,
+                code="context_length_exceeded",
+            )
+        return Prompt(token_ids)
+
+    def remaining_context(self, prompt: Prompt) -> int:
+        return self.max_model_len - prompt.tokens
+
+    def _request_id(self) -> str:
+        # Unique per engine request, even when clients reuse their X-Request-ID.
+        return self._id_prefix + str(next(self._ids))
+
+    async def complete(
+        self, prompt: Prompt, options: SamplingOptions, record: RequestRecord, deadline: float
+    ) -> Completion:
+        texts: list[list[str]] = [[] for _ in range(options.n)]
+        finish_reasons: list[str | None] = [None] * options.n
+        counts = [0] * options.n
+        async with aclosing(self._generate(prompt, options, record)) as outputs:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    async for output in outputs:
+                        for step in output.steps:
+                            texts[step.index].append(step.text)
+                            counts[step.index] = step.completion_tokens
+                            if step.finish_reason is not None:
+                                finish_reasons[step.index] = step.finish_reason
+            except TimeoutError:
+                raise _deadline_exceeded() from None
+            finally:
+                record.engine_finished(prompt.tokens, sum(counts))
+        if "abort" in finish_reasons:
+            raise UnavailableError("The engine aborted the request.", code="aborted")
+        return Completion(
+            texts=["".join(parts) for parts in texts],
+            finish_reasons=finish_reasons,
+            prompt_tokens=prompt.tokens,
+            completion_tokens=sum(counts),
+        )
+
+    async def stream(
+        self, prompt: Prompt, options: SamplingOptions, record: RequestRecord, deadline: float
+    ) -> AsyncIterator[tuple[int, str, int, str | None]]:
+        """(choice index, new text, completion tokens of that choice, finish reason) steps.
+
+        Leaving the iteration early (client gone, deadline) aborts the engine request.
+        """
+        counts = [0] * options.n
+        outputs = self._generate(prompt, options, record)
+        try:
+            while True:
+                try:
+                    async with asyncio.timeout_at(deadline):
+                        output = await anext(outputs)
+                except StopAsyncIteration:
+                    return
+                except TimeoutError:
+                    raise _deadline_exceeded() from None
+                for step in output.steps:
+                    counts[step.index] = step.completion_tokens
+                    if step.finish_reason == "abort":
+                        raise UnavailableError("The engine aborted the request.", code="aborted")
+                    yield step.index, step.text, step.completion_tokens, step.finish_reason
+        finally:
+            record.engine_finished(prompt.tokens, sum(counts))
+            await outputs.aclose()
+
+    async def _generate(
+        self, prompt: Prompt, options: SamplingOptions, record: RequestRecord
+    ) -> AsyncIterator[EngineOutput]:
+        if not self.engine.is_alive:
+            raise EngineDeadError("engine is not running")
+        record.engine_submitted()
+        request_id = self._request_id()
+        self._active.add(request_id)
+        outputs = self.engine.generate(prompt.token_ids, options, request_id)
+        try:
+            async for output in outputs:
+                record.token_arrived()
+                yield output
+        finally:
+            self._active.discard(request_id)
+            await outputs.aclose()
+
+    async def abort_all(self) -> None:
+        """Abort every engine request in flight (shutdown after the grace period)."""
+        for request_id in list(self._active):
+            await self.engine.abort(request_id)
+
+
+def _deadline_exceeded() -> DeadlineExceededError:
+    return DeadlineExceededError("The request did not finish within its deadline and was "
+                                 "aborted.")

@@ -1,0 +1,249 @@
+"""Logs and metrics: one canonical log line and one set of observations per request.
+
+A pure ASGI middleware opens a `RequestRecord` for each request, the service fills in what it
+learns (tokens, engine timings), and when the last byte is sent the middleware writes the log
+line and feeds Prometheus from the same record, so the two can never disagree.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+import uuid
+from typing import Any
+
+import msgspec
+import structlog
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from prometheus_client import (
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+
+REQUEST_ID_HEADER = b"x-request-id"
+
+# Latency buckets from a fast cache-like answer to a long generation.
+_LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
+                    120.0)
+_TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0,
+                 10.0)
+
+
+class RequestRecord:
+    """What one request did, filled in as it happens. Times are `time.perf_counter()` values."""
+
+    __slots__ = ("request_id", "route", "method", "started", "status", "model",
+                 "prompt_tokens", "completion_tokens", "engine_requests", "submitted",
+                 "first_token", "finished", "finish_reason", "error_code")
+
+    def __init__(self, request_id: str, route: str, method: str) -> None:
+        self.request_id = request_id
+        self.route = route
+        self.method = method
+        self.started = time.perf_counter()
+        self.status = 0
+        self.model: str | None = None
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.engine_requests = 0
+        self.submitted: float | None = None
+        self.first_token: float | None = None
+        self.finished: float | None = None
+        self.finish_reason: str | None = None
+        self.error_code: str | None = None
+
+    def engine_submitted(self) -> None:
+        now = time.perf_counter()
+        self.engine_requests += 1
+        if self.submitted is None:
+            self.submitted = now
+
+    def token_arrived(self) -> None:
+        if self.first_token is None:
+            self.first_token = time.perf_counter()
+
+    def engine_finished(self, prompt_tokens: int, completion_tokens: int) -> None:
+        self.prompt_tokens += prompt_tokens
+        self.completion_tokens += completion_tokens
+        self.finished = time.perf_counter()
+
+    def timings_ms(self, ended: float) -> dict[str, float]:
+        def ms(start: float | None, end: float | None) -> float | None:
+            return None if start is None or end is None else round((end - start) * 1000, 3)
+
+        timings = {
+            "queue_ms": ms(self.started, self.submitted),
+            "ttft_ms": ms(self.started, self.first_token),
+            "generation_ms": ms(self.first_token, self.finished),
+            "engine_ms": ms(self.submitted, self.finished),
+            "total_ms": ms(self.started, ended),
+        }
+        return {key: value for key, value in timings.items() if value is not None}
+
+
+class ServiceMetrics:
+    """The service's own Prometheus collectors, in a registry of their own so that several apps
+    (tests) can live in one process; `/metrics` shows them beside vLLM's global registry."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.requests = Counter("translate_requests", "HTTP requests answered.",
+                                ["route", "status"], registry=r)
+        self.latency = Histogram("translate_request_duration_seconds",
+                                 "Time from request arrival to the last byte of the answer.",
+                                 ["route"], buckets=_LATENCY_BUCKETS, registry=r)
+        self.ttft = Histogram("translate_time_to_first_token_seconds",
+                              "Time from request arrival to the first generated token.",
+                              ["route"], buckets=_TTFT_BUCKETS, registry=r)
+        self.prompt_tokens = Counter("translate_prompt_tokens", "Prompt tokens processed.",
+                                     ["route"], registry=r)
+        self.completion_tokens = Counter("translate_completion_tokens",
+                                         "Completion tokens generated.", ["route"], registry=r)
+        self.in_flight = Gauge("translate_requests_in_flight", "HTTP requests being answered.",
+                               ["route"], registry=r)
+        self.running = Gauge("translate_requests_running",
+                             "Engine requests admitted within the engine's batch slots.",
+                             registry=r)
+        self.waiting = Gauge("translate_requests_waiting",
+                             "Engine requests admitted beyond the batch slots, waiting for one.",
+                             registry=r)
+        self.rejected = Counter("translate_requests_rejected",
+                                "Requests turned away before reaching the engine.", ["reason"],
+                                registry=r)
+
+    def observe(self, record: RequestRecord, ended: float) -> None:
+        route = record.route
+        self.requests.labels(route, str(record.status)).inc()
+        self.latency.labels(route).observe(ended - record.started)
+        if record.first_token is not None:
+            self.ttft.labels(route).observe(record.first_token - record.started)
+        if record.prompt_tokens:
+            self.prompt_tokens.labels(route).inc(record.prompt_tokens)
+        if record.completion_tokens:
+            self.completion_tokens.labels(route).inc(record.completion_tokens)
+
+    def exposition(self) -> bytes:
+        # Ours, then the process-wide registry where vLLM registers its `vllm:*` metrics.
+        return generate_latest(self.registry) + generate_latest(REGISTRY)
+
+
+class RequestObserver:
+    """ASGI middleware: request id, the canonical log line and the request metrics."""
+
+    def __init__(self, app: ASGIApp, metrics: ServiceMetrics, routes: frozenset[str]) -> None:
+        self.app = app
+        self.metrics = metrics
+        self.routes = routes
+        self.log = structlog.get_logger("translate_server.access")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = _request_id(scope)
+        path = scope["path"]
+        route = path if path in self.routes else "unmatched"
+        record = RequestRecord(request_id, route, scope["method"])
+        scope.setdefault("state", {})["record"] = record
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(request_id=request_id)
+        echo_id = (REQUEST_ID_HEADER, request_id.encode("latin-1"))
+
+        async def send_observed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                record.status = message["status"]
+                message["headers"] = [*message.get("headers", ()), echo_id]
+            await send(message)
+
+        in_flight = self.metrics.in_flight.labels(route)
+        in_flight.inc()
+        try:
+            await self.app(scope, receive, send_observed)
+        finally:
+            in_flight.dec()
+            ended = time.perf_counter()
+            if record.status == 0:
+                record.status = 499  # the client left before any answer started
+            self.metrics.observe(record, ended)
+            self._log(record, ended)
+
+    def _log(self, record: RequestRecord, ended: float) -> None:
+        fields: dict[str, Any] = {
+            "route": record.route,
+            "method": record.method,
+            "status": record.status,
+        }
+        if record.model:
+            fields["model"] = record.model
+        if record.engine_requests:
+            fields["engine_requests"] = record.engine_requests
+            fields["prompt_tokens"] = record.prompt_tokens
+            fields["completion_tokens"] = record.completion_tokens
+        if record.finish_reason:
+            fields["finish_reason"] = record.finish_reason
+        if record.error_code:
+            fields["error_code"] = record.error_code
+        fields.update(record.timings_ms(ended))
+        level = logging.WARNING if record.status >= 500 else logging.INFO
+        self.log.log(level, "request", **fields)
+
+
+def _request_id(scope: Scope) -> str:
+    for name, value in scope["headers"]:
+        if name == REQUEST_ID_HEADER:
+            candidate = value.decode("latin-1").strip()
+            # A client's id is echoed only when it is short and printable: it lands in logs.
+            if 0 < len(candidate) <= 128 and candidate.isprintable():
+                return candidate
+            break
+    return uuid.uuid4().hex
+
+
+def configure_logging(log_format: str = "auto", level: str = "info") -> None:
+    """structlog for our own lines, and the same renderer for stdlib loggers (uvicorn, vLLM)."""
+    use_console = log_format == "console" or (log_format == "auto" and sys.stderr.isatty())
+    shared: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    renderer: Any
+    if use_console:
+        renderer = structlog.dev.ConsoleRenderer()
+    else:
+        renderer = structlog.processors.JSONRenderer(serializer=_json_dumps)
+        shared.append(structlog.processors.format_exc_info)
+    structlog.configure(
+        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=True,
+    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[structlog.stdlib.ExtraAdder(), *shared],
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+        )
+    )
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    # uvicorn's access log would duplicate our canonical request line.
+    logging.getLogger("uvicorn.access").disabled = True
+    for name in ("uvicorn", "uvicorn.error", "vllm"):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = []
+        logger.propagate = True
+
+
+def _json_dumps(obj: Any, default: Any = None, **_: Any) -> str:
+    # structlog passes its fallback for values JSON has no form for (exceptions, paths...).
+    return msgspec.json.encode(obj, enc_hook=default or repr).decode()

@@ -1,0 +1,1 @@
+"""HTTP surfaces: thin handlers that take a typed body, call a service, return a Struct."""

@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+from litestar import Response, get
+from litestar.datastructures import State
+
+from translate_server.errors import UnavailableError
+
+
+@get("/health", summary="Ready: the engine is alive and requests are being admitted",
+     tags=["operations"])
+async def health(state: State) -> dict[str, str]:
+    if not state.engine.is_alive:
+        raise UnavailableError("The inference engine is not running.")
+    if state.admission.draining:
+        raise UnavailableError("The server is shutting down.", code="shutting_down")
+    return {"status": "ok"}
+
+
+@get("/health/live", summary="Alive: the engine is running (stays up while draining)",
+     tags=["operations"])
+async def live(state: State) -> dict[str, str]:
+    if not state.engine.is_alive:
+        raise UnavailableError("The inference engine is not running.")
+    return {"status": "ok"}
+
+
+@get("/metrics", summary="Prometheus metrics: the service's own and the engine's",
+     tags=["operations"], include_in_schema=True)
+async def metrics(state: State) -> Response[bytes]:
+    return Response(state.metrics.exposition(),
+                    media_type="text/plain; version=0.0.4; charset=utf-8")

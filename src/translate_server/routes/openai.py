@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+from litestar import Request, get, post
+from litestar.datastructures import State
+from litestar.response import Stream
+
+from translate_server.errors import ModelNotFoundError
+from translate_server.protocol.openai import (
+    ChatCompletion,
+    ChatCompletionRequest,
+    Model,
+    ModelList,
+)
+from translate_server.routes.context import deadline_for, record_of, unless_disconnected
+
+_STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+@post("/v1/chat/completions", status_code=200, summary="Create a chat completion",
+      tags=["openai"])
+async def chat_completions(
+    data: ChatCompletionRequest, request: Request, state: State
+) -> ChatCompletion | Stream:
+    record = record_of(request)
+    deadline = deadline_for(state.limits.request_timeout, data.timeout)
+    if data.stream:
+        events = await state.chat.open_stream(data, record, deadline)
+        return Stream(events, media_type="text/event-stream", headers=_STREAM_HEADERS)
+    return await unless_disconnected(request, state.chat.complete(data, record, deadline))
+
+
+def _model(state: State) -> Model:
+    return Model(id=state.model_name, created=state.started_at,
+                 max_model_len=state.engine.info.max_model_len)
+
+
+@get("/v1/models", summary="List the served model", tags=["openai"])
+async def list_models(state: State) -> ModelList:
+    return ModelList(data=[_model(state)])
+
+
+@get("/v1/models/{model_id:path}", summary="Describe the served model", tags=["openai"])
+async def retrieve_model(model_id: str, state: State) -> Model:
+    model_id = model_id.lstrip("/")
+    if model_id != state.model_name:
+        raise ModelNotFoundError(model_id, state.model_name)
+    return _model(state)
+

@@ -1,0 +1,99 @@
+"""Running the app under uvicorn: graceful draining on SIGTERM, a non-zero exit on engine death."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from types import FrameType
+
+import structlog
+import uvicorn
+
+from translate_server.app import create_app
+from translate_server.observability import configure_logging
+from translate_server.settings import Settings
+
+log = structlog.get_logger("translate_server.server")
+
+EXIT_ENGINE_DIED = 1
+EXIT_STARTUP_FAILED = 3
+
+
+class DrainingServer(uvicorn.Server):
+    """The first SIGTERM/SIGINT stops admission (503, /health not ready) and lets in-flight
+    requests finish for up to `grace` seconds; what is still running then is aborted and
+    answered, and only then does uvicorn shut down. A second signal exits at once."""
+
+    def __init__(self, config: uvicorn.Config, grace: float) -> None:
+        super().__init__(config)
+        self.grace = grace
+        self.exit_code = 0
+        self._draining = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._drain_task: asyncio.Task[None] | None = None
+
+    async def serve(self, sockets=None) -> None:  # type: ignore[no-untyped-def]
+        self._loop = asyncio.get_running_loop()
+        await super().serve(sockets)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self._draining or self._loop is None or not self.started:
+            super().handle_exit(sig, frame)
+            return
+        self._draining = True
+        log.info("draining", signal=signal.Signals(sig).name, grace_seconds=self.grace)
+        self._loop.call_soon_threadsafe(self._start_drain)
+
+    def _start_drain(self) -> None:
+        self._drain_task = asyncio.ensure_future(self._drain())
+
+    async def _drain(self) -> None:
+        state = self.config.app.state  # type: ignore[union-attr]
+        admission = state.admission
+        admission.draining = True
+        deadline = time.monotonic() + self.grace
+        while admission.in_flight and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        if admission.in_flight:
+            log.warning("drain_grace_expired", aborting=admission.in_flight)
+            await state.generation.abort_all()
+            # Aborted requests answer with an error; give them a moment to be written.
+            settle = time.monotonic() + 5.0
+            while admission.in_flight and time.monotonic() < settle:
+                await asyncio.sleep(0.05)
+        self.should_exit = True
+
+    def engine_died(self) -> None:
+        self.exit_code = EXIT_ENGINE_DIED
+        self.should_exit = True
+
+
+def serve(settings: Settings) -> int:
+    configure_logging(settings.server.log_format, settings.server.log_level)
+    from translate_server.engine.vllm_engine import create_vllm_engine
+
+    server: DrainingServer | None = None
+
+    def on_engine_death() -> None:
+        if server is not None:
+            server.engine_died()
+
+    app = create_app(settings, lambda: create_vllm_engine(settings.engine),
+                     on_engine_death=on_engine_death)
+    config = uvicorn.Config(
+        app,
+        host=settings.server.host,
+        port=settings.server.port,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        # Our own drain has already waited; this only bounds uvicorn's last connection close.
+        timeout_graceful_shutdown=5,
+        timeout_keep_alive=30,
+    )
+    server = DrainingServer(config, grace=settings.limits.shutdown_grace)
+    server.run()
+    if not server.started:
+        return EXIT_STARTUP_FAILED
+    return server.exit_code
