@@ -1,0 +1,256 @@
+"""The Kustomize overlays render, validate against Kubernetes' schemas, and hang together."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from deploy_kustomize import PatchError, Unsupported, json_patch, render, resource_id
+
+K8S = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
+OVERLAYS = ["gpu", "cpu"]
+# Oldest Kubernetes release the manifests promise to work on.
+OLDEST_KUBERNETES = "1.29.0"
+# Custom resources: no schema in Kubernetes' own; checked by the consistency tests below.
+CUSTOM_KINDS = {"ServiceMonitor"}
+
+
+@pytest.fixture(scope="module", params=OVERLAYS)
+def overlay(request) -> tuple[str, list[dict]]:
+    return request.param, render(K8S / "overlays" / request.param)
+
+
+def by_kind(objects: list[dict], kind: str) -> dict:
+    found = [obj for obj in objects if obj["kind"] == kind]
+    assert len(found) == 1, f"expected one {kind}, found {len(found)}"
+    return found[0]
+
+
+def container(objects: list[dict]) -> dict:
+    return by_kind(objects, "Deployment")["spec"]["template"]["spec"]["containers"][0]
+
+
+def env(objects: list[dict]) -> dict[str, str]:
+    return {e["name"]: e.get("value") for e in container(objects)["env"]}
+
+
+def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
+    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
+
+
+# --- the renderer itself --------------------------------------------------------------
+
+
+def test_json_patch_follows_rfc6902() -> None:
+    doc = {"a": {"b": [1, 2]}}
+    assert json_patch(doc, [{"op": "add", "path": "/a/b/-", "value": 3}]) == {"a": {"b": [1, 2, 3]}}
+    assert json_patch(doc, [{"op": "add", "path": "/a/b/0", "value": 0}]) == {"a": {"b": [0, 1, 2]}}
+    assert json_patch(doc, [{"op": "replace", "path": "/a/b/1", "value": 9}]) == {"a": {"b": [1, 9]}}
+    assert json_patch(doc, [{"op": "remove", "path": "/a"}]) == {}
+    assert doc == {"a": {"b": [1, 2]}}
+    with pytest.raises(PatchError):
+        json_patch(doc, [{"op": "add", "path": "/x/y", "value": 1}])
+    with pytest.raises(PatchError):
+        json_patch(doc, [{"op": "replace", "path": "/a/c", "value": 1}])
+    with pytest.raises(PatchError):
+        json_patch(doc, [{"op": "test", "path": "/a/b/0", "value": 5}])
+
+
+def test_renderer_refuses_what_it_does_not_implement(tmp_path: Path) -> None:
+    (tmp_path / "kustomization.yaml").write_text("namePrefix: x-\nresources: []\n")
+    with pytest.raises(Unsupported):
+        render(tmp_path)
+
+
+def kustomize_command() -> list[str] | None:
+    if shutil.which("kustomize"):
+        return ["kustomize", "build"]
+    if shutil.which("kubectl"):
+        return ["kubectl", "kustomize"]
+    return None
+
+
+@pytest.mark.parametrize("name", OVERLAYS)
+def test_renderer_agrees_with_kustomize(name: str) -> None:
+    command = kustomize_command()
+    if command is None:
+        pytest.skip("no kustomize or kubectl binary")
+    result = subprocess.run([*command, str(K8S / "overlays" / name)], capture_output=True,
+                            text=True, timeout=60)
+    if result.returncode != 0 and "unknown command" in result.stderr:
+        pytest.skip(f"{command[0]} cannot render kustomizations")
+    assert result.returncode == 0, result.stderr
+    theirs = {resource_id(o): o for o in yaml.safe_load_all(result.stdout) if o}
+    ours = {resource_id(o): o for o in render(K8S / "overlays" / name)}
+    assert ours == theirs
+
+
+# --- schemas ---------------------------------------------------------------------------
+
+
+def kubernetes_versions() -> list[str]:
+    kubernetes_validate = pytest.importorskip("kubernetes_validate")
+    return sorted({OLDEST_KUBERNETES, kubernetes_validate.latest_version()})
+
+
+def test_every_object_validates_against_kubernetes_schemas(overlay) -> None:
+    kubernetes_validate = pytest.importorskip("kubernetes_validate")
+    name, objects = overlay
+    kinds = {obj["kind"] for obj in objects}
+    assert {"Deployment", "Service", "PodDisruptionBudget", "HorizontalPodAutoscaler",
+            "ServiceMonitor"} <= kinds
+    for version in kubernetes_versions():
+        for obj in objects:
+            if obj["kind"] in CUSTOM_KINDS:
+                continue
+            # strict: unknown fields (typos) are errors, as `kubectl apply` reports them.
+            kubernetes_validate.validate(obj, version, strict=True)
+
+
+def test_schema_validation_catches_mistakes(overlay) -> None:
+    kubernetes_validate = pytest.importorskip("kubernetes_validate")
+    _, objects = overlay
+    deployment = by_kind(objects, "Deployment")
+    broken = json_patch(deployment, [
+        {"op": "add", "path": "/spec/template/spec/containers/0/readinessProbe/httpPath",
+         "value": "/health"}])
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, OLDEST_KUBERNETES, strict=True)
+    broken = json_patch(deployment, [
+        {"op": "replace", "path": "/spec/template/spec/containers/0/ports/0/containerPort",
+         "value": "http"}])
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, OLDEST_KUBERNETES, strict=True)
+
+
+# --- the objects hang together ---------------------------------------------------------
+
+
+def test_selectors_find_the_pods(overlay) -> None:
+    _, objects = overlay
+    deployment = by_kind(objects, "Deployment")
+    pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert selects(deployment["spec"]["selector"]["matchLabels"], pod_labels)
+    assert selects(by_kind(objects, "Service")["spec"]["selector"], pod_labels)
+    assert selects(by_kind(objects, "PodDisruptionBudget")["spec"]["selector"]["matchLabels"],
+                   pod_labels)
+
+
+def test_service_and_probes_use_the_server_port(overlay) -> None:
+    _, objects = overlay
+    main = container(objects)
+    ports = {p["name"]: p["containerPort"] for p in main["ports"]}
+    assert ports == {"http": int(env(objects)["TRANSLATE_PORT"])} == {"http": 8000}
+    service_ports = by_kind(objects, "Service")["spec"]["ports"]
+    assert [p["targetPort"] for p in service_ports] == ["http"]
+    assert main["readinessProbe"]["httpGet"] == {"path": "/health", "port": "http"}
+    assert main["livenessProbe"]["httpGet"] == {"path": "/health/live", "port": "http"}
+    assert main["startupProbe"]["httpGet"]["path"] == "/health/live"
+    # The startup probe must allow minutes for a model download and engine start.
+    startup = main["startupProbe"]
+    assert startup["periodSeconds"] * startup["failureThreshold"] >= 600
+
+
+def test_termination_grace_covers_the_shutdown_grace(overlay) -> None:
+    _, objects = overlay
+    pod = by_kind(objects, "Deployment")["spec"]["template"]["spec"]
+    grace = float(env(objects)["TRANSLATE_SHUTDOWN_GRACE"])
+    pre_stop = container(objects)["lifecycle"]["preStop"]["exec"]["command"]
+    assert pre_stop[0] == "sleep"
+    budget = float(pre_stop[1]) + grace
+    # Enough for the drain and the engine's own shutdown, not so much that a hung pod lingers.
+    assert budget + 5 <= pod["terminationGracePeriodSeconds"] <= budget + 30
+
+
+def test_server_listens_on_all_interfaces_and_keeps_its_cache(overlay) -> None:
+    _, objects = overlay
+    variables = env(objects)
+    assert variables["TRANSLATE_HOST"] == "0.0.0.0"
+    mounts = {m["name"]: m["mountPath"] for m in container(objects)["volumeMounts"]}
+    assert mounts["model-cache"] == variables["TRANSLATE_MODEL_CACHE_DIR"]
+    assert variables["HF_HOME"].startswith(variables["TRANSLATE_MODEL_CACHE_DIR"] + "/")
+    volumes = {v["name"] for v in by_kind(objects, "Deployment")["spec"]["template"]["spec"]["volumes"]}
+    assert {"model-cache", "dshm"} <= volumes
+
+
+def test_configuration_is_only_known_translate_variables(overlay, translate_env_names) -> None:
+    _, objects = overlay
+    names = {e["name"] for e in container(objects)["env"] if e["name"].startswith("TRANSLATE_")}
+    assert names <= translate_env_names, sorted(names - translate_env_names)
+
+
+def test_pods_run_unprivileged(overlay, root: Path) -> None:
+    _, objects = overlay
+    pod = by_kind(objects, "Deployment")["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    uid = pod["securityContext"]["runAsUser"]
+    assert uid != 0
+    # The same user the images create, so the cache volume stays writable.
+    for dockerfile in (root / "deploy" / "docker").glob("Dockerfile.*"):
+        assert f"ARG APP_UID={uid}" in dockerfile.read_text(), dockerfile.name
+    assert container(objects)["securityContext"]["allowPrivilegeEscalation"] is False
+
+
+def test_image_is_pinned_per_variant(overlay) -> None:
+    name, objects = overlay
+    image = container(objects)["image"]
+    repository, _, tag = image.rpartition(":")
+    assert repository and tag and tag != "latest"
+    assert tag.endswith(f"-{name}")
+
+
+def test_gpu_resources_match_tensor_parallelism(overlay) -> None:
+    name, objects = overlay
+    resources = container(objects)["resources"]
+    gpus = resources.get("limits", {}).get("nvidia.com/gpu")
+    if name == "gpu":
+        assert gpus is not None
+        assert int(gpus) == int(env(objects)["TRANSLATE_TENSOR_PARALLEL_SIZE"])
+        assert resources["requests"]["nvidia.com/gpu"] == gpus
+    else:
+        assert gpus is None and "TRANSLATE_TENSOR_PARALLEL_SIZE" not in env(objects)
+    assert "memory" in resources["limits"]
+
+
+def test_autoscaler_scales_the_deployment_on_requests_waiting(overlay, root: Path) -> None:
+    _, objects = overlay
+    hpa = by_kind(objects, "HorizontalPodAutoscaler")
+    target = hpa["spec"]["scaleTargetRef"]
+    deployment = by_kind(objects, "Deployment")
+    assert (target["kind"], target["name"]) == ("Deployment", deployment["metadata"]["name"])
+    assert 1 <= hpa["spec"]["minReplicas"] < hpa["spec"]["maxReplicas"]
+    (metric,) = hpa["spec"]["metrics"]
+    assert metric["type"] == "Pods"
+    metric_name = metric["pods"]["metric"]["name"]
+    # prometheus-adapter must serve that name, from a series the service exports.
+    values = yaml.safe_load((root / "deploy/k8s/prometheus-adapter/values.yaml").read_text())
+    rules = {rule["name"]["as"]: rule for rule in values["rules"]["custom"]}
+    assert metric_name in rules
+    series = re.match(r"[A-Za-z_:][\w:]*", rules[metric_name]["seriesQuery"]).group()
+    assert series in {"translate_requests_waiting", "vllm:num_requests_waiting"}
+    assert re.fullmatch(rules[metric_name]["name"]["matches"], series)
+
+
+def test_service_monitor_scrapes_the_service_metrics(overlay) -> None:
+    _, objects = overlay
+    monitor = by_kind(objects, "ServiceMonitor")
+    assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
+    service = by_kind(objects, "Service")
+    assert selects(monitor["spec"]["selector"]["matchLabels"], service["metadata"]["labels"])
+    port_names = {p["name"] for p in service["spec"]["ports"]}
+    for endpoint in monitor["spec"]["endpoints"]:
+        assert endpoint["port"] in port_names
+        assert endpoint["path"] == "/metrics"
+        assert set(endpoint) <= {"port", "path", "interval", "scrapeTimeout", "scheme",
+                                 "honorLabels", "relabelings", "metricRelabelings",
+                                 "authorization", "bearerTokenSecret", "tlsConfig"}
+
+
+def test_disruption_budget_never_blocks_a_drain(overlay) -> None:
+    _, objects = overlay
+    pdb = by_kind(objects, "PodDisruptionBudget")["spec"]
+    assert pdb.get("maxUnavailable") == 1 and "minAvailable" not in pdb
