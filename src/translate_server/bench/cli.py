@@ -125,6 +125,11 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_workload_arguments(run)
     run.set_defaults(handler=cmd_run)
+
+    from translate_server.bench import compare, http_layer
+
+    compare.add_parser(sub)
+    http_layer.add_parser(sub)
     return parser
 
 

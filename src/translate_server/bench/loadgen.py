@@ -52,6 +52,15 @@ def default_messages(text: str, source_lang: str, target_lang: str) -> list[dict
     return [_as_message_dict(m) for m in build_translation_messages(text, source, target)]
 
 
+def default_stop(text: str) -> list[str]:
+    """The stop strings `/translate` uses for `text` (none before the service exists)."""
+    try:
+        from translate_server.prompting import translation_stop
+    except ImportError:
+        return []
+    return list(translation_stop(text))
+
+
 def _as_message_dict(message: Any) -> dict[str, str]:
     if isinstance(message, dict):
         return {"role": message["role"], "content": message["content"]}
@@ -67,6 +76,7 @@ class Target:
     timeout_s: float = 600.0
     temperature: float = 0.0  # chat only: greedy, like a translation service
     messages: Callable[[str, str, str], list[dict[str, str]]] = default_messages
+    stop: Callable[[str], list[str]] = default_stop
 
     @property
     def path(self) -> str:
@@ -93,6 +103,9 @@ class Target:
             "max_tokens": item.max_tokens,
             "temperature": self.temperature,
         }
+        stop = self.stop(item.text)
+        if stop:
+            body["stop"] = stop
         if self.stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
