@@ -1,0 +1,142 @@
+"""The comparison's arithmetic and the HTTP-layer apps, without any engine or subprocess."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+from translate_server.bench.compare import (
+    format_comparison,
+    measurement,
+    medians,
+    ratios,
+    rotation,
+    service_overhead,
+)
+from translate_server.bench.http_layer import find_bench_dir, format_summary, summarize_rounds
+from translate_server.bench.stats import RequestResult, summarize
+
+BENCH_DIR = Path(__file__).resolve().parents[2] / "bench"
+
+
+def test_rotation_alternates_order() -> None:
+    units = ["engine", "service", "vllm"]
+    assert [rotation(units, r)[0] for r in range(4)] == ["engine", "service", "vllm", "engine"]
+
+
+def test_ratios_are_medians_of_per_round_ratios() -> None:
+    rounds = [
+        {"engine": {"output_tokens_per_s": 100.0}, "chat": {"output_tokens_per_s": 90.0}},
+        {"engine": {"output_tokens_per_s": 200.0}, "chat": {"output_tokens_per_s": 160.0}},
+        {"engine": {"output_tokens_per_s": 150.0}, "chat": {"output_tokens_per_s": 150.0}},
+    ]
+    r = ratios(rounds, "engine")
+    assert r["chat"]["output_tokens_per_s"] == pytest.approx(0.9)
+    assert r["engine"]["output_tokens_per_s"] == pytest.approx(1.0)
+    m = medians(rounds)
+    assert m["engine"]["output_tokens_per_s"] == 150.0 and m["chat"]["output_tokens_per_s"] == 150
+
+
+def test_nan_and_missing_values_are_left_out() -> None:
+    rounds = [
+        {"engine": {"ttft_p50_ms": math.nan, "latency_p50_ms": 10.0}, "vllm": {"ttft_p50_ms": 5.0}},
+        {"engine": {"ttft_p50_ms": 4.0, "latency_p50_ms": 20.0}, "vllm": {"ttft_p50_ms": 6.0}},
+    ]
+    r = ratios(rounds, "engine")
+    assert r["vllm"] == {"ttft_p50_ms": pytest.approx(1.5)}
+    assert medians(rounds)["engine"]["ttft_p50_ms"] == 4.0
+    table = format_comparison(medians(rounds), r, ["engine", "vllm"], "engine")
+    assert "(1.50x)" in table and table.splitlines()[0].split()[0] == "arm"
+
+
+def test_measurement_turns_cpu_seconds_into_ms_per_thousand_tokens() -> None:
+    results = [RequestResult(True, 200, 0.0, 1.0, 0.1, 5, 500, True)] * 4
+    stats = summarize(results, mode="closed", concurrency=4, duration_s=2.0)
+    figures = measurement(stats, {"front_cpu_s": 0.5, "tree_cpu_s": 3.0})
+    assert figures["output_tokens_per_s"] == 1000.0
+    assert figures["front_cpu_ms_per_1k_tokens"] == pytest.approx(250.0)  # 0.5 s / 2k tokens
+    assert figures["tree_cpu_ms_per_1k_tokens"] == pytest.approx(1500.0)
+    assert figures["ttft_p50_ms"] == pytest.approx(100.0)
+
+
+def test_service_overhead_reads_the_request_log() -> None:
+    lines = [
+        json.dumps({"event": "request", "route": "/translate", "status": 200,
+                    "total_ms": 110.0, "engine_ms": 100.0}),
+        json.dumps({"event": "request", "route": "/translate", "status": 200,
+                    "total_ms": 52.0, "engine_ms": 50.0}),
+        json.dumps({"event": "request", "route": "/translate", "status": 503, "total_ms": 1.0,
+                    "engine_ms": 0.0}),
+        json.dumps({"event": "request", "route": "/v1/chat/completions", "status": 200,
+                    "total_ms": 9.0, "engine_ms": 1.0}),
+        "INFO: not json",
+        "{broken",
+    ]
+    figures = service_overhead("\n".join(lines), ["/translate"])
+    assert figures["service_overhead_requests"] == 2
+    assert figures["service_overhead_p50_ms"] == pytest.approx(6.0)
+    assert service_overhead("", ["/translate"]) == {}
+
+
+def test_http_layer_summary() -> None:
+    rounds = [
+        {"litestar translate": {"requests_per_s": 200.0, "server_cpu_us_per_request": 100.0,
+                                "latency_p50_ms": 1.0, "latency_p99_ms": 2.0, "errors": 0},
+         "fastapi translate": {"requests_per_s": 100.0, "server_cpu_us_per_request": 250.0,
+                               "latency_p50_ms": 2.0, "latency_p99_ms": 4.0, "errors": 0}},
+    ]
+    summary = summarize_rounds(rounds, ["translate"])
+    assert summary["ratios"]["translate"] == {"requests_per_s": 2.0, "cpu_per_request": 2.5}
+    assert "2.00x" in format_summary(summary)
+
+
+def test_bench_dir_is_found_in_the_checkout() -> None:
+    assert find_bench_dir(str(BENCH_DIR)) == BENCH_DIR
+    with pytest.raises(FileNotFoundError):
+        find_bench_dir(str(BENCH_DIR / "missing"))
+
+
+@pytest.fixture
+def bench_modules(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH_DIR))
+    yield
+    for name in ("apps", "fastapi_app", "zero_engine"):
+        sys.modules.pop(name, None)
+
+
+def _lifespan(app):
+    inner = getattr(app, "app", None)  # the FastAPI app sits inside the request observer
+    if inner is not None and hasattr(inner.router, "lifespan_context"):
+        return inner.router.lifespan_context(inner)
+    return app.lifespan()
+
+
+async def test_both_http_layer_apps_answer_alike(bench_modules) -> None:
+    """The two apps compared must do the same work: same answers to the same requests."""
+    httpx = pytest.importorskip("httpx")
+    pytest.importorskip("fastapi")
+    from apps import SERVED_NAME, settings
+    from fastapi_app import create_fastapi_app
+    from zero_engine import ZeroLatencyEngine
+
+    from translate_server.app import create_app
+
+    translate = {"text": "Where is the station?", "source_lang": "en", "target_lang": "de"}
+    chat = {"model": SERVED_NAME, "messages": [{"role": "user", "content": "Hallo"}]}
+    answers = []
+    for factory in (create_app, create_fastapi_app):
+        app = factory(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME))
+        async with _lifespan(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+                t = (await client.post("/translate", json=translate)).json()
+                c = (await client.post("/v1/chat/completions", json=chat)).json()
+                bad = await client.post("/translate", json={"text": "x"})
+        c.pop("id"), c.pop("created")
+        answers.append((t, c, bad.status_code, bad.json()["error"]["param"]))
+    assert answers[0] == answers[1]
+    assert answers[0][0]["usage"]["completion_tokens"] == 12
