@@ -81,7 +81,7 @@ def create_app(
         lifespan=[engine_lifespan],
         state=State({"metrics": metrics_, "admission": admission, "limits": settings.limits,
                      "model_name": settings.engine.model_name,
-                     "started_at": int(time.time())}),
+                     "started_at": int(time.time())}, deep_copy=False),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=settings.limits.max_body_bytes,
         openapi_config=openapi_config(),

@@ -114,6 +114,8 @@ def error_response(
 
 def error_payload(exc: BaseException) -> ErrorBody:
     """The envelope body for an error met mid-stream, after a 200 was already sent."""
+    if isinstance(exc, EngineDeadError):
+        exc = _engine_unavailable()
     if isinstance(exc, ApiError):
         return ErrorBody(message=exc.message, type=exc.type, param=exc.param, code=exc.code)
     return ErrorBody(message="The engine failed while generating.", type="server_error",
@@ -132,11 +134,23 @@ def _validation_error(_: Request, exc: ValidationException) -> Response[ErrorRes
     # field's path in the body (e.g. `messages[0].role`), which OpenAI calls `param`.
     problems = exc.extra if isinstance(exc.extra, list) else []
     first: dict[str, Any] = problems[0] if problems and isinstance(problems[0], dict) else {}
-    param = first.get("key") or None
-    detail = first.get("message") or exc.detail
-    message = f"Invalid `{param}`: {detail}" if param else str(detail)
+    detail = str(first.get("message") or exc.detail)
+    param = _body_param(first.get("key"), detail)
+    message = f"Invalid `{param}`: {detail}" if param else detail
     return error_response(400, message, "invalid_request_error", param=param,
                           code="invalid_value")
+
+
+_MISSING_FIELD = "Object missing required field `"
+
+
+def _body_param(key: str | None, detail: str) -> str | None:
+    """The JSON path of the offending field; for a missing field, the field itself."""
+    parent = None if key in (None, "", "data") else key
+    if detail.startswith(_MISSING_FIELD):
+        missing = detail[len(_MISSING_FIELD):].rstrip("`")
+        return f"{parent}.{missing}" if parent else missing
+    return parent
 
 
 _HTTP_ERROR_CODES = {
@@ -161,13 +175,23 @@ def _http_error(request: Request, exc: HTTPException) -> Response[ErrorResponse]
                           headers=exc.headers)
 
 
+def _engine_unavailable() -> UnavailableError:
+    return UnavailableError("The inference engine is not running.")
+
+
 def _engine_dead(_: Request, exc: EngineDeadError) -> Response[ErrorResponse]:
-    return _api_error(_, UnavailableError("The inference engine is not running."))
+    return _api_error(_, _engine_unavailable())
 
 
 def _prompt_too_long(_: Request, exc: PromptTooLongError) -> Response[ErrorResponse]:
     return error_response(400, str(exc), "invalid_request_error", param="messages",
                           code="context_length_exceeded")
+
+
+def _undecodable_body(_: Request, exc: UnicodeDecodeError) -> Response[ErrorResponse]:
+    # Litestar lets a body that is not UTF-8 escape its JSON decoding as this error.
+    return error_response(400, "The request body is not valid UTF-8 JSON.",
+                          "invalid_request_error", code="invalid_encoding")
 
 
 def _internal_error(request: Request, exc: Exception) -> Response[ErrorResponse]:
@@ -182,5 +206,6 @@ EXCEPTION_HANDLERS = {
     HTTPException: _http_error,
     EngineDeadError: _engine_dead,
     PromptTooLongError: _prompt_too_long,
+    UnicodeDecodeError: _undecodable_body,
     Exception: _internal_error,
 }

@@ -7,6 +7,7 @@ from collections.abc import Awaitable
 from typing import TypeVar
 
 from litestar import Request
+from litestar.datastructures import State
 
 from translate_server.errors import ApiError
 from translate_server.observability import RequestRecord
@@ -55,3 +56,9 @@ async def unless_disconnected(request: Request, work: Awaitable[T]) -> T:
         raise
     finally:
         watcher.cancel()
+
+
+def app_state(request: Request) -> State:
+    """The app's state itself. (A `state: State` handler parameter would be a deep copy made
+    for every request: slow, and admission counts would never be shared.)"""
+    return request.app.state

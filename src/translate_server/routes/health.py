@@ -1,14 +1,15 @@
 from __future__ import annotations
 
-from litestar import Response, get
-from litestar.datastructures import State
+from litestar import Request, Response, get
 
 from translate_server.errors import UnavailableError
+from translate_server.routes.context import app_state
 
 
 @get("/health", summary="Ready: the engine is alive and requests are being admitted",
      tags=["operations"])
-async def health(state: State) -> dict[str, str]:
+async def health(request: Request) -> dict[str, str]:
+    state = app_state(request)
     if not state.engine.is_alive:
         raise UnavailableError("The inference engine is not running.")
     if state.admission.draining:
@@ -18,7 +19,8 @@ async def health(state: State) -> dict[str, str]:
 
 @get("/health/live", summary="Alive: the engine is running (stays up while draining)",
      tags=["operations"])
-async def live(state: State) -> dict[str, str]:
+async def live(request: Request) -> dict[str, str]:
+    state = app_state(request)
     if not state.engine.is_alive:
         raise UnavailableError("The inference engine is not running.")
     return {"status": "ok"}
@@ -26,6 +28,7 @@ async def live(state: State) -> dict[str, str]:
 
 @get("/metrics", summary="Prometheus metrics: the service's own and the engine's",
      tags=["operations"], include_in_schema=True)
-async def metrics(state: State) -> Response[bytes]:
+async def metrics(request: Request) -> Response[bytes]:
+    state = app_state(request)
     return Response(state.metrics.exposition(),
                     media_type="text/plain; version=0.0.4; charset=utf-8")

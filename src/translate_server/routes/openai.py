@@ -11,21 +11,30 @@ from translate_server.protocol.openai import (
     Model,
     ModelList,
 )
-from translate_server.routes.context import deadline_for, record_of, unless_disconnected
+from translate_server.routes.context import (
+    app_state,
+    deadline_for,
+    record_of,
+    unless_disconnected,
+)
 
-_STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+# The content type is set here because Litestar lets the handler's JSON default win over
+# the media type given to a Stream.
+_STREAM_HEADERS = {"content-type": "text/event-stream; charset=utf-8",
+                   "cache-control": "no-cache", "x-accel-buffering": "no"}
 
 
 @post("/v1/chat/completions", status_code=200, summary="Create a chat completion",
       tags=["openai"])
 async def chat_completions(
-    data: ChatCompletionRequest, request: Request, state: State
+    data: ChatCompletionRequest, request: Request
 ) -> ChatCompletion | Stream:
+    state = app_state(request)
     record = record_of(request)
     deadline = deadline_for(state.limits.request_timeout, data.timeout)
     if data.stream:
         events = await state.chat.open_stream(data, record, deadline)
-        return Stream(events, media_type="text/event-stream", headers=_STREAM_HEADERS)
+        return Stream(events, headers=_STREAM_HEADERS)
     return await unless_disconnected(request, state.chat.complete(data, record, deadline))
 
 
@@ -35,12 +44,14 @@ def _model(state: State) -> Model:
 
 
 @get("/v1/models", summary="List the served model", tags=["openai"])
-async def list_models(state: State) -> ModelList:
+async def list_models(request: Request) -> ModelList:
+    state = app_state(request)
     return ModelList(data=[_model(state)])
 
 
 @get("/v1/models/{model_id:path}", summary="Describe the served model", tags=["openai"])
-async def retrieve_model(model_id: str, state: State) -> Model:
+async def retrieve_model(model_id: str, request: Request) -> Model:
+    state = app_state(request)
     model_id = model_id.lstrip("/")
     if model_id != state.model_name:
         raise ModelNotFoundError(model_id, state.model_name)

@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from litestar import Litestar
+
+from fakes import FakeEngine
+from harness import AppClient, running
+from translate_server.app import create_app
+from translate_server.settings import Settings, load_settings
+
+AppFactory = Callable[..., Litestar]
+
+
+@pytest.fixture
+def engine() -> FakeEngine:
+    return FakeEngine()
+
+
+@pytest.fixture
+def make_app(engine: FakeEngine) -> AppFactory:
+    """An app around the fake engine; keyword arguments are settings overrides by option name."""
+
+    def build(engine_: FakeEngine | None = None, **overrides: Any) -> Litestar:
+        settings: Settings = load_settings(
+            {"served_model_name": "fake-model", **overrides}, environ={}
+        )
+        chosen = engine_ or engine
+        return create_app(settings, lambda: chosen)
+
+    return build
+
+
+@pytest.fixture
+async def client(make_app: AppFactory) -> AsyncIterator[AppClient]:
+    async with running(make_app()) as app_client:
+        yield app_client

@@ -1,0 +1,153 @@
+"""A test double of the engine: real streaming semantics (deltas, n, stop, max_tokens, aborts)
+over a word-level tokenizer, with knobs for the faults the service must survive."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator, Callable, Sequence
+
+from translate_server.engine import (
+    ChatMessage,
+    EngineDeadError,
+    EngineInfo,
+    EngineOutput,
+    GenerationStep,
+    SamplingOptions,
+)
+
+_SOURCE = re.compile(r"<source>\n(.*)\n</source>", re.S)
+_USER = re.compile(r"<\|im_start\|>user\n(.*?)<\|im_end\|>", re.S)
+
+
+def fake_translator(prompt: str, _: SamplingOptions) -> str:
+    """Answers a translation prompt with the source text upper-cased, any other chat with
+    an echo of the last user message: recognisable, deterministic output."""
+    match = _SOURCE.search(prompt)
+    if match:
+        return match.group(1).upper()
+    return "echo: " + _USER.findall(prompt)[-1]
+
+
+class FakeEngine:
+    def __init__(
+        self,
+        *,
+        responder: Callable[[str, SamplingOptions], str] = fake_translator,
+        max_model_len: int = 2048,
+        model: str = "fake-model",
+        token_delay: float = 0.0,
+        first_token_delay: float = 0.0,
+    ) -> None:
+        self.responder = responder
+        self._info = EngineInfo(model=model, max_model_len=max_model_len)
+        self.token_delay = token_delay
+        self.first_token_delay = first_token_delay
+        self.alive = True
+        self.hang = False
+        self.fail_after_tokens: int | None = None
+        self.vocab: dict[str, int] = {}
+        self.words: list[str] = []
+        self.requests: list[tuple[str, list[int], SamplingOptions]] = []
+        self.aborted: list[str] = []
+        self.unfinished: set[str] = set()
+        self.shut_down = False
+
+    # -- Engine protocol -------------------------------------------------------------------
+    @property
+    def info(self) -> EngineInfo:
+        return self._info
+
+    @property
+    def is_alive(self) -> bool:
+        return self.alive
+
+    def tokenize_chat(self, messages: Sequence[ChatMessage]) -> list[int]:
+        rendered = "".join(
+            f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages
+        ) + "<|im_start|>assistant\n"
+        return self._encode(rendered)
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    async def generate(
+        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
+    ) -> AsyncIterator[EngineOutput]:
+        if not self.alive:
+            raise EngineDeadError("fake engine is dead")
+        self.requests.append((request_id, prompt_token_ids, options))
+        self.unfinished.add(request_id)
+        prompt = self.decode(prompt_token_ids)
+        try:
+            if self.first_token_delay:
+                await asyncio.sleep(self.first_token_delay)
+            while self.hang:
+                await asyncio.sleep(0.01)
+            choices = [self._choice_tokens(prompt, options, i) for i in range(options.n)]
+            positions = [0] * options.n
+            produced = 0
+            while any(p < len(tokens) for p, (tokens, _) in zip(positions, choices, strict=True)):
+                if request_id in self.aborted:
+                    yield EngineOutput(len(prompt_token_ids), [
+                        GenerationStep(i, "", positions[i], "abort") for i in range(options.n)
+                        if positions[i] < len(choices[i][0])], True)
+                    return
+                if not self.alive or (self.fail_after_tokens is not None
+                                      and produced >= self.fail_after_tokens):
+                    raise EngineDeadError("fake engine died mid-generation")
+                if self.token_delay:
+                    await asyncio.sleep(self.token_delay)
+                steps = []
+                for i, (tokens, reason) in enumerate(choices):
+                    if positions[i] < len(tokens):
+                        positions[i] += 1
+                        done = positions[i] == len(tokens)
+                        steps.append(GenerationStep(i, tokens[positions[i] - 1], positions[i],
+                                                    reason if done else None))
+                produced += 1
+                finished = all(p == len(t) for p, (t, _) in zip(positions, choices, strict=True))
+                yield EngineOutput(len(prompt_token_ids), steps, finished)
+        finally:
+            self.unfinished.discard(request_id)
+
+    async def abort(self, request_id: str) -> None:
+        self.aborted.append(request_id)
+
+    async def check_health(self) -> None:
+        if not self.alive:
+            raise EngineDeadError("fake engine is dead")
+
+    def shutdown(self) -> None:
+        self.shut_down = True
+
+    # -- helpers ---------------------------------------------------------------------------
+    def decode(self, token_ids: list[int]) -> str:
+        return "".join(self.words[t] for t in token_ids)
+
+    def _encode(self, text: str) -> list[int]:
+        ids = []
+        for piece in re.findall(r"\S+|\s+", text):
+            if piece not in self.vocab:
+                self.vocab[piece] = len(self.words)
+                self.words.append(piece)
+            ids.append(self.vocab[piece])
+        return ids
+
+    def _choice_tokens(self, prompt: str, options: SamplingOptions,
+                       index: int) -> tuple[list[str], str]:
+        text = self.responder(prompt, options)
+        if options.n > 1:
+            text = f"{text} #{index}"
+        reason = "stop"
+        for stop in options.stop:
+            if stop in text:
+                text = text[: text.index(stop)]
+        tokens = re.findall(r"\s*\S+|\s+$", text) or [""]
+        if options.ignore_eos:
+            tokens = (tokens * options.max_tokens)[: options.max_tokens]
+        if len(tokens) > options.max_tokens:
+            tokens, reason = tokens[: options.max_tokens], "length"
+        elif options.ignore_eos:
+            reason = "length"
+        return tokens, reason

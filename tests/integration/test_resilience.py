@@ -1,0 +1,142 @@
+"""Overload, deadlines, disconnects and engine faults, with the engine double."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+from harness import AppClient, running
+
+from fakes import FakeEngine
+
+TRANSLATE = {"text": "Good morning", "source_lang": "en", "target_lang": "de"}
+CHAT = {"messages": [{"role": "user", "content": "hi there"}]}
+
+
+async def test_overload_is_refused_at_once_with_retry_after(make_app) -> None:
+    slow = FakeEngine(first_token_delay=0.5)
+    app = make_app(slow, max_num_seqs=2, max_queued_requests=1)
+    async with running(app) as client:
+        admitted = [asyncio.create_task(client.post("/translate", json=TRANSLATE))
+                    for _ in range(3)]
+        await asyncio.sleep(0.1)
+        assert len(slow.requests) == 3
+        started = time.perf_counter()
+        refused = await client.post("/translate", json=TRANSLATE)
+        refused_after = time.perf_counter() - started
+        assert refused.status_code == 503
+        error = refused.json()["error"]
+        assert (error["type"], error["code"]) == ("overloaded_error", "overloaded")
+        assert int(refused.headers["retry-after"]) >= 1
+        assert len(slow.requests) == 3  # nothing of the refused request reached the engine
+        assert refused_after < 0.5  # answered without waiting for a slot
+        assert [r.status_code for r in await asyncio.gather(*admitted)] == [200, 200, 200]
+        metrics = (await client.get("/metrics")).text
+        assert 'translate_requests_rejected_total{reason="queue_full"} 1.0' in metrics
+        # Capacity came back.
+        assert (await client.post("/translate", json=TRANSLATE)).status_code == 200
+
+
+async def test_a_batch_counts_each_text_against_capacity(make_app) -> None:
+    app = make_app(max_num_seqs=2, max_queued_requests=2)
+    async with running(app) as client:
+        too_many = await client.post("/translate", json={**TRANSLATE, "text": ["a"] * 5})
+        # Larger than the whole capacity, so it runs alone rather than never.
+        assert too_many.status_code == 200
+
+
+async def test_deadline_gives_504_and_aborts_the_engine_request(make_app) -> None:
+    slow = FakeEngine(token_delay=0.2)
+    slow.responder = lambda prompt, options: "word " * 50
+    async with running(make_app(slow)) as client:
+        response = await client.post("/v1/chat/completions", json={**CHAT, "timeout": 0.3})
+        assert response.status_code == 504
+        assert response.json()["error"]["code"] == "request_timeout"
+        await asyncio.sleep(0.05)
+        assert slow.unfinished == set()
+
+
+async def test_server_request_timeout_applies_to_a_hung_engine(make_app) -> None:
+    hung = FakeEngine()
+    hung.hang = True
+    async with running(make_app(hung, request_timeout=0.2)) as client:
+        response = await client.post("/translate", json={**TRANSLATE, "timeout": 30})
+        assert response.status_code == 504
+        stream = await client.post("/v1/chat/completions", json={**CHAT, "stream": True})
+        assert stream.status_code == 504
+        assert hung.unfinished == set()
+
+
+async def test_engine_death_mid_stream_ends_with_an_error_event(make_app) -> None:
+    dying = FakeEngine()
+    dying.fail_after_tokens = 1
+    async with running(make_app(dying)) as client:
+        response = await client.post("/v1/chat/completions", json={**CHAT, "stream": True})
+        assert response.status_code == 200
+        events = [e[6:] for e in response.text.split("\n\n") if e]
+        assert events[-1] != "[DONE]"
+        error = json.loads(events[-1])["error"]
+        assert error["type"] == "service_unavailable_error"
+        # Non-streaming: the same failure is a 503.
+        failed = await client.post("/v1/chat/completions", json=CHAT)
+        assert failed.status_code == 503
+
+
+async def test_stream_failing_before_the_first_token_is_a_plain_error(make_app) -> None:
+    dying = FakeEngine()
+    dying.fail_after_tokens = 0
+    async with running(make_app(dying)) as client:
+        response = await client.post("/v1/chat/completions", json={**CHAT, "stream": True})
+        assert response.status_code == 503
+        assert response.json()["error"]["code"] == "engine_unavailable"
+        # Capacity was given back.
+        assert client.app.state.admission.in_flight == 0
+
+
+async def test_draining_refuses_new_work(client: AppClient) -> None:
+    client.app.state.admission.draining = True
+    health = await client.get("/health")
+    assert health.status_code == 503
+    assert (await client.get("/health/live")).status_code == 200
+    refused = await client.post("/translate", json=TRANSLATE)
+    assert refused.status_code == 503
+    assert refused.json()["error"]["code"] == "shutting_down"
+
+
+async def _call_and_disconnect(app, path: str, body: dict, leave_after: float) -> list[dict]:  # type: ignore[no-untyped-def]
+    """Drive the ASGI app directly, as a client that gives up after `leave_after` seconds."""
+    payload = json.dumps(body).encode()
+    messages = [{"type": "http.request", "body": payload, "more_body": False}]
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        if messages:
+            return messages.pop()
+        await asyncio.sleep(leave_after)
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+             "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+             "root_path": "", "headers": [(b"content-type", b"application/json")],
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+    await asyncio.wait_for(app(scope, receive, send), timeout=5)
+    return sent
+
+
+async def test_client_leaving_aborts_its_engine_requests(make_app) -> None:
+    slow = FakeEngine(token_delay=0.05)
+    slow.responder = lambda prompt, options: "word " * 200
+    app = make_app(slow)
+    async with running(app):
+        await _call_and_disconnect(app, "/translate",
+                                   {**TRANSLATE, "text": ["a " * 100, "b " * 100]}, 0.2)
+        await _call_and_disconnect(app, "/v1/chat/completions", CHAT, 0.2)
+        await _call_and_disconnect(app, "/v1/chat/completions", {**CHAT, "stream": True}, 0.2)
+        await asyncio.sleep(0.1)
+        assert len(slow.requests) == 4
+        assert slow.unfinished == set()
+        assert app.state.admission.in_flight == 0
