@@ -38,7 +38,7 @@ bench: $(STAMP)
 
 # Regenerate the committed OpenAPI document from the app.
 openapi: $(STAMP)
-	$(BIN)/python -m translate_server.openapi_export > openapi/openapi.json
+	$(BIN)/translate-server openapi > openapi/openapi.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache
