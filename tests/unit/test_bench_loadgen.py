@@ -24,7 +24,8 @@ ITEMS = make_workload(WorkloadSpec(kind="variable", size=16, seed=0))
 class FakeServer:
     """Answers /translate and /v1/chat/completions; records bodies and peak concurrency."""
 
-    def __init__(self, delay: float = 0.0, fail_every: int = 0) -> None:
+    def __init__(self, delay: float = 0.0, fail_every: int = 0, sse: bool = True) -> None:
+        self.sse = sse  # False: /translate answers streaming requests with one JSON body
         self.delay = delay
         self.fail_every = fail_every
         self.bodies: list[dict] = []
@@ -46,7 +47,7 @@ class FakeServer:
         if self.fail_every and body["_nth"] % self.fail_every == 0:
             return web.json_response({"error": {"message": "busy"}}, status=503)
         usage = {"prompt_tokens": 7, "completion_tokens": 5, "total_tokens": 12}
-        if body.get("stream"):
+        if body.get("stream") and self.sse:
             response = web.StreamResponse(headers={"content-type": "text/event-stream"})
             await response.prepare(request)
             for word in ("Hallo", " Welt"):
@@ -141,6 +142,13 @@ async def test_stream_without_usage_counts_chunks(serve) -> None:
     stats = await run_level(target, ITEMS, concurrency=1, requests=3)
     assert stats.ok == 3 and stats.ttft_ms is not None
     assert stats.output_tokens == 15  # usage event present on /translate here
+
+
+async def test_a_json_answer_to_a_streaming_request_still_counts_usage(serve) -> None:
+    base = await serve(FakeServer(sse=False))
+    stats = await run_level(Target(base, "translate", stream=True), ITEMS, concurrency=1,
+                            requests=2)
+    assert stats.ok == 2 and stats.output_tokens == 10 and stats.ttft_ms is None
 
 
 async def test_errors_are_results_not_exceptions(serve) -> None:

@@ -203,10 +203,12 @@ async def send_one(
             if response.status >= 400:
                 text = (await response.read())[:200].decode("utf-8", "replace")
                 result.error = f"HTTP {response.status}: {text}"
-            elif target.stream:
+            elif target.stream and response.content_type == "text/event-stream":
                 result.ok = True
                 await _read_stream(response, start, result)
             else:
+                # Also a server that answers a streaming request in one JSON body (a route
+                # without streaming): no time to first token then, but the usage counts.
                 payload = _decode(await response.read())
                 usage = _usage(payload)
                 if usage is not None:
