@@ -110,7 +110,10 @@ def _bundled_gguf() -> Path:
 
 
 def _convert(gguf_path: Path, out_dir: Path) -> None:
-    """GGUF -> Hugging Face directory (bfloat16 safetensors, config, tokenizer)."""
+    """GGUF -> Hugging Face directory (bfloat16 safetensors, config, tokenizer).
+
+    transformers 5 needs `gguf` and `accelerate` to read a GGUF file.
+    """
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -119,8 +122,13 @@ def _convert(gguf_path: Path, out_dir: Path) -> None:
     if not tokenizer.chat_template:
         tokenizer.chat_template = SMOLLM2_CHAT_TEMPLATE
     model = AutoModelForCausalLM.from_pretrained(
-        source_dir, gguf_file=name, torch_dtype=torch.bfloat16
+        source_dir, gguf_file=name, dtype=torch.bfloat16
     )
+    # transformers dequantizes GGUF weights while loading but still marks the model as
+    # GGUF-quantized, which makes save_pretrained refuse; the marker is all that is left.
+    quantizer = getattr(model, "hf_quantizer", None)
+    if quantizer is not None:
+        quantizer.remove_quantization_config(model)
     model.save_pretrained(out_dir, safe_serialization=True)
     tokenizer.save_pretrained(out_dir)
     config_path = out_dir / "config.json"

@@ -16,6 +16,15 @@ Facts about the installed vLLM 0.32 this adapter relies on (checked against its 
   instead of parsing vLLM's message.
 - Closing vLLM's `generate()` generator (GeneratorExit) or cancelling its task aborts the
   request in the engine; this adapter closes it explicitly so that happens at once.
+- Token ids go in as `vllm.inputs.tokens_input(ids)` (an already rendered `TokensInput`):
+  a raw `TokensPrompt` still works but takes vLLM's deprecated "raw prompt" path, which
+  renders it again and logs a deprecation warning.
+- vLLM's import keeps an exception traceback alive, which pins the frames that first imported
+  it (and their locals) for the life of the process; so no frame here holds the `AsyncLLM` in
+  a local variable, or `shutdown()` could not drop the last reference.
+- Shutting down waits up to 5 s for the worker process by default and then kills the
+  EngineCore, leaking shared memory; on a busy CPU machine a clean exit takes 5-7 s, so
+  `shutdown()` allows more.
 """
 
 from __future__ import annotations
@@ -43,6 +52,9 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger()
 
+# Seconds the engine's processes get to exit cleanly before they are killed.
+SHUTDOWN_TIMEOUT = 20.0
+
 # vLLM's finish reasons -> ours. "repetition" (vLLM's opt-in loop detector) is the model
 # stopping; "error" is a failed request and is raised instead (see `generate`).
 _FINISH_REASONS = {"stop": "stop", "length": "length", "abort": "abort", "repetition": "stop"}
@@ -64,13 +76,14 @@ class VllmEngine:
     """One `AsyncLLM`, created by `create_vllm_engine`, shut down by `shutdown()`."""
 
     def __init__(self, engine: AsyncLLMEngine, model_name: str, on_cpu: bool) -> None:
-        from vllm import SamplingParams, TokensPrompt
+        from vllm import SamplingParams
+        from vllm.inputs import tokens_input
         from vllm.sampling_params import RequestOutputKind
         from vllm.v1.engine.exceptions import EngineDeadError as VllmEngineDeadError
 
         self._engine: AsyncLLMEngine | None = engine
         self._sampling_params = SamplingParams
-        self._tokens_prompt = TokensPrompt
+        self._tokens_input = tokens_input
         self._delta = RequestOutputKind.DELTA
         self._dead_error = VllmEngineDeadError
         self.on_cpu = on_cpu
@@ -135,7 +148,7 @@ class VllmEngine:
         if prompt_tokens > self._max_prompt_tokens:
             raise PromptTooLongError(prompt_tokens, self._max_prompt_tokens)
         stream = engine.generate(
-            self._tokens_prompt(prompt_token_ids=prompt_token_ids),
+            self._tokens_input(prompt_token_ids),
             self._params(options),
             request_id,
         )
@@ -173,12 +186,11 @@ class VllmEngine:
             raise EngineDeadError(str(exc)) from exc
 
     def shutdown(self) -> None:
+        # The last reference goes with this: AsyncLLM.__del__ would otherwise run its
+        # shutdown again at interpreter exit, when the modules it needs are torn down.
         engine, self._engine = self._engine, None
         if engine is not None:
-            engine.shutdown()
-            # Dropped here: AsyncLLM.__del__ would otherwise run its shutdown again at
-            # interpreter exit, when the modules it needs are half torn down.
-            del engine
+            engine.shutdown(timeout=SHUTDOWN_TIMEOUT)
 
 
 def _request_failed(reason: str) -> str:
@@ -246,8 +258,10 @@ def create_vllm_engine(settings: EngineSettings) -> VllmEngine:
     log.info("engine.starting", model=model, served_model_name=settings.model_name,
              device="cpu" if on_cpu else "gpu", dtype=kwargs["dtype"])
     started = time.monotonic()
-    engine = AsyncLLMEngine.from_engine_args(AsyncEngineArgs(**kwargs))
-    adapter = VllmEngine(engine, settings.model_name, on_cpu)
+    # Passed straight in, never bound to a local here (see the module docstring).
+    adapter = VllmEngine(
+        AsyncLLMEngine.from_engine_args(AsyncEngineArgs(**kwargs)), settings.model_name, on_cpu
+    )
     log.info("engine.started", seconds=round(time.monotonic() - started, 1),
              max_model_len=adapter.info.max_model_len)
     return adapter
