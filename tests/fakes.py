@@ -95,6 +95,7 @@ class FakeEngine:
                     return
                 if not self.alive or (self.fail_after_tokens is not None
                                       and produced >= self.fail_after_tokens):
+                    self.alive = False
                     raise EngineDeadError("fake engine died mid-generation")
                 if self.token_delay:
                     await asyncio.sleep(self.token_delay)

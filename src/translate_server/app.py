@@ -22,6 +22,7 @@ from translate_server.errors import EXCEPTION_HANDLERS
 from translate_server.generation import GenerationService
 from translate_server.observability import RequestObserver, ServiceMetrics
 from translate_server.routes.health import health, live, metrics
+from translate_server.routes.preconditions import require_json_body
 from translate_server.routes.openai import chat_completions, list_models, retrieve_model
 from translate_server.routes.translate import translate
 from translate_server.settings import Settings
@@ -74,7 +75,8 @@ def create_app(
 
     app = Litestar(
         route_handlers=[
-            Router(path="/", route_handlers=list(API_ROUTES), guards=guards),
+            Router(path="/", route_handlers=list(API_ROUTES),
+                   guards=[*guards, require_json_body]),
             Router(path="/", route_handlers=[metrics], guards=metrics_guards),
             *OPEN_ROUTES,
         ],

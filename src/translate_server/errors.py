@@ -194,6 +194,12 @@ def _undecodable_body(_: Request, exc: UnicodeDecodeError) -> Response[ErrorResp
                           "invalid_request_error", code="invalid_encoding")
 
 
+def _too_deeply_nested(_: Request, exc: RecursionError) -> Response[ErrorResponse]:
+    # The JSON decoder gives up on pathological nesting with this error.
+    return error_response(400, "The request body is nested too deeply.",
+                          "invalid_request_error", code="invalid_json")
+
+
 def _internal_error(request: Request, exc: Exception) -> Response[ErrorResponse]:
     log.error("unhandled_error", path=request.url.path, exc_info=exc)
     return error_response(HTTP_500_INTERNAL_SERVER_ERROR, "Internal server error.",
@@ -207,5 +213,6 @@ EXCEPTION_HANDLERS = {
     EngineDeadError: _engine_dead,
     PromptTooLongError: _prompt_too_long,
     UnicodeDecodeError: _undecodable_body,
+    RecursionError: _too_deeply_nested,
     Exception: _internal_error,
 }

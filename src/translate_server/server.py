@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
+from collections.abc import Callable
 from types import FrameType
 
 import structlog
 import uvicorn
 
 from translate_server.app import create_app
+from translate_server.engine import Engine
 from translate_server.observability import configure_logging
 from translate_server.settings import Settings
 
@@ -70,17 +72,22 @@ class DrainingServer(uvicorn.Server):
 
 
 def serve(settings: Settings) -> int:
+    """Serve with the vLLM engine; returns the process exit code."""
     configure_logging(settings.server.log_format, settings.server.log_level)
     from translate_server.engine.vllm_engine import create_vllm_engine
 
+    return run_server(settings, lambda: create_vllm_engine(settings.engine))
+
+
+def run_server(settings: Settings, engine_factory: Callable[[], Engine]) -> int:
+    """Run the app around whatever engine `engine_factory` makes, until shutdown."""
     server: DrainingServer | None = None
 
     def on_engine_death() -> None:
         if server is not None:
             server.engine_died()
 
-    app = create_app(settings, lambda: create_vllm_engine(settings.engine),
-                     on_engine_death=on_engine_death)
+    app = create_app(settings, engine_factory, on_engine_death=on_engine_death)
     config = uvicorn.Config(
         app,
         host=settings.server.host,

@@ -15,6 +15,7 @@ Penalty = Annotated[float, Meta(ge=-2.0, le=2.0)]
 PositiveInt = Annotated[int, Meta(ge=1)]
 Choices = Annotated[int, Meta(ge=1, le=16)]
 StopList = Annotated[list[str], Meta(max_length=16)]
+Seed = Annotated[int, Meta(ge=-(2**63), le=2**63 - 1)]
 
 
 class ContentPart(RequestStruct, kw_only=True):
@@ -41,7 +42,7 @@ class ChatCompletionRequest(RequestStruct, kw_only=True):
     max_completion_tokens: PositiveInt | None = None
     n: Choices = 1
     stop: str | StopList | None = None
-    seed: int | None = None
+    seed: Seed | None = None
     presence_penalty: Penalty = 0.0
     frequency_penalty: Penalty = 0.0
     stream: bool = False

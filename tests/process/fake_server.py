@@ -1,0 +1,36 @@
+"""`translate-server serve`'s server loop around the engine double, as its own process:
+`python fake_server.py PORT [token_delay] [die_after_tokens]`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+
+from fakes import FakeEngine  # noqa: E402
+
+from translate_server.observability import configure_logging  # noqa: E402
+from translate_server.server import run_server  # noqa: E402
+from translate_server.settings import load_settings  # noqa: E402
+
+
+def main() -> int:
+    port = int(sys.argv[1])
+    token_delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
+    die_after_tokens = int(sys.argv[3]) if len(sys.argv) > 3 else None
+    settings = load_settings({"port": port, "served_model_name": "fake-model",
+                              "shutdown_grace": 10.0, "log_format": "json"}, environ={})
+    configure_logging("json", "info")
+
+    def make_engine() -> FakeEngine:
+        engine = FakeEngine(token_delay=token_delay)
+        engine.responder = lambda prompt, options: " ".join(["word"] * 20)
+        engine.fail_after_tokens = die_after_tokens
+        return engine
+
+    return run_server(settings, make_engine)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

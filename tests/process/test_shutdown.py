@@ -1,0 +1,80 @@
+"""The server process: SIGTERM drains without losing an accepted request; a dead engine makes
+the process exit non-zero so its supervisor restarts it."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+SCRIPT = Path(__file__).parent / "fake_server.py"
+TRANSLATE = {"text": "hello", "source_lang": "en", "target_lang": "de", "max_tokens": 50}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start(*args: str) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    process = subprocess.Popen([sys.executable, str(SCRIPT), str(port), *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/health").status_code == 200:
+                return process, base
+        except httpx.TransportError:
+            time.sleep(0.1)
+    process.kill()
+    raise AssertionError(process.stdout.read().decode())  # type: ignore[union-attr]
+
+
+async def test_sigterm_lets_accepted_requests_finish() -> None:
+    process, base = start("0.05")  # 20 tokens x 50 ms: about a second per request
+    try:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+            accepted = [asyncio.create_task(client.post("/translate", json=TRANSLATE))
+                        for _ in range(8)]
+            await asyncio.sleep(0.3)
+            process.send_signal(signal.SIGTERM)
+            await asyncio.sleep(0.2)
+            health = await client.get("/health")
+            assert health.status_code == 503
+            late = await client.post("/translate", json=TRANSLATE)
+            assert late.status_code == 503
+            assert late.json()["error"]["code"] == "shutting_down"
+            answers = await asyncio.gather(*accepted)
+        assert [a.status_code for a in answers] == [200] * 8
+        assert all(a.json()["usage"]["completion_tokens"] == 20 for a in answers)
+        assert process.wait(timeout=20) == 0
+    finally:
+        process.kill()
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+async def test_engine_death_fails_requests_and_exits_non_zero(streaming: bool) -> None:
+    process, base = start("0.05", "5")
+    try:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+            response = await client.post(
+                "/v1/chat/completions",
+                json={"messages": [{"role": "user", "content": "hi"}], "stream": streaming})
+        if streaming:
+            assert response.status_code == 200
+            assert '"error"' in response.text.strip().split("\n\n")[-1]
+        else:
+            assert response.status_code == 503
+        assert process.wait(timeout=20) == 1
+    finally:
+        process.kill()
