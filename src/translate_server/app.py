@@ -8,21 +8,20 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import structlog
-from litestar import Litestar, Router
+from litestar import Litestar
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 
 from translate_server import __version__
 from translate_server.admission import Admission
-from translate_server.auth import ApiKeyGuard
 from translate_server.chat import ChatService
 from translate_server.engine import Engine
 from translate_server.errors import EXCEPTION_HANDLERS
+from translate_server.gate import ApiGate, ApiKeys
 from translate_server.generation import GenerationService
 from translate_server.observability import RequestObserver, ServiceMetrics
 from translate_server.routes.health import health, live, metrics
-from translate_server.routes.preconditions import require_json_body
 from translate_server.routes.openai import chat_completions, list_models, retrieve_model
 from translate_server.routes.translate import translate
 from translate_server.settings import Settings
@@ -30,7 +29,11 @@ from translate_server.settings import Settings
 log = structlog.get_logger("translate_server.app")
 
 API_ROUTES = (translate, chat_completions, list_models, retrieve_model)
-OPEN_ROUTES = (health, live)
+OPEN_ROUTES = (health, live, metrics)
+# Open without an API key, whatever the keys; /metrics too unless configured otherwise.
+OPEN_PATHS = frozenset({"/health", "/health/live", "/docs", "/docs/openapi.json"})
+# Path prefixes whose POST bodies must be JSON.
+JSON_BODY_PATHS = ("/translate", "/detect", "/v1/")
 # Paths reported as themselves in logs and metrics; anything else is "unmatched".
 KNOWN_PATHS = frozenset({"/translate", "/v1/chat/completions", "/v1/models", "/health",
                          "/health/live", "/metrics"})
@@ -70,16 +73,8 @@ def create_app(
             engine.shutdown()
             log.info("engine_stopped")
 
-    guards = [ApiKeyGuard(settings.server.api_keys)] if settings.server.api_keys else []
-    metrics_guards = guards if settings.server.metrics_require_key else []
-
     app = Litestar(
-        route_handlers=[
-            Router(path="/", route_handlers=list(API_ROUTES),
-                   guards=[*guards, require_json_body]),
-            Router(path="/", route_handlers=[metrics], guards=metrics_guards),
-            *OPEN_ROUTES,
-        ],
+        route_handlers=[*API_ROUTES, *OPEN_ROUTES],
         lifespan=[engine_lifespan],
         state=State({"metrics": metrics_, "admission": admission, "limits": settings.limits,
                      "model_name": settings.engine.model_name,
@@ -89,7 +84,11 @@ def create_app(
         openapi_config=openapi_config(),
         logging_config=None,
     )
-    app.asgi_handler = RequestObserver(app.asgi_handler, metrics_, KNOWN_PATHS)
+    keys = ApiKeys(settings.server.api_keys) if settings.server.api_keys else None
+    open_paths = OPEN_PATHS if settings.server.metrics_require_key else OPEN_PATHS | {"/metrics"}
+    gate = ApiGate(app.asgi_handler, open_paths=open_paths, json_bodies=JSON_BODY_PATHS,
+                   keys=keys)
+    app.asgi_handler = RequestObserver(gate, metrics_, KNOWN_PATHS)
     return app
 
 

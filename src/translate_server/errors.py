@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import msgspec
 import structlog
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
@@ -48,6 +49,11 @@ class InvalidRequestError(ApiError):
 class PayloadTooLargeError(ApiError):
     status_code = 413
     code = "payload_too_large"
+
+
+class UnsupportedMediaTypeError(ApiError):
+    status_code = 415
+    code = "unsupported_media_type"
 
 
 class AuthenticationError(ApiError):
@@ -110,6 +116,20 @@ def error_response(
         media_type=MediaType.JSON,
         headers=headers,
     )
+
+
+_encode = msgspec.json.Encoder().encode
+
+
+def encode_error(exc: ApiError) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """Status, headers and body of an error answered below the framework (plain ASGI)."""
+    body = _encode(ErrorResponse(error=ErrorBody(message=exc.message, type=exc.type,
+                                                 param=exc.param, code=exc.code)))
+    headers = [(b"content-type", b"application/json"),
+               (b"content-length", str(len(body)).encode())]
+    headers += [(k.lower().encode("latin-1"), v.encode("latin-1"))
+                for k, v in exc.headers.items()]
+    return exc.status_code, headers, body
 
 
 def error_payload(exc: BaseException) -> ErrorBody:

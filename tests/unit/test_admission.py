@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from translate_server.admission import Admission
-from translate_server.auth import ApiKeyGuard
-from translate_server.errors import AuthenticationError, OverloadedError, UnavailableError
+from translate_server.errors import OverloadedError, UnavailableError
+from translate_server.gate import ApiKeys
 from translate_server.observability import ServiceMetrics
 
 
@@ -52,18 +52,12 @@ def test_draining_refuses_with_its_own_reason() -> None:
         "translate_requests_rejected_total", {"reason": "draining"}) == 1
 
 
-class _Connection:
-    def __init__(self, authorization: str | None) -> None:
-        self.headers = {} if authorization is None else {"authorization": authorization}
-
-
-@pytest.mark.parametrize("header", [None, "", "Bearer", "Bearer ", "Basic k1", "Bearer k3",
+@pytest.mark.parametrize("header", ["", "Bearer", "Bearer ", "Basic k1", "Bearer k3",
                                     "Bearer k1x", "k1"])
-def test_guard_refuses(header: str | None) -> None:
-    with pytest.raises(AuthenticationError):
-        ApiKeyGuard(("k1", "k2"))(_Connection(header), None)  # type: ignore[arg-type]
+def test_keys_refused(header: str) -> None:
+    assert not ApiKeys(("k1", "k2")).accepts(header)
 
 
 @pytest.mark.parametrize("header", ["Bearer k1", "bearer k2", "Bearer  k1 "])
-def test_guard_accepts(header: str) -> None:
-    ApiKeyGuard(("k1", "k2"))(_Connection(header), None)  # type: ignore[arg-type]
+def test_keys_accepted(header: str) -> None:
+    assert ApiKeys(("k1", "k2")).accepts(header)

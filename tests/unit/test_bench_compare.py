@@ -135,7 +135,7 @@ async def test_both_http_layer_apps_answer_alike(bench_modules) -> None:
             async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
                 t = (await client.post("/translate", json=translate)).json()
                 c = (await client.post("/v1/chat/completions", json=chat)).json()
-                bad = await client.post("/translate", json={"text": "x"})
+                bad = await client.post("/translate", json={"text": "x", "source_lang": "en"})
         c.pop("id"), c.pop("created")
         answers.append((t, c, bad.status_code, bad.json()["error"]["param"]))
     assert answers[0] == answers[1]
