@@ -121,9 +121,7 @@ def _convert(gguf_path: Path, out_dir: Path) -> None:
     tokenizer = AutoTokenizer.from_pretrained(source_dir, gguf_file=name)
     if not tokenizer.chat_template:
         tokenizer.chat_template = SMOLLM2_CHAT_TEMPLATE
-    model = AutoModelForCausalLM.from_pretrained(
-        source_dir, gguf_file=name, dtype=torch.bfloat16
-    )
+    model = AutoModelForCausalLM.from_pretrained(source_dir, gguf_file=name, dtype=torch.bfloat16)
     # transformers dequantizes GGUF weights while loading but still marks the model as
     # GGUF-quantized, which makes save_pretrained refuse; the marker is all that is left.
     quantizer = getattr(model, "hf_quantizer", None)

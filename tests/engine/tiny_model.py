@@ -75,8 +75,12 @@ def _train_tokenizer():
 def build_tiny_model(target: Path) -> Path:
     """Write the model directory `target` (config, safetensors weights, tokenizer)."""
     import torch
-    from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
-    from transformers import PreTrainedTokenizerFast
+    from transformers import (
+        GenerationConfig,
+        LlamaConfig,
+        LlamaForCausalLM,
+        PreTrainedTokenizerFast,
+    )
 
     target.mkdir(parents=True, exist_ok=True)
     tokenizer = PreTrainedTokenizerFast(

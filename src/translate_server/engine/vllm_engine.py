@@ -255,13 +255,21 @@ def create_vllm_engine(settings: EngineSettings) -> VllmEngine:
     from vllm import AsyncEngineArgs, AsyncLLMEngine
 
     kwargs = engine_args_kwargs(settings, model, on_cpu)
-    log.info("engine.starting", model=model, served_model_name=settings.model_name,
-             device="cpu" if on_cpu else "gpu", dtype=kwargs["dtype"])
+    log.info(
+        "engine.starting",
+        model=model,
+        served_model_name=settings.model_name,
+        device="cpu" if on_cpu else "gpu",
+        dtype=kwargs["dtype"],
+    )
     started = time.monotonic()
     # Passed straight in, never bound to a local here (see the module docstring).
     adapter = VllmEngine(
         AsyncLLMEngine.from_engine_args(AsyncEngineArgs(**kwargs)), settings.model_name, on_cpu
     )
-    log.info("engine.started", seconds=round(time.monotonic() - started, 1),
-             max_model_len=adapter.info.max_model_len)
+    log.info(
+        "engine.started",
+        seconds=round(time.monotonic() - started, 1),
+        max_model_len=adapter.info.max_model_len,
+    )
     return adapter

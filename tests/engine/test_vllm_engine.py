@@ -1,0 +1,260 @@
+"""VllmEngine driven in-process over the tiny random model: one engine for the module."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import prometheus_client
+import pytest
+import pytest_asyncio
+from transformers import AutoTokenizer
+
+from translate_server.engine.protocol import (
+    EngineOutput,
+    GenerationStep,
+    PromptTooLongError,
+    SamplingOptions,
+)
+from translate_server.settings import EngineSettings
+
+pytestmark = [pytest.mark.engine, pytest.mark.asyncio(loop_scope="module")]
+
+MESSAGES = [
+    {"role": "system", "content": "You are a professional translator."},
+    {"role": "user", "content": "Translate to German: Good morning, how are you?"},
+]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def engine(tiny_model):
+    from translate_server.engine.vllm_engine import create_vllm_engine
+
+    settings = EngineSettings(
+        model=str(tiny_model), served_model_name="tiny", max_model_len=512, max_num_seqs=8
+    )
+    # Created inside the module's event loop: vLLM binds its output handler to it.
+    started = time.monotonic()
+    created = create_vllm_engine(settings)
+    print(f"engine started in {time.monotonic() - started:.1f} s")
+    yield created
+    created.shutdown()
+    assert not created.is_alive
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tiny_model):
+    return AutoTokenizer.from_pretrained(tiny_model)
+
+
+@pytest.fixture(scope="module")
+def prompt(engine) -> list[int]:
+    return engine.tokenize_chat(MESSAGES)
+
+
+async def collect(engine, prompt, options, request_id) -> list[EngineOutput]:
+    return [output async for output in engine.generate(prompt, options, request_id)]
+
+
+def choice_steps(outputs: list[EngineOutput], index: int) -> list[GenerationStep]:
+    return [step for output in outputs for step in output.steps if step.index == index]
+
+
+def text_of(outputs: list[EngineOutput], index: int = 0) -> str:
+    return "".join(step.text for step in choice_steps(outputs, index))
+
+
+def options(**kwargs) -> SamplingOptions:
+    kwargs.setdefault("max_tokens", 24)
+    kwargs.setdefault("seed", 7)
+    kwargs.setdefault("ignore_eos", True)
+    return SamplingOptions(**kwargs)
+
+
+async def test_info_and_health(engine):
+    assert engine.info.model == "tiny"
+    assert engine.info.max_model_len == 512
+    assert engine.is_alive
+    await engine.check_health()
+
+
+async def test_tokenize_chat_uses_the_models_template(engine, tokenizer):
+    ids = engine.tokenize_chat(MESSAGES)
+    rendered = tokenizer.apply_chat_template(MESSAGES, tokenize=False, add_generation_prompt=True)
+    assert rendered.endswith("<|im_start|>assistant\n")
+    assert ids == tokenizer.encode(rendered, add_special_tokens=False)
+    # The template's markers are single special tokens, not spelled out.
+    assert ids.count(tokenizer.convert_tokens_to_ids("<|im_start|>")) == 3
+
+
+async def test_count_tokens_adds_no_special_tokens(engine, tokenizer):
+    text = "Guten Morgen, wie geht es dir?"
+    assert engine.count_tokens(text) == len(tokenizer.encode(text, add_special_tokens=False))
+    assert engine.count_tokens("") == 0
+
+
+async def test_deltas_concatenate_to_the_full_text(engine, prompt):
+    from vllm import SamplingParams
+    from vllm.inputs import tokens_input
+    from vllm.sampling_params import RequestOutputKind
+
+    outputs = await collect(engine, prompt, options(max_tokens=24), "delta")
+    steps = choice_steps(outputs, 0)
+    assert len(steps) > 1, "expected one step per token, not one final answer"
+    assert [s.completion_tokens for s in steps] == list(range(1, 25))
+    assert all(s.finish_reason is None for s in steps[:-1])
+    assert steps[-1].finish_reason == "length"
+    assert outputs[-1].finished and not any(o.finished for o in outputs[:-1])
+    assert {o.prompt_tokens for o in outputs} == {len(prompt)}
+
+    # The same request through vLLM's final-only output gives the same text.
+    final = None
+    params = SamplingParams(
+        max_tokens=24, seed=7, ignore_eos=True, output_kind=RequestOutputKind.FINAL_ONLY
+    )
+    async for out in engine._engine.generate(tokens_input(prompt), params, "delta-final"):
+        final = out
+    assert final is not None
+    assert text_of(outputs) == final.outputs[0].text
+    assert text_of(outputs).strip()
+
+
+async def test_n_choices_stream_separately(engine, prompt):
+    outputs = await collect(engine, prompt, options(n=2, max_tokens=16), "n2")
+    for index in (0, 1):
+        steps = choice_steps(outputs, index)
+        assert steps[-1].completion_tokens == 16
+        assert steps[-1].finish_reason == "length"
+        assert [s.finish_reason for s in steps[:-1]] == [None] * (len(steps) - 1)
+    assert text_of(outputs, 0) != text_of(outputs, 1)  # seeds differ per choice
+    assert outputs[-1].finished and not any(o.finished for o in outputs[:-1])
+
+
+async def test_stop_string_ends_the_text_before_it(engine, prompt):
+    full = text_of(await collect(engine, prompt, options(max_tokens=48, seed=11), "stop-full"))
+    # A stop string taken from the middle of the unconstrained text.
+    stop = next(full[i : i + 2] for i in range(8, len(full) - 2) if full[i : i + 2].strip())
+    cut = full.index(stop)
+    outputs = await collect(
+        engine, prompt, options(max_tokens=48, seed=11, stop=(stop,)), "stop-cut"
+    )
+    assert text_of(outputs) == full[:cut]
+    assert choice_steps(outputs, 0)[-1].finish_reason == "stop"
+
+
+async def test_stop_strings_with_two_choices(engine, prompt):
+    outputs = await collect(engine, prompt, options(n=2, max_tokens=48, seed=3), "stop-n2")
+    stop = text_of(outputs, 1)[5:7]
+    cut = await collect(engine, prompt, options(n=2, max_tokens=48, seed=3, stop=(stop,)), "s")
+    assert text_of(cut, 1) == text_of(outputs, 1)[: text_of(outputs, 1).index(stop)]
+    assert choice_steps(cut, 1)[-1].finish_reason == "stop"
+
+
+async def test_eos_ends_with_stop_when_not_ignored(engine, prompt):
+    # Random weights rarely sample EOS, so a bounded run usually ends on length; either way
+    # the reason is one of ours.
+    outputs = await collect(engine, prompt, options(max_tokens=8, ignore_eos=False), "eos")
+    assert choice_steps(outputs, 0)[-1].finish_reason in ("stop", "length")
+
+
+async def test_seeded_sampling_is_reproducible(engine, prompt):
+    first = text_of(await collect(engine, prompt, options(seed=42), "seed-a"))
+    again = text_of(await collect(engine, prompt, options(seed=42), "seed-b"))
+    other = text_of(await collect(engine, prompt, options(seed=43), "seed-c"))
+    assert first == again
+    assert first != other
+
+
+async def test_sampling_options_reach_the_engine(engine, prompt):
+    outputs = await collect(
+        engine,
+        prompt,
+        SamplingOptions(
+            max_tokens=6,
+            min_tokens=6,
+            top_k=5,
+            top_p=0.9,
+            min_p=0.01,
+            repetition_penalty=1.1,
+            presence_penalty=0.5,
+            frequency_penalty=0.5,
+            temperature=0.8,
+            seed=5,
+        ),
+        "options",
+    )
+    assert choice_steps(outputs, 0)[-1].completion_tokens == 6
+    greedy = [
+        text_of(await collect(engine, prompt, options(temperature=0.0, seed=None), f"g{i}"))
+        for i in range(2)
+    ]
+    assert greedy[0] == greedy[1]
+
+
+async def test_closing_the_stream_aborts_the_request(engine, prompt):
+    stream = engine.generate(prompt, options(max_tokens=400), "closed-early")
+    seen = 0
+    async for _ in stream:
+        seen += 1
+        if seen == 3:
+            break
+    await stream.aclose()
+    assert engine._engine.get_num_unfinished_requests() == 0
+
+
+async def test_cancelling_the_consumer_aborts_the_request(engine, prompt):
+    started = asyncio.Event()
+
+    async def consume():
+        async for _ in engine.generate(prompt, options(max_tokens=400), "cancelled"):
+            started.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(started.wait(), 30)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert engine._engine.get_num_unfinished_requests() == 0
+
+
+async def test_abort_ends_the_stream_with_abort(engine, prompt):
+    outputs = []
+    async for output in engine.generate(prompt, options(max_tokens=400), "aborted"):
+        outputs.append(output)
+        if len(outputs) == 2:
+            await engine.abort("aborted")
+    assert outputs[-1].finished
+    assert choice_steps(outputs, 0)[-1].finish_reason == "abort"
+    assert choice_steps(outputs, 0)[-1].completion_tokens < 400
+    assert engine._engine.get_num_unfinished_requests() == 0
+
+
+async def test_too_long_prompt_is_refused_before_the_engine(engine):
+    with pytest.raises(PromptTooLongError) as caught:
+        await collect(engine, [5] * 512, options(max_tokens=1), "too-long")
+    assert caught.value.prompt_tokens == 512
+    assert caught.value.limit == 511
+    # The longest prompt that leaves room for one token is accepted.
+    outputs = await collect(engine, [5] * 511, options(max_tokens=4), "longest")
+    assert choice_steps(outputs, 0)[-1].finish_reason == "length"
+
+
+async def test_vllm_metrics_are_registered(engine, prompt):
+    await collect(engine, prompt, options(max_tokens=4), "metrics")
+    exposition = prometheus_client.generate_latest().decode()
+    for name in (
+        "vllm:time_to_first_token_seconds_count",
+        "vllm:inter_token_latency_seconds_count",
+        "vllm:request_time_per_output_token_seconds_count",
+        "vllm:e2e_request_latency_seconds_count",
+        "vllm:kv_cache_usage_perc",
+        "vllm:num_requests_running",
+        "vllm:num_requests_waiting",
+        "vllm:generation_tokens_total",
+        "vllm:prompt_tokens_total",
+    ):
+        assert f'{name}{{engine="0",model_name="tiny"' in exposition, name
+    assert (
+        'vllm:request_success_total{engine="0",finished_reason="length",model_name="tiny"}'
+        in exposition
+    )
