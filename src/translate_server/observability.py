@@ -116,21 +116,51 @@ class ServiceMetrics:
         self.rejected = Counter("translate_requests_rejected",
                                 "Requests turned away before reaching the engine.", ["reason"],
                                 registry=r)
+        self._routes: dict[str, _RouteMetrics] = {}
 
     def observe(self, record: RequestRecord, ended: float) -> None:
-        route = record.route
-        self.requests.labels(route, str(record.status)).inc()
-        self.latency.labels(route).observe(ended - record.started)
+        per_route = self.for_route(record.route)
+        per_route.requests(record.status).inc()
+        per_route.latency.observe(ended - record.started)
         if record.first_token is not None:
-            self.ttft.labels(route).observe(record.first_token - record.started)
+            per_route.ttft.observe(record.first_token - record.started)
         if record.prompt_tokens:
-            self.prompt_tokens.labels(route).inc(record.prompt_tokens)
+            per_route.prompt_tokens.inc(record.prompt_tokens)
         if record.completion_tokens:
-            self.completion_tokens.labels(route).inc(record.completion_tokens)
+            per_route.completion_tokens.inc(record.completion_tokens)
+
+    def for_route(self, route: str) -> _RouteMetrics:
+        # Labelled children are looked up once per route, not once per request.
+        children = self._routes.get(route)
+        if children is None:
+            children = self._routes[route] = _RouteMetrics(self, route)
+        return children
 
     def exposition(self) -> bytes:
         # Ours, then the process-wide registry where vLLM registers its `vllm:*` metrics.
         return generate_latest(self.registry) + generate_latest(REGISTRY)
+
+
+class _RouteMetrics:
+    __slots__ = ("_metrics", "_route", "_by_status", "latency", "ttft", "prompt_tokens",
+                 "completion_tokens", "in_flight")
+
+    def __init__(self, metrics: ServiceMetrics, route: str) -> None:
+        self._metrics = metrics
+        self._route = route
+        self._by_status: dict[int, Any] = {}
+        self.latency = metrics.latency.labels(route)
+        self.ttft = metrics.ttft.labels(route)
+        self.prompt_tokens = metrics.prompt_tokens.labels(route)
+        self.completion_tokens = metrics.completion_tokens.labels(route)
+        self.in_flight = metrics.in_flight.labels(route)
+
+    def requests(self, status: int) -> Any:
+        child = self._by_status.get(status)
+        if child is None:
+            child = self._by_status[status] = self._metrics.requests.labels(
+                self._route, str(status))
+        return child
 
 
 class RequestObserver:
@@ -161,7 +191,7 @@ class RequestObserver:
                 message["headers"] = [*message.get("headers", ()), echo_id]
             await send(message)
 
-        in_flight = self.metrics.in_flight.labels(route)
+        in_flight = self.metrics.for_route(route).in_flight
         in_flight.inc()
         try:
             await self.app(scope, receive, send_observed)
@@ -206,36 +236,41 @@ def _request_id(scope: Scope) -> str:
 
 
 def configure_logging(log_format: str = "auto", level: str = "info") -> None:
-    """structlog for our own lines, and the same renderer for stdlib loggers (uvicorn, vLLM)."""
+    """Our own lines go straight from structlog to stderr; stdlib loggers (uvicorn, vLLM) come
+    through a formatter with the same renderer, so every line has one shape."""
     use_console = log_format == "console" or (log_format == "auto" and sys.stderr.isatty())
-    shared: list[Any] = [
-        structlog.contextvars.merge_contextvars,
-        structlog.stdlib.add_log_level,
-        structlog.stdlib.add_logger_name,
-        structlog.processors.TimeStamper(fmt="iso", utc=True),
-    ]
-    renderer: Any
+    level_number = logging.getLevelName(level.upper())
+    timestamper = structlog.processors.TimeStamper(fmt="iso", utc=True)
+    shared: list[Any] = [structlog.contextvars.merge_contextvars,
+                         structlog.processors.add_log_level, timestamper]
     if use_console:
-        renderer = structlog.dev.ConsoleRenderer()
+        own_renderer: Any = structlog.dev.ConsoleRenderer()
+        stdlib_renderer: Any = own_renderer
+        factory: Any = structlog.PrintLoggerFactory(sys.stderr)
     else:
-        renderer = structlog.processors.JSONRenderer(serializer=_json_dumps)
         shared.append(structlog.processors.format_exc_info)
+        # Bytes straight to the stream: no stdlib LogRecord, no str round trip.
+        own_renderer = structlog.processors.JSONRenderer(serializer=_json_bytes)
+        stdlib_renderer = structlog.processors.JSONRenderer(serializer=_json_str)
+        factory = structlog.BytesLoggerFactory(sys.stderr.buffer)
     structlog.configure(
-        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
-        logger_factory=structlog.stdlib.LoggerFactory(),
-        wrapper_class=structlog.stdlib.BoundLogger,
+        processors=[*shared, own_renderer],
+        wrapper_class=structlog.make_filtering_bound_logger(level_number),
+        logger_factory=factory,
         cache_logger_on_first_use=True,
     )
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            foreign_pre_chain=[structlog.stdlib.ExtraAdder(), *shared],
-            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+            foreign_pre_chain=[structlog.stdlib.ExtraAdder(), structlog.stdlib.add_logger_name,
+                               *shared],
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                        stdlib_renderer],
         )
     )
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(level.upper())
+    root.setLevel(level_number)
     # uvicorn's access log would duplicate our canonical request line.
     logging.getLogger("uvicorn.access").disabled = True
     for name in ("uvicorn", "uvicorn.error", "vllm"):
@@ -244,6 +279,10 @@ def configure_logging(log_format: str = "auto", level: str = "info") -> None:
         logger.propagate = True
 
 
-def _json_dumps(obj: Any, default: Any = None, **_: Any) -> str:
+def _json_bytes(obj: Any, default: Any = None, **_: Any) -> bytes:
     # structlog passes its fallback for values JSON has no form for (exceptions, paths...).
-    return msgspec.json.encode(obj, enc_hook=default or repr).decode()
+    return msgspec.json.encode(obj, enc_hook=default or repr)
+
+
+def _json_str(obj: Any, default: Any = None, **_: Any) -> str:
+    return _json_bytes(obj, default).decode()
