@@ -1,0 +1,140 @@
+"""Long texts become pieces that each fit one engine request, and translations go back into
+the original layout: every blank line, line break and space between pieces is kept verbatim.
+
+Splitting prefers the largest boundary that works: paragraphs, then lines, then sentences,
+then clauses, then words; only a single "word" longer than a piece is cut blindly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import msgspec
+
+# Separators, largest boundary first. A separator is never translated: it stays as it was.
+_BOUNDARIES = (
+    re.compile(r"\n[ \t]*\n\s*"),  # blank line(s): paragraphs
+    re.compile(r"[ \t]*\n\s*"),  # line breaks
+    # After a sentence's end (with its closing quote or bracket), or after a CJK full stop.
+    re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’»)\]]))\s+|(?<=[。！？])\s*"),
+    re.compile(r"(?<=[,;:，、；])\s*"),  # clauses
+    re.compile(r"\s+"),  # words
+)
+
+
+class Document(msgspec.Struct):
+    """Pieces to translate and the layout that puts their translations back.
+
+    `layout` holds literal text (kept as is) and indexes into `pieces`; `escape` is applied to
+    each translation as it goes in (HTML text nodes need their `<` and `&` escaped).
+    """
+
+    pieces: list[str]
+    layout: list[str | int]
+    escape: Callable[[str], str] | None = None
+
+    def assemble(self, translations: Sequence[str]) -> str:
+        escape = self.escape or _identity
+        return "".join(part if isinstance(part, str) else escape(translations[part])
+                       for part in self.layout)
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def split_document(text: str, max_chars: int) -> Document:
+    """`text` as pieces of at most `max_chars` characters (where boundaries allow), each with
+    its surrounding whitespace left in the layout."""
+    pieces: list[str] = []
+    layout: list[str | int] = []
+    for part, is_piece in split_text(text, max_chars):
+        if is_piece:
+            layout.append(len(pieces))
+            pieces.append(part)
+        else:
+            layout.append(part)
+    return Document(pieces, layout)
+
+
+def split_text(text: str, max_chars: int) -> list[tuple[str, bool]]:
+    """(part, is_piece) spans whose concatenation is `text`: pieces to translate, and the
+    whitespace around and between them."""
+    max_chars = max(1, max_chars)
+    body = text.strip()
+    if not body:
+        return [(text, False)] if text else []
+    start = text.index(body)
+    spans: list[tuple[str, bool]] = [(text[:start], False)]
+    current, pending = "", ""  # the piece being packed, and the separator after it
+    for content, separator in _atoms(body, max_chars, 0):
+        if current and len(current) + len(pending) + len(content) > max_chars:
+            _emit(spans, current)
+            spans.append((pending, False))
+            current = content
+        else:
+            current += pending + content
+        pending = separator
+    _emit(spans, current)
+    spans.append((pending + text[start + len(body):], False))
+    return _merge(spans)
+
+
+def _atoms(text: str, max_chars: int, level: int) -> list[tuple[str, str]]:
+    """(content, separator after it) pairs covering `text`; contents fit `max_chars` or are
+    split at the next smaller boundary."""
+    if len(text) <= max_chars:
+        return [(text, "")]
+    if level == len(_BOUNDARIES):
+        return [(text[i:i + max_chars], "") for i in range(0, len(text), max_chars)]
+    atoms: list[tuple[str, str]] = []
+    position = 0
+    for match in _BOUNDARIES[level].finditer(text):
+        if match.start() == position or match.end() == len(text) and not match.group():
+            continue
+        content = text[position:match.start()]
+        atoms.extend(_with_separator(_atoms(content, max_chars, level + 1), match.group()))
+        position = match.end()
+    atoms.extend(_atoms(text[position:], max_chars, level + 1) if position < len(text) else [])
+    if position == 0:
+        return _atoms(text, max_chars, level + 1)
+    return atoms
+
+
+def _with_separator(atoms: list[tuple[str, str]], separator: str) -> list[tuple[str, str]]:
+    if not atoms:
+        return [("", separator)]
+    content, inner = atoms[-1]
+    return [*atoms[:-1], (content, inner + separator)]
+
+
+def _emit(spans: list[tuple[str, bool]], piece: str) -> None:
+    """A piece's own leading and trailing whitespace stays in the layout, untranslated."""
+    stripped = piece.strip()
+    if not stripped:
+        spans.append((piece, False))
+        return
+    start = piece.index(stripped)
+    spans.append((piece[:start], False))
+    spans.append((stripped, True))
+    spans.append((piece[start + len(stripped):], False))
+
+
+def _merge(spans: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    merged: list[tuple[str, bool]] = []
+    for part, is_piece in spans:
+        if not part:
+            continue
+        if merged and not is_piece and not merged[-1][1]:
+            merged[-1] = (merged[-1][0] + part, False)
+        else:
+            merged.append((part, is_piece))
+    return merged
+
+
+def refit(piece: str, tokens: int, max_tokens: int) -> Document:
+    """A piece that turned out to have more tokens than fit one request (dense scripts have
+    fewer characters per token), split again at a character size scaled to its tokens."""
+    max_chars = max(1, int(len(piece) * max_tokens / max(tokens, 1) * 0.9))
+    return split_document(piece, max_chars)

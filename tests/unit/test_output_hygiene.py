@@ -1,0 +1,83 @@
+"""The translation alone, whatever the model wraps around it; templates as configuration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from translate_server.prompting import (
+    PromptTemplates,
+    StreamCleaner,
+    TemplateError,
+    build_translation_messages,
+    clean_translation,
+)
+
+CASES = [
+    ("Guten Morgen", "Good morning", "Guten Morgen"),
+    ("Here is the translation:\nGuten Morgen", "Good morning", "Guten Morgen"),
+    ("Sure! Here's the German translation of the text: Guten Morgen", "Good morning",
+     "Guten Morgen"),
+    ("Translation: Guten Morgen", "Good morning", "Guten Morgen"),
+    ("German translation: «Guten Morgen»", "Good morning", "Guten Morgen"),
+    ('"Guten Morgen"', "Good morning", "Guten Morgen"),
+    ("„Guten Morgen“", "Good morning", "Guten Morgen"),
+    ('"Hallo", sagte er.', '"Hello," he said.', '"Hallo", sagte er.'),
+    ("Zeile 1\nZeile 2\n\nNote: I kept the line break.", "line 1\nline 2", "Zeile 1\nZeile 2"),
+    ("Übersetzung: Hallo", "Translation: Hello", "Übersetzung: Hallo"),
+    ("Guten Morgen\n(Note: informal)", "Good morning", "Guten Morgen"),
+    ("<source>Hallo</source>", "Hello", "Hallo"),
+]
+
+
+@pytest.mark.parametrize(("output", "source", "expected"), CASES)
+def test_clean_translation(output: str, source: str, expected: str) -> None:
+    assert clean_translation(output, source) == expected
+
+
+@pytest.mark.parametrize(("output", "source", "expected"), CASES)
+@pytest.mark.parametrize("step", [1, 3, 7])
+def test_streaming_sends_exactly_the_clean_translation(
+    output: str, source: str, expected: str, step: int
+) -> None:
+    cleaner = StreamCleaner(source)
+    sent = "".join(cleaner.feed(output[i:i + step]) for i in range(0, len(output), step))
+    assert sent + cleaner.finish() == expected
+
+
+def test_streaming_sends_before_the_end() -> None:
+    cleaner = StreamCleaner("A long sentence " * 20)
+    sent = cleaner.feed("Ein langer Satz " * 12)
+    assert sent.startswith("Ein langer Satz")
+
+
+def test_bundled_templates_and_families(tmp_path: Path) -> None:
+    templates = PromptTemplates.load()
+    assert templates.for_model("Qwen/Qwen2.5-1.5B-Instruct").system_role
+    gemma = templates.for_model("google/gemma-2-2b-it")
+    assert not gemma.system_role
+    messages = build_translation_messages("Hi", "English", "German", template=gemma)
+    assert [m["role"] for m in messages] == ["user"]
+    assert "from English to German" in messages[0]["content"]
+    assert messages[0]["content"].endswith("<source>\nHi\n</source>")
+
+
+def test_a_templates_file_adds_and_overrides_families(tmp_path: Path) -> None:
+    path = tmp_path / "templates.toml"
+    path.write_text('[mine]\nmatch = ["*tower*"]\n'
+                    'system = "Translate {source} into {target}, fenced by {open} {close}."\n')
+    template = PromptTemplates.load(str(path)).for_model("Unbabel/TowerInstruct-7B")
+    messages = build_translation_messages("Hi", "English", "German", template=template,
+                                          formality="formal")
+    assert messages[0]["content"].startswith("Translate English into German, fenced by")
+    assert "formal register" in messages[0]["content"]  # the rest comes from `default`
+
+
+def test_a_broken_templates_file_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "templates.toml"
+    path.write_text("[mine]\nsystem_role = 'yes'\n")
+    with pytest.raises(TemplateError):
+        PromptTemplates.load(str(path))
+    with pytest.raises(TemplateError):
+        PromptTemplates.load(str(tmp_path / "missing.toml"))
