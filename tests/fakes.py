@@ -49,7 +49,7 @@ class FakeEngine:
         self.vocab: dict[str, int] = {}
         self.words: list[str] = []
         self.requests: list[tuple[str, list[int], SamplingOptions]] = []
-        self.aborted: list[str] = []
+        self.aborted: set[str] = set()
         self.unfinished: set[str] = set()
         self.shut_down = False
 
@@ -89,6 +89,7 @@ class FakeEngine:
             produced = 0
             while any(p < len(tokens) for p, (tokens, _) in zip(positions, choices, strict=True)):
                 if request_id in self.aborted:
+                    self.aborted.discard(request_id)
                     yield EngineOutput(len(prompt_token_ids), [
                         GenerationStep(i, "", positions[i], "abort") for i in range(options.n)
                         if positions[i] < len(choices[i][0])], True)
@@ -113,7 +114,7 @@ class FakeEngine:
             self.unfinished.discard(request_id)
 
     async def abort(self, request_id: str) -> None:
-        self.aborted.append(request_id)
+        self.aborted.add(request_id)
 
     async def check_health(self) -> None:
         if not self.alive:

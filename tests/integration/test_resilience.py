@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 
 from harness import AppClient, running
 
@@ -22,15 +21,14 @@ async def test_overload_is_refused_at_once_with_retry_after(make_app) -> None:
                     for _ in range(3)]
         await asyncio.sleep(0.1)
         assert len(slow.requests) == 3
-        started = time.perf_counter()
         refused = await client.post("/translate", json=TRANSLATE)
-        refused_after = time.perf_counter() - started
+        # Answered without waiting for a slot: no admitted request has finished yet.
+        assert not any(task.done() for task in admitted)
         assert refused.status_code == 503
         error = refused.json()["error"]
         assert (error["type"], error["code"]) == ("overloaded_error", "overloaded")
         assert int(refused.headers["retry-after"]) >= 1
         assert len(slow.requests) == 3  # nothing of the refused request reached the engine
-        assert refused_after < 0.5  # answered without waiting for a slot
         assert [r.status_code for r in await asyncio.gather(*admitted)] == [200, 200, 200]
         metrics = (await client.get("/metrics")).text
         assert 'translate_requests_rejected_total{reason="queue_full"} 1.0' in metrics
