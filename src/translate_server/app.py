@@ -23,20 +23,24 @@ from translate_server.generation import GenerationService
 from translate_server.observability import RequestObserver, ServiceMetrics
 from translate_server.routes.health import health, live, metrics
 from translate_server.routes.openai import chat_completions, list_models, retrieve_model
-from translate_server.routes.translate import translate
+from translate_server.routes.deepl import deepl_router
+from translate_server.routes.libretranslate import libretranslate_router
+from translate_server.routes.translate import detect, languages, translate
 from translate_server.settings import Settings
 
 log = structlog.get_logger("translate_server.app")
 
-API_ROUTES = (translate, chat_completions, list_models, retrieve_model)
+API_ROUTES = (translate, detect, languages, chat_completions, list_models, retrieve_model)
 OPEN_ROUTES = (health, live, metrics)
 # Open without an API key, whatever the keys; /metrics too unless configured otherwise.
 OPEN_PATHS = frozenset({"/health", "/health/live", "/docs", "/docs/openapi.json"})
 # Path prefixes whose POST bodies must be JSON.
 JSON_BODY_PATHS = ("/translate", "/detect", "/v1/")
 # Paths reported as themselves in logs and metrics; anything else is "unmatched".
-KNOWN_PATHS = frozenset({"/translate", "/v1/chat/completions", "/v1/models", "/health",
-                         "/health/live", "/metrics"})
+KNOWN_PATHS = frozenset({"/translate", "/detect", "/languages", "/v1/chat/completions",
+                         "/v1/models", "/health", "/health/live", "/metrics",
+                         "/v2/translate", "/v2/languages", "/libretranslate/translate",
+                         "/libretranslate/detect", "/libretranslate/languages"})
 ENGINE_WATCH_INTERVAL = 0.5
 
 
@@ -74,7 +78,7 @@ def create_app(
             log.info("engine_stopped")
 
     app = Litestar(
-        route_handlers=[*API_ROUTES, *OPEN_ROUTES],
+        route_handlers=[*API_ROUTES, *OPEN_ROUTES, deepl_router(), libretranslate_router()],
         lifespan=[engine_lifespan],
         state=State({"metrics": metrics_, "admission": admission, "limits": settings.limits,
                      "model_name": settings.engine.model_name,
@@ -104,15 +108,25 @@ def openapi_config() -> OpenAPIConfig:
 
 def _attach_services(state: State, engine: Engine, settings: Settings,
                      admission: Admission) -> None:
-    # Imported here: the translation service pulls in the language registry.
+    # Imported here: the translation service pulls in the language registry and detector.
+    from translate_server.detection import LanguageDetection
+    from translate_server.prompting import PromptTemplates
     from translate_server.translation import TranslationService
+    from translate_server.translation_cache import TranslationCache
 
     generation = GenerationService(engine)
     model_name = settings.engine.model_name
+    options = settings.translation
+    detection = LanguageDetection(options.detection_accuracy)
     state.engine = engine
     state.generation = generation
     state.chat = ChatService(generation, admission, settings.limits, model_name)
-    state.translation = TranslationService(generation, admission, settings.limits, model_name)
+    state.translation = TranslationService(
+        generation, admission, settings.limits, model_name, detection=detection,
+        cache=TranslationCache(options.translation_cache_size, state.metrics.registry),
+        template=PromptTemplates.load(options.prompt_templates).for_model(engine.info.model),
+    )
+    state.detector_loading = asyncio.create_task(detection.warm())
 
 
 async def _watch_engine(engine: Engine, on_death: Callable[[], None] | None) -> None:

@@ -184,7 +184,7 @@ class StreamCleaner:
     def feed(self, delta: str) -> str:
         self.raw += delta
         start = self.raw.replace(_OPEN, "").replace(_CLOSE, "").lstrip()
-        if "\n" not in start and len(start) < self.WINDOW:
+        if _may_be_preamble(start, self.WINDOW):
             return ""
         stable = re.sub(r"<[^>\s]*$", "", self.raw)  # a marker may be arriving
         candidate = clean_translation(stable, self.source, final=False).rstrip()
@@ -203,6 +203,20 @@ class StreamCleaner:
             return ""
         new, self.sent = text[len(self.sent):], text
         return new
+
+
+_OPENERS = frozenset({"sure", "sure!", "sure,", "certainly", "certainly!", "certainly,", "of",
+                      "okay", "okay,", "ok", "ok,", "here", "here's", "here’s", "the"})
+
+
+def _may_be_preamble(start: str, window: int) -> bool:
+    """Whether the start of an answer could still turn out to be a preamble: it is short, has
+    no line break or colon yet, and its first words could lead to "translation:"."""
+    if "\n" in start or ":" in start or len(start) >= window:
+        return False
+    words = start.lower().split()
+    return (len(words) < 4 or words[0] in _OPENERS
+            or any(word.startswith("translat") for word in words[:4]))
 
 
 def translation_token_budget(source_tokens: int, remaining_context: int, ceiling: int) -> int:

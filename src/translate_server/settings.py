@@ -69,10 +69,17 @@ class ServerSettings(_Settings):
     metrics_require_key: bool = False
 
 
+class TranslationSettings(_Settings):
+    translation_cache_size: int = 10_000
+    detection_accuracy: str = "low"
+    prompt_templates: str | None = None
+
+
 class Settings(_Settings):
     engine: EngineSettings = EngineSettings()
     limits: LimitSettings = LimitSettings()
     server: ServerSettings = ServerSettings()
+    translation: TranslationSettings = TranslationSettings()
 
 
 @dataclass(frozen=True)
@@ -128,6 +135,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("max_texts", "limits", "Texts per /translate request.", int),
     Option("max_messages", "limits", "Messages per chat completion request.", int),
     Option("max_tokens", "limits", "Largest max_tokens a request may ask for.", int),
+    Option("translation_cache_size", "translation", "Finished translations kept in memory "
+           "(LRU; 0 disables the cache).", int),
+    Option("detection_accuracy", "translation", "Source-language detection: low (fast, "
+           "~160 MB) or high (better on short phrases, ~1.3 GB and ~40 s to load).", str,
+           ("low", "high")),
+    Option("prompt_templates", "translation", "TOML file of translation prompt templates per "
+           "model family (added to the bundled ones)."),
     Option("host", "server", "Address to listen on."),
     Option("port", "server", "Port to listen on.", int),
     Option("log_format", "server", "Log output: json, console, or auto (console on a TTY).",
@@ -165,7 +179,8 @@ def load_settings(
     """
     environ = os.environ if environ is None else environ
     overrides = overrides or {}
-    sections: dict[str, dict[str, Any]] = {"engine": {}, "limits": {}, "server": {}}
+    sections: dict[str, dict[str, Any]] = {
+        "engine": {}, "limits": {}, "server": {}, "translation": {}}
     api_keys: list[str] = []
     for option in OPTIONS:
         value = overrides.get(option.name)

@@ -1,24 +1,110 @@
-"""/translate: each text becomes its own engine request, all submitted at once."""
+"""/translate: each text, and each piece of a long text or of an HTML document, becomes its own
+engine request, all submitted at once; continuous batching does the rest.
+
+A request is planned first without touching the tokenizer: languages checked or detected,
+texts split into pieces by characters, pieces deduplicated and looked up in the cache. The
+pieces left are the request's admission weight. Only once admitted are prompts tokenized; a
+piece that turns out to have more tokens than fit one request is split again (its extra
+engine requests are admitted too).
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Hashable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import msgspec
+import structlog
 
 from translate_server.admission import Admission
-from translate_server.engine import SamplingOptions
-from translate_server.errors import InvalidRequestError, ModelNotFoundError
-from translate_server.generation import Completion, GenerationService, Prompt
+from translate_server.detection import Detection, LanguageDetection, detectable_languages
+from translate_server.engine import EngineDeadError, SamplingOptions
+from translate_server.errors import ApiError, InvalidRequestError, ModelNotFoundError, error_payload
+from translate_server.generation import GenerationService, Prompt
+from translate_server.glossary import applied_terms, entries_in, validate_glossary
 from translate_server.languages import Language, UnknownLanguageError, resolve_language
+from translate_server.markup import parse_html
 from translate_server.observability import RequestRecord
 from translate_server.prompting import (
+    PromptTemplate,
+    StreamCleaner,
     build_translation_messages,
     clean_translation,
     translation_stop,
     translation_token_budget,
 )
 from translate_server.protocol.base import Usage
-from translate_server.protocol.translate import TranslateRequest, TranslateResponse
+from translate_server.protocol.errors import ErrorResponse
+from translate_server.protocol.translate import (
+    DetectedLanguage,
+    DetectRequest,
+    DetectResponse,
+    LanguageInfo,
+    LanguagesResponse,
+    TranslateChunk,
+    TranslateRequest,
+    TranslateResponse,
+)
+from translate_server.segmentation import Document, refit, split_document
 from translate_server.settings import LimitSettings
+from translate_server.translation_cache import CachedTranslation, TranslationCache
+
+log = structlog.get_logger("translate_server.translation")
+_encode = msgspec.json.Encoder().encode
+_DONE = b"data: [DONE]\n\n"
+
+# Source tokens per engine request: small pieces translate better with small models and
+# spread over the batch; the model's context may allow less.
+MAX_PIECE_TOKENS = 512
+# Characters per piece when splitting before any tokenization, per token of the budget: about
+# what one token holds in European languages; denser scripts are split again once tokenized.
+CHARS_PER_TOKEN = 3
+# Context set aside for the instructions when sizing pieces before tokenization.
+PROMPT_ALLOWANCE = 256
+
+
+class PieceResult(msgspec.Struct, frozen=True):
+    text: str
+    finish_reason: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass
+class _Piece:
+    """One unique engine request's worth of text, in one language pair."""
+
+    text: str
+    source: Language
+    glossary: dict[str, str]
+    key: Hashable
+    param: str
+    cached: CachedTranslation | None
+
+
+@dataclass
+class _Text:
+    document: Document
+    source: Language
+    detection: Detection | None
+    slots: list[Hashable]
+
+
+@dataclass
+class _Plan:
+    request: TranslateRequest
+    is_batch: bool
+    target: Language
+    glossary: dict[str, str]
+    texts: list[_Text]
+    pieces: dict[Hashable, _Piece]
+    results: dict[Hashable, PieceResult] = field(default_factory=dict)
+
+    @property
+    def misses(self) -> list[_Piece]:
+        return [piece for piece in self.pieces.values() if piece.cached is None]
 
 
 class TranslationService:
@@ -28,72 +114,251 @@ class TranslationService:
         admission: Admission,
         limits: LimitSettings,
         model_name: str,
+        *,
+        detection: LanguageDetection | None = None,
+        cache: TranslationCache | None = None,
+        template: PromptTemplate | None = None,
     ) -> None:
         self.generation = generation
         self.admission = admission
         self.limits = limits
         self.model_name = model_name
+        self.detection = detection or LanguageDetection()
+        self.cache = cache
+        self.template = template
 
+    # -- /translate ------------------------------------------------------------------------
     async def translate(
         self, request: TranslateRequest, record: RequestRecord, deadline: float
     ) -> TranslateResponse:
+        plan = self._plan(request, record)
+        await self._run(plan, record, deadline)
+        return self._response(plan, record)
+
+    async def _run(self, plan: _Plan, record: RequestRecord, deadline: float) -> None:
+        for key, piece in plan.pieces.items():
+            if piece.cached is not None:
+                plan.results[key] = PieceResult(piece.cached.text, "stop")
+        misses = plan.misses
+        if not misses:
+            return
+        ticket = self.admission.admit(len(misses))
+        try:
+            async with asyncio.TaskGroup() as group:
+                tasks = {
+                    piece.key: group.create_task(self._translate_piece(
+                        piece, plan.target, plan.request, record, deadline))
+                    for piece in misses
+                }
+        except* Exception as failures:
+            # One failed piece fails the request (its siblings are cancelled): report the first.
+            raise failures.exceptions[0] from None
+        finally:
+            ticket.release()
+        for key, task in tasks.items():
+            plan.results[key] = task.result()
+
+    def _response(self, plan: _Plan, record: RequestRecord) -> TranslateResponse:
+        translations, reasons = [], []
+        applied: set[str] = set()
+        for text in plan.texts:
+            results = [plan.results[key] for key in text.slots]
+            translations.append(text.document.assemble([r.text for r in results]))
+            reasons.append("length" if any(r.finish_reason == "length" for r in results)
+                           else "stop")
+            for key, result in zip(text.slots, results, strict=True):
+                piece = plan.pieces[key]
+                applied.update(applied_terms(piece.text, result.text, piece.glossary))
+        record.finish_reason = "length" if "length" in reasons else "stop"
+        counted = [plan.results[key] for key in plan.pieces]
+        usage = Usage.of(sum(r.prompt_tokens for r in counted),
+                         sum(r.completion_tokens for r in counted))
+        detections = [_detected(text.detection) for text in plan.texts]
+        common = {
+            "target_lang": plan.target.tag,
+            "model": self.model_name,
+            "usage": usage,
+            "glossary_applied": [t for t in plan.glossary if t in applied] if plan.glossary
+            else None,
+        }
+        if plan.is_batch:
+            detected = plan.request.source_lang.strip().lower() == "auto"
+            return TranslateResponse(
+                translations=translations, finish_reasons=reasons,
+                source_lang="auto" if detected else plan.texts[0].source.tag,
+                detected_source_langs=detections if detected else None,  # type: ignore[arg-type]
+                **common,
+            )
+        return TranslateResponse(
+            translation=translations[0], finish_reason=reasons[0],
+            source_lang=plan.texts[0].source.tag, detected_source_lang=detections[0], **common,
+        )
+
+    # -- streaming -------------------------------------------------------------------------
+    async def open_stream(
+        self, request: TranslateRequest, record: RequestRecord, deadline: float
+    ) -> AsyncIterator[bytes]:
+        """Server-sent events of one text's translation, in order, as it is generated. What
+        can fail before the first byte (validation, detection, admission, a dead engine)
+        fails here, while an error status can still be sent."""
+        plan = self._plan(request, record)
+        if not self.generation.engine.is_alive:
+            raise EngineDeadError("engine is not running")
+        misses = plan.misses
+        ticket = self.admission.admit(len(misses)) if misses else None
+        queues: dict[Hashable, asyncio.Queue[str | PieceResult | BaseException]] = {}
+        tasks = []
+        for piece in misses:
+            queue: asyncio.Queue[str | PieceResult | BaseException] = asyncio.Queue()
+            queues[piece.key] = queue
+            tasks.append(asyncio.create_task(self._stream_piece(
+                piece, plan.target, request, record, deadline, queue)))
+        return self._events(plan, queues, tasks, ticket, record)
+
+    async def _events(
+        self,
+        plan: _Plan,
+        queues: dict[Hashable, asyncio.Queue[str | PieceResult | BaseException]],
+        tasks: list[asyncio.Task[None]],
+        ticket: object,
+        record: RequestRecord,
+    ) -> AsyncIterator[bytes]:
+        text = plan.texts[0]
+        escape = text.document.escape or (lambda s: s)
+        try:
+            for key, piece in plan.pieces.items():
+                if piece.cached is not None:
+                    plan.results[key] = PieceResult(piece.cached.text, "stop")
+            for part in text.document.layout:
+                if isinstance(part, str):
+                    yield _event(TranslateChunk(delta=part))
+                    continue
+                key = text.slots[part]
+                if key in plan.results:
+                    yield _event(TranslateChunk(delta=escape(plan.results[key].text)))
+                    continue
+                while True:
+                    item = await queues[key].get()
+                    if isinstance(item, BaseException):
+                        raise item
+                    if isinstance(item, PieceResult):
+                        plan.results[key] = item
+                        break
+                    yield _event(TranslateChunk(delta=escape(item)))
+            final = self._response(plan, record)
+            yield _event(TranslateChunk(
+                delta="", finish_reason=final.finish_reason, source_lang=final.source_lang,
+                detected_source_lang=final.detected_source_lang,
+                glossary_applied=final.glossary_applied, usage=final.usage))
+            yield _DONE
+        except Exception as exc:
+            # A 200 is already on the wire: the failure becomes the stream's last event.
+            if not isinstance(exc, ApiError | EngineDeadError):
+                log.error("stream_failed", exc_info=exc)
+            record.error_code = error_payload(exc).code
+            yield _event(ErrorResponse(error=error_payload(exc)))
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if ticket is not None:
+                ticket.release()  # type: ignore[attr-defined]
+
+    async def _stream_piece(
+        self,
+        piece: _Piece,
+        target: Language,
+        request: TranslateRequest,
+        record: RequestRecord,
+        deadline: float,
+        queue: asyncio.Queue[str | PieceResult | BaseException],
+    ) -> None:
+        try:
+            tokens = self.generation.engine.count_tokens(piece.text)
+            if tokens > self._token_budget(piece, target, request):
+                result = await self._translate_piece(piece, target, request, record, deadline)
+                queue.put_nowait(result.text)
+                queue.put_nowait(result)
+                return
+            prompt, options = self._prepare(piece, piece.text, target, request)
+            cleaner = StreamCleaner(piece.text)
+            reason, completion_tokens = "stop", 0
+            async for _, delta, count, finish_reason in self.generation.stream(
+                    prompt, options, record, deadline):
+                completion_tokens = count
+                reason = finish_reason or reason
+                if text := cleaner.feed(delta):
+                    queue.put_nowait(text)
+            if text := cleaner.finish():
+                queue.put_nowait(text)
+            result = PieceResult(cleaner.sent, reason, prompt.tokens, completion_tokens)
+            self._remember(piece, result)
+            queue.put_nowait(result)
+        except Exception as exc:
+            queue.put_nowait(exc)
+
+    # -- /detect and /languages ------------------------------------------------------------
+    def detect(self, request: DetectRequest) -> DetectResponse:
+        if len(request.text) > self.limits.max_text_chars:
+            raise InvalidRequestError(
+                f"A text may be at most {self.limits.max_text_chars} characters long.",
+                param="text", code="string_above_max_length")
+        candidates = self.detection.candidates(request.text, request.max_candidates)
+        if not candidates:
+            self.detection.detect(request.text)  # raises the 400
+        best = candidates[0]
+        return DetectResponse(
+            language=best.language.tag, confidence=best.confidence, name=best.language.name,
+            candidates=[_detected(c) for c in candidates],  # type: ignore[misc]
+        )
+
+    @staticmethod
+    def languages() -> LanguagesResponse:
+        return LanguagesResponse(languages=[
+            LanguageInfo(code=language.tag, name=language.name)
+            for language in detectable_languages()
+        ])
+
+    # -- planning, before admission: no tokenization ---------------------------------------
+    def _plan(self, request: TranslateRequest, record: RequestRecord) -> _Plan:
         record.model = self.model_name
+        request = _own_request(request)
         texts, is_batch = self._texts(request)
-        source = _language(request.source_lang, "source_lang")
         target = _language(request.target_lang, "target_lang")
+        detect = request.source_lang.strip().lower() == "auto"
+        source = None if detect else _language(request.source_lang, "source_lang")
         if request.model is not None and request.model != self.model_name:
             raise ModelNotFoundError(request.model, self.model_name)
         if request.max_tokens is not None and request.max_tokens > self.limits.max_tokens:
             raise InvalidRequestError(
                 f"max_tokens may be at most {self.limits.max_tokens}.", param="max_tokens"
             )
-
-        ticket = self.admission.admit(len(texts))
-        try:
-            prompts = [
-                self._prompt(text, source, target, _param(is_batch, i))
-                for i, text in enumerate(texts)
-            ]
-            async with asyncio.TaskGroup() as group:
-                tasks = [
-                    group.create_task(
-                        self.generation.complete(
-                            prompt, self._options(prompt, text, request.max_tokens), record,
-                            deadline,
-                        )
-                    )
-                    for prompt, text in zip(prompts, texts, strict=True)
-                ]
-        except* Exception as failures:
-            # One failed text fails the request (its siblings are cancelled): report the first.
-            raise failures.exceptions[0] from None
-        finally:
-            ticket.release()
-
-        completions: list[Completion] = [task.result() for task in tasks]
-        translations = [
-            clean_translation(completion.texts[0], text)
-            for completion, text in zip(completions, texts, strict=True)
-        ]
-        finish_reasons = [completion.finish_reasons[0] or "stop" for completion in completions]
-        record.finish_reason = "length" if "length" in finish_reasons else "stop"
-        usage = Usage.of(
-            sum(c.prompt_tokens for c in completions),
-            sum(c.completion_tokens for c in completions),
-        )
-        common = {
-            "source_lang": source.tag,
-            "target_lang": target.tag,
-            "model": self.model_name,
-            "usage": usage,
-        }
-        if is_batch:
-            return TranslateResponse(
-                translations=translations, finish_reasons=finish_reasons, **common
-            )
-        return TranslateResponse(
-            translation=translations[0], finish_reason=finish_reasons[0], **common
-        )
+        if request.stream and is_batch:
+            raise InvalidRequestError("Streaming takes a single text, not a list.",
+                                      param="stream")
+        glossary = validate_glossary(request.glossary)
+        max_chars = self._piece_chars()
+        planned: list[_Text] = []
+        pieces: dict[Hashable, _Piece] = {}
+        for i, text in enumerate(texts):
+            param = _param(is_batch, i)
+            document = (parse_html(text, max_chars) if request.format == "html"
+                        else split_document(text, max_chars))
+            detection = None
+            if detect and document.pieces:
+                detection = self.detection.detect(" ".join(document.pieces), param)
+            language = detection.language if detection else source or target
+            slots = []
+            for piece_text in document.pieces:
+                entries = entries_in(piece_text, glossary)
+                key = (self.model_name, language.tag, target.tag, tuple(entries.items()),
+                       request.formality, request.max_tokens, piece_text)
+                if key not in pieces:
+                    cached = self.cache.get(key) if self.cache is not None else None
+                    pieces[key] = _Piece(piece_text, language, entries, key, param, cached)
+                slots.append(key)
+            planned.append(_Text(document, language, detection, slots))
+        return _Plan(request, is_batch, target, glossary, planned, pieces)
 
     def _texts(self, request: TranslateRequest) -> tuple[list[str], bool]:
         is_batch = isinstance(request.text, list)
@@ -117,9 +382,95 @@ class TranslationService:
                 )
         return texts, is_batch
 
-    def _prompt(self, text: str, source: Language, target: Language, param: str) -> Prompt:
-        messages = build_translation_messages(text, source.name, target.name)
-        return self.generation.prepare(messages, param)
+    def _piece_chars(self) -> int:
+        budget = min(MAX_PIECE_TOKENS, (self.generation.max_model_len - PROMPT_ALLOWANCE) // 4)
+        return max(16, CHARS_PER_TOKEN * budget)
+
+    # -- execution, once admitted ----------------------------------------------------------
+    async def _translate_piece(
+        self,
+        piece: _Piece,
+        target: Language,
+        request: TranslateRequest,
+        record: RequestRecord,
+        deadline: float,
+    ) -> PieceResult:
+        tokens = self.generation.engine.count_tokens(piece.text)
+        budget = self._token_budget(piece, target, request)
+        if tokens > budget and len(piece.text) > 1:
+            result = await self._translate_refitted(
+                piece, refit(piece.text, tokens, budget), target, request, record, deadline)
+        else:
+            prompt, options = self._prepare(piece, piece.text, target, request)
+            completion = await self.generation.complete(prompt, options, record, deadline)
+            result = PieceResult(
+                clean_translation(completion.texts[0], piece.text),
+                completion.finish_reasons[0] or "stop",
+                completion.prompt_tokens,
+                completion.completion_tokens,
+            )
+        self._remember(piece, result)
+        return result
+
+    async def _translate_refitted(
+        self,
+        piece: _Piece,
+        document: Document,
+        target: Language,
+        request: TranslateRequest,
+        record: RequestRecord,
+        deadline: float,
+    ) -> PieceResult:
+        # The piece itself was admitted as one engine request; its extra ones are admitted now.
+        ticket = self.admission.admit(max(0, len(document.pieces) - 1))
+        try:
+            async with asyncio.TaskGroup() as group:
+                tasks = [
+                    group.create_task(self._translate_piece(
+                        _Piece(text, piece.source, entries_in(text, piece.glossary), None,
+                               piece.param, None),
+                        target, request, record, deadline))
+                    for text in document.pieces
+                ]
+        except* Exception as failures:
+            raise failures.exceptions[0] from None
+        finally:
+            ticket.release()
+        results = [task.result() for task in tasks]
+        return PieceResult(
+            document.assemble([r.text for r in results]),
+            "length" if any(r.finish_reason == "length" for r in results) else "stop",
+            sum(r.prompt_tokens for r in results),
+            sum(r.completion_tokens for r in results),
+        )
+
+    def _token_budget(self, piece: _Piece, target: Language, request: TranslateRequest) -> int:
+        """Source tokens one request can take: its prompt, and room for a translation of
+        about three times the source."""
+        overhead = self._overhead(piece.source, target, tuple(piece.glossary.items()),
+                                  request.formality)
+        budget = min(MAX_PIECE_TOKENS, (self.generation.max_model_len - overhead - 16) // 4)
+        if budget < 1:
+            raise InvalidRequestError(
+                "This model's context is too short for the translation instructions.",
+                param=piece.param, code="context_length_exceeded")
+        return budget
+
+    @lru_cache(maxsize=1024)  # noqa: B019 - one service per app; the key is small
+    def _overhead(self, source: Language, target: Language,
+                  glossary: tuple[tuple[str, str], ...], formality: str) -> int:
+        messages = build_translation_messages(
+            "", source.name, target.name, glossary=dict(glossary),
+            formality=formality, template=self.template)
+        return self.generation.prepare(messages, "text").tokens
+
+    def _prepare(self, piece: _Piece, text: str, target: Language,
+                 request: TranslateRequest) -> tuple[Prompt, SamplingOptions]:
+        messages = build_translation_messages(
+            text, piece.source.name, target.name, glossary=piece.glossary,
+            formality=request.formality, template=self.template)
+        prompt = self.generation.prepare(messages, piece.param)
+        return prompt, self._options(prompt, text, request.max_tokens)
 
     def _options(self, prompt: Prompt, text: str, max_tokens: int | None) -> SamplingOptions:
         remaining = self.generation.remaining_context(prompt)
@@ -130,6 +481,30 @@ class TranslationService:
             budget = min(max_tokens, remaining)
         # Greedy: a translation should not change from one call to the next.
         return SamplingOptions(max_tokens=budget, temperature=0.0, stop=translation_stop(text))
+
+    def _remember(self, piece: _Piece, result: PieceResult) -> None:
+        if self.cache is not None and piece.key is not None and result.finish_reason == "stop":
+            self.cache.put(piece.key, CachedTranslation(result.text, result.completion_tokens))
+
+
+def _own_request(request: TranslateRequest) -> TranslateRequest:
+    """The bench's FastAPI comparison app hands in its own request model, with the original
+    fields only; the options it lacks take their defaults."""
+    if isinstance(request, TranslateRequest):
+        return request
+    return TranslateRequest(
+        text=request.text, source_lang=request.source_lang, target_lang=request.target_lang,
+        max_tokens=request.max_tokens, model=request.model, timeout=request.timeout)
+
+
+def _event(payload: msgspec.Struct) -> bytes:
+    return b"data: " + _encode(payload) + b"\n\n"
+
+
+def _detected(detection: Detection | None) -> DetectedLanguage | None:
+    if detection is None:
+        return None
+    return DetectedLanguage(language=detection.language.tag, confidence=detection.confidence)
 
 
 def _language(code: str, param: str) -> Language:

@@ -114,16 +114,18 @@ async def test_bad_requests_name_the_param(
     assert engine.requests == []
 
 
-async def test_text_longer_than_the_model_takes(make_app, engine: FakeEngine) -> None:
+async def test_text_longer_than_the_model_takes_is_split_not_refused(
+    make_app, engine: FakeEngine
+) -> None:
     small = FakeEngine(max_model_len=300)
+    long_text = " ".join(f"w{i}" for i in range(200)) + " "
     async with running(make_app(small)) as client:
         response = await client.post("/translate", json={
-            "text": ["fine", "word " * 200], "source_lang": "en", "target_lang": "de"})
-    assert response.status_code == 400
-    error = response.json()["error"]
-    assert error["param"] == "text[1]"
-    assert error["code"] == "context_length_exceeded"
-    assert small.requests == []
+            "text": ["fine", long_text], "source_lang": "en", "target_lang": "de"})
+    assert response.status_code == 200, response.text
+    assert response.json()["translations"] == ["FINE", long_text.upper()]
+    assert len(small.requests) > 2
+    assert all(len(ids) < 300 for _, ids, _ in small.requests)
 
 
 async def test_unknown_model_is_404(client: AppClient) -> None:

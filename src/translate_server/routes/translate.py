@@ -1,8 +1,15 @@
 from __future__ import annotations
 
-from litestar import Request, post
+from litestar import Request, get, post
+from litestar.response import Stream
 
-from translate_server.protocol.translate import TranslateRequest, TranslateResponse
+from translate_server.protocol.translate import (
+    DetectRequest,
+    DetectResponse,
+    LanguagesResponse,
+    TranslateRequest,
+    TranslateResponse,
+)
 from translate_server.routes.context import (
     app_state,
     deadline_for,
@@ -10,12 +17,31 @@ from translate_server.routes.context import (
     unless_disconnected,
 )
 
+# Set here because Litestar lets the handler's JSON default win over a Stream's media type.
+_STREAM_HEADERS = {"content-type": "text/event-stream; charset=utf-8",
+                   "cache-control": "no-cache", "x-accel-buffering": "no"}
+
 
 @post("/translate", status_code=200, summary="Translate a text or a list of texts",
       tags=["translation"])
-async def translate(data: TranslateRequest, request: Request) -> TranslateResponse:
+async def translate(data: TranslateRequest, request: Request) -> TranslateResponse | Stream:
     state = app_state(request)
+    record = record_of(request)
     deadline = deadline_for(state.limits.request_timeout, data.timeout)
+    if data.stream:
+        return Stream(await state.translation.open_stream(data, record, deadline),
+                      headers=_STREAM_HEADERS)
     return await unless_disconnected(
-        request, state.translation.translate(data, record_of(request), deadline)
+        request, state.translation.translate(data, record, deadline)
     )
+
+
+@post("/detect", status_code=200, summary="Detect the language of a text",
+      tags=["translation"])
+async def detect(data: DetectRequest, request: Request) -> DetectResponse:
+    return app_state(request).translation.detect(data)  # type: ignore[no-any-return]
+
+
+@get("/languages", summary="Languages the server detects", tags=["translation"])
+async def languages(request: Request) -> LanguagesResponse:
+    return app_state(request).translation.languages()  # type: ignore[no-any-return]

@@ -1,0 +1,63 @@
+"""LibreTranslate's API under `/libretranslate/`: its clients work against this server by
+changing their base URL."""
+
+from __future__ import annotations
+
+from litestar import Request, Router, get, post
+
+from translate_server.protocol.errors import ErrorBody
+from translate_server.protocol.libretranslate import (
+    LibreDetected,
+    LibreDetectRequest,
+    LibreError,
+    LibreLanguage,
+    LibreTranslateRequest,
+    LibreTranslateResponse,
+    libre_detections,
+)
+from translate_server.protocol.translate import DetectRequest
+from translate_server.routes.compat import compat_status, read_body, reshaped_handlers
+from translate_server.routes.context import (
+    app_state,
+    deadline_for,
+    record_of,
+    unless_disconnected,
+)
+
+PREFIX = "/libretranslate"
+
+
+@post("/translate", status_code=200, summary="LibreTranslate: translate",
+      tags=["libretranslate"])
+async def libre_translate(request: Request) -> LibreTranslateResponse:
+    body = await read_body(request, LibreTranslateRequest)
+    state = app_state(request)
+    deadline = deadline_for(state.limits.request_timeout, None)
+    response = await unless_disconnected(request, state.translation.translate(
+        body.to_translate_request(), record_of(request), deadline))
+    return LibreTranslateResponse.of(response)
+
+
+@post("/detect", status_code=200, summary="LibreTranslate: detect the language",
+      tags=["libretranslate"])
+async def libre_detect(request: Request) -> list[LibreDetected]:
+    body = await read_body(request, LibreDetectRequest)
+    response = app_state(request).translation.detect(DetectRequest(text=body.q))
+    return libre_detections(response)
+
+
+@get("/languages", summary="LibreTranslate: languages", tags=["libretranslate"])
+async def libre_languages(request: Request) -> list[LibreLanguage]:
+    languages = app_state(request).translation.languages().languages
+    codes = [language.code for language in languages]
+    return [LibreLanguage(code=language.code, name=language.name, targets=codes)
+            for language in languages]
+
+
+def _shape(status: int, error: ErrorBody) -> tuple[int, LibreError]:
+    return compat_status(status, error), LibreError(error=error.message)
+
+
+def libretranslate_router() -> Router:
+    return Router(path=PREFIX, route_handlers=[libre_translate, libre_detect, libre_languages],
+                  exception_handlers=reshaped_handlers(_shape))

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+import asyncio
+
+from harness import running
+
+from fakes import FakeEngine
+
+PARAGRAPH = ("This paragraph has several sentences. Each of them is short! "
+             "Together they are long enough to need splitting? Yes, they are.")
+
+
+def _document(paragraphs: int) -> str:
+    return "\n\n".join(f"{i}. {PARAGRAPH}" for i in range(paragraphs)) + "\n"
+
+
+async def test_a_long_document_is_split_translated_concurrently_and_reassembled(
+    make_app
+) -> None:
+    engine = FakeEngine(max_model_len=512, token_delay=0.01)
+    document = "  Title line\n\n" + _document(12) + "\n   \n"
+    async with running(make_app(engine)) as client:
+        response = await client.post("/translate", json={
+            "text": document, "source_lang": "en", "target_lang": "de"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["translation"] == document.upper()  # every blank line and space in place
+    assert body["finish_reason"] == "stop"
+    assert len(engine.requests) > 3
+    assert all(len(ids) < 512 for _, ids, _ in engine.requests)
+    assert body["usage"]["prompt_tokens"] == sum(len(ids) for _, ids, _ in engine.requests)
+
+
+async def test_pieces_are_submitted_at_once(make_app) -> None:
+    engine = FakeEngine(max_model_len=512, first_token_delay=0.2)
+    async with running(make_app(engine)) as client:
+        task = asyncio.create_task(client.post("/translate", json={
+            "text": _document(8), "source_lang": "en", "target_lang": "de"}))
+        await asyncio.sleep(0.1)
+        in_flight = len(engine.unfinished)
+        await task
+    assert in_flight == len(engine.requests) > 3
+
+
+async def test_a_cut_piece_is_reported_not_hidden(make_app) -> None:
+    engine = FakeEngine(max_model_len=512)
+    engine.responder = lambda prompt, options: "loop " * 10_000
+    async with running(make_app(engine)) as client:
+        body = (await client.post("/translate", json={
+            "text": _document(6), "source_lang": "en", "target_lang": "de"})).json()
+    assert body["finish_reason"] == "length"
+
+
+async def test_a_dense_piece_is_split_again_once_tokenized(make_app) -> None:
+    class DenseEngine(FakeEngine):
+        def count_tokens(self, text: str) -> int:
+            return len(text)  # a script with one token per character
+
+    engine = DenseEngine(max_model_len=600)
+    text = "会议已改到星期四下午。" * 30
+    async with running(make_app(engine)) as client:
+        response = await client.post("/translate", json={
+            "text": text, "source_lang": "zh", "target_lang": "en"})
+    assert response.status_code == 200, response.text
+    assert response.json()["translation"] == text
+    assert len(engine.requests) >= 2
+
+
+async def test_admission_counts_the_pieces(make_app) -> None:
+    engine = FakeEngine(max_model_len=512)
+    async with running(make_app(engine, max_num_seqs=1, max_queued_requests=1)) as client:
+        response = await client.post("/translate", json={
+            "text": _document(10), "source_lang": "en", "target_lang": "de"})
+        assert response.status_code == 200  # larger than the capacity: runs alone
+        admission = client.app.state.admission
+        assert admission.in_flight == 0
