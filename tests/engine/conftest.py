@@ -6,19 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
+from server_process import ENGINE_ENV
 from tiny_model import tiny_model_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CACHE = REPO_ROOT / ".cache"
 
-# What the engine needs on a CPU-only machine with no model hub; set before any test starts
-# vLLM in this process (subprocess tests pass the same in their environment).
-ENGINE_ENV = {
-    "VLLM_CPU_KVCACHE_SPACE": "1",
-    "VLLM_NO_USAGE_STATS": "1",
-    "HF_HUB_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
-}
+# Set before any test starts vLLM in this process (server processes get the same).
 for _name, _value in ENGINE_ENV.items():
     os.environ.setdefault(_name, _value)
 
