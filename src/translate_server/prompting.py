@@ -140,7 +140,7 @@ _QUOTES = {'"': '"', "“": "”", "„": "“", "«": "»", "»": "«", "「": 
            "'": "'", "‘": "’", "‚": "‘"}
 _CLOSING_QUOTES = frozenset(_QUOTES.values())
 _TRAILING_NOTE = re.compile(
-    r"\n\s*\(?\s*(?:note|notes|translator'?s note|explanation)\s*:.*\Z", re.IGNORECASE | re.S
+    r"\n\s*\(?\s*(?:note|notes|translator'?s note|explanation)\s*:.*\Z", re.IGNORECASE | re.DOTALL
 )
 
 

@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator
 import deepl
 import pytest
 import uvicorn
-
 from fakes import FakeEngine
 
 

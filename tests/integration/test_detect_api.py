@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-from harness import AppClient
-
 from fakes import FakeEngine
+from harness import AppClient
 
 
 async def test_source_language_is_detected_when_omitted(

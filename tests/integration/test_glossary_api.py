@@ -7,8 +7,8 @@ from harness import AppClient
 
 def _glossary_following(prompt: str, options) -> str:
     """A model that translates by upper-casing and obeys the glossary in its instructions."""
-    text = re.search(r"<source>\n(.*)\n</source>", prompt, re.S).group(1).upper()
-    for term, required in re.findall(r"^- (.+?) => ([^<\n]+)", prompt, re.M):
+    text = re.search(r"<source>\n(.*)\n</source>", prompt, re.DOTALL).group(1).upper()
+    for term, required in re.findall(r"^- (.+?) => ([^<\n]+)", prompt, re.MULTILINE):
         text = re.sub(re.escape(term.upper()), required, text)
     return text
 

@@ -9,10 +9,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 import uvicorn
+from fakes import FakeEngine
 from harness import running
 from libretranslatepy import LibreTranslateAPI
-
-from fakes import FakeEngine
 
 
 @pytest.fixture

@@ -2,9 +2,8 @@ from __future__ import annotations
 
 import asyncio
 
-from harness import running
-
 from fakes import FakeEngine
+from harness import running
 
 PARAGRAPH = ("This paragraph has several sentences. Each of them is short! "
              "Together they are long enough to need splitting? Yes, they are.")

@@ -2,9 +2,8 @@ from __future__ import annotations
 
 import json
 
-from harness import AppClient, running
-
 from fakes import FakeEngine
+from harness import AppClient, running
 
 
 async def _events(response) -> list:
@@ -48,11 +47,10 @@ async def test_long_text_streams_in_order_with_its_layout(make_app) -> None:
     engine = FakeEngine(max_model_len=512, token_delay=0.001)
     text = "\n\n".join(f"Paragraph {i} has a few words in it, and then some more words. "
                        "Another sentence follows here." for i in range(10))
-    async with running(make_app(engine)) as client:
-        async with client.stream("POST", "/translate", json={
-                "text": text, "source_lang": "en", "target_lang": "de",
-                "stream": True}) as response:
-            events = await _events(response)
+    async with running(make_app(engine)) as client, client.stream("POST", "/translate", json={
+            "text": text, "source_lang": "en", "target_lang": "de",
+            "stream": True}) as response:
+        events = await _events(response)
     assert "".join(e["delta"] for e in events[:-1]) == text.upper()
     assert len(engine.requests) > 1
 

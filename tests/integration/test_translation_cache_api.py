@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-from harness import AppClient, running
-
 from fakes import FakeEngine
+from harness import AppClient, running
 
 REQUEST = {"text": "Good morning", "source_lang": "en", "target_lang": "de"}
 

@@ -40,8 +40,8 @@ class LibreDetected(msgspec.Struct, kw_only=True):
 
 
 class LibreTranslateResponse(ResponseStruct, kw_only=True):
-    translatedText: str | list[str]  # noqa: N815 - LibreTranslate's name
-    detectedLanguage: LibreDetected | list[LibreDetected] | None = None  # noqa: N815
+    translatedText: str | list[str]
+    detectedLanguage: LibreDetected | list[LibreDetected] | None = None
 
     @classmethod
     def of(cls, response: TranslateResponse) -> LibreTranslateResponse:
