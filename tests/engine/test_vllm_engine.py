@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 
 import prometheus_client
+import psutil
 import pytest
 import pytest_asyncio
 from transformers import AutoTokenizer
 
 from translate_server.engine.protocol import (
+    EngineDeadError,
     EngineOutput,
     GenerationStep,
     PromptTooLongError,
@@ -258,3 +261,31 @@ async def test_vllm_metrics_are_registered(engine, prompt):
         'vllm:request_success_total{engine="0",finished_reason="length",model_name="tiny"}'
         in exposition
     )
+
+
+async def test_vllm_logs_reach_the_root_logger(engine):
+    # VLLM_CONFIGURE_LOGGING=0: vLLM installs no handler of its own, so our logging
+    # pipeline (handlers on the root logger) formats its records.
+    vllm_logger = logging.getLogger("vllm")
+    assert vllm_logger.handlers == []
+    assert vllm_logger.propagate
+
+
+# Leaves the module's engine dead: keep it last.
+async def test_engine_death_is_reported_as_engine_dead(engine, prompt):
+    [core] = [
+        child
+        for child in psutil.Process().children(recursive=True)
+        if "EngineCore" in " ".join(child.cmdline()) or "EngineCore" in child.name()
+    ]
+    stream = engine.generate(prompt, options(max_tokens=400), "dies")
+    await anext(stream)
+    core.kill()
+    with pytest.raises(EngineDeadError):
+        async for _ in stream:
+            pass
+    assert not engine.is_alive
+    with pytest.raises(EngineDeadError):
+        await engine.check_health()
+    with pytest.raises(EngineDeadError):
+        await collect(engine, prompt, options(max_tokens=4), "after-death")
