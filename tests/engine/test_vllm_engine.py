@@ -122,6 +122,21 @@ async def test_deltas_concatenate_to_the_full_text(engine, prompt):
     assert text_of(outputs).strip()
 
 
+async def test_a_slow_consumer_gets_merged_deltas(engine, prompt):
+    # vLLM merges the deltas a consumer has not taken yet into one item: nothing is lost and
+    # the token counts stay right.
+    fast = await collect(engine, prompt, options(n=2, max_tokens=32, seed=9), "fast")
+    slow = []
+    async for output in engine.generate(prompt, options(n=2, max_tokens=32, seed=9), "slow"):
+        slow.append(output)
+        await asyncio.sleep(0.05)
+    assert len(slow) < len(fast)
+    for index in (0, 1):
+        assert text_of(slow, index) == text_of(fast, index)
+        assert choice_steps(slow, index)[-1].completion_tokens == 32
+        assert choice_steps(slow, index)[-1].finish_reason == "length"
+
+
 async def test_n_choices_stream_separately(engine, prompt):
     outputs = await collect(engine, prompt, options(n=2, max_tokens=16), "n2")
     for index in (0, 1):
