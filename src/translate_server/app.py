@@ -24,6 +24,8 @@ from translate_server.observability import RequestObserver, ServiceMetrics
 from translate_server.routes.health import health, live, metrics
 from translate_server.routes.openai import chat_completions, list_models, retrieve_model
 from translate_server.routes.deepl import deepl_router
+from translate_server.routes.deepl import error_shape as deepl_error_shape
+from translate_server.routes.libretranslate import error_shape as libre_error_shape
 from translate_server.routes.libretranslate import libretranslate_router
 from translate_server.routes.translate import detect, languages, translate
 from translate_server.settings import Settings
@@ -34,8 +36,8 @@ API_ROUTES = (translate, detect, languages, chat_completions, list_models, retri
 OPEN_ROUTES = (health, live, metrics)
 # Open without an API key, whatever the keys; /metrics too unless configured otherwise.
 OPEN_PATHS = frozenset({"/health", "/health/live", "/docs", "/docs/openapi.json"})
-# Path prefixes whose POST bodies must be JSON.
-JSON_BODY_PATHS = ("/translate", "/detect", "/v1/")
+# Routes whose POST bodies must be JSON.
+JSON_BODY_PATHS = frozenset({"/translate", "/detect", "/v1/chat/completions"})
 # Paths reported as themselves in logs and metrics; anything else is "unmatched".
 KNOWN_PATHS = frozenset({"/translate", "/detect", "/languages", "/v1/chat/completions",
                          "/v1/models", "/health", "/health/live", "/metrics",
@@ -91,7 +93,8 @@ def create_app(
     keys = ApiKeys(settings.server.api_keys) if settings.server.api_keys else None
     open_paths = OPEN_PATHS if settings.server.metrics_require_key else OPEN_PATHS | {"/metrics"}
     gate = ApiGate(app.asgi_handler, open_paths=open_paths, json_bodies=JSON_BODY_PATHS,
-                   keys=keys)
+                   keys=keys, error_shapes=(("/v2/", deepl_error_shape),
+                                            ("/libretranslate/", libre_error_shape)))
     app.asgi_handler = RequestObserver(gate, metrics_, KNOWN_PATHS)
     return app
 

@@ -7,6 +7,7 @@ into the OpenAI envelope `{"error": {"message", "type", "param", "code"}}`.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -121,15 +122,23 @@ def error_response(
 _encode = msgspec.json.Encoder().encode
 
 
-def encode_error(exc: ApiError) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+# A compatible API's own error answer: (status, ErrorBody) -> (its status, its body).
+ErrorShape = Callable[[int, ErrorBody], tuple[int, Any]]
+
+
+def encode_error(
+    exc: ApiError, shape: ErrorShape | None = None
+) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
     """Status, headers and body of an error answered below the framework (plain ASGI)."""
-    body = _encode(ErrorResponse(error=ErrorBody(message=exc.message, type=exc.type,
-                                                 param=exc.param, code=exc.code)))
+    error = ErrorBody(message=exc.message, type=exc.type, param=exc.param, code=exc.code)
+    status, payload = (exc.status_code, ErrorResponse(error=error)) if shape is None else \
+        shape(exc.status_code, error)
+    body = _encode(payload)
     headers = [(b"content-type", b"application/json"),
                (b"content-length", str(len(body)).encode())]
     headers += [(k.lower().encode("latin-1"), v.encode("latin-1"))
                 for k, v in exc.headers.items()]
-    return exc.status_code, headers, body
+    return status, headers, body
 
 
 def error_payload(exc: BaseException) -> ErrorBody:

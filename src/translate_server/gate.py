@@ -16,6 +16,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from translate_server.errors import (
     ApiError,
     AuthenticationError,
+    ErrorShape,
     InvalidRequestError,
     UnsupportedMediaTypeError,
     encode_error,
@@ -49,26 +50,37 @@ class ApiGate:
         app: ASGIApp,
         *,
         open_paths: frozenset[str],
-        json_bodies: tuple[str, ...],
+        json_bodies: frozenset[str],
         keys: ApiKeys | None,
+        error_shapes: tuple[tuple[str, ErrorShape], ...] = (),
     ) -> None:
         """Every path but `open_paths` needs the key (when keys are set); POST bodies under
-        the `json_bodies` prefixes must be JSON."""
+        the `json_bodies` paths must be JSON. Refusals under a prefix of `error_shapes` take
+        that shape (compatible APIs' clients expect their own), others the OpenAI envelope."""
         self.app = app
         self.open_paths = open_paths
         self.json_bodies = json_bodies
         self.keys = keys
+        self.error_shapes = error_shapes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             refusal = self._refusal(scope)
             if refusal is not None:
-                status, headers, body = encode_error(refusal)
+                status, headers, body = encode_error(refusal, self._shape(scope["path"]))
+                # The body was never read: the connection cannot carry another request.
+                headers.append((b"connection", b"close"))
                 await send({"type": "http.response.start", "status": status,
                             "headers": headers})
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
+
+    def _shape(self, path: str) -> ErrorShape | None:
+        for prefix, shape in self.error_shapes:
+            if path.startswith(prefix):
+                return shape
+        return None
 
     def _refusal(self, scope: Scope) -> ApiError | None:
         path: str = scope["path"]
@@ -80,7 +92,7 @@ class ApiGate:
                     "A valid API key is required: send `Authorization: Bearer <key>`.",
                     headers={"WWW-Authenticate": "Bearer"},
                 )
-        if scope["method"] == "POST" and path.startswith(self.json_bodies):
+        if scope["method"] == "POST" and path in self.json_bodies:
             content_type = headers.get(b"content-type", b"").decode("latin-1")
             media_type = content_type.split(";", 1)[0].strip().lower()
             if media_type != "application/json" and not media_type.endswith("+json"):

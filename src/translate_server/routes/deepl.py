@@ -21,14 +21,19 @@ from translate_server.routes.compat import (
     reshaped_handlers,
 )
 from translate_server.routes.context import (
+    COMPAT_ERRORS,
     app_state,
     deadline_for,
+    error_responses,
     record_of,
     unless_disconnected,
 )
 
+_ERRORS = error_responses(*COMPAT_ERRORS, shape=DeepLError)
 
-@post("/translate", status_code=200, summary="DeepL v2: translate texts", tags=["deepl"])
+
+@post("/translate", status_code=200, summary="DeepL v2: translate texts", tags=["deepl"],
+      responses=_ERRORS)
 async def deepl_translate(request: Request) -> DeepLTranslateResponse:
     body = await read_body(request, DeepLTranslateRequest, lists=("text",))
     state = app_state(request)
@@ -38,16 +43,17 @@ async def deepl_translate(request: Request) -> DeepLTranslateResponse:
     return DeepLTranslateResponse.of(body, response)
 
 
-@get("/languages", summary="DeepL v2: source or target languages", tags=["deepl"])
+@get("/languages", summary="DeepL v2: source or target languages", tags=["deepl"],
+      responses=_ERRORS)
 async def deepl_list_languages(request: Request) -> list[DeepLLanguage]:
     kind = await query_or_form(request, "type") or "source"
     return deepl_languages(list(detectable_languages()), kind.lower())
 
 
-def _shape(status: int, error: ErrorBody) -> tuple[int, DeepLError]:
+def error_shape(status: int, error: ErrorBody) -> tuple[int, DeepLError]:
     return compat_status(status, error), DeepLError(message=error.message)
 
 
 def deepl_router() -> Router:
     return Router(path="/v2", route_handlers=[deepl_translate, deepl_list_languages],
-                  exception_handlers=reshaped_handlers(_shape))
+                  exception_handlers=reshaped_handlers(error_shape))

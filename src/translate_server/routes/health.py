@@ -1,13 +1,13 @@
 from __future__ import annotations
 
-from litestar import Request, Response, get
+from litestar import Request, get
 
 from translate_server.errors import UnavailableError
-from translate_server.routes.context import app_state
+from translate_server.routes.context import app_state, error_responses
 
 
 @get("/health", summary="Ready: the engine is alive and requests are being admitted",
-     tags=["operations"])
+     tags=["operations"], responses=error_responses(503))
 async def health(request: Request) -> dict[str, str]:
     state = app_state(request)
     if not state.engine.is_alive:
@@ -18,7 +18,7 @@ async def health(request: Request) -> dict[str, str]:
 
 
 @get("/health/live", summary="Alive: the engine is running (stays up while draining)",
-     tags=["operations"])
+     tags=["operations"], responses=error_responses(503))
 async def live(request: Request) -> dict[str, str]:
     state = app_state(request)
     if not state.engine.is_alive:
@@ -27,8 +27,6 @@ async def live(request: Request) -> dict[str, str]:
 
 
 @get("/metrics", summary="Prometheus metrics: the service's own and the engine's",
-     tags=["operations"], include_in_schema=True)
-async def metrics(request: Request) -> Response[bytes]:
-    state = app_state(request)
-    return Response(state.metrics.exposition(),
-                    media_type="text/plain; version=0.0.4; charset=utf-8")
+     tags=["operations"], media_type="text/plain; version=0.0.4")
+async def metrics(request: Request) -> bytes:
+    return app_state(request).metrics.exposition()

@@ -18,8 +18,10 @@ from translate_server.protocol.libretranslate import (
 from translate_server.protocol.translate import DetectRequest
 from translate_server.routes.compat import compat_status, read_body, reshaped_handlers
 from translate_server.routes.context import (
+    COMPAT_ERRORS,
     app_state,
     deadline_for,
+    error_responses,
     record_of,
     unless_disconnected,
 )
@@ -27,8 +29,12 @@ from translate_server.routes.context import (
 PREFIX = "/libretranslate"
 
 
+_ERRORS = error_responses(*COMPAT_ERRORS, shape=LibreError)
+
+
 @post("/translate", status_code=200, summary="LibreTranslate: translate",
-      tags=["libretranslate"])
+      tags=["libretranslate"],
+      responses=_ERRORS)
 async def libre_translate(request: Request) -> LibreTranslateResponse:
     body = await read_body(request, LibreTranslateRequest)
     state = app_state(request)
@@ -39,14 +45,16 @@ async def libre_translate(request: Request) -> LibreTranslateResponse:
 
 
 @post("/detect", status_code=200, summary="LibreTranslate: detect the language",
-      tags=["libretranslate"])
+      tags=["libretranslate"],
+      responses=_ERRORS)
 async def libre_detect(request: Request) -> list[LibreDetected]:
     body = await read_body(request, LibreDetectRequest)
     response = app_state(request).translation.detect(DetectRequest(text=body.q))
     return libre_detections(response)
 
 
-@get("/languages", summary="LibreTranslate: languages", tags=["libretranslate"])
+@get("/languages", summary="LibreTranslate: languages", tags=["libretranslate"],
+      responses=_ERRORS)
 async def libre_languages(request: Request) -> list[LibreLanguage]:
     languages = app_state(request).translation.languages().languages
     codes = [language.code for language in languages]
@@ -54,10 +62,10 @@ async def libre_languages(request: Request) -> list[LibreLanguage]:
             for language in languages]
 
 
-def _shape(status: int, error: ErrorBody) -> tuple[int, LibreError]:
+def error_shape(status: int, error: ErrorBody) -> tuple[int, LibreError]:
     return compat_status(status, error), LibreError(error=error.message)
 
 
 def libretranslate_router() -> Router:
     return Router(path=PREFIX, route_handlers=[libre_translate, libre_detect, libre_languages],
-                  exception_handlers=reshaped_handlers(_shape))
+                  exception_handlers=reshaped_handlers(error_shape))

@@ -12,8 +12,10 @@ from translate_server.protocol.openai import (
     ModelList,
 )
 from translate_server.routes.context import (
+    API_ERRORS,
     app_state,
     deadline_for,
+    error_responses,
     record_of,
     unless_disconnected,
 )
@@ -25,7 +27,7 @@ _STREAM_HEADERS = {"content-type": "text/event-stream; charset=utf-8",
 
 
 @post("/v1/chat/completions", status_code=200, summary="Create a chat completion",
-      tags=["openai"])
+      tags=["openai"], responses=error_responses(*API_ERRORS))
 async def chat_completions(
     data: ChatCompletionRequest, request: Request
 ) -> ChatCompletion | Stream:
@@ -43,13 +45,15 @@ def _model(state: State) -> Model:
                  max_model_len=state.engine.info.max_model_len)
 
 
-@get("/v1/models", summary="List the served model", tags=["openai"])
+@get("/v1/models", summary="List the served model", tags=["openai"],
+     responses=error_responses(401))
 async def list_models(request: Request) -> ModelList:
     state = app_state(request)
     return ModelList(data=[_model(state)])
 
 
-@get("/v1/models/{model_id:path}", summary="Describe the served model", tags=["openai"])
+@get("/v1/models/{model_id:path}", summary="Describe the served model", tags=["openai"],
+     responses=error_responses(401, 404))
 async def retrieve_model(model_id: str, request: Request) -> Model:
     state = app_state(request)
     model_id = model_id.lstrip("/")

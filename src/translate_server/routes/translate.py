@@ -11,6 +11,8 @@ from translate_server.protocol.translate import (
     TranslateResponse,
 )
 from translate_server.routes.context import (
+    API_ERRORS,
+    error_responses,
     app_state,
     deadline_for,
     record_of,
@@ -23,7 +25,7 @@ _STREAM_HEADERS = {"content-type": "text/event-stream; charset=utf-8",
 
 
 @post("/translate", status_code=200, summary="Translate a text or a list of texts",
-      tags=["translation"])
+      tags=["translation"], responses=error_responses(*API_ERRORS))
 async def translate(data: TranslateRequest, request: Request) -> TranslateResponse | Stream:
     state = app_state(request)
     record = record_of(request)
@@ -37,7 +39,7 @@ async def translate(data: TranslateRequest, request: Request) -> TranslateRespon
 
 
 @post("/detect", status_code=200, summary="Detect the language of a text",
-      tags=["translation"])
+      tags=["translation"], responses=error_responses(400, 401, 413, 415))
 async def detect(data: DetectRequest, request: Request) -> DetectResponse:
     return app_state(request).translation.detect(data)  # type: ignore[no-any-return]
 
