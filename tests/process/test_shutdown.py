@@ -5,43 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import httpx
 import pytest
+from conftest import start_fake_server
 
-SCRIPT = Path(__file__).parent / "fake_server.py"
+
 TRANSLATE = {"text": "hello", "source_lang": "en", "target_lang": "de", "max_tokens": 50}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start(*args: str) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    process = subprocess.Popen([sys.executable, str(SCRIPT), str(port), *args],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/health").status_code == 200:
-                return process, base
-        except httpx.TransportError:
-            time.sleep(0.1)
-    process.kill()
-    raise AssertionError(process.stdout.read().decode())  # type: ignore[union-attr]
-
-
 async def test_sigterm_lets_accepted_requests_finish() -> None:
-    process, base = start("0.05")  # 20 tokens x 50 ms: about a second per request
+    process, base = start_fake_server("0.05")  # 20 tokens x 50 ms: about a second per request
     try:
         async with httpx.AsyncClient(base_url=base, timeout=30) as client:
             accepted = [asyncio.create_task(client.post("/translate", json=TRANSLATE))
@@ -64,7 +38,7 @@ async def test_sigterm_lets_accepted_requests_finish() -> None:
 
 @pytest.mark.parametrize("streaming", [False, True])
 async def test_engine_death_fails_requests_and_exits_non_zero(streaming: bool) -> None:
-    process, base = start("0.05", "5")
+    process, base = start_fake_server("0.05", "5")
     try:
         async with httpx.AsyncClient(base_url=base, timeout=30) as client:
             response = await client.post(

@@ -1,0 +1,26 @@
+"""Schemathesis against the committed openapi/openapi.json, on the running server: generated
+requests, valid and invalid, may never get a 5xx or an answer the document does not describe."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+OPENAPI = Path(__file__).parents[2] / "openapi" / "openapi.json"
+schema = schemathesis.openapi.from_path(str(OPENAPI))
+
+# Not checked: that every schema-valid body is accepted. Some rules live beyond what the
+# document can say (a language tag must name a real language; a text must not be blank),
+# and Litestar drops the bounds of optional numbers from the document (`timeout` > 0).
+EXCLUDED = [positive_data_acceptance]
+
+
+@schema.parametrize()
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+def test_api_conforms_to_its_document(case, fake_server: str) -> None:  # type: ignore[no-untyped-def]
+    # A bounded wait: a request that hangs fails here, with its reproduction.
+    case.call_and_validate(base_url=fake_server, excluded_checks=EXCLUDED, timeout=20)
