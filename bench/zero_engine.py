@@ -52,6 +52,9 @@ class ZeroLatencyEngine:
     async def abort(self, request_id: str) -> None:
         return None
 
+    def unfinished_requests(self) -> int:
+        return 0
+
     async def check_health(self) -> None:
         return None
 

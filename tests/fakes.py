@@ -116,6 +116,9 @@ class FakeEngine:
     async def abort(self, request_id: str) -> None:
         self.aborted.add(request_id)
 
+    def unfinished_requests(self) -> int:
+        return len(self.unfinished)
+
     async def check_health(self) -> None:
         if not self.alive:
             raise EngineDeadError("fake engine is dead")

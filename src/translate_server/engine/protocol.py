@@ -96,6 +96,10 @@ class Engine(Protocol):
 
     async def abort(self, request_id: str) -> None: ...
 
+    def unfinished_requests(self) -> int:
+        """Requests the engine holds that have not finished (running, waiting or aborting)."""
+        ...
+
     async def check_health(self) -> None:
         """Raises EngineDeadError when the engine cannot serve."""
         ...

@@ -176,6 +176,10 @@ class VllmEngine:
         if self._engine is not None:
             await self._engine.abort(request_id)
 
+    def unfinished_requests(self) -> int:
+        engine = self._engine
+        return 0 if engine is None else engine.get_num_unfinished_requests()
+
     async def check_health(self) -> None:
         engine = self._engine
         if engine is None:

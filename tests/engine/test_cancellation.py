@@ -1,0 +1,76 @@
+"""The real engine on the CPU: when 200 clients give up mid-generation, their engine requests
+are aborted (the engine's unfinished count returns to zero) and a new request is served."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+from harness import running
+
+from translate_server.app import create_app
+from translate_server.engine.vllm_engine import create_vllm_engine
+from translate_server.settings import load_settings
+
+pytestmark = pytest.mark.engine
+
+CLIENTS = 200
+
+
+async def give_up(app, body: dict, after: float, stream: bool) -> None:  # type: ignore[no-untyped-def]
+    """A client that sends its request and hangs up `after` seconds later."""
+    payload = json.dumps({**body, "stream": stream}).encode()
+    pending = [{"type": "http.request", "body": payload, "more_body": False}]
+
+    async def receive() -> dict:
+        if pending:
+            return pending.pop()
+        await asyncio.sleep(after)
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        pass
+
+    path = "/v1/chat/completions"
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(),
+             "query_string": b"", "root_path": "", "client": ("127.0.0.1", 1),
+             "server": ("127.0.0.1", 80),
+             "headers": [(b"content-type", b"application/json"),
+                         (b"content-length", str(len(payload)).encode())]}
+    await app(scope, receive, send)
+
+
+async def test_clients_giving_up_abort_their_engine_requests(tiny_model) -> None:
+    settings = load_settings({"model": str(tiny_model), "served_model_name": "tiny",
+                              "max_model_len": 512, "max_num_seqs": 16,
+                              "max_queued_requests": CLIENTS}, environ={})
+    app = create_app(settings, lambda: create_vllm_engine(settings.engine))
+    async with running(app) as client:
+        engine = app.state.engine
+        body = {"messages": [{"role": "user", "content": "Tell me a long story."}],
+                "max_tokens": 400, "ignore_eos": True, "seed": 1}
+        clients = [asyncio.create_task(give_up(app, body, 1.0 + i / CLIENTS, i % 2 == 0))
+                   for i in range(CLIENTS)]
+        await asyncio.sleep(0.8)
+        in_engine = engine.unfinished_requests()
+        await asyncio.gather(*clients)
+        gave_up = time.perf_counter()
+        while engine.unfinished_requests() and time.perf_counter() - gave_up < 30:
+            await asyncio.sleep(0.02)
+        drained_after = time.perf_counter() - gave_up
+        assert engine.unfinished_requests() == 0
+        assert app.state.admission.in_flight == 0
+
+        started = time.perf_counter()
+        response = await client.post("/v1/chat/completions", json={
+            "messages": [{"role": "user", "content": "hi"}], "max_tokens": 4, "seed": 2})
+        served_after = time.perf_counter() - started
+        assert response.status_code == 200
+        assert response.json()["usage"]["completion_tokens"] >= 1
+    print(f"\ncancellation: {in_engine} requests in the engine when {CLIENTS} clients gave "
+          f"up; unfinished back to 0 {drained_after:.2f} s after the last left; a new "
+          f"request served in {served_after:.2f} s")
+    assert in_engine > CLIENTS // 2  # the clients really were mid-generation
