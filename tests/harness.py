@@ -5,6 +5,7 @@ serializes them.)"""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -42,3 +43,29 @@ async def running(app: Litestar) -> AsyncIterator[AppClient]:
     finally:
         stop.set()
         await task
+
+
+async def call_and_leave(app: Litestar, path: str, body: dict, leave_after: float) -> list[dict]:
+    """Drive the ASGI app directly as a client that sends `body` and hangs up `leave_after`
+    seconds later; returns the messages the app sent before that."""
+    payload = json.dumps(body).encode()
+    pending = [{"type": "http.request", "body": payload, "more_body": False}]
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        if pending:
+            return pending.pop()
+        await asyncio.sleep(leave_after)
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(),
+             "query_string": b"", "root_path": "", "client": ("127.0.0.1", 1),
+             "server": ("127.0.0.1", 80),
+             "headers": [(b"content-type", b"application/json"),
+                         (b"content-length", str(len(payload)).encode())]}
+    await app(scope, receive, send)  # type: ignore[arg-type]
+    return sent

@@ -4,11 +4,10 @@ are aborted (the engine's unfinished count returns to zero) and a new request is
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 
 import pytest
-from harness import running
+from harness import call_and_leave, running
 
 from translate_server.app import create_app
 from translate_server.engine.vllm_engine import create_vllm_engine
@@ -17,30 +16,6 @@ from translate_server.settings import load_settings
 pytestmark = pytest.mark.engine
 
 CLIENTS = 200
-
-
-async def give_up(app, body: dict, after: float, stream: bool) -> None:  # type: ignore[no-untyped-def]
-    """A client that sends its request and hangs up `after` seconds later."""
-    payload = json.dumps({**body, "stream": stream}).encode()
-    pending = [{"type": "http.request", "body": payload, "more_body": False}]
-
-    async def receive() -> dict:
-        if pending:
-            return pending.pop()
-        await asyncio.sleep(after)
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict) -> None:
-        pass
-
-    path = "/v1/chat/completions"
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-             "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(),
-             "query_string": b"", "root_path": "", "client": ("127.0.0.1", 1),
-             "server": ("127.0.0.1", 80),
-             "headers": [(b"content-type", b"application/json"),
-                         (b"content-length", str(len(payload)).encode())]}
-    await app(scope, receive, send)
 
 
 async def test_clients_giving_up_abort_their_engine_requests(tiny_model) -> None:
@@ -52,7 +27,9 @@ async def test_clients_giving_up_abort_their_engine_requests(tiny_model) -> None
         engine = app.state.engine
         body = {"messages": [{"role": "user", "content": "Tell me a long story."}],
                 "max_tokens": 400, "ignore_eos": True, "seed": 1}
-        clients = [asyncio.create_task(give_up(app, body, 1.0 + i / CLIENTS, i % 2 == 0))
+        clients = [asyncio.create_task(call_and_leave(app, "/v1/chat/completions",
+                                                     {**body, "stream": i % 2 == 0},
+                                                     1.0 + i / CLIENTS))
                    for i in range(CLIENTS)]
         await asyncio.sleep(0.8)
         in_engine = engine.unfinished_requests()

@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 
-from harness import AppClient, running
-
 from fakes import FakeEngine
+from harness import AppClient, call_and_leave, running
 
 TRANSLATE = {"text": "Good morning", "source_lang": "en", "target_lang": "de"}
 CHAT = {"messages": [{"role": "user", "content": "hi there"}]}
@@ -102,38 +101,15 @@ async def test_draining_refuses_new_work(client: AppClient) -> None:
     assert refused.json()["error"]["code"] == "shutting_down"
 
 
-async def _call_and_disconnect(app, path: str, body: dict, leave_after: float) -> list[dict]:  # type: ignore[no-untyped-def]
-    """Drive the ASGI app directly, as a client that gives up after `leave_after` seconds."""
-    payload = json.dumps(body).encode()
-    messages = [{"type": "http.request", "body": payload, "more_body": False}]
-    sent: list[dict] = []
-
-    async def receive() -> dict:
-        if messages:
-            return messages.pop()
-        await asyncio.sleep(leave_after)
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict) -> None:
-        sent.append(message)
-
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
-             "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
-             "root_path": "", "headers": [(b"content-type", b"application/json")],
-             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
-    await asyncio.wait_for(app(scope, receive, send), timeout=5)
-    return sent
-
-
 async def test_client_leaving_aborts_its_engine_requests(make_app) -> None:
     slow = FakeEngine(token_delay=0.05)
     slow.responder = lambda prompt, options: "word " * 200
     app = make_app(slow)
     async with running(app):
-        await _call_and_disconnect(app, "/translate",
+        await call_and_leave(app, "/translate",
                                    {**TRANSLATE, "text": ["a " * 100, "b " * 100]}, 0.2)
-        await _call_and_disconnect(app, "/v1/chat/completions", CHAT, 0.2)
-        await _call_and_disconnect(app, "/v1/chat/completions", {**CHAT, "stream": True}, 0.2)
+        await call_and_leave(app, "/v1/chat/completions", CHAT, 0.2)
+        await call_and_leave(app, "/v1/chat/completions", {**CHAT, "stream": True}, 0.2)
         await asyncio.sleep(0.1)
         assert len(slow.requests) == 4
         assert slow.unfinished == set()

@@ -13,9 +13,8 @@ from collections import Counter, deque
 
 import httpx
 import psutil
-
 from fakes import FakeEngine
-from harness import running
+from harness import call_and_leave, running
 
 REQUESTS = int(os.environ.get("SOAK_REQUESTS", "5000"))
 CONCURRENCY = 64
@@ -23,7 +22,7 @@ CONCURRENCY = 64
 RSS_GROWTH_LIMIT_MB = 25
 
 TRANSLATE = {"source_lang": "en", "target_lang": "de"}
-SENTENCE = "the quick brown fox jumps over the lazy dog again and again".split()
+SENTENCE = ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "again", "and", "again"]
 
 
 def translate_body(rng: random.Random) -> dict:
@@ -37,29 +36,6 @@ def chat_body(rng: random.Random, stream: bool) -> dict:
     words = " ".join(rng.choices(SENTENCE, k=rng.randint(1, 20)))
     return {"messages": [{"role": "user", "content": words}], "stream": stream,
             "max_tokens": rng.randint(1, 40), "stream_options": {"include_usage": True}}
-
-
-async def leave_early(app, path: str, body: dict, after: float) -> None:  # type: ignore[no-untyped-def]
-    """A client that sends its request and hangs up `after` seconds later."""
-    payload = json.dumps(body).encode()
-    pending = [{"type": "http.request", "body": payload, "more_body": False}]
-
-    async def receive() -> dict:
-        if pending:
-            return pending.pop()
-        await asyncio.sleep(after)
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict) -> None:
-        pass
-
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-             "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(),
-             "query_string": b"", "root_path": "", "client": ("127.0.0.1", 1),
-             "server": ("127.0.0.1", 80),
-             "headers": [(b"content-type", b"application/json"),
-                         (b"content-length", str(len(payload)).encode())]}
-    await app(scope, receive, send)
 
 
 def check_answer(kind: str, response: httpx.Response, body: dict) -> str:
@@ -109,7 +85,7 @@ async def test_soak(make_app) -> None:
                 if roll < 0.08:
                     path = "/translate" if roll < 0.04 else "/v1/chat/completions"
                     body = translate_body(rng) if roll < 0.04 else chat_body(rng, roll < 0.06)
-                    await leave_early(app, path, body, rng.uniform(0, 0.01))
+                    await call_and_leave(app, path, body, rng.uniform(0, 0.01))
                     outcomes["left"] += 1
                     return
                 if roll < 0.15:
