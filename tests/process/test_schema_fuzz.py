@@ -19,8 +19,15 @@ EXCLUDED = [positive_data_acceptance]
 
 
 @schema.parametrize()
-@settings(max_examples=40, deadline=None,
+# Derandomized: CI runs the same examples every time, so a failure reproduces.
+@settings(max_examples=60, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 def test_api_conforms_to_its_document(case, fake_server: str) -> None:  # type: ignore[no-untyped-def]
+    if isinstance(case.body, dict) and case.body.get("stream") is True:
+        # An event stream, which the document describes in words only; its shape is tested
+        # with the OpenAI SDK. Here: never a server error, never a hang.
+        response = case.call(base_url=fake_server, timeout=20)
+        assert response.status_code < 500 or response.status_code == 503, response.text
+        return
     # A bounded wait: a request that hangs fails here, with its reproduction.
     case.call_and_validate(base_url=fake_server, excluded_checks=EXCLUDED, timeout=20)

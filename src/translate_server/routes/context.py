@@ -91,6 +91,13 @@ def error_responses(*statuses: int, shape: type = ErrorResponse) -> dict[int, Re
 
 API_ERRORS = (400, 401, 404, 413, 415, 503, 504)
 
+
+def answer_or_stream(answer: type, description: str) -> dict[int, ResponseSpec]:
+    """The 200 of a route that answers JSON, or an event stream when asked to: documented as
+    the JSON answer (a handler annotated `Answer | Stream` would be documented as "anything")."""
+    return {200: ResponseSpec(data_container=answer, generate_examples=False,
+                              description=description)}
+
 # What the DeepL- and LibreTranslate-compatible routes answer instead: 403 for a bad key and
 # 429 when overloaded, as their clients expect.
 COMPAT_ERRORS = (400, 403, 404, 413, 429, 503, 504)

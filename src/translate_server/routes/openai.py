@@ -13,6 +13,7 @@ from translate_server.protocol.openai import (
 )
 from translate_server.routes.context import (
     API_ERRORS,
+    answer_or_stream,
     app_state,
     deadline_for,
     error_responses,
@@ -27,7 +28,10 @@ _STREAM_HEADERS = {"content-type": "text/event-stream; charset=utf-8",
 
 
 @post("/v1/chat/completions", status_code=200, summary="Create a chat completion",
-      tags=["openai"], responses=error_responses(*API_ERRORS))
+      tags=["openai"], responses={
+          **answer_or_stream(ChatCompletion, "The completion; with `stream: true`, server-sent "
+                             "events of `chat.completion.chunk` objects ending in `[DONE]`"),
+          **error_responses(*API_ERRORS)})
 async def chat_completions(
     data: ChatCompletionRequest, request: Request
 ) -> ChatCompletion | Stream:

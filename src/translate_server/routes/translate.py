@@ -12,6 +12,7 @@ from translate_server.protocol.translate import (
 )
 from translate_server.routes.context import (
     API_ERRORS,
+    answer_or_stream,
     error_responses,
     app_state,
     deadline_for,
@@ -25,7 +26,10 @@ _STREAM_HEADERS = {"content-type": "text/event-stream; charset=utf-8",
 
 
 @post("/translate", status_code=200, summary="Translate a text or a list of texts",
-      tags=["translation"], responses=error_responses(*API_ERRORS))
+      tags=["translation"], responses={
+          **answer_or_stream(TranslateResponse, "The translation; with `stream: true`, "
+                             "server-sent events of its deltas ending in `[DONE]`"),
+          **error_responses(*API_ERRORS)})
 async def translate(data: TranslateRequest, request: Request) -> TranslateResponse | Stream:
     state = app_state(request)
     record = record_of(request)
