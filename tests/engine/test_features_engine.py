@@ -11,7 +11,7 @@ import re
 import deepl
 import httpx
 import pytest
-from server_process import ServerProcess, start
+from server_process import ServerProcess, start_tiny
 
 pytestmark = pytest.mark.engine
 
@@ -30,15 +30,7 @@ PAGE = (
 
 @pytest.fixture(scope="module")
 def server(tiny_model, tmp_path_factory):
-    process = start(
-        [
-            "--model", str(tiny_model),
-            "--served-model-name", "tiny",
-            "--max-model-len", "512",
-            "--max-num-seqs", "8",
-        ],
-        tmp_path_factory.mktemp("features") / "server.log",
-    )  # fmt: skip
+    process = start_tiny(tiny_model, tmp_path_factory.mktemp("features"))
     yield process
     process.stop()
 

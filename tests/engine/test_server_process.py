@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import openai
 import pytest
-from server_process import ServerProcess, start
+from server_process import ServerProcess, start_tiny
 
 pytestmark = pytest.mark.engine
 
@@ -17,15 +17,7 @@ EXIT_TIMEOUT = 30.0
 
 @pytest.fixture(scope="module")
 def server(tiny_model, tmp_path_factory):
-    process = start(
-        [
-            "--model", str(tiny_model),
-            "--served-model-name", "tiny",
-            "--max-model-len", "512",
-            "--max-num-seqs", "8",
-        ],
-        tmp_path_factory.mktemp("server") / "server.log",
-    )  # fmt: skip
+    process = start_tiny(tiny_model, tmp_path_factory.mktemp("server"))
     yield process
     process.stop()
 
