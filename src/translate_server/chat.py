@@ -6,9 +6,9 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 
-import msgspec
 import structlog
 
+from translate_server import sse
 from translate_server.admission import Admission, Ticket
 from translate_server.engine import ChatMessage, EngineDeadError, SamplingOptions
 from translate_server.errors import (
@@ -34,12 +34,6 @@ from translate_server.protocol.openai import (
 from translate_server.settings import LimitSettings
 
 log = structlog.get_logger("translate_server.chat")
-_encode = msgspec.json.Encoder().encode
-_DONE = b"data: [DONE]\n\n"
-
-
-def _event(payload: msgspec.Struct) -> bytes:
-    return b"data: " + _encode(payload) + b"\n\n"
 
 
 class ChatService:
@@ -112,7 +106,7 @@ class ChatService:
         chunk_id, created, model = _completion_id(), int(time.time()), self.model_name
 
         def chunk(choices: list[ChunkChoice], usage: Usage | None = None) -> bytes:
-            return _event(ChatCompletionChunk(id=chunk_id, created=created, model=model,
+            return sse.event(ChatCompletionChunk(id=chunk_id, created=created, model=model,
                                               choices=choices, usage=usage))
 
         completion_tokens = [0] * request.n
@@ -130,13 +124,13 @@ class ChatService:
                 step = await anext(steps, None)
             if request.stream_options is not None and request.stream_options.include_usage:
                 yield chunk([], Usage.of(prompt.tokens, sum(completion_tokens)))
-            yield _DONE
+            yield sse.DONE
         except Exception as exc:
             # A 200 is already on the wire: the failure becomes the stream's last event.
             if not isinstance(exc, ApiError | EngineDeadError):
                 log.error("stream_failed", exc_info=exc)
             record.error_code = error_payload(exc).code
-            yield _event(ErrorResponse(error=error_payload(exc)))
+            yield sse.event(ErrorResponse(error=error_payload(exc)))
         finally:
             ticket.release()
             await steps.aclose()

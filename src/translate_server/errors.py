@@ -122,6 +122,10 @@ def error_response(
 _encode = msgspec.json.Encoder().encode
 
 
+def _body(exc: ApiError) -> ErrorBody:
+    return ErrorBody(message=exc.message, type=exc.type, param=exc.param, code=exc.code)
+
+
 # A compatible API's own error answer: (status, ErrorBody) -> (its status, its body).
 ErrorShape = Callable[[int, ErrorBody], tuple[int, Any]]
 
@@ -130,7 +134,7 @@ def encode_error(
     exc: ApiError, shape: ErrorShape | None = None
 ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
     """Status, headers and body of an error answered below the framework (plain ASGI)."""
-    error = ErrorBody(message=exc.message, type=exc.type, param=exc.param, code=exc.code)
+    error = _body(exc)
     status, payload = (exc.status_code, ErrorResponse(error=error)) if shape is None else \
         shape(exc.status_code, error)
     body = _encode(payload)
@@ -146,7 +150,7 @@ def error_payload(exc: BaseException) -> ErrorBody:
     if isinstance(exc, EngineDeadError):
         exc = _engine_unavailable()
     if isinstance(exc, ApiError):
-        return ErrorBody(message=exc.message, type=exc.type, param=exc.param, code=exc.code)
+        return _body(exc)
     return ErrorBody(message="The engine failed while generating.", type="server_error",
                      code="engine_error")
 

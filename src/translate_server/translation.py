@@ -18,6 +18,7 @@ from functools import lru_cache
 import msgspec
 import structlog
 
+from translate_server import sse
 from translate_server.admission import Admission
 from translate_server.detection import Detection, LanguageDetection, detectable_languages
 from translate_server.engine import EngineDeadError, SamplingOptions
@@ -52,8 +53,6 @@ from translate_server.settings import LimitSettings
 from translate_server.translation_cache import CachedTranslation, TranslationCache
 
 log = structlog.get_logger("translate_server.translation")
-_encode = msgspec.json.Encoder().encode
-_DONE = b"data: [DONE]\n\n"
 
 # Source tokens per engine request: small pieces translate better with small models and
 # spread over the batch; the model's context may allow less.
@@ -231,11 +230,11 @@ class TranslationService:
                     plan.results[key] = PieceResult(piece.cached.text, "stop")
             for part in text.document.layout:
                 if isinstance(part, str):
-                    yield _event(TranslateChunk(delta=part))
+                    yield sse.event(TranslateChunk(delta=part))
                     continue
                 key = text.slots[part]
                 if key in plan.results:
-                    yield _event(TranslateChunk(delta=escape(plan.results[key].text)))
+                    yield sse.event(TranslateChunk(delta=escape(plan.results[key].text)))
                     continue
                 while True:
                     item = await queues[key].get()
@@ -244,19 +243,19 @@ class TranslationService:
                     if isinstance(item, PieceResult):
                         plan.results[key] = item
                         break
-                    yield _event(TranslateChunk(delta=escape(item)))
+                    yield sse.event(TranslateChunk(delta=escape(item)))
             final = self._response(plan, record)
-            yield _event(TranslateChunk(
+            yield sse.event(TranslateChunk(
                 delta="", finish_reason=final.finish_reason, source_lang=final.source_lang,
                 detected_source_lang=final.detected_source_lang,
                 glossary_applied=final.glossary_applied, usage=final.usage))
-            yield _DONE
+            yield sse.DONE
         except Exception as exc:
             # A 200 is already on the wire: the failure becomes the stream's last event.
             if not isinstance(exc, ApiError | EngineDeadError):
                 log.error("stream_failed", exc_info=exc)
             record.error_code = error_payload(exc).code
-            yield _event(ErrorResponse(error=error_payload(exc)))
+            yield sse.event(ErrorResponse(error=error_payload(exc)))
         finally:
             for task in tasks:
                 task.cancel()
@@ -495,10 +494,6 @@ def _own_request(request: TranslateRequest) -> TranslateRequest:
     return TranslateRequest(
         text=request.text, source_lang=request.source_lang, target_lang=request.target_lang,
         max_tokens=request.max_tokens, model=request.model, timeout=request.timeout)
-
-
-def _event(payload: msgspec.Struct) -> bytes:
-    return b"data: " + _encode(payload) + b"\n\n"
 
 
 def _detected(detection: Detection | None) -> DetectedLanguage | None:

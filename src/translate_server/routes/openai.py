@@ -4,6 +4,7 @@ from litestar import Request, get, post
 from litestar.datastructures import State
 from litestar.response import Stream
 
+from translate_server import sse
 from translate_server.errors import ModelNotFoundError
 from translate_server.protocol.openai import (
     ChatCompletion,
@@ -21,11 +22,6 @@ from translate_server.routes.context import (
     unless_disconnected,
 )
 
-# The content type is set here because Litestar lets the handler's JSON default win over
-# the media type given to a Stream.
-_STREAM_HEADERS = {"content-type": "text/event-stream; charset=utf-8",
-                   "cache-control": "no-cache", "x-accel-buffering": "no"}
-
 
 @post("/v1/chat/completions", status_code=200, summary="Create a chat completion",
       tags=["openai"], responses={
@@ -40,7 +36,7 @@ async def chat_completions(
     deadline = deadline_for(state.limits.request_timeout, data.timeout)
     if data.stream:
         events = await state.chat.open_stream(data, record, deadline)
-        return Stream(events, headers=_STREAM_HEADERS)
+        return Stream(events, headers=sse.HEADERS)
     return await unless_disconnected(request, state.chat.complete(data, record, deadline))
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 from litestar import Request, get, post
 from litestar.response import Stream
 
+from translate_server import sse
 from translate_server.protocol.translate import (
     DetectRequest,
     DetectResponse,
@@ -13,16 +14,12 @@ from translate_server.protocol.translate import (
 from translate_server.routes.context import (
     API_ERRORS,
     answer_or_stream,
-    error_responses,
     app_state,
     deadline_for,
+    error_responses,
     record_of,
     unless_disconnected,
 )
-
-# Set here because Litestar lets the handler's JSON default win over a Stream's media type.
-_STREAM_HEADERS = {"content-type": "text/event-stream; charset=utf-8",
-                   "cache-control": "no-cache", "x-accel-buffering": "no"}
 
 
 @post("/translate", status_code=200, summary="Translate a text or a list of texts",
@@ -36,7 +33,7 @@ async def translate(data: TranslateRequest, request: Request) -> TranslateRespon
     deadline = deadline_for(state.limits.request_timeout, data.timeout)
     if data.stream:
         return Stream(await state.translation.open_stream(data, record, deadline),
-                      headers=_STREAM_HEADERS)
+                      headers=sse.HEADERS)
     return await unless_disconnected(
         request, state.translation.translate(data, record, deadline)
     )
