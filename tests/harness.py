@@ -6,10 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import httpx
+import uvicorn
 from litestar import Litestar
 
 
@@ -69,3 +76,49 @@ async def call_and_leave(app: Litestar, path: str, body: dict, leave_after: floa
                          (b"content-length", str(len(payload)).encode())]}
     await app(scope, receive, send)  # type: ignore[arg-type]
     return sent
+
+
+@asynccontextmanager
+async def served(app: Litestar) -> AsyncIterator[str]:
+    """The app behind a real uvicorn server on a free loopback port, for clients that only
+    speak HTTP (the DeepL and LibreTranslate libraries); yields its base URL."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_config=None))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        await task
+
+
+FAKE_SERVER = Path(__file__).parent / "process" / "fake_server.py"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_fake_server(*args: str) -> tuple[subprocess.Popen, str]:
+    """The real server loop (uvicorn, draining, lifespan) around the engine double."""
+    port = free_port()
+    # A file, not a pipe: an unread pipe fills up and then blocks the server's logging.
+    log = tempfile.TemporaryFile()
+    process = subprocess.Popen([sys.executable, str(FAKE_SERVER), str(port), *args],
+                               stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/health").status_code == 200:
+                return process, base
+        except httpx.TransportError:
+            time.sleep(0.1)
+    process.kill()
+    log.seek(0)
+    raise AssertionError(log.read().decode())

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 from collections.abc import AsyncIterator
 
 import deepl
 import pytest
-import uvicorn
 from fakes import FakeEngine
+from harness import served
 
 
 @pytest.fixture
@@ -19,16 +18,8 @@ def overrides() -> dict:
 
 @pytest.fixture
 async def server_url(make_app, overrides: dict) -> AsyncIterator[str]:
-    app = make_app(**overrides)
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_config=None))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        await asyncio.sleep(0.01)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server.should_exit = True
-    await task
+    async with served(make_app(**overrides)) as url:
+        yield url
 
 
 async def _call(function, *args, **kwargs):

@@ -3,29 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 import urllib.error
 from collections.abc import AsyncIterator
 
 import pytest
-import uvicorn
 from fakes import FakeEngine
-from harness import running
+from harness import running, served
 from libretranslatepy import LibreTranslateAPI
 
 
 @pytest.fixture
 async def base_url(make_app) -> AsyncIterator[str]:
-    app = make_app()
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_config=None))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        await asyncio.sleep(0.01)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}/libretranslate/"
-    server.should_exit = True
-    await task
+    async with served(make_app()) as url:
+        yield f"{url}/libretranslate/"
 
 
 async def test_client_translates_detects_and_lists(base_url: str, engine: FakeEngine) -> None:
