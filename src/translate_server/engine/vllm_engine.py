@@ -93,6 +93,7 @@ class VllmEngine:
         self._max_prompt_tokens = max_model_len - 1
         self._tokenizer: Any = engine.get_tokenizer()
         self._has_chat_template = bool(getattr(self._tokenizer, "chat_template", None))
+        self._encode = _fast_encoder(self._tokenizer)
         if not self._has_chat_template:
             log.warning("engine.no_chat_template", model=model_name, fallback="chatml")
 
@@ -114,10 +115,10 @@ class VllmEngine:
             )
         else:
             text = _fallback_chat_prompt(messages)
-        return self._tokenizer.encode(text, add_special_tokens=False)
+        return self._encode(text)
 
     def count_tokens(self, text: str) -> int:
-        return len(self._tokenizer.encode(text, add_special_tokens=False))
+        return len(self._encode(text))
 
     def _params(self, options: SamplingOptions) -> Any:
         return self._sampling_params(
@@ -277,3 +278,13 @@ def create_vllm_engine(settings: EngineSettings) -> VllmEngine:
         max_model_len=adapter.info.max_model_len,
     )
     return adapter
+
+
+def _fast_encoder(tokenizer: Any) -> Any:
+    """`tokenizer.encode(text, add_special_tokens=False)`, straight through the Rust tokenizer
+    when there is one: the Python wrapper around it costs a third of the time on the event
+    loop (about 100 us of 350 for a 150-token prompt)."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is None or not callable(getattr(backend, "encode", None)):
+        return lambda text: tokenizer.encode(text, add_special_tokens=False)
+    return lambda text: backend.encode(text, add_special_tokens=False).ids
