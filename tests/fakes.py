@@ -30,6 +30,7 @@ def fake_translator(prompt: str, _: SamplingOptions) -> str:
 
 
 class FakeEngine:
+    TOKEN = re.compile(r"\S+|\s+")  # a word or a run of whitespace is one token
     def __init__(
         self,
         *,
@@ -69,7 +70,7 @@ class FakeEngine:
         return self._encode(rendered)
 
     def count_tokens(self, text: str) -> int:
-        return len(text.split())
+        return len(self._encode(text))
 
     async def generate(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
@@ -132,7 +133,7 @@ class FakeEngine:
 
     def _encode(self, text: str) -> list[int]:
         ids = []
-        for piece in re.findall(r"\S+|\s+", text):
+        for piece in self.TOKEN.findall(text):
             if piece not in self.vocab:
                 self.vocab[piece] = len(self.words)
                 self.words.append(piece)

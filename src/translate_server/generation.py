@@ -58,15 +58,20 @@ class GenerationService:
 
     def prepare(self, messages: Sequence[ChatMessage], param: str) -> Prompt:
         """Render and tokenize a chat; a prompt that leaves no room to answer is refused."""
-        token_ids = self.engine.tokenize_chat(messages)
-        if len(token_ids) >= self.max_model_len:
+        return self.check(self.render(messages), param)
+
+    def render(self, messages: Sequence[ChatMessage]) -> Prompt:
+        return Prompt(self.engine.tokenize_chat(messages))
+
+    def check(self, prompt: Prompt, param: str) -> Prompt:
+        if prompt.tokens >= self.max_model_len:
             raise InvalidRequestError(
-                f"The input is {len(token_ids)} tokens long once formatted; this model takes "
+                f"The input is {prompt.tokens} tokens long once formatted; this model takes "
                 f"at most {self.max_model_len - 1} tokens of input.",
                 param=param,
                 code="context_length_exceeded",
             )
-        return Prompt(token_ids)
+        return prompt
 
     def remaining_context(self, prompt: Prompt) -> int:
         return self.max_model_len - prompt.tokens

@@ -142,6 +142,15 @@ class TranslationService:
         if not misses:
             return
         ticket = self.admission.admit(len(misses))
+        if len(misses) == 1:
+            # The common case runs in this task: a task of its own would start a loop
+            # iteration later, behind whatever else the loop has to do.
+            try:
+                plan.results[misses[0].key] = await self._translate_piece(
+                    misses[0], plan.target, plan.request, record, deadline)
+            finally:
+                ticket.release()
+            return
         try:
             async with asyncio.TaskGroup() as group:
                 tasks = {
@@ -273,13 +282,13 @@ class TranslationService:
         queue: asyncio.Queue[str | PieceResult | BaseException],
     ) -> None:
         try:
-            tokens = self.generation.engine.count_tokens(piece.text)
-            if tokens > self._token_budget(piece, target, request):
+            prompt, tokens, budget = self._tokenized(piece, target, request)
+            if tokens > budget:
                 result = await self._translate_piece(piece, target, request, record, deadline)
                 queue.put_nowait(result.text)
                 queue.put_nowait(result)
                 return
-            prompt, options = self._prepare(piece, piece.text, target, request)
+            options = self._options(prompt, piece, tokens, request.max_tokens)
             cleaner = StreamCleaner(piece.text)
             reason, completion_tokens = "stop", 0
             async for _, delta, count, finish_reason in self.generation.stream(
@@ -394,13 +403,12 @@ class TranslationService:
         record: RequestRecord,
         deadline: float,
     ) -> PieceResult:
-        tokens = self.generation.engine.count_tokens(piece.text)
-        budget = self._token_budget(piece, target, request)
+        prompt, tokens, budget = self._tokenized(piece, target, request)
         if tokens > budget and len(piece.text) > 1:
             result = await self._translate_refitted(
                 piece, refit(piece.text, tokens, budget), target, request, record, deadline)
         else:
-            prompt, options = self._prepare(piece, piece.text, target, request)
+            options = self._options(prompt, piece, tokens, request.max_tokens)
             completion = await self.generation.complete(prompt, options, record, deadline)
             result = PieceResult(
                 clean_translation(completion.texts[0], piece.text),
@@ -443,16 +451,14 @@ class TranslationService:
             sum(r.completion_tokens for r in results),
         )
 
-    def _token_budget(self, piece: _Piece, target: Language, request: TranslateRequest) -> int:
-        """Source tokens one request can take: its prompt, and room for a translation of
-        about three times the source."""
-        overhead = self._overhead(piece.source, target, tuple(piece.glossary.items()),
-                                  request.formality)
+    def _token_budget(self, overhead: int, param: str) -> int:
+        """Source tokens one request can take beside `overhead` tokens of instructions, with
+        room for a translation of about three times the source."""
         budget = min(MAX_PIECE_TOKENS, (self.generation.max_model_len - overhead - 16) // 4)
         if budget < 1:
             raise InvalidRequestError(
                 "This model's context is too short for the translation instructions.",
-                param=piece.param, code="context_length_exceeded")
+                param=param, code="context_length_exceeded")
         return budget
 
     @lru_cache(maxsize=1024)  # noqa: B019 - one service per app; the key is small
@@ -463,23 +469,29 @@ class TranslationService:
             formality=formality, template=self.template)
         return self.generation.prepare(messages, "text").tokens
 
-    def _prepare(self, piece: _Piece, text: str, target: Language,
-                 request: TranslateRequest) -> tuple[Prompt, SamplingOptions]:
+    def _tokenized(self, piece: _Piece, target: Language,
+                   request: TranslateRequest) -> tuple[Prompt, int, int]:
+        """The piece's prompt, rendered and tokenized once; the piece's own share of its
+        tokens (the prompt less the instructions around it), and how many it may have."""
         messages = build_translation_messages(
-            text, piece.source.name, target.name, glossary=piece.glossary,
+            piece.text, piece.source.name, target.name, glossary=piece.glossary,
             formality=request.formality, template=self.template)
-        prompt = self.generation.prepare(messages, piece.param)
-        return prompt, self._options(prompt, text, request.max_tokens)
+        prompt = self.generation.render(messages)
+        overhead = self._overhead(piece.source, target, tuple(piece.glossary.items()),
+                                  request.formality)
+        return prompt, max(1, prompt.tokens - overhead), self._token_budget(overhead, piece.param)
 
-    def _options(self, prompt: Prompt, text: str, max_tokens: int | None) -> SamplingOptions:
-        remaining = self.generation.remaining_context(prompt)
+    def _options(self, prompt: Prompt, piece: _Piece, source_tokens: int,
+                 max_tokens: int | None) -> SamplingOptions:
+        remaining = self.generation.remaining_context(
+            self.generation.check(prompt, piece.param))
         if max_tokens is None:
-            source_tokens = self.generation.engine.count_tokens(text)
             budget = translation_token_budget(source_tokens, remaining, self.limits.max_tokens)
         else:
             budget = min(max_tokens, remaining)
         # Greedy: a translation should not change from one call to the next.
-        return SamplingOptions(max_tokens=budget, temperature=0.0, stop=translation_stop(text))
+        return SamplingOptions(max_tokens=budget, temperature=0.0,
+                               stop=translation_stop(piece.text))
 
     def _remember(self, piece: _Piece, result: PieceResult) -> None:
         if self.cache is not None and piece.key is not None and result.finish_reason == "stop":
