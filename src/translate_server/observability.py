@@ -8,9 +8,9 @@ line and feeds Prometheus from the same record, so the two can never disagree.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
-import uuid
 from typing import Any
 
 import msgspec
@@ -232,7 +232,7 @@ def _request_id(scope: Scope) -> str:
             if 0 < len(candidate) <= 128 and candidate.isprintable():
                 return candidate
             break
-    return uuid.uuid4().hex
+    return os.urandom(16).hex()  # as random as uuid4().hex, at a fraction of its cost
 
 
 def configure_logging(log_format: str = "auto", level: str = "info") -> None:
