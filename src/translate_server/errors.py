@@ -122,7 +122,7 @@ def error_response(
 _encode = msgspec.json.Encoder().encode
 
 
-def _body(exc: ApiError) -> ErrorBody:
+def error_body(exc: ApiError) -> ErrorBody:
     return ErrorBody(message=exc.message, type=exc.type, param=exc.param, code=exc.code)
 
 
@@ -134,7 +134,7 @@ def encode_error(
     exc: ApiError, shape: ErrorShape | None = None
 ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
     """Status, headers and body of an error answered below the framework (plain ASGI)."""
-    error = _body(exc)
+    error = error_body(exc)
     status, payload = (exc.status_code, ErrorResponse(error=error)) if shape is None else \
         shape(exc.status_code, error)
     body = _encode(payload)
@@ -150,7 +150,7 @@ def error_payload(exc: BaseException) -> ErrorBody:
     if isinstance(exc, EngineDeadError):
         exc = _engine_unavailable()
     if isinstance(exc, ApiError):
-        return _body(exc)
+        return error_body(exc)
     return ErrorBody(message="The engine failed while generating.", type="server_error",
                      code="engine_error")
 
@@ -239,13 +239,32 @@ def _internal_error(request: Request, exc: Exception) -> Response[ErrorResponse]
                           "server_error", code="internal_error")
 
 
+def note_error(scope: Any, error: ErrorBody) -> None:
+    """Put the error's code in the request's log line (its record, when there is one)."""
+    record = scope.get("state", {}).get("record")
+    if record is not None:
+        record.error_code = error.code or error.type
+
+
+def _noted(handler: Callable[[Request, Any], Response[ErrorResponse]]) -> Any:
+    def handle(request: Request, exc: Exception) -> Response[ErrorResponse]:
+        response = handler(request, exc)
+        note_error(request.scope, response.content.error)
+        return response
+
+    return handle
+
+
 EXCEPTION_HANDLERS = {
-    ApiError: _api_error,
-    ValidationException: _validation_error,
-    HTTPException: _http_error,
-    EngineDeadError: _engine_dead,
-    PromptTooLongError: _prompt_too_long,
-    UnicodeDecodeError: _undecodable_body,
-    RecursionError: _too_deeply_nested,
-    Exception: _internal_error,
+    exc_type: _noted(handler)
+    for exc_type, handler in (
+        (ApiError, _api_error),
+        (ValidationException, _validation_error),
+        (HTTPException, _http_error),
+        (EngineDeadError, _engine_dead),
+        (PromptTooLongError, _prompt_too_long),
+        (UnicodeDecodeError, _undecodable_body),
+        (RecursionError, _too_deeply_nested),
+        (Exception, _internal_error),
+    )
 }

@@ -20,6 +20,8 @@ from translate_server.errors import (
     InvalidRequestError,
     UnsupportedMediaTypeError,
     encode_error,
+    error_body,
+    note_error,
 )
 
 
@@ -67,6 +69,7 @@ class ApiGate:
         if scope["type"] == "http":
             refusal = self._refusal(scope)
             if refusal is not None:
+                note_error(scope, error_body(refusal))
                 status, headers, body = encode_error(refusal, self._shape(scope["path"]))
                 # The body was never read: the connection cannot carry another request.
                 headers.append((b"connection", b"close"))

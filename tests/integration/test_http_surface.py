@@ -78,6 +78,22 @@ async def test_one_log_line_per_request_with_timings(client: AppClient) -> None:
         assert ok[timing] >= 0
     assert ok["queue_ms"] <= ok["ttft_ms"] <= ok["total_ms"]
     assert missing["route"] == "unmatched" and missing["status"] == 404
+    assert missing["error_code"] == "not_found" and "error_code" not in ok
+
+
+async def test_the_log_line_names_the_error_of_every_refusal(make_app) -> None:
+    async with running(make_app(api_key=["secret"])) as client:
+        auth = {"authorization": "Bearer secret"}
+        with capture_logs() as logs:
+            await client.post("/translate", json=TRANSLATE)  # refused by the gate
+            await client.post("/translate", json={**TRANSLATE, "target_lang": "xx-nowhere"},
+                              headers=auth)  # refused by the service
+            await client.post("/translate", json={"text": 1}, headers=auth)  # by validation
+            await client.post("/v2/translate", json={"target_lang": "DE"})  # a compat shape
+    codes = [entry.get("error_code") for entry in logs if entry["event"] == "request"]
+    assert codes[0] == "invalid_api_key"
+    assert codes[1] is not None and codes[2] == "invalid_value"
+    assert codes[3] == "invalid_api_key"
 
 
 async def test_health(client: AppClient, engine: FakeEngine) -> None:
