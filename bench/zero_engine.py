@@ -38,9 +38,6 @@ class ZeroLatencyEngine:
         chars = sum(len(m["content"]) for m in messages)
         return [0] * (chars // 4 + 4 * len(messages) + 3)
 
-    def count_tokens(self, text: str) -> int:
-        return len(text) // 4 + 1
-
     async def generate(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
     ) -> AsyncIterator[EngineOutput]:

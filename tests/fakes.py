@@ -31,6 +31,7 @@ def fake_translator(prompt: str, _: SamplingOptions) -> str:
 
 class FakeEngine:
     TOKEN = re.compile(r"\S+|\s+")  # a word or a run of whitespace is one token
+
     def __init__(
         self,
         *,
@@ -68,9 +69,6 @@ class FakeEngine:
             f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages
         ) + "<|im_start|>assistant\n"
         return self._encode(rendered)
-
-    def count_tokens(self, text: str) -> int:
-        return len(self._encode(text))
 
     async def generate(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
@@ -128,6 +126,9 @@ class FakeEngine:
         self.shut_down = True
 
     # -- helpers ---------------------------------------------------------------------------
+    def count_tokens(self, text: str) -> int:
+        return len(self._encode(text))
+
     def decode(self, token_ids: list[int]) -> str:
         return "".join(self.words[t] for t in token_ids)
 

@@ -90,12 +90,6 @@ async def test_tokenize_chat_uses_the_models_template(engine, tokenizer):
     assert ids.count(tokenizer.convert_tokens_to_ids("<|im_start|>")) == 3
 
 
-async def test_count_tokens_adds_no_special_tokens(engine, tokenizer):
-    text = "Guten Morgen, wie geht es dir?"
-    assert engine.count_tokens(text) == len(tokenizer.encode(text, add_special_tokens=False))
-    assert engine.count_tokens("") == 0
-
-
 async def test_deltas_concatenate_to_the_full_text(engine, prompt):
     from vllm import SamplingParams
     from vllm.inputs import tokens_input

@@ -83,10 +83,6 @@ class Engine(Protocol):
         """Render messages with the model's chat template (generation prompt added) to token ids."""
         ...
 
-    def count_tokens(self, text: str) -> int:
-        """Tokens of plain text, without special tokens."""
-        ...
-
     def generate(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
     ) -> AsyncIterator[EngineOutput]:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -116,9 +116,6 @@ class VllmEngine:
         else:
             text = _fallback_chat_prompt(messages)
         return self._encode(text)
-
-    def count_tokens(self, text: str) -> int:
-        return len(self._encode(text))
 
     def _params(self, options: SamplingOptions) -> Any:
         return self._sampling_params(
@@ -280,7 +277,7 @@ def create_vllm_engine(settings: EngineSettings) -> VllmEngine:
     return adapter
 
 
-def _fast_encoder(tokenizer: Any) -> Any:
+def _fast_encoder(tokenizer: Any) -> Callable[[str], list[int]]:
     """`tokenizer.encode(text, add_special_tokens=False)`, straight through the Rust tokenizer
     when there is one: the Python wrapper around it costs a third of the time on the event
     loop (about 100 us of 350 for a 150-token prompt)."""
