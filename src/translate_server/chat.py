@@ -10,17 +10,15 @@ import structlog
 
 from translate_server import sse
 from translate_server.admission import Admission, Ticket
-from translate_server.engine import ChatMessage, EngineDeadError, SamplingOptions
+from translate_server.engine import ChatMessage, SamplingOptions
 from translate_server.errors import (
-    ApiError,
     InvalidRequestError,
     ModelNotFoundError,
-    error_payload,
+    stream_failure,
 )
 from translate_server.generation import GenerationService, Prompt
 from translate_server.observability import RequestRecord
 from translate_server.protocol.base import Usage
-from translate_server.protocol.errors import ErrorResponse
 from translate_server.protocol.openai import (
     AssistantMessage,
     ChatCompletion,
@@ -125,12 +123,9 @@ class ChatService:
             if request.stream_options is not None and request.stream_options.include_usage:
                 yield chunk([], Usage.of(prompt.tokens, sum(completion_tokens)))
             yield sse.DONE
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - stream_failure logs the unexpected
             # A 200 is already on the wire: the failure becomes the stream's last event.
-            if not isinstance(exc, ApiError | EngineDeadError):
-                log.error("stream_failed", exc_info=exc)
-            record.error_code = error_payload(exc).code
-            yield sse.event(ErrorResponse(error=error_payload(exc)))
+            yield sse.event(stream_failure(exc, record))
         finally:
             ticket.release()
             await steps.aclose()

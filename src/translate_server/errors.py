@@ -241,9 +241,22 @@ def _internal_error(request: Request, exc: Exception) -> Response[ErrorResponse]
 
 def note_error(scope: Any, error: ErrorBody) -> None:
     """Put the error's code in the request's log line (its record, when there is one)."""
-    record = scope.get("state", {}).get("record")
+    _note(scope.get("state", {}).get("record"), error)
+
+
+def _note(record: Any, error: ErrorBody) -> None:
     if record is not None:
         record.error_code = error.code or error.type
+
+
+def stream_failure(exc: BaseException, record: Any) -> ErrorResponse:
+    """The last event of a stream that failed after its 200 was sent. The failure is noted in
+    the request's log line, and logged with its traceback when it was not an expected one."""
+    if not isinstance(exc, ApiError | EngineDeadError):
+        log.error("stream_failed", exc_info=exc)
+    error = error_payload(exc)
+    _note(record, error)
+    return ErrorResponse(error=error)
 
 
 def _noted(handler: Callable[[Request, Any], Response[ErrorResponse]]) -> Any:

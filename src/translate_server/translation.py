@@ -22,7 +22,7 @@ from translate_server import sse
 from translate_server.admission import Admission
 from translate_server.detection import Detection, LanguageDetection, detectable_languages
 from translate_server.engine import EngineDeadError, SamplingOptions
-from translate_server.errors import ApiError, InvalidRequestError, ModelNotFoundError, error_payload
+from translate_server.errors import InvalidRequestError, ModelNotFoundError, stream_failure
 from translate_server.generation import GenerationService, Prompt
 from translate_server.glossary import applied_terms, entries_in, validate_glossary
 from translate_server.languages import Language, UnknownLanguageError, resolve_language
@@ -37,7 +37,6 @@ from translate_server.prompting import (
     translation_token_budget,
 )
 from translate_server.protocol.base import Usage
-from translate_server.protocol.errors import ErrorResponse
 from translate_server.protocol.translate import (
     DetectedLanguage,
     DetectRequest,
@@ -259,12 +258,9 @@ class TranslationService:
                 detected_source_lang=final.detected_source_lang,
                 glossary_applied=final.glossary_applied, usage=final.usage))
             yield sse.DONE
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - stream_failure logs the unexpected
             # A 200 is already on the wire: the failure becomes the stream's last event.
-            if not isinstance(exc, ApiError | EngineDeadError):
-                log.error("stream_failed", exc_info=exc)
-            record.error_code = error_payload(exc).code
-            yield sse.event(ErrorResponse(error=error_payload(exc)))
+            yield sse.event(stream_failure(exc, record))
         finally:
             for task in tasks:
                 task.cancel()
