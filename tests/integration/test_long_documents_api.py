@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-import re
-
 import asyncio
+import re
 
 from fakes import FakeEngine
 from harness import running
