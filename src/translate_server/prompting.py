@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import regex
 
 from translate_server.engine import ChatMessage
 
@@ -128,14 +129,19 @@ def translation_stop(text: str) -> tuple[str, ...]:
 
 
 # "Here is the translation:", "Sure! Here's the German translation of the text:",
-# "Translation:", "German translation:", "Translated text:" ... at the very start.
-_PREAMBLE = re.compile(
+# "Translation:", "German translation:", "Translated text:" ... at the very start. `regex`
+# rather than `re` for its partial matches: a stream can tell when its start can no longer
+# become a preamble.
+_PREAMBLE = regex.compile(
     r"^(?:(?:sure|certainly|of course|okay|ok)[,.!]?\s+)?"
     r"(?:here(?:'s|’s| is| are)\s+(?:the|your|my|a)\s+(?:[\w()-]+\s+){0,3}?translations?"
     r"|(?:the\s+)?(?:[\w()-]+\s+){0,2}?translations?|translated(?:\s+text)?)"
     r"(?:\s+(?:of|in|into|to|from)\s+[^:\n]{0,48})?\s*:[ \t]*\n?",
-    re.IGNORECASE,
+    regex.IGNORECASE,
 )
+# Lines holding nothing but a made-up tag ("<text>", "<translation>"), which small models
+# open their answer with, echoing the `<source>` fence of the prompt.
+_TAG_LINES = regex.compile(r"^(?:<[A-Za-z][\w-]*>[ \t]*\n\s*)+")
 _QUOTES = {'"': '"', "“": "”", "„": "“", "«": "»", "»": "«", "「": "」", "『": "』",
            "'": "'", "‘": "’", "‚": "‘"}
 _CLOSING_QUOTES = frozenset(_QUOTES.values())
@@ -146,13 +152,16 @@ _TRAILING_NOTE = re.compile(
 
 def clean_translation(output: str, source: str, *, final: bool = True) -> str:
     """The translation alone, whatever the model's habits: no markers, surrounding whitespace,
-    preamble ("Here is the translation:"), wrapping quotes or trailing notes the source does
-    not have; for a one-line source only the first line of the answer.
+    opening tag lines ("<text>"), preamble ("Here is the translation:"), wrapping quotes or
+    trailing notes the source does not have; for a one-line source only the first line of the
+    answer.
 
     `final=False` cleans a partial answer (streaming): its end may still change.
     """
     source = source.strip()
     cleaned = output.replace(_OPEN, "").replace(_CLOSE, "").strip()
+    if not source.startswith("<"):
+        cleaned = _TAG_LINES.sub("", cleaned, count=1)
     if not _PREAMBLE.match(source):
         cleaned = _PREAMBLE.sub("", cleaned, count=1).lstrip()
     if "\n" not in source:
@@ -184,6 +193,8 @@ class StreamCleaner:
     def feed(self, delta: str) -> str:
         self.raw += delta
         start = self.raw.replace(_OPEN, "").replace(_CLOSE, "").lstrip()
+        if not self.source.lstrip().startswith("<"):
+            start = _TAG_LINES.sub("", start, count=1)
         if _may_be_preamble(start, self.WINDOW):
             return ""
         stable = re.sub(r"<[^>\s]*$", "", self.raw)  # a marker may be arriving
@@ -205,18 +216,18 @@ class StreamCleaner:
         return new
 
 
-_OPENERS = frozenset({"sure", "sure!", "sure,", "certainly", "certainly!", "certainly,", "of",
-                      "okay", "okay,", "ok", "ok,", "here", "here's", "here’s", "the"})
+_TAG_LINE = regex.compile(r"<[A-Za-z][\w-]*>[ \t]*\n")
 
 
 def _may_be_preamble(start: str, window: int) -> bool:
-    """Whether the start of an answer could still turn out to be a preamble: it is short, has
-    no line break or colon yet, and its first words could lead to "translation:"."""
-    if "\n" in start or ":" in start or len(start) >= window:
+    """Whether the start of an answer (opening tag lines removed) could still turn out to be
+    a preamble or an opening tag line: the text is held back exactly that long."""
+    if len(start) >= window:
         return False
-    words = start.lower().split()
-    return (len(words) < 4 or words[0] in _OPENERS
-            or any(word.startswith("translat") for word in words[:4]))
+    if (tag := _TAG_LINE.match(start, partial=True)) is not None and tag.partial:
+        return True
+    preamble = _PREAMBLE.match(start, partial=True)
+    return preamble is not None and preamble.partial
 
 
 def translation_token_budget(source_tokens: int, remaining_context: int, ceiling: int) -> int:

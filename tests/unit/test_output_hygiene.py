@@ -28,6 +28,11 @@ CASES = [
     ("Übersetzung: Hallo", "Translation: Hello", "Übersetzung: Hallo"),
     ("Guten Morgen\n(Note: informal)", "Good morning", "Guten Morgen"),
     ("<source>Hallo</source>", "Hello", "Hallo"),
+    ("<text>\nVeuillez garder le ticket.", "Please keep the receipt.",
+     "Veuillez garder le ticket."),
+    ("<translation>\n<source>\nHallo Welt", "Hello world", "Hallo Welt"),
+    ("<b>\nHallo", "<b>\nHello", "<b>\nHallo"),
+    ("The translation of the text: The city", "La ville", "The city"),
 ]
 
 
@@ -50,6 +55,21 @@ def test_streaming_sends_before_the_end() -> None:
     cleaner = StreamCleaner("A long sentence " * 20)
     sent = cleaner.feed("Ein langer Satz " * 12)
     assert sent.startswith("Ein langer Satz")
+
+
+@pytest.mark.parametrize(("answer", "released"), [
+    ("Die Besprechung wurde", True),
+    ("¿Puede", True),
+    ("The city council approved", True),
+    ("Here is the German", False),
+    ("Translation of the text", False),
+    ("Sure", False),
+    ("<text>", False),
+])
+def test_a_stream_starts_as_soon_as_no_preamble_can_begin_its_way(
+    answer: str, released: bool
+) -> None:
+    assert StreamCleaner("Some source text.").feed(answer) == (answer if released else "")
 
 
 def test_bundled_templates_and_families(tmp_path: Path) -> None:
