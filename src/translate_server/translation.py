@@ -11,7 +11,8 @@ engine requests are admitted too).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Hashable
+from collections.abc import AsyncIterator, Awaitable, Hashable
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -19,7 +20,7 @@ import msgspec
 import structlog
 
 from translate_server import sse
-from translate_server.admission import Admission
+from translate_server.admission import Admission, Ticket
 from translate_server.detection import Detection, LanguageDetection, detectable_languages
 from translate_server.engine import EngineDeadError, SamplingOptions
 from translate_server.errors import InvalidRequestError, ModelNotFoundError, stream_failure
@@ -206,28 +207,40 @@ class TranslationService:
         self, request: TranslateRequest, record: RequestRecord, deadline: float
     ) -> AsyncIterator[bytes]:
         """Server-sent events of one text's translation, in order, as it is generated. What
-        can fail before the first byte (validation, detection, admission, a dead engine)
-        fails here, while an error status can still be sent."""
+        can fail before the first byte (validation, detection, admission, a dead engine, the
+        first piece's engine request) fails here, while an error status can still be sent."""
         plan = self._plan(request, record)
         if not self.generation.engine.is_alive:
             raise EngineDeadError("engine is not running")
         misses = plan.misses
         ticket = self.admission.admit(len(misses)) if misses else None
-        queues: dict[Hashable, asyncio.Queue[str | PieceResult | BaseException]] = {}
-        tasks = []
-        for piece in misses:
-            queue: asyncio.Queue[str | PieceResult | BaseException] = asyncio.Queue()
-            queues[piece.key] = queue
-            tasks.append(asyncio.create_task(self._stream_piece(
-                piece, plan.target, request, record, deadline, queue)))
-        return self._events(plan, queues, tasks, ticket, record)
+        sources: dict[Hashable, AsyncIterator[str | PieceResult]] = {}
+        tasks: list[asyncio.Task[None]] = []
+        try:
+            for piece in misses[1:]:
+                # Later pieces generate meanwhile; their deltas wait until their turn.
+                queue: asyncio.Queue[str | PieceResult | BaseException] = asyncio.Queue()
+                sources[piece.key] = _drained(queue)
+                tasks.append(asyncio.create_task(self._pump(
+                    self._open_piece(piece, plan.target, request, record, deadline), queue)))
+            if misses:
+                # The first piece's engine request is submitted here, in the handler's own
+                # task, before the response starts: no loop turn is lost.
+                sources[misses[0].key] = await self._open_piece(
+                    misses[0], plan.target, request, record, deadline)
+        except BaseException:
+            await _stop(tasks)
+            if ticket is not None:
+                ticket.release()
+            raise
+        return self._events(plan, sources, tasks, ticket, record)
 
     async def _events(
         self,
         plan: _Plan,
-        queues: dict[Hashable, asyncio.Queue[str | PieceResult | BaseException]],
+        sources: dict[Hashable, AsyncIterator[str | PieceResult]],
         tasks: list[asyncio.Task[None]],
-        ticket: object,
+        ticket: Ticket | None,
         record: RequestRecord,
     ) -> AsyncIterator[bytes]:
         text = plan.texts[0]
@@ -244,14 +257,11 @@ class TranslationService:
                 if key in plan.results:
                     yield sse.event(TranslateChunk(delta=escape(plan.results[key].text)))
                     continue
-                while True:
-                    item = await queues[key].get()
-                    if isinstance(item, BaseException):
-                        raise item
+                async for item in sources[key]:
                     if isinstance(item, PieceResult):
                         plan.results[key] = item
-                        break
-                    yield sse.event(TranslateChunk(delta=escape(item)))
+                    else:
+                        yield sse.event(TranslateChunk(delta=escape(item)))
             final = self._response(plan, record)
             yield sse.event(TranslateChunk(
                 delta="", finish_reason=final.finish_reason, source_lang=final.source_lang,
@@ -262,43 +272,83 @@ class TranslationService:
             # A 200 is already on the wire: the failure becomes the stream's last event.
             yield sse.event(stream_failure(exc, record))
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            for source in sources.values():
+                await source.aclose()  # type: ignore[attr-defined]
+            await _stop(tasks)
             if ticket is not None:
-                ticket.release()  # type: ignore[attr-defined]
+                ticket.release()
 
-    async def _stream_piece(
+    async def _open_piece(
         self,
         piece: _Piece,
         target: Language,
         request: TranslateRequest,
         record: RequestRecord,
         deadline: float,
+    ) -> AsyncIterator[str | PieceResult]:
+        """Submit the piece's engine request and wait for its first output; the piece's
+        cleaned deltas follow, then its result."""
+        prompt, tokens, budget = self._tokenized(piece, target, request)
+        if tokens > budget:
+            return self._refitted_stream(piece, target, request, record, deadline)
+        options = self._options(prompt, piece, tokens, request.max_tokens)
+        steps = self.generation.stream(prompt, options, record, deadline)
+        try:
+            first = await anext(steps, None)
+        except BaseException:
+            await steps.aclose()
+            raise
+        return self._cleaned(piece, prompt, first, steps)
+
+    async def _cleaned(
+        self,
+        piece: _Piece,
+        prompt: Prompt,
+        first: tuple[int, str, int, str | None] | None,
+        steps: AsyncIterator[tuple[int, str, int, str | None]],
+    ) -> AsyncIterator[str | PieceResult]:
+        cleaner = StreamCleaner(piece.text)
+        reason, completion_tokens = "stop", 0
+        step = first
+        try:
+            while step is not None:
+                _, delta, completion_tokens, finish_reason = step
+                reason = finish_reason or reason
+                if text := cleaner.feed(delta):
+                    yield text
+                step = await anext(steps, None)
+        finally:
+            await steps.aclose()  # type: ignore[attr-defined]
+        if text := cleaner.finish():
+            yield text
+        result = PieceResult(cleaner.sent, reason, prompt.tokens, completion_tokens)
+        self._remember(piece, result)
+        yield result
+
+    async def _refitted_stream(
+        self,
+        piece: _Piece,
+        target: Language,
+        request: TranslateRequest,
+        record: RequestRecord,
+        deadline: float,
+    ) -> AsyncIterator[str | PieceResult]:
+        # A piece split again once tokenized arrives whole: its parts are translated at once.
+        result = await self._translate_piece(piece, target, request, record, deadline)
+        yield result.text
+        yield result
+
+    @staticmethod
+    async def _pump(
+        opening: Awaitable[AsyncIterator[str | PieceResult]],
         queue: asyncio.Queue[str | PieceResult | BaseException],
     ) -> None:
         try:
-            prompt, tokens, budget = self._tokenized(piece, target, request)
-            if tokens > budget:
-                result = await self._translate_piece(piece, target, request, record, deadline)
-                queue.put_nowait(result.text)
-                queue.put_nowait(result)
-                return
-            options = self._options(prompt, piece, tokens, request.max_tokens)
-            cleaner = StreamCleaner(piece.text)
-            reason, completion_tokens = "stop", 0
-            async for _, delta, count, finish_reason in self.generation.stream(
-                    prompt, options, record, deadline):
-                completion_tokens = count
-                reason = finish_reason or reason
-                if text := cleaner.feed(delta):
-                    queue.put_nowait(text)
-            if text := cleaner.finish():
-                queue.put_nowait(text)
-            result = PieceResult(cleaner.sent, reason, prompt.tokens, completion_tokens)
-            self._remember(piece, result)
-            queue.put_nowait(result)
-        except Exception as exc:
+            source = await opening
+            async with aclosing(source):  # type: ignore[type-var]
+                async for item in source:
+                    queue.put_nowait(item)
+        except Exception as exc:  # noqa: BLE001 - raised again where the stream reads it
             queue.put_nowait(exc)
 
     # -- /detect and /languages ------------------------------------------------------------
@@ -492,6 +542,24 @@ class TranslationService:
     def _remember(self, piece: _Piece, result: PieceResult) -> None:
         if self.cache is not None and piece.key is not None and result.finish_reason == "stop":
             self.cache.put(piece.key, CachedTranslation(result.text, result.completion_tokens))
+
+
+async def _drained(
+    queue: asyncio.Queue[str | PieceResult | BaseException],
+) -> AsyncIterator[str | PieceResult]:
+    while True:
+        item = await queue.get()
+        if isinstance(item, BaseException):
+            raise item
+        yield item
+        if isinstance(item, PieceResult):
+            return
+
+
+async def _stop(tasks: list[asyncio.Task[None]]) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _own_request(request: TranslateRequest) -> TranslateRequest:

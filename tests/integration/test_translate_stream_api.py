@@ -84,3 +84,15 @@ async def test_engine_failure_mid_stream_ends_with_an_error_event(
         events = await _events(response)
     assert "error" in events[-1]
     assert client.app.state.admission.in_flight == 0
+
+
+async def test_engine_failure_before_the_first_token_is_a_status(
+    client: AppClient, engine: FakeEngine
+) -> None:
+    # The first piece's engine request is submitted before the response starts.
+    engine.fail_after_tokens = 0
+    response = await client.post("/translate", json={
+        "text": "one two three", "source_lang": "en", "target_lang": "de", "stream": True})
+    assert response.status_code == 503
+    assert response.json()["error"]["type"] == "service_unavailable_error"
+    assert client.app.state.admission.in_flight == 0
