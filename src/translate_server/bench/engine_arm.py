@@ -137,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model", required=True)
     parser.add_argument("--served-model-name", default=None)
     parser.add_argument("--dtype", default="float32")
-    parser.add_argument("--max-model-len", type=int, default=1024)
+    parser.add_argument("--max-model-len", type=int, default=2048)
     parser.add_argument("--max-num-seqs", type=int, default=16)
     parser.add_argument("--max-num-batched-tokens", type=int, default=None)
     parser.add_argument("--concurrency", type=int, default=16)
