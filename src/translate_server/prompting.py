@@ -10,7 +10,7 @@ import fnmatch
 import re
 import tomllib
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -129,16 +129,30 @@ def translation_stop(text: str) -> tuple[str, ...]:
 
 
 # "Here is the translation:", "Sure! Here's the German translation of the text:",
-# "Translation:", "German translation:", "Translated text:" ... at the very start. `regex`
-# rather than `re` for its partial matches: a stream can tell when its start can no longer
-# become a preamble.
-_PREAMBLE = regex.compile(
-    r"^(?:(?:sure|certainly|of course|okay|ok)[,.!]?\s+)?"
-    r"(?:here(?:'s|’s| is| are)\s+(?:the|your|my|a)\s+(?:[\w()-]+\s+){0,3}?translations?"
-    r"|(?:the\s+)?(?:[\w()-]+\s+){0,2}?translations?|translated(?:\s+text)?)"
-    r"(?:\s+(?:of|in|into|to|from)\s+[^:\n]{0,48})?\s*:[ \t]*\n?",
-    regex.IGNORECASE,
-)
+# "Translation:", "German translation:", "Translated text:" ... at the very start. Words
+# before a bare "translation" must be the request's language names or a few adjectives, so
+# that a translation's own first words ("Die Besprechung", "The city") are told apart after
+# a token or two. `regex` rather than `re` for its partial matches: a stream can tell when
+# its start can no longer become a preamble.
+_QUALIFIERS = ("final", "literal", "direct", "formal", "informal", "full", "complete",
+               "requested", "corrected", "suggested", "possible", "accurate", "natural")
+
+
+@lru_cache(maxsize=256)
+def _preamble(languages: tuple[str, ...]) -> regex.Pattern[str]:
+    names = {name.lower() for name in languages}
+    names |= {name.split()[0] for name in names if name.split()}
+    words = "|".join(regex.escape(word) for word in sorted(names | set(_QUALIFIERS),
+                                                           key=len, reverse=True))
+    return regex.compile(
+        r"^(?:(?:sure|certainly|of course|okay|ok)[,.!]?\s+)?"
+        r"(?:here(?:'s|’s| is| are)\s+(?:the|your|my|a)\s+(?:[\w()-]+\s+){0,3}?translations?"
+        rf"|(?:the\s+)?(?:(?:{words})\s+){{0,2}}?translations?|translated(?:\s+text)?)"
+        r"(?:\s+(?:of|in|into|to|from)\s+[^:\n]{0,48})?\s*:[ \t]*\n?",
+        regex.IGNORECASE,
+    )
+
+
 # Lines holding nothing but a made-up tag ("<text>", "<translation>"), which small models
 # open their answer with, echoing the `<source>` fence of the prompt.
 _TAG_LINES = regex.compile(r"^(?:<[A-Za-z][\w-]*>[ \t]*\n\s*)+")
@@ -150,20 +164,24 @@ _TRAILING_NOTE = re.compile(
 )
 
 
-def clean_translation(output: str, source: str, *, final: bool = True) -> str:
+def clean_translation(
+    output: str, source: str, *, languages: tuple[str, ...] = (), final: bool = True
+) -> str:
     """The translation alone, whatever the model's habits: no markers, surrounding whitespace,
     opening tag lines ("<text>"), preamble ("Here is the translation:"), wrapping quotes or
     trailing notes the source does not have; for a one-line source only the first line of the
     answer.
 
+    `languages` are the names of the request's languages, which a preamble may mention;
     `final=False` cleans a partial answer (streaming): its end may still change.
     """
     source = source.strip()
     cleaned = output.replace(_OPEN, "").replace(_CLOSE, "").strip()
     if not source.startswith("<"):
         cleaned = _TAG_LINES.sub("", cleaned, count=1)
-    if not _PREAMBLE.match(source):
-        cleaned = _PREAMBLE.sub("", cleaned, count=1).lstrip()
+    preamble = _preamble(languages)
+    if not preamble.match(source):
+        cleaned = preamble.sub("", cleaned, count=1).lstrip()
     if "\n" not in source:
         cleaned = cleaned.split("\n", 1)[0].rstrip()
     elif final and not re.search(r"\bnote", source, re.IGNORECASE):
@@ -185,8 +203,9 @@ class StreamCleaner:
 
     WINDOW = 120  # characters after which an answer's start is no longer a preamble
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, languages: tuple[str, ...] = ()) -> None:
         self.source = source
+        self.languages = languages
         self.raw = ""
         self.sent = ""
 
@@ -195,10 +214,11 @@ class StreamCleaner:
         start = self.raw.replace(_OPEN, "").replace(_CLOSE, "").lstrip()
         if not self.source.lstrip().startswith("<"):
             start = _TAG_LINES.sub("", start, count=1)
-        if _may_be_preamble(start, self.WINDOW):
+        if _may_be_preamble(start, self.WINDOW, _preamble(self.languages)):
             return ""
         stable = re.sub(r"<[^>\s]*$", "", self.raw)  # a marker may be arriving
-        candidate = clean_translation(stable, self.source, final=False).rstrip()
+        candidate = clean_translation(stable, self.source, languages=self.languages,
+                                      final=False).rstrip()
         if candidate[-1:] in _CLOSING_QUOTES:
             candidate = candidate[:-1]
         if "\n" in self.source.strip():
@@ -207,7 +227,7 @@ class StreamCleaner:
         return self._advance(candidate)
 
     def finish(self) -> str:
-        return self._advance(clean_translation(self.raw, self.source))
+        return self._advance(clean_translation(self.raw, self.source, languages=self.languages))
 
     def _advance(self, text: str) -> str:
         if len(text) <= len(self.sent) or not text.startswith(self.sent):
@@ -219,15 +239,15 @@ class StreamCleaner:
 _TAG_LINE = regex.compile(r"<[A-Za-z][\w-]*>[ \t]*\n")
 
 
-def _may_be_preamble(start: str, window: int) -> bool:
+def _may_be_preamble(start: str, window: int, preamble: regex.Pattern[str]) -> bool:
     """Whether the start of an answer (opening tag lines removed) could still turn out to be
     a preamble or an opening tag line: the text is held back exactly that long."""
     if len(start) >= window:
         return False
     if (tag := _TAG_LINE.match(start, partial=True)) is not None and tag.partial:
         return True
-    preamble = _PREAMBLE.match(start, partial=True)
-    return preamble is not None and preamble.partial
+    match = preamble.match(start, partial=True)
+    return match is not None and match.partial
 
 
 def translation_token_budget(source_tokens: int, remaining_context: int, ceiling: int) -> int:

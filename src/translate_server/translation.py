@@ -298,16 +298,17 @@ class TranslationService:
         except BaseException:
             await steps.aclose()
             raise
-        return self._cleaned(piece, prompt, first, steps)
+        return self._cleaned(piece, StreamCleaner(piece.text, (piece.source.name, target.name)),
+                             prompt, first, steps)
 
     async def _cleaned(
         self,
         piece: _Piece,
+        cleaner: StreamCleaner,
         prompt: Prompt,
         first: tuple[int, str, int, str | None] | None,
         steps: AsyncIterator[tuple[int, str, int, str | None]],
     ) -> AsyncIterator[str | PieceResult]:
-        cleaner = StreamCleaner(piece.text)
         reason, completion_tokens = "stop", 0
         step = first
         try:
@@ -457,7 +458,8 @@ class TranslationService:
             options = self._options(prompt, piece, tokens, request.max_tokens)
             completion = await self.generation.complete(prompt, options, record, deadline)
             result = PieceResult(
-                clean_translation(completion.texts[0], piece.text),
+                clean_translation(completion.texts[0], piece.text,
+                                  languages=(piece.source.name, target.name)),
                 completion.finish_reasons[0] or "stop",
                 completion.prompt_tokens,
                 completion.completion_tokens,

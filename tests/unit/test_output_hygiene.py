@@ -14,6 +14,7 @@ from translate_server.prompting import (
     clean_translation,
 )
 
+LANGUAGES = ("English", "German")  # the request's source and target
 CASES = [
     ("Guten Morgen", "Good morning", "Guten Morgen"),
     ("Here is the translation:\nGuten Morgen", "Good morning", "Guten Morgen"),
@@ -21,6 +22,7 @@ CASES = [
      "Guten Morgen"),
     ("Translation: Guten Morgen", "Good morning", "Guten Morgen"),
     ("German translation: «Guten Morgen»", "Good morning", "Guten Morgen"),
+    ("The final German translation:\nGuten Morgen", "Good morning", "Guten Morgen"),
     ('"Guten Morgen"', "Good morning", "Guten Morgen"),
     ("„Guten Morgen“", "Good morning", "Guten Morgen"),
     ('"Hallo", sagte er.', '"Hello," he said.', '"Hallo", sagte er.'),
@@ -38,7 +40,7 @@ CASES = [
 
 @pytest.mark.parametrize(("output", "source", "expected"), CASES)
 def test_clean_translation(output: str, source: str, expected: str) -> None:
-    assert clean_translation(output, source) == expected
+    assert clean_translation(output, source, languages=LANGUAGES) == expected
 
 
 @pytest.mark.parametrize(("output", "source", "expected"), CASES)
@@ -46,7 +48,7 @@ def test_clean_translation(output: str, source: str, expected: str) -> None:
 def test_streaming_sends_exactly_the_clean_translation(
     output: str, source: str, expected: str, step: int
 ) -> None:
-    cleaner = StreamCleaner(source)
+    cleaner = StreamCleaner(source, LANGUAGES)
     sent = "".join(cleaner.feed(output[i:i + step]) for i in range(0, len(output), step))
     assert sent + cleaner.finish() == expected
 
@@ -58,10 +60,13 @@ def test_streaming_sends_before_the_end() -> None:
 
 
 @pytest.mark.parametrize(("answer", "released"), [
+    ("Die", True),
     ("Die Besprechung wurde", True),
     ("¿Puede", True),
     ("The city council approved", True),
     ("Here is the German", False),
+    ("German", False),
+    ("The final", False),
     ("Translation of the text", False),
     ("Sure", False),
     ("<text>", False),
@@ -69,7 +74,8 @@ def test_streaming_sends_before_the_end() -> None:
 def test_a_stream_starts_as_soon_as_no_preamble_can_begin_its_way(
     answer: str, released: bool
 ) -> None:
-    assert StreamCleaner("Some source text.").feed(answer) == (answer if released else "")
+    assert StreamCleaner("Some source text.", LANGUAGES).feed(answer) == (
+        answer if released else "")
 
 
 def test_bundled_templates_and_families(tmp_path: Path) -> None:
