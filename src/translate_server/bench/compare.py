@@ -346,6 +346,9 @@ def run_service_arms(
         "--model", cfg.model, "--served-model-name", SERVED_NAME,
         "--host", "127.0.0.1", "--port", str(port), *engine_arguments(cfg),
         "--log-format", "json", "--request-timeout", "600",
+        # Warm-up requests repeat the workload's first texts: from the cache, /translate
+        # would answer some measured requests without the engine that every other arm uses.
+        "--translation-cache-size", "0",
     ]
     server = Server(command, port, cfg.out_dir / f"service-round{round_index}.log")
     server.start(cfg.startup_timeout_s)
