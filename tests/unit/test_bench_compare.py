@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from translate_server.bench import compare
 from translate_server.bench.compare import (
+    CompareConfig,
     format_comparison,
     measurement,
     medians,
@@ -51,6 +53,26 @@ def test_nan_and_missing_values_are_left_out() -> None:
     assert medians(rounds)["engine"]["ttft_p50_ms"] == 4.0
     table = format_comparison(medians(rounds), r, ["engine", "vllm"], "engine")
     assert "(1.50x)" in table and table.splitlines()[0].split()[0] == "arm"
+
+
+def test_the_first_arm_listed_is_the_baseline(monkeypatch, tmp_path: Path) -> None:
+    speeds = {"engine": 10.0, "translate": 20.0, "chat": 30.0, "vllm": 40.0}
+
+    def figures(arm: str) -> dict[str, float]:
+        return {"output_tokens_per_s": speeds[arm], "requests_per_s": 1.0,
+                "latency_p95_ms": 1.0, "errors": 0}
+
+    monkeypatch.setattr(compare, "run_engine_arm", lambda cfg, r: figures("engine"))
+    monkeypatch.setattr(compare, "run_vllm_arm", lambda cfg, r, items: figures("vllm"))
+    monkeypatch.setattr(compare, "run_service_arms",
+                        lambda cfg, arms, r, items: {arm: figures(arm) for arm in arms})
+    cfg = CompareConfig(
+        model="m", arms=["vllm", "translate", "engine"], rounds=2, concurrency=1, requests=1,
+        warmup=0, stream=True, max_num_seqs=1, max_model_len=64, dtype="float32",
+        max_num_batched_tokens=None, workload_argv=[], out_dir=tmp_path, startup_timeout_s=1)
+    result = compare.run_comparison(cfg, [], log=lambda line: None)
+    assert result["baseline"] == "vllm" and result["arms"] == ["vllm", "translate", "engine"]
+    assert result["ratios"]["translate"]["output_tokens_per_s"] == 0.5
 
 
 def test_measurement_turns_cpu_seconds_into_ms_per_thousand_tokens() -> None:

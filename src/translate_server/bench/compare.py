@@ -410,7 +410,7 @@ def run_comparison(cfg: CompareConfig, items: list, log=print) -> dict[str, Any]
                     f"{f['errors']} errors"
                 )
         rounds.append(figures)
-    order = [a for a in ARMS if a in cfg.arms]
+    order = list(dict.fromkeys(cfg.arms))  # as listed: the first is the baseline
     baseline = order[0]
     return {
         "arms": order,
