@@ -208,14 +208,18 @@ class StreamCleaner:
         self.languages = languages
         self.raw = ""
         self.sent = ""
+        self._started = False  # once ruled out, a preamble cannot come back: longer text
+        # never matches a pattern that its beginning already failed
 
     def feed(self, delta: str) -> str:
         self.raw += delta
-        start = self.raw.replace(_OPEN, "").replace(_CLOSE, "").lstrip()
-        if not self.source.lstrip().startswith("<"):
-            start = _TAG_LINES.sub("", start, count=1)
-        if _may_be_preamble(start, self.WINDOW, _preamble(self.languages)):
-            return ""
+        if not self._started:
+            start = self.raw.replace(_OPEN, "").replace(_CLOSE, "").lstrip()
+            if not self.source.lstrip().startswith("<"):
+                start = _TAG_LINES.sub("", start, count=1)
+            if _may_be_preamble(start, self.WINDOW, _preamble(self.languages)):
+                return ""
+            self._started = True
         stable = re.sub(r"<[^>\s]*$", "", self.raw)  # a marker may be arriving
         candidate = clean_translation(stable, self.source, languages=self.languages,
                                       final=False).rstrip()
