@@ -91,6 +91,20 @@ class _Text:
     slots: list[Hashable]
 
 
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """What every engine request of one /translate request shares."""
+
+    target: Language
+    request: TranslateRequest
+    record: RequestRecord
+    deadline: float
+
+    def languages(self, piece: _Piece) -> tuple[str, ...]:
+        """The names a preamble before the piece's translation may mention."""
+        return (piece.source.name, self.target.name)
+
+
 @dataclass
 class _Plan:
     request: TranslateRequest
@@ -131,10 +145,10 @@ class TranslationService:
         self, request: TranslateRequest, record: RequestRecord, deadline: float
     ) -> TranslateResponse:
         plan = self._plan(request, record)
-        await self._run(plan, record, deadline)
+        await self._run(plan, _Job(plan.target, plan.request, record, deadline))
         return self._response(plan, record)
 
-    async def _run(self, plan: _Plan, record: RequestRecord, deadline: float) -> None:
+    async def _run(self, plan: _Plan, job: _Job) -> None:
         for key, piece in plan.pieces.items():
             if piece.cached is not None:
                 plan.results[key] = PieceResult(piece.cached.text, "stop")
@@ -146,16 +160,14 @@ class TranslationService:
             # The common case runs in this task: a task of its own would start a loop
             # iteration later, behind whatever else the loop has to do.
             try:
-                plan.results[misses[0].key] = await self._translate_piece(
-                    misses[0], plan.target, plan.request, record, deadline)
+                plan.results[misses[0].key] = await self._translate_piece(misses[0], job)
             finally:
                 ticket.release()
             return
         try:
             async with asyncio.TaskGroup() as group:
                 tasks = {
-                    piece.key: group.create_task(self._translate_piece(
-                        piece, plan.target, plan.request, record, deadline))
+                    piece.key: group.create_task(self._translate_piece(piece, job))
                     for piece in misses
                 }
         except* Exception as failures:
@@ -214,6 +226,7 @@ class TranslationService:
             raise EngineDeadError("engine is not running")
         misses = plan.misses
         ticket = self.admission.admit(len(misses)) if misses else None
+        job = _Job(plan.target, plan.request, record, deadline)
         sources: dict[Hashable, AsyncIterator[str | PieceResult]] = {}
         tasks: list[asyncio.Task[None]] = []
         try:
@@ -221,13 +234,11 @@ class TranslationService:
                 # Later pieces generate meanwhile; their deltas wait until their turn.
                 queue: asyncio.Queue[str | PieceResult | BaseException] = asyncio.Queue()
                 sources[piece.key] = _drained(queue)
-                tasks.append(asyncio.create_task(self._pump(
-                    self._open_piece(piece, plan.target, request, record, deadline), queue)))
+                tasks.append(asyncio.create_task(self._pump(self._open_piece(piece, job), queue)))
             if misses:
                 # The first piece's engine request is submitted here, in the handler's own
                 # task, before the response starts: no loop turn is lost.
-                sources[misses[0].key] = await self._open_piece(
-                    misses[0], plan.target, request, record, deadline)
+                sources[misses[0].key] = await self._open_piece(misses[0], job)
         except BaseException:
             await _stop(tasks)
             if ticket is not None:
@@ -278,27 +289,20 @@ class TranslationService:
             if ticket is not None:
                 ticket.release()
 
-    async def _open_piece(
-        self,
-        piece: _Piece,
-        target: Language,
-        request: TranslateRequest,
-        record: RequestRecord,
-        deadline: float,
-    ) -> AsyncIterator[str | PieceResult]:
+    async def _open_piece(self, piece: _Piece, job: _Job) -> AsyncIterator[str | PieceResult]:
         """Submit the piece's engine request and wait for its first output; the piece's
         cleaned deltas follow, then its result."""
-        prompt, tokens, budget = self._tokenized(piece, target, request)
-        if tokens > budget:
-            return self._refitted_stream(piece, target, request, record, deadline)
-        options = self._options(prompt, piece, tokens, request.max_tokens)
-        steps = self.generation.stream(prompt, options, record, deadline)
+        prompt, tokens, budget = self._tokenized(piece, job)
+        if document := _refitting(piece, tokens, budget):
+            return self._refitted_stream(piece, document, job)
+        options = self._options(prompt, piece, tokens, job.request.max_tokens)
+        steps = self.generation.stream(prompt, options, job.record, job.deadline)
         try:
             first = await anext(steps, None)
         except BaseException:
             await steps.aclose()
             raise
-        return self._cleaned(piece, StreamCleaner(piece.text, (piece.source.name, target.name)),
+        return self._cleaned(piece, StreamCleaner(piece.text, job.languages(piece)),
                              prompt, first, steps)
 
     async def _cleaned(
@@ -327,15 +331,11 @@ class TranslationService:
         yield result
 
     async def _refitted_stream(
-        self,
-        piece: _Piece,
-        target: Language,
-        request: TranslateRequest,
-        record: RequestRecord,
-        deadline: float,
+        self, piece: _Piece, document: Document, job: _Job
     ) -> AsyncIterator[str | PieceResult]:
         # A piece split again once tokenized arrives whole: its parts are translated at once.
-        result = await self._translate_piece(piece, target, request, record, deadline)
+        result = await self._translate_refitted(piece, document, job)
+        self._remember(piece, result)
         yield result.text
         yield result
 
@@ -442,24 +442,17 @@ class TranslationService:
         return max(16, CHARS_PER_TOKEN * budget)
 
     # -- execution, once admitted ----------------------------------------------------------
-    async def _translate_piece(
-        self,
-        piece: _Piece,
-        target: Language,
-        request: TranslateRequest,
-        record: RequestRecord,
-        deadline: float,
-    ) -> PieceResult:
-        prompt, tokens, budget = self._tokenized(piece, target, request)
-        if tokens > budget and len(piece.text) > 1:
-            result = await self._translate_refitted(
-                piece, refit(piece.text, tokens, budget), target, request, record, deadline)
+    async def _translate_piece(self, piece: _Piece, job: _Job) -> PieceResult:
+        prompt, tokens, budget = self._tokenized(piece, job)
+        if document := _refitting(piece, tokens, budget):
+            result = await self._translate_refitted(piece, document, job)
         else:
-            options = self._options(prompt, piece, tokens, request.max_tokens)
-            completion = await self.generation.complete(prompt, options, record, deadline)
+            options = self._options(prompt, piece, tokens, job.request.max_tokens)
+            completion = await self.generation.complete(prompt, options, job.record,
+                                                        job.deadline)
             result = PieceResult(
                 clean_translation(completion.texts[0], piece.text,
-                                  languages=(piece.source.name, target.name)),
+                                  languages=job.languages(piece)),
                 completion.finish_reasons[0] or "stop",
                 completion.prompt_tokens,
                 completion.completion_tokens,
@@ -468,13 +461,7 @@ class TranslationService:
         return result
 
     async def _translate_refitted(
-        self,
-        piece: _Piece,
-        document: Document,
-        target: Language,
-        request: TranslateRequest,
-        record: RequestRecord,
-        deadline: float,
+        self, piece: _Piece, document: Document, job: _Job
     ) -> PieceResult:
         # The piece itself was admitted as one engine request; its extra ones are admitted now.
         ticket = self.admission.admit(max(0, len(document.pieces) - 1))
@@ -483,8 +470,7 @@ class TranslationService:
                 tasks = [
                     group.create_task(self._translate_piece(
                         _Piece(text, piece.source, entries_in(text, piece.glossary), None,
-                               piece.param, None),
-                        target, request, record, deadline))
+                               piece.param, None), job))
                     for text in document.pieces
                 ]
         except* Exception as failures:
@@ -517,16 +503,16 @@ class TranslationService:
             formality=formality, template=self.template)
         return self.generation.prepare(messages, "text").tokens
 
-    def _tokenized(self, piece: _Piece, target: Language,
-                   request: TranslateRequest) -> tuple[Prompt, int, int]:
+    def _tokenized(self, piece: _Piece, job: _Job) -> tuple[Prompt, int, int]:
         """The piece's prompt, rendered and tokenized once; the piece's own share of its
         tokens (the prompt less the instructions around it), and how many it may have."""
+        formality = job.request.formality
         messages = build_translation_messages(
-            piece.text, piece.source.name, target.name, glossary=piece.glossary,
-            formality=request.formality, template=self.template)
+            piece.text, piece.source.name, job.target.name, glossary=piece.glossary,
+            formality=formality, template=self.template)
         prompt = self.generation.render(messages)
-        overhead = self._overhead(piece.source, target, tuple(piece.glossary.items()),
-                                  request.formality)
+        overhead = self._overhead(piece.source, job.target, tuple(piece.glossary.items()),
+                                  formality)
         return prompt, max(1, prompt.tokens - overhead), self._token_budget(overhead, piece.param)
 
     def _options(self, prompt: Prompt, piece: _Piece, source_tokens: int,
@@ -544,6 +530,11 @@ class TranslationService:
     def _remember(self, piece: _Piece, result: PieceResult) -> None:
         if self.cache is not None and piece.key is not None and result.finish_reason == "stop":
             self.cache.put(piece.key, CachedTranslation(result.text, result.completion_tokens))
+
+
+def _refitting(piece: _Piece, tokens: int, budget: int) -> Document | None:
+    """The piece split again when it turned out to have more tokens than fit one request."""
+    return refit(piece.text, tokens, budget) if tokens > budget and len(piece.text) > 1 else None
 
 
 async def _drained(

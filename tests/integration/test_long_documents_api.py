@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 
 from fakes import FakeEngine
@@ -62,6 +63,23 @@ async def test_a_dense_piece_is_split_again_once_tokenized(make_app) -> None:
             "text": text, "source_lang": "zh", "target_lang": "en"})
     assert response.status_code == 200, response.text
     assert response.json()["translation"] == text
+    assert len(engine.requests) >= 2
+
+
+async def test_a_dense_piece_split_again_streams_whole(make_app) -> None:
+    class DenseEngine(FakeEngine):
+        TOKEN = re.compile(r"[^\x00-\x7f]|[\x00-\x7f]+")  # one token per Chinese character
+
+    engine = DenseEngine(max_model_len=600)
+    text = "会议已改到星期四下午。" * 30
+    async with running(make_app(engine)) as client, client.stream("POST", "/translate", json={
+            "text": text, "source_lang": "zh", "target_lang": "en", "stream": True}) as response:
+        assert response.status_code == 200
+        events = [json.loads(line[len("data: "):]) async for line in response.aiter_lines()
+                  if line.startswith("data: {")]
+        assert client.app.state.admission.in_flight == 0
+    assert "".join(event["delta"] for event in events) == text
+    assert events[-1]["finish_reason"] == "stop"
     assert len(engine.requests) >= 2
 
 
