@@ -206,6 +206,9 @@ class StreamCleaner:
     def __init__(self, source: str, languages: tuple[str, ...] = ()) -> None:
         self.source = source
         self.languages = languages
+        self._preamble = _preamble(languages)
+        self._strips_tags = not source.lstrip().startswith("<")
+        self._multiline = "\n" in source.strip()
         self.raw = ""
         self.sent = ""
         self._started = False  # once ruled out, a preamble cannot come back: longer text
@@ -215,9 +218,9 @@ class StreamCleaner:
         self.raw += delta
         if not self._started:
             start = self.raw.replace(_OPEN, "").replace(_CLOSE, "").lstrip()
-            if not self.source.lstrip().startswith("<"):
+            if self._strips_tags:
                 start = _TAG_LINES.sub("", start, count=1)
-            if _may_be_preamble(start, self.WINDOW, _preamble(self.languages)):
+            if _may_be_preamble(start, self.WINDOW, self._preamble):
                 return ""
             self._started = True
         stable = re.sub(r"<[^>\s]*$", "", self.raw)  # a marker may be arriving
@@ -225,7 +228,7 @@ class StreamCleaner:
                                       final=False).rstrip()
         if candidate[-1:] in _CLOSING_QUOTES:
             candidate = candidate[:-1]
-        if "\n" in self.source.strip():
+        if self._multiline:
             # A trailing note could be starting on the last line.
             candidate = candidate.rsplit("\n", 1)[0].rstrip() if "\n" in candidate else ""
         return self._advance(candidate)
