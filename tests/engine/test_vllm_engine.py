@@ -97,8 +97,10 @@ async def test_deltas_concatenate_to_the_full_text(engine, prompt):
 
     outputs = await collect(engine, prompt, options(max_tokens=24), "delta")
     steps = choice_steps(outputs, 0)
-    assert len(steps) > 1, "expected one step per token, not one final answer"
-    assert [s.completion_tokens for s in steps] == list(range(1, 25))
+    assert len(steps) > 1, "expected deltas as tokens come, not one final answer"
+    # A busy consumer may get two tokens merged into one delta, so counts only ever rise.
+    counts = [s.completion_tokens for s in steps]
+    assert counts == sorted(set(counts)) and counts[-1] == 24
     assert all(s.finish_reason is None for s in steps[:-1])
     assert steps[-1].finish_reason == "length"
     assert outputs[-1].finished and not any(o.finished for o in outputs[:-1])
