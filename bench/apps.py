@@ -15,7 +15,9 @@ SERVED_NAME = "bench-model"
 
 
 def settings() -> Settings:
-    return load_settings({"served_model_name": SERVED_NAME}, environ={})
+    # No translation cache: repeated texts would skip the work the comparison app does.
+    return load_settings({"served_model_name": SERVED_NAME, "translation_cache_size": 0},
+                         environ={})
 
 
 def litestar_app():

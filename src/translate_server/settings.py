@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -29,6 +29,7 @@ class EngineSettings(_Settings):
     max_model_len: int | None = None
     dtype: str = "auto"
     gpu_memory_utilization: float = 0.9
+    kv_cache_gib: Annotated[float, msgspec.Meta(gt=0)] | None = None
     max_num_batched_tokens: int | None = None
     tensor_parallel_size: int = 1
     enforce_eager: bool | None = None
@@ -117,6 +118,8 @@ OPTIONS: tuple[Option, ...] = (
            "model's own on GPU).", str, ("auto", "float32", "float16", "bfloat16")),
     Option("gpu_memory_utilization", "engine", "Fraction of GPU memory the engine may use.",
            float),
+    Option("kv_cache_gib", "engine", "KV cache size in GiB (default: 2 on CPU; on GPU what "
+           "--gpu-memory-utilization leaves).", float),
     Option("max_num_batched_tokens", "engine", "Tokens per engine step (prefill chunk size).",
            int),
     Option("tensor_parallel_size", "engine", "GPUs to shard the model across.", int),

@@ -15,6 +15,8 @@ def test_cpu_defaults():
     assert kwargs["disable_log_stats"] is False
     assert "gpu_memory_utilization" not in kwargs
     assert "max_num_batched_tokens" not in kwargs
+    # A bounded KV cache, not vLLM's 92% of the machine's memory.
+    assert kwargs["kv_cache_memory_bytes"] == 2 * 2**30
 
 
 def test_gpu_defaults():
@@ -25,6 +27,13 @@ def test_gpu_defaults():
     assert kwargs["enforce_eager"] is False
     assert kwargs["gpu_memory_utilization"] == 0.8
     assert kwargs["max_num_batched_tokens"] == 4096
+    assert "kv_cache_memory_bytes" not in kwargs  # sized by gpu_memory_utilization
+
+
+def test_an_explicit_kv_cache_size_wins_on_both():
+    settings = EngineSettings(kv_cache_gib=0.5)
+    assert engine_args_kwargs(settings, "m", True)["kv_cache_memory_bytes"] == 2**29
+    assert engine_args_kwargs(settings, "m", False)["kv_cache_memory_bytes"] == 2**29
 
 
 def test_explicit_values_win():

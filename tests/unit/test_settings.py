@@ -41,7 +41,8 @@ def test_served_model_name() -> None:
 @pytest.mark.parametrize(
     "env",
     [{"TRANSLATE_PORT": "eighty"}, {"TRANSLATE_DTYPE": "float8"},
-     {"TRANSLATE_ENFORCE_EAGER": "maybe"}, {"TRANSLATE_API_KEY_FILE": "/no/such/file"}],
+     {"TRANSLATE_ENFORCE_EAGER": "maybe"}, {"TRANSLATE_API_KEY_FILE": "/no/such/file"},
+     {"TRANSLATE_KV_CACHE_GIB": "0"}, {"TRANSLATE_KV_CACHE_GIB": "lots"}],
 )
 def test_bad_values_are_refused(env: dict[str, str]) -> None:
     with pytest.raises(SettingsError):

@@ -54,6 +54,8 @@ log = structlog.get_logger()
 
 # Seconds the engine's processes get to exit cleanly before they are killed.
 SHUTDOWN_TIMEOUT = 20.0
+# The KV cache on a CPU when none is configured: ~45k tokens of SmolLM2-135M in float32.
+CPU_KV_CACHE_GIB = 2.0
 
 # vLLM's finish reasons -> ours. "repetition" (vLLM's opt-in loop detector) is the model
 # stopping; "error" is a failed request and is raised instead (see `generate`).
@@ -237,6 +239,14 @@ def engine_args_kwargs(settings: EngineSettings, model: str, on_cpu: bool) -> di
     }
     if not on_cpu:
         kwargs["gpu_memory_utilization"] = settings.gpu_memory_utilization
+    kv_cache_gib = settings.kv_cache_gib
+    if kv_cache_gib is None and on_cpu:
+        # Left alone, vLLM on a CPU reserves 92% of the memory node for the KV cache and
+        # refuses to start when a little of it is taken (the page cache is enough).
+        # VLLM_CPU_KVCACHE_SPACE, where set, still overrides this inside vLLM.
+        kv_cache_gib = CPU_KV_CACHE_GIB
+    if kv_cache_gib is not None:
+        kwargs["kv_cache_memory_bytes"] = int(kv_cache_gib * 2**30)
     if settings.max_num_batched_tokens is not None:
         kwargs["max_num_batched_tokens"] = settings.max_num_batched_tokens
     return kwargs
