@@ -154,8 +154,10 @@ def _preamble(languages: tuple[str, ...]) -> regex.Pattern[str]:
 
 
 # Lines holding nothing but a made-up tag ("<text>", "<translation>"), which small models
-# open their answer with, echoing the `<source>` fence of the prompt.
-_TAG_LINES = regex.compile(r"^(?:<[A-Za-z][\w-]*>[ \t]*\n\s*)+")
+# open their answer with, echoing the `<source>` fence of the prompt: two at most. An answer
+# that goes on with tag after tag is degenerate, and holding a stream back until such an
+# answer ends would leave its client waiting for the whole generation.
+_TAG_LINES = regex.compile(r"^(?:<[A-Za-z][\w-]*>[ \t]*\n\s*){1,2}")
 _QUOTES = {'"': '"', "“": "”", "„": "“", "«": "»", "»": "«", "「": "」", "『": "』",
            "'": "'", "‘": "’", "‚": "‘"}
 _CLOSING_QUOTES = frozenset(_QUOTES.values())

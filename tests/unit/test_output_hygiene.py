@@ -33,6 +33,7 @@ CASES = [
     ("<text>\nVeuillez garder le ticket.", "Please keep the receipt.",
      "Veuillez garder le ticket."),
     ("<translation>\n<source>\nHallo Welt", "Hello world", "Hallo Welt"),
+    ("<text>\n<source>\n<label>\n<label>\n<label>", "Hello world", "<label>"),
     ("<b>\nHallo", "<b>\nHello", "<b>\nHallo"),
     ("The translation of the text: The city", "La ville", "The city"),
 ]
@@ -76,6 +77,13 @@ def test_a_stream_starts_as_soon_as_no_preamble_can_begin_its_way(
 ) -> None:
     assert StreamCleaner("Some source text.", LANGUAGES).feed(answer) == (
         answer if released else "")
+
+
+def test_a_stream_of_tag_after_tag_is_released_at_its_third_line() -> None:
+    # A degenerate answer: held back for two tag lines, not until the generation ends.
+    cleaner = StreamCleaner("Some source text.", LANGUAGES)
+    assert cleaner.feed("<text>\n<source>\n") == ""
+    assert cleaner.feed("<label>\n<label>\n") == "<label>"
 
 
 def test_bundled_templates_and_families(tmp_path: Path) -> None:
