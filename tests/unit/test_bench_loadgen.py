@@ -183,3 +183,15 @@ def test_arrival_schedules() -> None:
     assert 180 < poisson[-1] < 220  # mean gap 0.1 s
     with pytest.raises(ValueError):
         arrival_times(0, 3)
+
+
+def test_exact_output_asks_chat_to_ignore_the_end_and_refuses_translate() -> None:
+    exact = make_workload(WorkloadSpec(kind="uniform", size=2, fixed_output_tokens=64,
+                                       exact_output=True))
+    body = Target("http://x", "chat", model="m").body(exact[0])
+    assert body["ignore_eos"] is True and body["max_tokens"] == 64
+    assert "stop" not in body  # a stop string would end the answer early too
+    plain = Target("http://x", "chat", model="m").body(ITEMS[0])
+    assert "ignore_eos" not in plain and plain["stop"]
+    with pytest.raises(ValueError, match="chat API"):
+        Target("http://x", "translate").body(exact[0])

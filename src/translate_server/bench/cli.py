@@ -69,6 +69,11 @@ def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
         help="count real tokens with this tokenizer (model dir or id) instead of words x 1.3",
     )
     group.add_argument("--workload-size", type=int, default=512, help="distinct texts (cycled)")
+    group.add_argument(
+        "--exact-output", action="store_true",
+        help="every answer exactly max_tokens long, ignoring end of sequence and stop strings "
+        "(chat and in-process engine only; for random-weight test models)",
+    )
 
 
 def workload_from_args(args: argparse.Namespace) -> tuple[WorkloadSpec, list[WorkItem]]:
@@ -81,6 +86,7 @@ def workload_from_args(args: argparse.Namespace) -> tuple[WorkloadSpec, list[Wor
         uniform_tokens=args.uniform_tokens,
         output_ratio=args.output_ratio,
         fixed_output_tokens=args.max_tokens,
+        exact_output=args.exact_output,
     )
     count = tokenizer_counter(args.tokenizer) if args.tokenizer else estimate_tokens
     return spec, make_workload(spec, count)

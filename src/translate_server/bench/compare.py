@@ -467,6 +467,8 @@ def _workload_argv(args: argparse.Namespace) -> list[str]:
         argv += ["--max-tokens", str(args.max_tokens)]
     if args.tokenizer:
         argv += ["--tokenizer", args.tokenizer]
+    if args.exact_output:
+        argv.append("--exact-output")
     return argv
 
 
@@ -486,6 +488,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     unknown = [a for a in arms if a not in ARMS]
     if unknown or not arms:
         print(f"unknown arms {unknown}; choose from {', '.join(ARMS)}", file=sys.stderr)
+        return 2
+    if args.exact_output and "translate" in arms:
+        print("--exact-output: /translate cannot ignore the end of an answer; leave out the "
+              "translate arm (--arms engine,chat,vllm)", file=sys.stderr)
         return 2
     out_dir = Path(args.out_dir or f"bench-results/compare-{time.strftime('%Y%m%d-%H%M%S')}")
     out_dir.mkdir(parents=True, exist_ok=True)

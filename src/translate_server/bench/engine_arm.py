@@ -52,7 +52,8 @@ async def drive(
         params = SamplingParams(
             temperature=0.0,
             max_tokens=max(1, min(item.max_tokens, max_model_len - len(ids))),
-            stop=default_stop(item.text),
+            stop=[] if item.exact_output else default_stop(item.text),
+            ignore_eos=item.exact_output,
             output_kind=RequestOutputKind.DELTA,
         )
         prepared.append((ids, params))

@@ -49,6 +49,7 @@ class WorkItem:
     target_lang: str
     input_tokens: int  # tokens of `text` (estimated or counted, see WorkloadSpec.counter)
     max_tokens: int  # output cap sent with the request
+    exact_output: bool = False  # generate exactly max_tokens (see WorkloadSpec.exact_output)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,9 @@ class WorkloadSpec:
     output_ratio: float = 1.5
     output_min: int = 16
     fixed_output_tokens: int | None = None
+    # Every answer exactly max_tokens long: end of sequence and stop strings are ignored. For
+    # random-weight test models, whose greedy answers end after a token or two.
+    exact_output: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in WORKLOAD_KINDS:
@@ -92,6 +96,7 @@ class WorkloadSpec:
             "output_ratio": self.output_ratio,
             "output_min": self.output_min,
             "fixed_output_tokens": self.fixed_output_tokens,
+            "exact_output": self.exact_output,
         }
 
 
@@ -132,7 +137,8 @@ def make_item(spec: WorkloadSpec, index: int, count: TokenCounter = estimate_tok
         max_tokens = spec.fixed_output_tokens
     else:
         max_tokens = max(spec.output_min, round(input_tokens * spec.output_ratio))
-    return WorkItem(index, text, source, target_lang, input_tokens, max_tokens)
+    return WorkItem(index, text, source, target_lang, input_tokens, max_tokens,
+                    spec.exact_output)
 
 
 def make_workload(spec: WorkloadSpec, count: TokenCounter = estimate_tokens) -> list[WorkItem]:
