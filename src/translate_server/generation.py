@@ -117,21 +117,20 @@ class GenerationService:
         """
         counts = [0] * options.n
         outputs = self._generate(prompt, options, record)
+        timer = _StreamDeadline(deadline)
         try:
             while True:
                 try:
-                    async with asyncio.timeout_at(deadline):
-                        output = await anext(outputs)
+                    output = await timer.next(outputs)
                 except StopAsyncIteration:
                     return
-                except TimeoutError:
-                    raise _deadline_exceeded() from None
                 for step in output.steps:
                     counts[step.index] = step.completion_tokens
                     if step.finish_reason == "abort":
                         raise UnavailableError("The engine aborted the request.", code="aborted")
                     yield step.index, step.text, step.completion_tokens, step.finish_reason
         finally:
+            timer.cancel()
             record.engine_finished(prompt.tokens, sum(counts))
             await outputs.aclose()
 
@@ -156,6 +155,42 @@ class GenerationService:
         """Abort every engine request in flight (shutdown after the grace period)."""
         for request_id in list(self._active):
             await self.engine.abort(request_id)
+
+
+class _StreamDeadline:
+    """One timer for a whole stream, cancelling whichever task is waiting on the engine when
+    it fires. (`asyncio.timeout_at` around every step would arm and disarm a timer for every
+    engine output; the steps of one stream are not always awaited by the same task.)"""
+
+    __slots__ = ("_handle", "_waiter", "_expired")
+
+    def __init__(self, deadline: float) -> None:
+        self._waiter: asyncio.Task[object] | None = None
+        self._expired = False
+        self._handle = asyncio.get_running_loop().call_at(deadline, self._expire)
+
+    def _expire(self) -> None:
+        self._expired = True
+        if self._waiter is not None:
+            self._waiter.cancel()
+
+    async def next(self, outputs: AsyncIterator[EngineOutput]) -> EngineOutput:
+        if self._expired:
+            raise _deadline_exceeded()
+        task = asyncio.current_task()
+        self._waiter = task
+        try:
+            return await anext(outputs)
+        except asyncio.CancelledError:
+            # Ours alone: a cancellation from elsewhere too (the client left) goes on as one.
+            if self._expired and task is not None and task.uncancel() == 0:
+                raise _deadline_exceeded() from None
+            raise
+        finally:
+            self._waiter = None
+
+    def cancel(self) -> None:
+        self._handle.cancel()
 
 
 def _deadline_exceeded() -> DeadlineExceededError:

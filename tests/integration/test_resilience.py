@@ -54,6 +54,42 @@ async def test_deadline_gives_504_and_aborts_the_engine_request(make_app) -> Non
         assert slow.unfinished == set()
 
 
+async def test_a_deadline_passing_mid_stream_ends_it_with_a_timeout_event(make_app) -> None:
+    slow = FakeEngine(token_delay=0.1)
+    slow.responder = lambda prompt, options: "word " * 50
+    async with running(make_app(slow)) as client:
+        for path, body in (("/v1/chat/completions", CHAT), ("/translate", TRANSLATE)):
+            response = await client.post(path, json={**body, "stream": True, "timeout": 0.45})
+            assert response.status_code == 200  # the first tokens came in time
+            events = [e[6:] for e in response.text.split("\n\n") if e]
+            assert len(events) > 2 and events[-1] != "[DONE]"
+            assert json.loads(events[-1])["error"]["code"] == "request_timeout"
+            await asyncio.sleep(0.05)
+            assert slow.unfinished == set()
+        assert client.app.state.admission.in_flight == 0
+
+
+class StallingEngine(FakeEngine):
+    """Sends its first output, then nothing: the deadline must fire while the stream waits."""
+
+    async def generate(self, prompt_token_ids, options, request_id):  # type: ignore[override]
+        async for output in super().generate(prompt_token_ids, options, request_id):
+            yield output
+            await asyncio.sleep(60)
+
+
+async def test_a_deadline_passing_while_a_stream_waits_ends_it(make_app) -> None:
+    stalling = StallingEngine()
+    async with running(make_app(stalling)) as client:
+        async with asyncio.timeout(10):  # a stream left waiting would fail here, not hang
+            response = await client.post(
+                "/v1/chat/completions", json={**CHAT, "stream": True, "timeout": 0.3})
+        events = [e[6:] for e in response.text.split("\n\n") if e]
+        assert json.loads(events[-1])["error"]["code"] == "request_timeout"
+        await asyncio.sleep(0.05)
+        assert stalling.unfinished == set()
+
+
 async def test_server_request_timeout_applies_to_a_hung_engine(make_app) -> None:
     hung = FakeEngine()
     hung.hang = True
