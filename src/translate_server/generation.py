@@ -162,7 +162,7 @@ class _StreamDeadline:
     it fires. (`asyncio.timeout_at` around every step would arm and disarm a timer for every
     engine output; the steps of one stream are not always awaited by the same task.)"""
 
-    __slots__ = ("_handle", "_waiter", "_expired")
+    __slots__ = ("_expired", "_handle", "_waiter")
 
     def __init__(self, deadline: float) -> None:
         self._waiter: asyncio.Task[object] | None = None
