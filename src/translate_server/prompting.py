@@ -188,6 +188,8 @@ def clean_translation(
         cleaned = cleaned.split("\n", 1)[0].rstrip()
     elif final and not re.search(r"\bnote", source, re.IGNORECASE):
         cleaned = _TRAILING_NOTE.sub("", cleaned).rstrip()
+    if final:
+        cleaned = _without_cut_marker(cleaned, source)
     opening = cleaned[:1]
     if opening in _QUOTES and source[:1] not in _QUOTES:
         cleaned = cleaned[1:].lstrip()
@@ -195,6 +197,16 @@ def clean_translation(
         if final and cleaned.endswith(closing) and source[-1:] not in _CLOSING_QUOTES:
             cleaned = cleaned[:-1].rstrip()
     return cleaned
+
+
+def _without_cut_marker(text: str, source: str) -> str:
+    """An answer cut off by `max_tokens` in the middle of a marker ("... <sour") ends before it."""
+    for marker in (_OPEN, _CLOSE):
+        for length in range(len(marker) - 1, 1, -1):
+            fragment = marker[:length]
+            if text.endswith(fragment):
+                return text if source.endswith(fragment) else text[:-length].rstrip()
+    return text
 
 
 class StreamCleaner:

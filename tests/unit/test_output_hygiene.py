@@ -34,6 +34,8 @@ CASES = [
      "Veuillez garder le ticket."),
     ("<translation>\n<source>\nHallo Welt", "Hello world", "Hallo Welt"),
     ("<text>\n<source>\n<label>\n<label>\n<label>", "Hello world", "<label>"),
+    ("Guten Morgen <sour", "Good morning", "Guten Morgen"),  # cut off by max_tokens
+    ("a </s", "x </s", "a </s"),
     ("<b>\nHallo", "<b>\nHello", "<b>\nHallo"),
     ("The translation of the text: The city", "La ville", "The city"),
 ]
