@@ -119,6 +119,9 @@ class _Plan:
     def misses(self) -> list[_Piece]:
         return [piece for piece in self.pieces.values() if piece.cached is None]
 
+    def job(self, record: RequestRecord, deadline: float) -> _Job:
+        return _Job(self.target, self.request, record, deadline)
+
 
 class TranslationService:
     def __init__(
@@ -145,7 +148,7 @@ class TranslationService:
         self, request: TranslateRequest, record: RequestRecord, deadline: float
     ) -> TranslateResponse:
         plan = self._plan(request, record)
-        await self._run(plan, _Job(plan.target, plan.request, record, deadline))
+        await self._run(plan, plan.job(record, deadline))
         return self._response(plan, record)
 
     async def _run(self, plan: _Plan, job: _Job) -> None:
@@ -226,7 +229,7 @@ class TranslationService:
             raise EngineDeadError("engine is not running")
         misses = plan.misses
         ticket = self.admission.admit(len(misses)) if misses else None
-        job = _Job(plan.target, plan.request, record, deadline)
+        job = plan.job(record, deadline)
         sources: dict[Hashable, AsyncIterator[str | PieceResult]] = {}
         tasks: list[asyncio.Task[None]] = []
         try:

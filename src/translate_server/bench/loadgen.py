@@ -87,10 +87,10 @@ class Target:
         return self.base_url.rstrip("/") + self.path
 
     def body(self, item: WorkItem) -> dict[str, Any]:
-        if self.api == "translate" and item.exact_output:
-            raise ValueError("/translate has no way to ignore the end of an answer: "
-                             "exact-length output is for the chat API")
         if self.api == "translate":
+            if item.exact_output:
+                raise ValueError("/translate has no way to ignore the end of an answer: "
+                                 "exact-length output is for the chat API")
             body: dict[str, Any] = {
                 "text": item.text,
                 "source_lang": item.source_lang,
@@ -106,11 +106,10 @@ class Target:
             "max_tokens": item.max_tokens,
             "temperature": self.temperature,
         }
-        stop = [] if item.exact_output else self.stop(item.text)
-        if stop:
-            body["stop"] = stop
         if item.exact_output:
             body["ignore_eos"] = True  # a vLLM extension, which this service also accepts
+        elif stop := self.stop(item.text):
+            body["stop"] = stop
         if self.stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
