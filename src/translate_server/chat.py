@@ -104,8 +104,9 @@ class ChatService:
         chunk_id, created, model = _completion_id(), int(time.time()), self.model_name
 
         def chunk(choices: list[ChunkChoice], usage: Usage | None = None) -> bytes:
-            return sse.event(ChatCompletionChunk(id=chunk_id, created=created, model=model,
-                                              choices=choices, usage=usage))
+            return sse.event(ChatCompletionChunk(id=chunk_id, object="chat.completion.chunk",
+                                                 created=created, model=model, choices=choices,
+                                                 usage=usage))
 
         completion_tokens = [0] * request.n
         try:

@@ -55,8 +55,12 @@ async def test_stream_wire_format_ends_with_done(client: AppClient) -> None:
     events = [e for e in response.text.split("\n\n") if e]
     assert all(e.startswith("data: ") for e in events)
     assert events[-1] == "data: [DONE]"
+    chunks = [json.loads(e[6:]) for e in events[:-1]]
+    # OpenAI's chunk shape: every chunk names its object type, id, creation time and model.
+    assert {c["object"] for c in chunks} == {"chat.completion.chunk"}
+    assert len({(c["id"], c["created"], c["model"]) for c in chunks}) == 1
     # Without include_usage no chunk carries usage.
-    assert all("usage" not in json.loads(e[6:]) for e in events[:-1])
+    assert all("usage" not in c for c in chunks)
 
 
 async def test_n_choices(client: AppClient) -> None:

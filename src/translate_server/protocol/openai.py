@@ -93,7 +93,8 @@ class ChunkChoice(msgspec.Struct, kw_only=True):
 
 class ChatCompletionChunk(ResponseStruct, kw_only=True):
     id: str
-    object: Literal["chat.completion.chunk"] = "chat.completion.chunk"
+    # No default: omit_defaults would leave it out of every chunk, and OpenAI's chunks carry it.
+    object: Literal["chat.completion.chunk"]
     created: int
     model: str
     choices: list[ChunkChoice]
