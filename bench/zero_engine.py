@@ -8,7 +8,7 @@ request on top of this is its own HTTP, validation, serialization and bookkeepin
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 
 from translate_server.engine import (
     ChatMessage,
@@ -40,7 +40,7 @@ class ZeroLatencyEngine:
 
     async def generate(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
-    ) -> AsyncIterator[EngineOutput]:
+    ) -> AsyncGenerator[EngineOutput, None]:
         tokens = min(REPLY_TOKENS, options.max_tokens)
         finish = "stop" if tokens == REPLY_TOKENS else "length"
         steps = [GenerationStep(i, REPLY, tokens, finish) for i in range(options.n)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 
 from translate_server.engine import (
     ChatMessage,
@@ -72,7 +72,7 @@ class FakeEngine:
 
     async def generate(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
-    ) -> AsyncIterator[EngineOutput]:
+    ) -> AsyncGenerator[EngineOutput, None]:
         if not self.alive:
             raise EngineDeadError("fake engine is dead")
         self.requests.append((request_id, prompt_token_ids, options))

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from contextlib import aclosing
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 
 import msgspec
 
@@ -86,19 +85,21 @@ class GenerationService:
         texts: list[list[str]] = [[] for _ in range(options.n)]
         finish_reasons: list[str | None] = [None] * options.n
         counts = [0] * options.n
-        async with aclosing(self._generate(prompt, options, record)) as outputs:
-            try:
-                async with asyncio.timeout_at(deadline):
-                    async for output in outputs:
-                        for step in output.steps:
-                            texts[step.index].append(step.text)
-                            counts[step.index] = step.completion_tokens
-                            if step.finish_reason is not None:
-                                finish_reasons[step.index] = step.finish_reason
-            except TimeoutError:
-                raise _deadline_exceeded() from None
-            finally:
-                record.engine_finished(prompt.tokens, sum(counts))
+        request_id, outputs = self._submit(prompt, options, record)
+        try:
+            async with asyncio.timeout_at(deadline):
+                async for output in outputs:
+                    record.token_arrived()
+                    for step in output.steps:
+                        texts[step.index].append(step.text)
+                        counts[step.index] = step.completion_tokens
+                        if step.finish_reason is not None:
+                            finish_reasons[step.index] = step.finish_reason
+        except TimeoutError:
+            raise _deadline_exceeded() from None
+        finally:
+            record.engine_finished(prompt.tokens, sum(counts))
+            await self._end(request_id, outputs)
         if "abort" in finish_reasons:
             raise UnavailableError("The engine aborted the request.", code="aborted")
         return Completion(
@@ -116,7 +117,7 @@ class GenerationService:
         Leaving the iteration early (client gone, deadline) aborts the engine request.
         """
         counts = [0] * options.n
-        outputs = self._generate(prompt, options, record)
+        request_id, outputs = self._submit(prompt, options, record)
         timer = _StreamDeadline(deadline)
         try:
             while True:
@@ -124,6 +125,7 @@ class GenerationService:
                     output = await timer.next(outputs)
                 except StopAsyncIteration:
                     return
+                record.token_arrived()
                 for step in output.steps:
                     counts[step.index] = step.completion_tokens
                     if step.finish_reason == "abort":
@@ -132,24 +134,24 @@ class GenerationService:
         finally:
             timer.cancel()
             record.engine_finished(prompt.tokens, sum(counts))
-            await outputs.aclose()
+            await self._end(request_id, outputs)
 
-    async def _generate(
+    # Both loops above iterate the engine's outputs themselves: a generator of our own in
+    # between would cost a resumption per output, for every token streamed.
+    def _submit(
         self, prompt: Prompt, options: SamplingOptions, record: RequestRecord
-    ) -> AsyncIterator[EngineOutput]:
+    ) -> tuple[str, AsyncGenerator[EngineOutput, None]]:
         if not self.engine.is_alive:
             raise EngineDeadError("engine is not running")
         record.engine_submitted()
         request_id = self._request_id()
         self._active.add(request_id)
-        outputs = self.engine.generate(prompt.token_ids, options, request_id)
-        try:
-            async for output in outputs:
-                record.token_arrived()
-                yield output
-        finally:
-            self._active.discard(request_id)
-            await outputs.aclose()
+        return request_id, self.engine.generate(prompt.token_ids, options, request_id)
+
+    async def _end(self, request_id: str, outputs: AsyncGenerator[EngineOutput, None]) -> None:
+        # Closing the engine's generator at once aborts a request that was left early.
+        self._active.discard(request_id)
+        await outputs.aclose()
 
     async def abort_all(self) -> None:
         """Abort every engine request in flight (shutdown after the grace period)."""
@@ -162,12 +164,13 @@ class _StreamDeadline:
     it fires. (`asyncio.timeout_at` around every step would arm and disarm a timer for every
     engine output; the steps of one stream are not always awaited by the same task.)"""
 
-    __slots__ = ("_expired", "_handle", "_waiter")
+    __slots__ = ("_expired", "_handle", "_loop", "_waiter")
 
     def __init__(self, deadline: float) -> None:
         self._waiter: asyncio.Task[object] | None = None
         self._expired = False
-        self._handle = asyncio.get_running_loop().call_at(deadline, self._expire)
+        self._loop = asyncio.get_running_loop()
+        self._handle = self._loop.call_at(deadline, self._expire)
 
     def _expire(self) -> None:
         self._expired = True
@@ -177,7 +180,7 @@ class _StreamDeadline:
     async def next(self, outputs: AsyncIterator[EngineOutput]) -> EngineOutput:
         if self._expired:
             raise _deadline_exceeded()
-        task = asyncio.current_task()
+        task = asyncio.current_task(self._loop)  # given the loop, it skips looking it up
         self._waiter = task
         try:
             return await anext(outputs)

@@ -10,8 +10,8 @@ DONE = b"data: [DONE]\n\n"
 HEADERS = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache",
            "x-accel-buffering": "no"}
 
-_encode = msgspec.json.Encoder().encode
+encode_json = msgspec.json.Encoder().encode
 
 
 def event(payload: msgspec.Struct) -> bytes:
-    return b"data: " + _encode(payload) + b"\n\n"
+    return b"data: " + encode_json(payload) + b"\n\n"

@@ -6,7 +6,7 @@ vLLM's moving API stays inside one adapter module (`vllm_engine.py`).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import Protocol, TypedDict
 
 import msgspec
@@ -85,8 +85,8 @@ class Engine(Protocol):
 
     def generate(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
-    ) -> AsyncIterator[EngineOutput]:
-        """Stream outputs until every choice finished. Closing the iterator early aborts the
+    ) -> AsyncGenerator[EngineOutput, None]:
+        """Stream outputs until every choice finished. Closing the generator early aborts the
         request in the engine. Raises EngineDeadError if the engine fails."""
         ...
 

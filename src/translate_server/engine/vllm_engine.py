@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -140,7 +140,7 @@ class VllmEngine:
 
     async def generate(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
-    ) -> AsyncIterator[EngineOutput]:
+    ) -> AsyncGenerator[EngineOutput, None]:
         engine = self._engine
         if engine is None or engine.errored:
             raise EngineDeadError("the engine is not running")
