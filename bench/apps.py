@@ -32,3 +32,9 @@ def fastapi_app():
 
     configure_logging("json", "info")
     return create_fastapi_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME))
+
+
+def floor_app():
+    from asgi_floor import app
+
+    return app

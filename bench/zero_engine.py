@@ -4,10 +4,16 @@ It satisfies `translate_server.engine.Engine` and does as little as an engine ca
 "tokens" are one id per four characters, and every request finishes in a single output with a
 fixed translation, without ever yielding to the event loop. Whatever a server spends per
 request on top of this is its own HTTP, validation, serialization and bookkeeping cost.
+
+A request that asks for exactly `max_tokens` tokens (`ignore_eos`, as the streaming
+comparison sends) gets them one output per token, each one event-loop turn after the last,
+which is how a real engine's outputs reach a server; what a server spends per streamed token
+on top of that is its own.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, Sequence
 
 from translate_server.engine import (
@@ -20,6 +26,7 @@ from translate_server.engine import (
 
 REPLY = "Das ist eine kurze Übersetzung, immer dieselbe."
 REPLY_TOKENS = 12
+TOKEN = " Wort"  # each streamed output's text
 
 
 class ZeroLatencyEngine:
@@ -41,6 +48,14 @@ class ZeroLatencyEngine:
     async def generate(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
     ) -> AsyncGenerator[EngineOutput, None]:
+        if options.ignore_eos:
+            for count in range(1, options.max_tokens + 1):
+                await asyncio.sleep(0)
+                last = count == options.max_tokens
+                finish = "length" if last else None
+                steps = [GenerationStep(i, TOKEN, count, finish) for i in range(options.n)]
+                yield EngineOutput(len(prompt_token_ids), steps, last)
+            return
         tokens = min(REPLY_TOKENS, options.max_tokens)
         finish = "stop" if tokens == REPLY_TOKENS else "length"
         steps = [GenerationStep(i, REPLY, tokens, finish) for i in range(options.n)]

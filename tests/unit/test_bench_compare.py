@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
@@ -116,6 +117,26 @@ def test_http_layer_summary() -> None:
     assert "2.00x" in format_summary(summary)
 
 
+def test_http_layer_summary_measures_each_app_above_the_floor() -> None:
+    def arm(cpu: float, per_token: float) -> dict[str, float]:
+        return {"requests_per_s": 1e6 / cpu, "server_cpu_us_per_request": cpu,
+                "latency_p50_ms": 1.0, "latency_p99_ms": 2.0, "errors": 0,
+                "server_cpu_us_per_token": per_token}
+
+    rounds = [{"litestar chat-stream": arm(2000.0, 31.25), "fastapi chat-stream": arm(3000.0, 46.9),
+               "floor chat-stream": arm(800.0, 12.5)},
+              {"litestar chat-stream": arm(2200.0, 34.4), "fastapi chat-stream": arm(3400.0, 53.1),
+               "floor chat-stream": arm(1000.0, 15.6)}]
+    summary = summarize_rounds(rounds, ["chat-stream"])
+    ratios = summary["ratios"]["chat-stream"]
+    assert ratios["litestar_above_floor_us"] == pytest.approx(1200.0)
+    assert ratios["fastapi_above_floor_us"] == pytest.approx(2300.0)
+    assert summary["medians"]["floor chat-stream"]["server_cpu_us_per_token"] == pytest.approx(14.05)
+    text = format_summary(summary)
+    assert "Litestar 1,200 us, FastAPI 2,300 us per request" in text
+    assert "14.1" in text  # the floor's CPU per token, in its row
+
+
 def test_bench_dir_is_found_in_the_checkout() -> None:
     assert find_bench_dir(str(BENCH_DIR)) == BENCH_DIR
     with pytest.raises(FileNotFoundError):
@@ -126,7 +147,7 @@ def test_bench_dir_is_found_in_the_checkout() -> None:
 def bench_modules(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCH_DIR))
     yield
-    for name in ("apps", "fastapi_app", "zero_engine"):
+    for name in ("apps", "asgi_floor", "fastapi_app", "zero_engine"):
         sys.modules.pop(name, None)
 
 
@@ -134,7 +155,9 @@ def _lifespan(app):
     inner = getattr(app, "app", None)  # the FastAPI app sits inside the request observer
     if inner is not None and hasattr(inner.router, "lifespan_context"):
         return inner.router.lifespan_context(inner)
-    return app.lifespan()
+    if hasattr(app, "lifespan"):
+        return app.lifespan()
+    return contextlib.nullcontext()  # the bare floor has nothing to start
 
 
 async def test_both_http_layer_apps_answer_alike(bench_modules) -> None:
@@ -162,3 +185,42 @@ async def test_both_http_layer_apps_answer_alike(bench_modules) -> None:
         answers.append((t, c, bad.status_code, bad.json()["error"]["param"]))
     assert answers[0] == answers[1]
     assert answers[0][0]["usage"]["completion_tokens"] == 12
+
+
+def _events(text: str) -> list[dict]:
+    events = [e[len("data: "):] for e in text.split("\n\n") if e]
+    assert events[-1] == "[DONE]"
+    return [json.loads(e) for e in events[:-1]]
+
+
+async def test_all_http_layer_apps_stream_the_same_events(bench_modules) -> None:
+    """Asked for exactly N tokens, the service, the FastAPI app and the bare floor all stream N
+    content events of the same shape, then the usage."""
+    httpx = pytest.importorskip("httpx")
+    pytest.importorskip("fastapi")
+    from apps import SERVED_NAME, floor_app, settings
+    from fastapi_app import create_fastapi_app
+    from zero_engine import ZeroLatencyEngine
+
+    from translate_server.app import create_app
+
+    body = {"model": SERVED_NAME, "messages": [{"role": "user", "content": "Hallo"}],
+            "max_tokens": 5, "ignore_eos": True, "stream": True,
+            "stream_options": {"include_usage": True}}
+    shapes = []
+    for make in (lambda: create_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME)),
+                 lambda: create_fastapi_app(settings(),
+                                            lambda: ZeroLatencyEngine(model=SERVED_NAME)),
+                 floor_app):
+        app = make()
+        async with _lifespan(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+                response = await client.post("/v1/chat/completions", json=body)
+        events = _events(response.text)
+        content = [e for e in events if e["choices"] and e["choices"][0]["delta"].get("content")]
+        assert len(content) == 5
+        assert all(e["object"] == "chat.completion.chunk" for e in events)
+        assert events[-1]["usage"]["completion_tokens"] == 5
+        shapes.append(sorted(content[0]["choices"][0]))
+    assert shapes[0] == shapes[1] == shapes[2]

@@ -3,16 +3,23 @@ app doing the same work (``bench/fastapi_app.py`` in a source checkout) each run
 worker around a zero-latency engine double (``bench/zero_engine.py``), and take the same
 closed-loop load in alternation.
 
-Reported per app and route: requests/s, and the server's CPU time per request (psutil). With
-two or more cores the servers are pinned to one core and the load generator to another; the
-CPU figure does not depend on how fast the client is, so it is the one to trust when the
-client saturates its core first (`capacity` = 1 / CPU time per request).
+A third app, the floor (``bench/asgi_floor.py``), is bare ASGI on the same uvicorn: it decodes
+the body and answers fixed bytes, so what an app spends above it is its own.
+
+Routes: ``translate``, ``chat`` and ``chat-stream`` (streamed chat completions of exactly
+``--stream-tokens`` tokens, which the engine double streams one per event-loop turn).
+
+Reported per app and route: requests/s, and the server's CPU time per request (psutil), and
+per streamed token. With two or more cores the servers are pinned to one core and the load
+generator to another; the CPU figure does not depend on how fast the client is, so it is the
+one to trust when the client saturates its core first (`capacity` = 1 / CPU time per request).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import subprocess
 import sys
@@ -25,9 +32,12 @@ from translate_server.bench.cpu import CpuMeter
 from translate_server.bench.loadgen import Target, run_level
 from translate_server.bench.report import write_json
 from translate_server.bench.stats import median
+from translate_server.bench.workload import WorkItem
 
-APPS: tuple[str, ...] = ("litestar", "fastapi")
-FACTORIES = {"litestar": "apps:litestar_app", "fastapi": "apps:fastapi_app"}
+APPS: tuple[str, ...] = ("litestar", "fastapi", "floor")
+FACTORIES = {"litestar": "apps:litestar_app", "fastapi": "apps:fastapi_app",
+             "floor": "apps:floor_app"}
+APIS: tuple[str, ...] = ("translate", "chat", "chat-stream")
 SERVED_NAME = "bench-model"  # as bench/apps.py serves it
 
 
@@ -83,20 +93,35 @@ async def measure(
     meter = CpuMeter.of_pid(process.pid)
     stats = await run_level(target, items, concurrency=concurrency, requests=requests)
     cpu = meter.stop()
-    return {
+    figures = {
         "requests_per_s": stats.requests_per_s,
         "server_cpu_us_per_request": cpu["front_cpu_s"] / max(stats.ok, 1) * 1e6,
         "latency_p50_ms": stats.latency_ms["p50"],
         "latency_p99_ms": stats.latency_ms["p99"],
         "errors": stats.errors,
     }
+    if target.stream:
+        figures["server_cpu_us_per_token"] = cpu["front_cpu_s"] / max(stats.output_tokens, 1) * 1e6
+    return figures
+
+
+def target_and_items(
+    api: str, base_url: str, items: list[WorkItem], stream_tokens: int
+) -> tuple[Target, list[WorkItem]]:
+    """The load of one route; `chat-stream` asks for exactly `stream_tokens` tokens each."""
+    if api != "chat-stream":
+        return Target(base_url, api, model=SERVED_NAME, stream=False), items
+    exact = [dataclasses.replace(item, max_tokens=stream_tokens, exact_output=True)
+             for item in items]
+    return Target(base_url, "chat", model=SERVED_NAME, stream=True), exact
 
 
 def summarize_rounds(rounds: list[dict[str, dict[str, float]]], apis: list[str]) -> dict:
     """Medians per arm, and per API the medians of the per-round Litestar/FastAPI ratios."""
     arms = sorted({arm for r in rounds for arm in r})
     medians = {
-        arm: {key: median([r[arm][key] for r in rounds if arm in r]) for key in rounds[0][arm]}
+        arm: {key: median([r[arm][key] for r in rounds if arm in r and key in r[arm]])
+              for key in next(r[arm] for r in rounds if arm in r)}
         for arm in arms
     }
     ratio: dict[str, dict[str, float]] = {}
@@ -114,20 +139,35 @@ def summarize_rounds(rounds: list[dict[str, dict[str, float]]], apis: list[str])
                 for r in pairs
             ]),
         }
+        floor = f"floor {api}"
+        with_floor = [r for r in pairs if floor in r]
+        if with_floor:
+            # Each app's own CPU per request: what it spends above the bare ASGI floor.
+            for app, arm in (("litestar", ours), ("fastapi", theirs)):
+                ratio[api][f"{app}_above_floor_us"] = median([
+                    r[arm]["server_cpu_us_per_request"] - r[floor]["server_cpu_us_per_request"]
+                    for r in with_floor
+                ])
     return {"medians": medians, "ratios": ratio}
 
 
 def format_summary(summary: dict) -> str:
-    lines = [f"{'arm':<18} {'req/s':>9} {'server cpu us/req':>18} {'capacity req/s':>15} "
-             f"{'p50 ms':>8} {'p99 ms':>8}"]
+    lines = [f"{'arm':<22} {'req/s':>9} {'server cpu us/req':>18} {'capacity req/s':>15} "
+             f"{'p50 ms':>8} {'p99 ms':>8} {'cpu us/token':>13}"]
     for arm, m in summary["medians"].items():
         cpu = m["server_cpu_us_per_request"]
-        lines.append(f"{arm:<18} {m['requests_per_s']:>9,.0f} {cpu:>18,.0f} "
+        per_token = m.get("server_cpu_us_per_token")
+        lines.append(f"{arm:<22} {m['requests_per_s']:>9,.0f} {cpu:>18,.0f} "
                      f"{1e6 / cpu if cpu else 0:>15,.0f} {m['latency_p50_ms']:>8.2f} "
-                     f"{m['latency_p99_ms']:>8.2f}")
+                     f"{m['latency_p99_ms']:>8.2f} "
+                     f"{'' if per_token is None else f'{per_token:,.1f}':>13}")
     for api, r in summary["ratios"].items():
-        lines.append(f"{api}: Litestar/FastAPI requests/s {r['requests_per_s']:.2f}x; "
-                     f"FastAPI uses {r['cpu_per_request']:.2f}x the server CPU per request")
+        line = (f"{api}: Litestar/FastAPI requests/s {r['requests_per_s']:.2f}x; "
+                f"FastAPI uses {r['cpu_per_request']:.2f}x the server CPU per request")
+        if "litestar_above_floor_us" in r:
+            line += (f"; above the bare ASGI floor: Litestar {r['litestar_above_floor_us']:,.0f}"
+                     f" us, FastAPI {r['fastapi_above_floor_us']:,.0f} us per request")
+        lines.append(line)
     lines.append("medians over rounds; ratios are medians of per-round ratios")
     return "\n".join(lines)
 
@@ -138,6 +178,9 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
 
     bench_dir = find_bench_dir(args.bench_dir)
     apis = [a.strip() for a in args.apis.split(",") if a.strip()]
+    unknown = sorted(set(apis) - set(APIS))
+    if unknown:
+        raise ValueError(f"unknown route(s) {', '.join(unknown)}; choose from {', '.join(APIS)}")
     _, items = workload_from_args(args)
     cpus = sorted(os.sched_getaffinity(0))
     pinned = not args.no_pin and len(cpus) >= 2
@@ -158,10 +201,10 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
             shift = r % len(arms)
             figures = {}
             for app, api in arms[shift:] + arms[:shift]:
-                target = Target(f"http://127.0.0.1:{ports[app]}", api, model=SERVED_NAME,
-                                stream=False)
+                target, load = target_and_items(api, f"http://127.0.0.1:{ports[app]}", items,
+                                                args.stream_tokens)
                 figures[f"{app} {api}"] = asyncio.run(measure(
-                    processes[app], target, items, args.concurrency, args.requests, args.warmup
+                    processes[app], target, load, args.concurrency, args.requests, args.warmup
                 ))
                 f = figures[f"{app} {api}"]
                 log(f"round {r + 1}/{args.rounds} {app:>8} {api:<9} "
@@ -181,6 +224,7 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
     return {
         "config": {"rounds": args.rounds, "requests": args.requests, "warmup": args.warmup,
                    "concurrency": args.concurrency, "apis": apis, "pinned": pinned,
+                   "stream_tokens": args.stream_tokens,
                    "server_cpus": sorted(server_cpus or []),
                    "client_cpus": sorted(client_cpus or [])},
         "rounds": rounds,
@@ -190,7 +234,10 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bench-dir", default=None, help="the checkout's bench/ folder")
-    parser.add_argument("--apis", default="translate,chat", help="routes to compare")
+    parser.add_argument("--apis", default=",".join(APIS),
+                        help=f"routes to compare (default: {','.join(APIS)})")
+    parser.add_argument("--stream-tokens", type=int, default=64,
+                        help="tokens per chat-stream answer (default 64)")
     parser.add_argument("--rounds", type=int, default=5, help="alternating repeats (default 5)")
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--requests", type=int, default=3000, help="measured per arm and round")
