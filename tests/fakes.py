@@ -4,6 +4,7 @@ over a word-level tokenizer, with knobs for the faults the service must survive.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import AsyncGenerator, Callable, Sequence
 
@@ -51,6 +52,7 @@ class FakeEngine:
         self.vocab: dict[str, int] = {}
         self.words: list[str] = []
         self.requests: list[tuple[str, list[int], SamplingOptions]] = []
+        self.final_outputs = 0  # whole answers given at once (final_only requests)
         self.aborted: set[str] = set()
         self.unfinished: set[str] = set()
         self.shut_down = False
@@ -71,6 +73,28 @@ class FakeEngine:
         return self._encode(rendered)
 
     async def generate(
+        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
+    ) -> AsyncGenerator[EngineOutput, None]:
+        """Every step's delta or, for `final_only`, one output of the whole choices at the end
+        (as vLLM's FINAL_ONLY gives them)."""
+        async with contextlib.aclosing(self._deltas(prompt_token_ids, options, request_id)) as deltas:
+            if not options.final_only:
+                async for output in deltas:
+                    yield output
+                return
+            texts: dict[int, str] = {}
+            counts: dict[int, int] = {}
+            reasons: dict[int, str | None] = {}
+            async for output in deltas:
+                for step in output.steps:
+                    texts[step.index] = texts.get(step.index, "") + step.text
+                    counts[step.index] = step.completion_tokens
+                    reasons[step.index] = step.finish_reason
+            self.final_outputs += 1
+            yield EngineOutput(len(prompt_token_ids), [
+                GenerationStep(i, texts[i], counts[i], reasons[i]) for i in sorted(texts)], True)
+
+    async def _deltas(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
     ) -> AsyncGenerator[EngineOutput, None]:
         if not self.alive:

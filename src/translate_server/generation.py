@@ -85,11 +85,13 @@ class GenerationService:
         texts: list[list[str]] = [[] for _ in range(options.n)]
         finish_reasons: list[str | None] = [None] * options.n
         counts = [0] * options.n
+        # Nothing reaches the client before the end, so the engine need not hand over every
+        # token either (and a time to first token would mean nothing here: none is recorded).
+        options = msgspec.structs.replace(options, final_only=True)
         request_id, outputs = self._submit(prompt, options, record)
         try:
             async with asyncio.timeout_at(deadline):
                 async for output in outputs:
-                    record.token_arrived()
                     for step in output.steps:
                         texts[step.index].append(step.text)
                         counts[step.index] = step.completion_tokens

@@ -70,6 +70,21 @@ async def test_n_choices(client: AppClient) -> None:
     assert completion.choices[0].message.content != completion.choices[1].message.content
 
 
+async def test_only_a_stream_asks_the_engine_for_every_token(
+    client: AppClient, engine: FakeEngine
+) -> None:
+    completion = await sdk(client).chat.completions.create(
+        model="fake-model", messages=MESSAGES, n=2)
+    assert engine.requests[-1][2].final_only and engine.final_outputs == 1
+    assert [c.message.content for c in completion.choices] == ["echo: hello there #0",
+                                                               "echo: hello there #1"]
+    assert completion.usage.completion_tokens == 8
+    stream = await sdk(client).chat.completions.create(
+        model="fake-model", messages=MESSAGES, stream=True)
+    assert len([chunk async for chunk in stream]) > 3
+    assert not engine.requests[-1][2].final_only and engine.final_outputs == 1
+
+
 async def test_streamed_n_choices_interleave_by_index(client: AppClient) -> None:
     stream = await sdk(client).chat.completions.create(
         model="fake-model", messages=MESSAGES, n=2, stream=True)

@@ -65,18 +65,28 @@ async def test_request_id_is_echoed_or_generated(client: AppClient) -> None:
     assert again.status_code == 200
 
 
-async def test_one_log_line_per_request_with_timings(client: AppClient) -> None:
+async def test_one_log_line_per_request_with_timings(
+    client: AppClient, engine: FakeEngine
+) -> None:
     with capture_logs() as logs:
         await client.post("/translate", json=TRANSLATE, headers={"x-request-id": "req-1"})
+        await client.post("/translate", json={**TRANSLATE, "text": "Good evening, everyone.",
+                                              "stream": True})
         await client.get("/nowhere")
     lines = [entry for entry in logs if entry["event"] == "request"]
-    assert len(lines) == 2
-    ok, missing = lines
+    assert len(lines) == 3
+    ok, streamed, missing = lines
     assert ok["route"] == "/translate" and ok["status"] == 200 and ok["model"] == "fake-model"
     assert ok["prompt_tokens"] > 0 and ok["completion_tokens"] == 2
-    for timing in ("queue_ms", "ttft_ms", "generation_ms", "engine_ms", "total_ms"):
+    for timing in ("queue_ms", "engine_ms", "total_ms"):
         assert ok[timing] >= 0
-    assert ok["queue_ms"] <= ok["ttft_ms"] <= ok["total_ms"]
+    assert ok["queue_ms"] + ok["engine_ms"] <= ok["total_ms"]
+    # Not streamed: the engine hands over the whole answer at once, so there is no first
+    # token to time.
+    assert "ttft_ms" not in ok and "generation_ms" not in ok
+    for timing in ("queue_ms", "ttft_ms", "generation_ms", "engine_ms", "total_ms"):
+        assert streamed[timing] >= 0
+    assert streamed["queue_ms"] <= streamed["ttft_ms"] <= streamed["total_ms"]
     assert missing["route"] == "unmatched" and missing["status"] == 404
     assert missing["error_code"] == "not_found" and "error_code" not in ok
 
@@ -114,7 +124,9 @@ async def test_metrics(client: AppClient) -> None:
     assert 'translate_requests_total{route="/translate",status="200"} 1.0' in text
     assert 'translate_requests_total{route="/v1/chat/completions",status="200"} 1.0' in text
     assert 'translate_completion_tokens_total{route="/translate"} 2.0' in text
-    assert 'translate_time_to_first_token_seconds_count{route="/translate"} 1.0' in text
+    # Time to first token is a streamed request's: the chat stream has one, /translate none.
+    assert 'translate_time_to_first_token_seconds_count{route="/v1/chat/completions"} 1.0' in text
+    assert 'translate_time_to_first_token_seconds_count{route="/translate"} 0.0' in text
     assert 'translate_request_duration_seconds_bucket{le="+Inf",route="/translate"} 1.0' in text
     assert "translate_requests_in_flight" in text
     assert "translate_requests_waiting 0.0" in text

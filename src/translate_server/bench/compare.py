@@ -310,6 +310,7 @@ def run_engine_arm(cfg: CompareConfig, round_index: int) -> dict[str, float]:
         *engine_arguments(cfg),
         "--concurrency", str(cfg.concurrency), "--requests", str(cfg.requests),
         "--warmup", str(cfg.warmup), "--json", str(out), *cfg.workload_argv,
+        *([] if cfg.stream else ["--no-stream"]),
     ]
     with open(log, "wb") as handle:
         code = subprocess.call(command, stdout=handle, stderr=subprocess.STDOUT, env=_env())

@@ -4,8 +4,9 @@ Run as a subprocess by `bench compare` (``python -m translate_server.bench.engin
 Each item gets exactly the work `/translate` gives the engine: the service's translation
 prompt rendered by the model's chat template, greedy decoding, the same stop strings and the
 item's `max_tokens`. Requests are driven closed-loop like the HTTP arms, outputs stream as
-deltas, and the process's CPU time (and its engine children's) over the measured window is
-written with the results as JSON.
+deltas (with `--no-stream`, each request gets only its final output, as the non-streaming HTTP
+arms' servers ask the engine for), and the process's CPU time (and its engine children's) over
+the measured window is written with the results as JSON.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ async def drive(
     concurrency: int,
     requests: int,
     max_model_len: int,
+    stream: bool = True,
 ) -> tuple[list[RequestResult], float]:
     from vllm import SamplingParams
     from vllm.inputs import TokensPrompt
@@ -54,7 +56,7 @@ async def drive(
             max_tokens=max(1, min(item.max_tokens, max_model_len - len(ids))),
             stop=[] if item.exact_output else default_stop(item.text),
             ignore_eos=item.exact_output,
-            output_kind=RequestOutputKind.DELTA,
+            output_kind=RequestOutputKind.DELTA if stream else RequestOutputKind.FINAL_ONLY,
         )
         prepared.append((ids, params))
 
@@ -70,7 +72,7 @@ async def drive(
                 TokensPrompt(prompt_token_ids=ids), params, uuid.uuid4().hex
             ):
                 new = len(output.outputs[0].token_ids)
-                if new and result.ttft_s is None:
+                if stream and new and result.ttft_s is None:
                     result.ttft_s = time.perf_counter() - start
                 tokens += new
             result.ok, result.status = True, 200
@@ -118,7 +120,8 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         tokenizer = engine.get_tokenizer()
         if inspect.isawaitable(tokenizer):
             tokenizer = await tokenizer
-        common = dict(concurrency=args.concurrency, max_model_len=args.max_model_len)
+        common = dict(concurrency=args.concurrency, max_model_len=args.max_model_len,
+                      stream=args.stream)
         if args.warmup:
             await drive(engine, tokenizer, items, requests=args.warmup, **common)
         meter = CpuMeter.of_pid(None)
@@ -145,6 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=64)
     parser.add_argument("--warmup", type=int, default=8)
     parser.add_argument("--json", dest="json_path", required=True)
+    parser.add_argument("--no-stream", dest="stream", action="store_false",
+                        help="ask for each request's final output only")
     add_workload_arguments(parser)
     args = parser.parse_args(argv)
     document = asyncio.run(_main(args))

@@ -33,6 +33,9 @@ class SamplingOptions(msgspec.Struct, frozen=True, kw_only=True):
     seed: int | None = None
     min_tokens: int = 0
     ignore_eos: bool = False
+    # Only the finished answer is wanted: the engine may skip the output of every step and
+    # deliver each choice once, whole, when it ends.
+    final_only: bool = False
 
 
 class GenerationStep(msgspec.Struct, frozen=True):

@@ -87,6 +87,7 @@ class VllmEngine:
         self._sampling_params = SamplingParams
         self._tokens_input = tokens_input
         self._delta = RequestOutputKind.DELTA
+        self._final_only = RequestOutputKind.FINAL_ONLY
         self._dead_error = VllmEngineDeadError
         self.on_cpu = on_cpu
         max_model_len = engine.model_config.max_model_len
@@ -135,7 +136,8 @@ class VllmEngine:
             min_tokens=options.min_tokens,
             ignore_eos=options.ignore_eos,
             detokenize=True,
-            output_kind=self._delta,
+            # FINAL_ONLY spares vLLM building, and us handling, an output for every token.
+            output_kind=self._final_only if options.final_only else self._delta,
         )
 
     async def generate(
