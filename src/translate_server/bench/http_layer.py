@@ -105,15 +105,18 @@ async def measure(
     return figures
 
 
-def target_and_items(
-    api: str, base_url: str, items: list[WorkItem], stream_tokens: int
-) -> tuple[Target, list[WorkItem]]:
-    """The load of one route; `chat-stream` asks for exactly `stream_tokens` tokens each."""
+def route_target(api: str, base_url: str) -> Target:
+    if api == "chat-stream":
+        return Target(base_url, "chat", model=SERVED_NAME, stream=True)
+    return Target(base_url, api, model=SERVED_NAME, stream=False)
+
+
+def route_items(api: str, items: list[WorkItem], stream_tokens: int) -> list[WorkItem]:
+    """The workload of one route; `chat-stream` asks for exactly `stream_tokens` tokens each."""
     if api != "chat-stream":
-        return Target(base_url, api, model=SERVED_NAME, stream=False), items
-    exact = [dataclasses.replace(item, max_tokens=stream_tokens, exact_output=True)
-             for item in items]
-    return Target(base_url, "chat", model=SERVED_NAME, stream=True), exact
+        return items
+    return [dataclasses.replace(item, max_tokens=stream_tokens, exact_output=True)
+            for item in items]
 
 
 def summarize_rounds(rounds: list[dict[str, dict[str, float]]], apis: list[str]) -> dict:
@@ -182,6 +185,7 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
     if unknown:
         raise ValueError(f"unknown route(s) {', '.join(unknown)}; choose from {', '.join(APIS)}")
     _, items = workload_from_args(args)
+    loads = {api: route_items(api, items, args.stream_tokens) for api in apis}
     cpus = sorted(os.sched_getaffinity(0))
     pinned = not args.no_pin and len(cpus) >= 2
     server_cpus = {cpus[0]} if pinned else None
@@ -201,10 +205,10 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
             shift = r % len(arms)
             figures = {}
             for app, api in arms[shift:] + arms[:shift]:
-                target, load = target_and_items(api, f"http://127.0.0.1:{ports[app]}", items,
-                                                args.stream_tokens)
+                target = route_target(api, f"http://127.0.0.1:{ports[app]}")
                 figures[f"{app} {api}"] = asyncio.run(measure(
-                    processes[app], target, load, args.concurrency, args.requests, args.warmup
+                    processes[app], target, loads[api], args.concurrency, args.requests,
+                    args.warmup
                 ))
                 f = figures[f"{app} {api}"]
                 log(f"round {r + 1}/{args.rounds} {app:>8} {api:<9} "
