@@ -74,9 +74,14 @@ class DrainingServer(uvicorn.Server):
 def serve(settings: Settings) -> int:
     """Serve with the vLLM engine; returns the process exit code."""
     configure_logging(settings.server.log_format, settings.server.log_level)
-    from translate_server.engine.vllm_engine import create_vllm_engine
+    from translate_server.engine.vllm_engine import create_vllm_engine, freeze_vllm_environment
 
-    return run_server(settings, lambda: create_vllm_engine(settings.engine))
+    def start_engine() -> Engine:
+        engine = create_vllm_engine(settings.engine)
+        freeze_vllm_environment()
+        return engine
+
+    return run_server(settings, start_engine)
 
 
 def run_server(settings: Settings, engine_factory: Callable[[], Engine]) -> int:

@@ -34,6 +34,7 @@ class EngineSettings(_Settings):
     tensor_parallel_size: int = 1
     enforce_eager: bool | None = None
     seed: int = 0
+    engine_metrics: bool = True
     model_cache_dir: str = str(Path("~/.cache/translate-server").expanduser())
 
     @property
@@ -126,6 +127,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("enforce_eager", "engine", "Disable CUDA graphs / compilation (default: on for CPU).",
            bool),
     Option("seed", "engine", "Engine random seed.", int),
+    Option("engine_metrics", "engine", "Keep vLLM's own statistics and its `vllm:*` metrics "
+           "(time to first token, inter-token latency, KV-cache use, running/waiting); off "
+           "saves the serving process about a tenth of its CPU per token.", bool),
     Option("model_cache_dir", "engine", "Where prepared models are kept between starts."),
     Option("max_queued_requests", "limits", "Requests allowed to wait beyond the running slots "
            "before new ones are turned away (default: 4 x max-num-seqs).", int),

@@ -43,3 +43,8 @@ def test_explicit_values_win():
     assert kwargs["enforce_eager"] is False
     assert kwargs["tensor_parallel_size"] == 2
     assert engine_args_kwargs(EngineSettings(enforce_eager=True), "m", False)["enforce_eager"]
+
+
+def test_engine_metrics_can_be_turned_off():
+    settings = EngineSettings(engine_metrics=False)
+    assert engine_args_kwargs(settings, "m", True)["disable_log_stats"] is True
