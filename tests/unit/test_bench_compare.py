@@ -22,6 +22,8 @@ from translate_server.bench.compare import (
 )
 from translate_server.bench.http_layer import find_bench_dir, format_summary, summarize_rounds
 from translate_server.bench.stats import RequestResult, summarize
+from translate_server.cli import _parser
+from translate_server.settings import load_settings
 
 BENCH_DIR = Path(__file__).resolve().parents[2] / "bench"
 
@@ -74,6 +76,26 @@ def test_the_first_arm_listed_is_the_baseline(monkeypatch, tmp_path: Path) -> No
     result = compare.run_comparison(cfg, [], log=lambda line: None)
     assert result["baseline"] == "vllm" and result["arms"] == ["vllm", "translate", "engine"]
     assert result["ratios"]["translate"]["output_tokens_per_s"] == 0.5
+
+
+@pytest.mark.parametrize("engine_metrics", [True, False])
+def test_every_arm_runs_the_engine_with_the_same_statistics(
+    tmp_path: Path, engine_metrics: bool
+) -> None:
+    # vLLM's statistics cost the serving process CPU on every step: a baseline without them
+    # would charge the service for work the baseline skips.
+    cfg = CompareConfig(
+        model="m", arms=["engine", "chat", "vllm"], rounds=1, concurrency=1, requests=1,
+        warmup=0, stream=True, max_num_seqs=1, max_model_len=64, dtype="float32",
+        max_num_batched_tokens=None, workload_argv=[], out_dir=tmp_path, startup_timeout_s=1,
+        engine_metrics=engine_metrics)
+    engine_arm = compare.engine_arm_command(cfg, tmp_path / "engine.json")
+    service = compare.service_command(cfg, 8000)
+    vllm = compare.vllm_command(cfg, 8000)
+    assert ("--disable-log-stats" in engine_arm) is not engine_metrics
+    assert ("--disable-log-stats" in vllm) is not engine_metrics
+    serve_args = _parser().parse_args(service[service.index("serve"):])
+    assert load_settings(vars(serve_args), environ={}).engine.engine_metrics is engine_metrics
 
 
 def test_measurement_turns_cpu_seconds_into_ms_per_thousand_tokens() -> None:

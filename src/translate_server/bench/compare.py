@@ -287,6 +287,9 @@ class CompareConfig:
     workload_argv: list[str]
     out_dir: Path
     startup_timeout_s: float
+    # vLLM's statistics (its `vllm:*` metrics) cost the serving process CPU on every engine
+    # step; every arm keeps them on, or every arm turns them off, never a mix.
+    engine_metrics: bool = True
 
 
 def engine_arguments(cfg: CompareConfig) -> list[str]:
@@ -301,17 +304,45 @@ def engine_arguments(cfg: CompareConfig) -> list[str]:
     return args
 
 
-def run_engine_arm(cfg: CompareConfig, round_index: int) -> dict[str, float]:
-    out = cfg.out_dir / f"engine-round{round_index}.json"
-    log = cfg.out_dir / f"engine-round{round_index}.log"
-    command = [
+def engine_arm_command(cfg: CompareConfig, out: Path) -> list[str]:
+    return [
         sys.executable, "-m", "translate_server.bench.engine_arm",
         "--model", cfg.model, "--served-model-name", SERVED_NAME,
         *engine_arguments(cfg),
         "--concurrency", str(cfg.concurrency), "--requests", str(cfg.requests),
         "--warmup", str(cfg.warmup), "--json", str(out), *cfg.workload_argv,
         *([] if cfg.stream else ["--no-stream"]),
+        *([] if cfg.engine_metrics else ["--disable-log-stats"]),
     ]
+
+
+def service_command(cfg: CompareConfig, port: int) -> list[str]:
+    return [
+        *_translate_server_command(), "serve",
+        "--model", cfg.model, "--served-model-name", SERVED_NAME,
+        "--host", "127.0.0.1", "--port", str(port), *engine_arguments(cfg),
+        "--log-format", "json", "--request-timeout", "600",
+        # Warm-up requests repeat the workload's first texts: from the cache, /translate
+        # would answer some measured requests without the engine that every other arm uses.
+        "--translation-cache-size", "0",
+        *([] if cfg.engine_metrics else ["--no-engine-metrics"]),
+    ]
+
+
+def vllm_command(cfg: CompareConfig, port: int) -> list[str]:
+    return [
+        sys.executable, "-m", "vllm.entrypoints.openai.api_server",
+        "--model", cfg.model, "--served-model-name", SERVED_NAME,
+        "--host", "127.0.0.1", "--port", str(port), *engine_arguments(cfg),
+        "--enforce-eager", "--disable-uvicorn-access-log",
+        *([] if cfg.engine_metrics else ["--disable-log-stats"]),
+    ]
+
+
+def run_engine_arm(cfg: CompareConfig, round_index: int) -> dict[str, float]:
+    out = cfg.out_dir / f"engine-round{round_index}.json"
+    log = cfg.out_dir / f"engine-round{round_index}.log"
+    command = engine_arm_command(cfg, out)
     with open(log, "wb") as handle:
         code = subprocess.call(command, stdout=handle, stderr=subprocess.STDOUT, env=_env())
     if code != 0:
@@ -342,16 +373,7 @@ def run_service_arms(
     cfg: CompareConfig, arms: Sequence[str], round_index: int, items: list
 ) -> dict[str, dict[str, float]]:
     port = free_port()
-    command = [
-        *_translate_server_command(), "serve",
-        "--model", cfg.model, "--served-model-name", SERVED_NAME,
-        "--host", "127.0.0.1", "--port", str(port), *engine_arguments(cfg),
-        "--log-format", "json", "--request-timeout", "600",
-        # Warm-up requests repeat the workload's first texts: from the cache, /translate
-        # would answer some measured requests without the engine that every other arm uses.
-        "--translation-cache-size", "0",
-    ]
-    server = Server(command, port, cfg.out_dir / f"service-round{round_index}.log")
+    server = Server(service_command(cfg, port), port, cfg.out_dir / f"service-round{round_index}.log")
     server.start(cfg.startup_timeout_s)
     results = {}
     try:
@@ -368,13 +390,7 @@ def run_service_arms(
 
 def run_vllm_arm(cfg: CompareConfig, round_index: int, items: list) -> dict[str, float]:
     port = free_port()
-    command = [
-        sys.executable, "-m", "vllm.entrypoints.openai.api_server",
-        "--model", cfg.model, "--served-model-name", SERVED_NAME,
-        "--host", "127.0.0.1", "--port", str(port), *engine_arguments(cfg),
-        "--enforce-eager", "--disable-log-stats", "--disable-uvicorn-access-log",
-    ]
-    server = Server(command, port, cfg.out_dir / f"vllm-round{round_index}.log")
+    server = Server(vllm_command(cfg, port), port, cfg.out_dir / f"vllm-round{round_index}.log")
     server.start(cfg.startup_timeout_s)
     try:
         target = Target(server.base_url, "chat", model=SERVED_NAME, stream=cfg.stream)
@@ -442,6 +458,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--warmup", type=int, default=8, help="unmeasured requests per arm")
     parser.add_argument("--no-stream", dest="stream", action="store_false",
                         help="non-streaming requests (no TTFT)")
+    parser.add_argument("--no-engine-metrics", dest="engine_metrics", action="store_false",
+                        help="every arm without vLLM's statistics and `vllm:*` metrics "
+                        "(default: every arm with them, as the service and `vllm serve` run)")
     parser.add_argument("--max-num-seqs", type=int, default=16)
     # Room for the longest workload text in one piece: with less, /translate splits long
     # texts into pieces that the other arms send whole, and the arms no longer do the same
@@ -504,7 +523,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         max_num_seqs=args.max_num_seqs, max_model_len=args.max_model_len, dtype=args.dtype,
         max_num_batched_tokens=args.max_num_batched_tokens,
         workload_argv=_workload_argv(args), out_dir=out_dir,
-        startup_timeout_s=args.startup_timeout,
+        startup_timeout_s=args.startup_timeout, engine_metrics=args.engine_metrics,
     )
     log = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
     log(f"model {model}; arms {', '.join(arms)}; {cfg.rounds} rounds of {cfg.requests} requests "
@@ -518,7 +537,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             "rounds": cfg.rounds, "concurrency": cfg.concurrency, "requests": cfg.requests,
             "warmup": cfg.warmup, "stream": cfg.stream, "max_num_seqs": cfg.max_num_seqs,
             "max_model_len": cfg.max_model_len, "dtype": cfg.dtype,
-            "max_num_batched_tokens": cfg.max_num_batched_tokens, "workload": spec.describe(),
+            "max_num_batched_tokens": cfg.max_num_batched_tokens,
+            "engine_metrics": cfg.engine_metrics, "workload": spec.describe(),
         },
         **result,
     }

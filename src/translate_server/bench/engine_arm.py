@@ -108,7 +108,8 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         max_model_len=args.max_model_len,
         max_num_seqs=args.max_num_seqs,
         enforce_eager=True,
-        disable_log_stats=True,
+        # As the service runs the engine unless told otherwise: statistics on.
+        disable_log_stats=args.disable_log_stats,
         seed=0,
     )
     if args.max_num_batched_tokens:
@@ -148,6 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=64)
     parser.add_argument("--warmup", type=int, default=8)
     parser.add_argument("--json", dest="json_path", required=True)
+    parser.add_argument("--disable-log-stats", action="store_true",
+                        help="without vLLM's statistics (as `vllm serve --disable-log-stats`)")
     parser.add_argument("--no-stream", dest="stream", action="store_false",
                         help="ask for each request's final output only")
     add_workload_arguments(parser)
