@@ -74,7 +74,8 @@ def test_the_system_message_is_encoded_once_per_language_pair(tiny_model: Path) 
 def _metaspace_tokenizer() -> PreTrainedTokenizerFast:
     """A sentencepiece-style tokenizer that marks only the first piece of a text with '▁':
     after a special token, a word is encoded differently than at the start of a text."""
-    from tokenizers import Tokenizer, models as tok_models, pre_tokenizers
+    from tokenizers import Tokenizer, pre_tokenizers
+    from tokenizers import models as tok_models
 
     vocab = {"[UNK]": 0, "<s>": 1, "▁hello": 2, "hello": 3, "▁": 4}
     backend = Tokenizer(tok_models.WordLevel(vocab, unk_token="[UNK]"))
