@@ -129,7 +129,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("seed", "engine", "Engine random seed.", int),
     Option("engine_metrics", "engine", "Keep vLLM's own statistics and its `vllm:*` metrics "
            "(time to first token, inter-token latency, KV-cache use, running/waiting); off "
-           "saves the serving process about a tenth of its CPU per token.", bool),
+           "spares the serving process that work on every engine step.", bool),
     Option("model_cache_dir", "engine", "Where prepared models are kept between starts."),
     Option("max_queued_requests", "limits", "Requests allowed to wait beyond the running slots "
            "before new ones are turned away (default: 4 x max-num-seqs).", int),
