@@ -80,7 +80,8 @@ class PromptEncoder:
         return ids
 
     def _splits_like_the_tokenizer(self, tokenizer: Any) -> bool:
-        return all(self.encode(text) == self._encode_whole(text) for text in _probes(tokenizer))
+        probes = _probes(tokenizer, self._special_ids)
+        return all(self.encode(text) == self._encode_whole(text) for text in probes)
 
 
 def _whole_text_encoder(tokenizer: Any) -> Callable[[str], list[int]]:
@@ -121,7 +122,10 @@ def _marks_the_first_piece(backend: Any) -> bool:
     """A Metaspace pre-tokenizer with `prepend_scheme: first` (sentencepiece-style tokenizers)
     prefixes only a text's first piece, not the pieces after a special token."""
     try:
-        config = json.loads(backend.to_str())
+        # Each component's own configuration: the whole tokenizer's would carry its vocabulary.
+        configs = [json.loads(component.__getstate__())
+                   for component in (backend.pre_tokenizer, backend.normalizer)
+                   if component is not None]
     except Exception:  # noqa: BLE001 - unreadable: assume the worst
         return True
 
@@ -134,22 +138,20 @@ def _marks_the_first_piece(backend: Any) -> bool:
             return any(walk(value) for value in node)
         return False
 
-    return walk(config.get("pre_tokenizer")) or walk(config.get("normalizer"))
+    return walk(configs)
 
 
-def _vocabulary_words(tokenizer: Any, count: int = 16) -> list[str]:
+def _vocabulary_words(tokenizer: Any, specials: dict[str, int], count: int = 16) -> list[str]:
     """Some of the tokenizer's own words: probe texts made of words it knows."""
     vocab = tokenizer.get_vocab() if callable(getattr(tokenizer, "get_vocab", None)) else {}
-    specials = _special_token_ids(tokenizer)
     words = [token for token in sorted(vocab, key=vocab.get) if token not in specials]
     step = max(1, len(words) // count)
     return [tokenizer.convert_tokens_to_string([token]) for token in words[::step][:count]]
 
 
-def _probes(tokenizer: Any) -> Iterable[str]:
-    specials = list(_special_token_ids(tokenizer))[:8]
-    texts = [*_PROBE_TEXTS, *_vocabulary_words(tokenizer)]
-    for special in specials:
+def _probes(tokenizer: Any, specials: dict[str, int]) -> Iterable[str]:
+    texts = [*_PROBE_TEXTS, *_vocabulary_words(tokenizer, specials)]
+    for special in list(specials)[:8]:
         for text in texts:
             yield f"{special}{text}"
             yield f"{text}{special}"
