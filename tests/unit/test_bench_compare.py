@@ -153,7 +153,8 @@ def test_http_layer_summary_measures_each_app_above_the_floor() -> None:
     ratios = summary["ratios"]["chat-stream"]
     assert ratios["litestar_above_floor_us"] == pytest.approx(1200.0)
     assert ratios["fastapi_above_floor_us"] == pytest.approx(2300.0)
-    assert summary["medians"]["floor chat-stream"]["server_cpu_us_per_token"] == pytest.approx(14.05)
+    floor_stream = summary["medians"]["floor chat-stream"]
+    assert floor_stream["server_cpu_us_per_token"] == pytest.approx(14.05)
     text = format_summary(summary)
     assert "Litestar 1,200 us, FastAPI 2,300 us per request" in text
     assert "14.1" in text  # the floor's CPU per token, in its row

@@ -373,7 +373,8 @@ def run_service_arms(
     cfg: CompareConfig, arms: Sequence[str], round_index: int, items: list
 ) -> dict[str, dict[str, float]]:
     port = free_port()
-    server = Server(service_command(cfg, port), port, cfg.out_dir / f"service-round{round_index}.log")
+    log = cfg.out_dir / f"service-round{round_index}.log"
+    server = Server(service_command(cfg, port), port, log)
     server.start(cfg.startup_timeout_s)
     results = {}
     try:
