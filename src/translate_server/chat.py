@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 
 import structlog
 
@@ -73,7 +73,7 @@ class ChatService:
 
     async def open_stream(
         self, request: ChatCompletionRequest, record: RequestRecord, deadline: float
-    ) -> AsyncIterator[bytes]:
+    ) -> AsyncGenerator[bytes, None]:
         """Server-sent events of the completion. Everything that can fail before the first token
         fails here, while an error status can still be sent; later failures end the stream with
         an error event."""
@@ -100,7 +100,7 @@ class ChatService:
         steps: AsyncIterator[tuple[int, str, int, str | None]],
         ticket: Ticket,
         record: RequestRecord,
-    ) -> AsyncIterator[bytes]:
+    ) -> AsyncGenerator[bytes, None]:
         chunks = ChunkEncoder(_completion_id(), int(time.time()), self.model_name)
         completion_tokens = [0] * request.n
         try:

@@ -11,7 +11,7 @@ engine requests are admitted too).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Hashable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Hashable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -220,7 +220,7 @@ class TranslationService:
     # -- streaming -------------------------------------------------------------------------
     async def open_stream(
         self, request: TranslateRequest, record: RequestRecord, deadline: float
-    ) -> AsyncIterator[bytes]:
+    ) -> AsyncGenerator[bytes, None]:
         """Server-sent events of one text's translation, in order, as it is generated. What
         can fail before the first byte (validation, detection, admission, a dead engine, the
         first piece's engine request) fails here, while an error status can still be sent."""
@@ -256,7 +256,7 @@ class TranslationService:
         tasks: list[asyncio.Task[None]],
         ticket: Ticket | None,
         record: RequestRecord,
-    ) -> AsyncIterator[bytes]:
+    ) -> AsyncGenerator[bytes, None]:
         text = plan.texts[0]
         escape = text.document.escape or (lambda s: s)
         try:

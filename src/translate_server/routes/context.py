@@ -10,6 +10,7 @@ from litestar import Request
 from litestar.datastructures import State
 from litestar.openapi.datastructures import ResponseSpec
 
+from translate_server.disconnect import CancelOnDisconnect
 from translate_server.errors import ApiError
 from translate_server.observability import RequestRecord
 from translate_server.protocol.errors import ErrorResponse
@@ -36,28 +37,11 @@ def deadline_for(server_timeout: float, requested: float | None) -> float:
 async def unless_disconnected(request: Request, work: Awaitable[T]) -> T:
     """Await `work`, cancelling it (and so aborting its engine requests) if the client leaves.
 
-    Streaming answers need none of this: the framework stops the stream when the client leaves.
+    Streams watch for themselves (`sse.EventStream`).
     """
-    task = asyncio.current_task()
-    assert task is not None
-    left = False
-
-    async def watch() -> None:
-        nonlocal left
-        while (await request.receive())["type"] != "http.disconnect":
-            pass
-        left = True
-        task.cancel()
-
-    watcher = asyncio.create_task(watch())
-    try:
+    async with CancelOnDisconnect(request.receive):
         return await work
-    except asyncio.CancelledError:
-        if left and task.uncancel() == 0:
-            raise ClientDisconnectedError("The client closed the connection.") from None
-        raise
-    finally:
-        watcher.cancel()
+    raise ClientDisconnectedError("The client closed the connection.")
 
 
 def app_state(request: Request) -> State:

@@ -36,7 +36,7 @@ async def chat_completions(
     deadline = deadline_for(state.limits.request_timeout, data.timeout)
     if data.stream:
         events = await state.chat.open_stream(data, record, deadline)
-        return Stream(events, headers=sse.HEADERS)
+        return sse.EventStream(events)
     return await unless_disconnected(request, state.chat.complete(data, record, deadline))
 
 

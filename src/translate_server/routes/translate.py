@@ -32,8 +32,7 @@ async def translate(data: TranslateRequest, request: Request) -> TranslateRespon
     record = record_of(request)
     deadline = deadline_for(state.limits.request_timeout, data.timeout)
     if data.stream:
-        return Stream(await state.translation.open_stream(data, record, deadline),
-                      headers=sse.HEADERS)
+        return sse.EventStream(await state.translation.open_stream(data, record, deadline))
     return await unless_disconnected(
         request, state.translation.translate(data, record, deadline)
     )
