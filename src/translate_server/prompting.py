@@ -179,11 +179,15 @@ def clean_translation(
     """
     source = source.strip()
     cleaned = output.replace(_OPEN, "").replace(_CLOSE, "").strip()
-    if not source.startswith("<"):
+    # The checks before each pattern are what it needs to match (a tag line starts with "<",
+    # every preamble ends in a colon): a stream cleans its answer again for every delta, and
+    # most answers have neither.
+    if cleaned.startswith("<") and not source.startswith("<"):
         cleaned = _TAG_LINES.sub("", cleaned, count=1)
-    preamble = _preamble(languages)
-    if not preamble.match(source):
-        cleaned = preamble.sub("", cleaned, count=1).lstrip()
+    if ":" in cleaned:
+        preamble = _preamble(languages)
+        if ":" not in source or not preamble.match(source):
+            cleaned = preamble.sub("", cleaned, count=1).lstrip()
     if "\n" not in source:
         cleaned = cleaned.split("\n", 1)[0].rstrip()
     elif final and not re.search(r"\bnote", source, re.IGNORECASE):
@@ -207,6 +211,9 @@ def _without_cut_marker(text: str, source: str) -> str:
             if text.endswith(fragment):
                 return text if source.endswith(fragment) else text[:-length].rstrip()
     return text
+
+
+_ARRIVING_MARKER = re.compile(r"<[^>\s]*$")
 
 
 class StreamCleaner:
@@ -237,7 +244,9 @@ class StreamCleaner:
             if _may_be_preamble(start, self.WINDOW, self._preamble):
                 return ""
             self._started = True
-        stable = re.sub(r"<[^>\s]*$", "", self.raw)  # a marker may be arriving
+        stable = self.raw
+        if "<" in stable:
+            stable = _ARRIVING_MARKER.sub("", stable)  # a marker may be arriving
         candidate = clean_translation(stable, self.source, languages=self.languages,
                                       final=False).rstrip()
         if candidate[-1:] in _CLOSING_QUOTES:

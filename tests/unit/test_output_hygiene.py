@@ -10,6 +10,7 @@ from translate_server.prompting import (
     PromptTemplates,
     StreamCleaner,
     TemplateError,
+    _preamble,
     build_translation_messages,
     clean_translation,
 )
@@ -54,6 +55,21 @@ def test_streaming_sends_exactly_the_clean_translation(
     cleaner = StreamCleaner(source, LANGUAGES)
     sent = "".join(cleaner.feed(output[i:i + step]) for i in range(0, len(output), step))
     assert sent + cleaner.finish() == expected
+
+
+@pytest.mark.parametrize("preamble", [
+    "Here is the translation:", "Sure! Here's the German translation of the text:",
+    "Translation:", "German translation:", "The final German translation:",
+    "Translated text:", "Here are your translations:", "The translation into German:",
+])
+def test_only_an_answer_with_a_colon_can_have_a_preamble(preamble: str) -> None:
+    # Answers without a colon skip the preamble pattern: each preamble must need its colon.
+    assert clean_translation(f"{preamble} Guten Morgen", "Good morning",
+                             languages=LANGUAGES) == "Guten Morgen"
+    without_colon = preamble.replace(":", "") + "\nGuten Morgen"
+    assert _preamble(LANGUAGES).search(without_colon) is None
+    assert clean_translation(without_colon, "Good morning", languages=LANGUAGES) == (
+        without_colon.split("\n")[0])
 
 
 def test_streaming_sends_before_the_end() -> None:
