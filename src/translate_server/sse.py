@@ -63,7 +63,7 @@ class EventStream(Stream):
             headers=self.headers if headers is None else {**headers, **self.headers},
             is_head_response=is_head_response,
             iterator=self.iterator,
-            media_type=MEDIA_TYPE,
+            media_type=self.media_type,
             status_code=self.status_code or status_code,
         )
 
