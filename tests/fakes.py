@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import threading
 from collections.abc import AsyncGenerator, Callable, Sequence
 
 from translate_server.engine import (
@@ -182,3 +183,21 @@ class FakeEngine:
         elif options.ignore_eos:
             reason = "length"
         return tokens, reason
+
+
+class TokenizerWatchingEngine(FakeEngine):
+    """Notes the thread each prompt is tokenized on. With `hold` set, tokenizing the first
+    prompt waits (10 s at most) until the test releases it, which the test can only do if the
+    event loop is not the one waiting; `held_until_released` tells which it was."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.threads: list[int] = []
+        self.hold: threading.Event | None = None
+        self.held_until_released: bool | None = None
+
+    def tokenize_chat(self, messages: Sequence[ChatMessage]) -> list[int]:
+        self.threads.append(threading.get_ident())
+        if self.hold is not None and len(self.threads) == 1:
+            self.held_until_released = self.hold.wait(timeout=10)
+        return super().tokenize_chat(messages)

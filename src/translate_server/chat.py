@@ -53,7 +53,7 @@ class ChatService:
         messages = self._validate(request, record)
         ticket = self.admission.admit(request.n)
         try:
-            prompt, options = self._prepare(request, messages)
+            prompt, options = await self._prepare(request, messages)
             completion = await self.generation.complete(prompt, options, record, deadline)
         finally:
             ticket.release()
@@ -80,7 +80,7 @@ class ChatService:
         messages = self._validate(request, record)
         ticket = self.admission.admit(request.n)
         try:
-            prompt, options = self._prepare(request, messages)
+            prompt, options = await self._prepare(request, messages)
             steps = self.generation.stream(prompt, options, record, deadline)
             try:
                 first = await anext(steps, None)
@@ -144,10 +144,10 @@ class ChatService:
             )
         return [_chat_message(i, message) for i, message in enumerate(request.messages)]
 
-    def _prepare(
+    async def _prepare(
         self, request: ChatCompletionRequest, messages: list[ChatMessage]
     ) -> tuple[Prompt, SamplingOptions]:
-        prompt = self.generation.prepare(messages, "messages")
+        prompt = await self.generation.prepare(messages, "messages")
         remaining = self.generation.remaining_context(prompt)
         max_tokens = request.max_completion_tokens or request.max_tokens
         if max_tokens is None:

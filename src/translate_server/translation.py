@@ -295,7 +295,7 @@ class TranslationService:
     async def _open_piece(self, piece: _Piece, job: _Job) -> AsyncIterator[str | PieceResult]:
         """Submit the piece's engine request and wait for its first output; the piece's
         cleaned deltas follow, then its result."""
-        prompt, tokens, budget = self._tokenized(piece, job)
+        prompt, tokens, budget = await self._tokenized(piece, job)
         if document := _refitting(piece, tokens, budget):
             return self._refitted_stream(piece, document, job)
         options = self._options(prompt, piece, tokens, job.request.max_tokens)
@@ -446,7 +446,7 @@ class TranslationService:
 
     # -- execution, once admitted ----------------------------------------------------------
     async def _translate_piece(self, piece: _Piece, job: _Job) -> PieceResult:
-        prompt, tokens, budget = self._tokenized(piece, job)
+        prompt, tokens, budget = await self._tokenized(piece, job)
         if document := _refitting(piece, tokens, budget):
             result = await self._translate_refitted(piece, document, job)
         else:
@@ -504,16 +504,16 @@ class TranslationService:
         messages = build_translation_messages(
             "", source.name, target.name, glossary=dict(glossary),
             formality=formality, template=self.template)
-        return self.generation.prepare(messages, "text").tokens
+        return self.generation.check(self.generation.render_inline(messages), "text").tokens
 
-    def _tokenized(self, piece: _Piece, job: _Job) -> tuple[Prompt, int, int]:
+    async def _tokenized(self, piece: _Piece, job: _Job) -> tuple[Prompt, int, int]:
         """The piece's prompt, rendered and tokenized once; the piece's own share of its
         tokens (the prompt less the instructions around it), and how many it may have."""
         formality = job.request.formality
         messages = build_translation_messages(
             piece.text, piece.source.name, job.target.name, glossary=piece.glossary,
             formality=formality, template=self.template)
-        prompt = self.generation.render(messages)
+        prompt = await self.generation.render(messages)
         overhead = self._overhead(piece.source, job.target, tuple(piece.glossary.items()),
                                   formality)
         return prompt, max(1, prompt.tokens - overhead), self._token_budget(overhead, piece.param)

@@ -1,12 +1,15 @@
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 
 import openai
 import pytest
+from fakes import FakeEngine, TokenizerWatchingEngine
 from harness import AppClient, running
 
-from fakes import FakeEngine
+from translate_server.generation import THREAD_PROMPT_CHARS
 
 MESSAGES = [{"role": "user", "content": "hello there"}]
 
@@ -191,3 +194,27 @@ async def test_models(client: AppClient) -> None:
     assert model.id == "fake-model"
     with pytest.raises(openai.NotFoundError):
         await sdk(client).models.retrieve("other")
+
+
+async def test_a_long_conversation_does_not_hold_up_the_streams_in_flight(make_app) -> None:
+    engine = TokenizerWatchingEngine()
+    long_text = ("many words " * THREAD_PROMPT_CHARS)[:THREAD_PROMPT_CHARS]
+    async with running(make_app(engine)) as client:
+        engine.hold = threading.Event()
+        long_chat = asyncio.create_task(client.post("/v1/chat/completions", json={
+            "model": "fake-model", "messages": [{"role": "user", "content": long_text}]}))
+        while not engine.threads:  # its prompt is being tokenized
+            await asyncio.sleep(0.001)
+        short = await client.post("/v1/chat/completions", json={
+            "model": "fake-model", "messages": MESSAGES, "stream": True})
+        engine.hold.set()
+        answered = await long_chat
+    assert engine.held_until_released is True
+    assert short.status_code == 200
+    assert short.text.rstrip().endswith("data: [DONE]")
+    assert "echo: hello there" in "".join(
+        json.loads(line[6:])["choices"][0]["delta"].get("content") or ""
+        for line in short.text.splitlines()
+        if line.startswith("data: {") and json.loads(line[6:])["choices"])
+    assert answered.status_code == 200
+    assert answered.json()["choices"][0]["message"]["content"] == "echo: " + long_text.strip()
