@@ -24,8 +24,10 @@ ITEMS = make_workload(WorkloadSpec(kind="variable", size=16, seed=0))
 class FakeServer:
     """Answers /translate and /v1/chat/completions; records bodies and peak concurrency."""
 
-    def __init__(self, delay: float = 0.0, fail_every: int = 0, sse: bool = True) -> None:
+    def __init__(self, delay: float = 0.0, fail_every: int = 0, sse: bool = True,
+                 stall: float = 0.0) -> None:
         self.sse = sse  # False: /translate answers streaming requests with one JSON body
+        self.stall = stall  # chat streams pause this long before their last token
         self.delay = delay
         self.fail_every = fail_every
         self.bodies: list[dict] = []
@@ -76,6 +78,8 @@ class FakeServer:
         if body.get("stream_options", {}).get("include_usage"):
             chunks.append({"choices": [], "usage": usage})
         for chunk in chunks:
+            if chunk["choices"] and chunk["choices"][0]["delta"].get("content") == " c":
+                await asyncio.sleep(self.stall)
             await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
         await response.write(b"data: [DONE]\n\n")
         return response
@@ -134,6 +138,20 @@ async def test_streaming_chat_measures_ttft_from_content_and_usage_from_last_chu
     assert body["model"] == "tiny" and body["temperature"] == 0.0
     assert body["stream_options"] == {"include_usage": True}
     assert body["messages"][-1]["role"] == "user" and ITEMS[0].text in body["messages"][-1]["content"]
+
+
+async def test_streams_measure_the_gaps_between_their_tokens(serve) -> None:
+    base = await serve(FakeServer(stall=0.05))
+    target = Target(base, "chat", model="tiny", stream=True)
+    results, _ = await run_closed_loop(target, ITEMS, concurrency=2, requests=4)
+    # Three content chunks, so two gaps (the role-only first chunk is not content).
+    assert all(len(r.token_gaps_s) == 2 for r in results)
+    assert all(r.token_gaps_s[1] >= 0.05 > r.token_gaps_s[0] for r in results)
+    stats = await run_level(target, ITEMS, concurrency=2, requests=4)
+    assert stats.itl_ms is not None and stats.itl_ms["p99"] >= 50.0
+    non_streamed = await run_level(Target(base, "chat", model="tiny"), ITEMS, concurrency=1,
+                                   requests=2)
+    assert non_streamed.itl_ms is None
 
 
 async def test_stream_without_usage_counts_chunks(serve) -> None:

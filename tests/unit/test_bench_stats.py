@@ -57,10 +57,21 @@ def test_summary_counts_only_successes_in_throughput() -> None:
     assert stats.level == "c=4"
 
 
+def test_inter_token_latency_pools_every_streams_gaps() -> None:
+    results = [_ok(0.0, 1.0, 3, ttft=0.1), _ok(0.0, 1.0, 4, ttft=0.1)]
+    results[0].token_gaps_s[:] = [0.010, 0.020]
+    results[1].token_gaps_s[:] = [0.030, 0.040, 0.500]
+    stats = summarize(results, mode="closed", concurrency=2)
+    assert stats.itl_ms is not None
+    assert stats.itl_ms["p50"] == pytest.approx(30.0)
+    assert stats.itl_ms["mean"] == pytest.approx(120.0)
+    assert stats.itl_ms["p99"] > 400.0
+
+
 def test_summary_with_an_explicit_duration_and_no_stream() -> None:
     stats = summarize([_ok(0.0, 0.5, 8)], mode="open", rate=2.0, duration_s=4.0)
     assert stats.requests_per_s == pytest.approx(0.25)
-    assert stats.ttft_ms is None
+    assert stats.ttft_ms is None and stats.itl_ms is None
     assert stats.level == "r=2/s"
     empty = summarize([], mode="closed", concurrency=1)
     assert empty.requests_per_s == 0.0 and math.isnan(empty.latency_ms["p95"])

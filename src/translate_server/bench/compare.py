@@ -52,6 +52,8 @@ METRICS: tuple[tuple[str, str, bool], ...] = (
     ("latency_p95_ms", "p95 ms", False),
     ("ttft_p50_ms", "ttft p50", False),
     ("ttft_p95_ms", "ttft p95", False),
+    ("itl_p50_ms", "itl p50", False),
+    ("itl_p99_ms", "itl p99", False),
     ("front_cpu_ms_per_1k_tokens", "front cpu ms/1k tok", False),
     ("tree_cpu_ms_per_1k_tokens", "total cpu ms/1k tok", False),
     ("service_overhead_p50_ms", "own ms/req p50", False),
@@ -63,6 +65,7 @@ def measurement(stats: LevelStats | dict[str, Any], cpu: dict[str, float]) -> di
     s = stats.to_dict() if isinstance(stats, LevelStats) else stats
     tokens = s["output_tokens"] or 0
     ttft = s.get("ttft_ms") or {}
+    itl = s.get("itl_ms") or {}
     per_1k = 1_000_000 / tokens if tokens else float("nan")  # seconds -> ms per 1k tokens
     return {
         "requests_per_s": s["requests_per_s"],
@@ -71,6 +74,8 @@ def measurement(stats: LevelStats | dict[str, Any], cpu: dict[str, float]) -> di
         "latency_p95_ms": s["latency_ms"]["p95"],
         "ttft_p50_ms": ttft.get("p50", float("nan")),
         "ttft_p95_ms": ttft.get("p95", float("nan")),
+        "itl_p50_ms": itl.get("p50", float("nan")),
+        "itl_p99_ms": itl.get("p99", float("nan")),
         "front_cpu_ms_per_1k_tokens": cpu.get("front_cpu_s", float("nan")) * per_1k,
         "tree_cpu_ms_per_1k_tokens": cpu.get("tree_cpu_s", float("nan")) * per_1k,
         "errors": s["errors"],

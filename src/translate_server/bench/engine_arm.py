@@ -67,13 +67,19 @@ async def drive(
         start = time.perf_counter()
         result = RequestResult(ok=False, status=0, start=start, latency_s=0.0)
         tokens = 0
+        last_output: float | None = None
         try:
             async for output in engine.generate(
                 TokensPrompt(prompt_token_ids=ids), params, uuid.uuid4().hex
             ):
                 new = len(output.outputs[0].token_ids)
-                if stream and new and result.ttft_s is None:
-                    result.ttft_s = time.perf_counter() - start
+                if stream and new:
+                    now = time.perf_counter()
+                    if last_output is None:
+                        result.ttft_s = now - start
+                    else:
+                        result.token_gaps_s.append(now - last_output)
+                    last_output = now
                 tokens += new
             result.ok, result.status = True, 200
         except Exception as exc:  # noqa: BLE001 - a failure is a measurement

@@ -157,6 +157,7 @@ async def _read_stream(
     response: aiohttp.ClientResponse, start: float, result: RequestResult
 ) -> None:
     chunks = 0
+    last_content: float | None = None
     async for raw in response.content:
         line = raw.strip()
         if not line.startswith(b"data:"):
@@ -171,8 +172,12 @@ async def _read_stream(
             return
         if _has_content(payload):
             chunks += 1
-            if result.ttft_s is None:
-                result.ttft_s = time.perf_counter() - start
+            now = time.perf_counter()
+            if last_content is None:
+                result.ttft_s = now - start
+            else:
+                result.token_gaps_s.append(now - last_content)
+            last_content = now
         usage = _usage(payload)
         if usage is not None:
             result.prompt_tokens, result.output_tokens = usage

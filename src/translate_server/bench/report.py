@@ -35,10 +35,13 @@ def format_table(levels: Sequence[LevelStats]) -> str:
         "ttft p50",
         "ttft p95",
         "ttft p99",
+        "itl p50",
+        "itl p99",
     )
     rows = []
     for s in levels:
         ttft = s.ttft_ms or {}
+        itl = s.itl_ms or {}
         rows.append(
             (
                 s.level,
@@ -52,6 +55,8 @@ def format_table(levels: Sequence[LevelStats]) -> str:
                 _fmt(ttft.get("p50")),
                 _fmt(ttft.get("p95")),
                 _fmt(ttft.get("p99")),
+                _fmt(itl.get("p50"), 2),
+                _fmt(itl.get("p99"), 2),
             )
         )
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]

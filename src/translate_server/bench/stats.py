@@ -42,6 +42,9 @@ class RequestResult:
     output_tokens: int = 0
     usage_reported: bool = False  # False: output_tokens counted from stream chunks
     error: str | None = None
+    # Between one content event of a stream and the next: how evenly the tokens arrive. A
+    # server that stalls its streams (work on its event loop) shows here, not in the mean.
+    token_gaps_s: list[float] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -59,6 +62,7 @@ class LevelStats:
     output_tokens: int
     latency_ms: dict[str, float]
     ttft_ms: dict[str, float] | None
+    itl_ms: dict[str, float] | None = None  # inter-token latency: all streams' token gaps
     error_kinds: dict[str, int] = field(default_factory=dict)
     extra: dict[str, object] = field(default_factory=dict)  # e.g. CPU time, from the caller
 
@@ -106,6 +110,7 @@ def summarize(
             duration_s = 0.0
     output_tokens = sum(r.output_tokens for r in ok)
     ttfts = [r.ttft_s for r in ok if r.ttft_s is not None]
+    gaps = [gap for r in ok for gap in r.token_gaps_s]
     return LevelStats(
         mode=mode,
         concurrency=concurrency,
@@ -120,5 +125,6 @@ def summarize(
         output_tokens=output_tokens,
         latency_ms=_distribution_ms(r.latency_s for r in ok),
         ttft_ms=_distribution_ms(ttfts) if ttfts else None,
+        itl_ms=_distribution_ms(gaps) if gaps else None,
         error_kinds=dict(Counter(_error_kind(r.error) for r in results if not r.ok)),
     )
