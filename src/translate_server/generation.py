@@ -27,9 +27,11 @@ from translate_server.errors import (
 from translate_server.observability import RequestRecord
 
 # Characters of chat content from which a prompt is tokenized off the event loop. Tokenizing
-# costs about 3 us per token on a slow core: 2,000 characters (about 500 tokens) would stall
-# every stream for over a millisecond, while a shorter prompt costs less than the hand-off
-# to a thread (about 0.1 ms of latency).
+# costs 4-5 us per token on a slow core, so 2,000 characters (about 500 tokens) would stall
+# every stream for about 2 ms. The hand-off to a thread costs about 0.15 ms of latency and
+# 0.18 ms of CPU: little beside that, but half again the cost of a typical translation's
+# prompt, on machines where the thread gets no core of its own. `bench/loop_stall.py`
+# measures the stall.
 THREAD_PROMPT_CHARS = 2000
 
 

@@ -18,10 +18,12 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import structlog
+
+from translate_server.engine.protocol import ChatMessage
 
 log = structlog.get_logger("translate_server.engine")
 
@@ -35,6 +37,42 @@ _PROBE_TEXTS = (
     "Hello world", " leading space", "\nnew line", "trailing space ", "mixed  spaces\t\ttabs",
     "Ünïcödé – “quotes” 日本語", "x", " ",
 )
+
+
+class ChatPromptTokenizer:
+    """`tokenize(messages)`: the token ids of a chat rendered with the model's own chat template
+    (generation prompt added), or with ChatML for a model that has none."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self._tokenizer = tokenizer
+        self.has_chat_template = bool(getattr(tokenizer, "chat_template", None))
+        self._encoder = PromptEncoder(tokenizer)
+
+    def __call__(self, messages: Sequence[ChatMessage]) -> list[int]:
+        # Render to text, then tokenize without adding special tokens: the template already
+        # wrote them (a BOS added twice would shift the model's input).
+        if self.has_chat_template:
+            text = self._tokenizer.apply_chat_template(
+                [dict(m) for m in messages], tokenize=False, add_generation_prompt=True
+            )
+        else:
+            text = chatml_prompt(messages)
+        return self._encoder.encode(text)
+
+    def clear_cache(self) -> None:
+        self._encoder.clear_cache()
+
+
+def chatml_prompt(messages: Sequence[ChatMessage]) -> str:
+    """Used only for models whose tokenizer has no chat template (base models).
+
+    A plain ChatML rendering: instruct-tuned models ship their own template, and for a base
+    model any rendering is a guess; ChatML is the most widespread one and keeps the roles
+    visible as text.
+    """
+    parts = [f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages]
+    parts.append("<|im_start|>assistant\n")
+    return "".join(parts)
 
 
 class PromptEncoder:
@@ -63,6 +101,9 @@ class PromptEncoder:
     def cache_info(self) -> Any:
         """functools' hits, misses and size of the piece cache."""
         return self._encode_piece.cache_info()
+
+    def clear_cache(self) -> None:
+        self._encode_piece.cache_clear()
 
     def encode(self, text: str) -> list[int]:
         if self._splitter is None:

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from translate_server.engine.prompt_encoder import PromptEncoder
+from translate_server.engine.prompt_encoder import ChatPromptTokenizer
 from translate_server.engine.protocol import (
     ChatMessage,
     EngineDeadError,
@@ -63,18 +63,6 @@ CPU_KV_CACHE_GIB = 2.0
 _FINISH_REASONS = {"stop": "stop", "length": "length", "abort": "abort", "repetition": "stop"}
 
 
-def _fallback_chat_prompt(messages: Sequence[ChatMessage]) -> str:
-    """Used only for models whose tokenizer has no chat template (base models).
-
-    A plain ChatML rendering: instruct-tuned models ship their own template, and for a base
-    model any rendering is a guess; ChatML is the most widespread one and keeps the roles
-    visible as text.
-    """
-    parts = [f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages]
-    parts.append("<|im_start|>assistant\n")
-    return "".join(parts)
-
-
 class VllmEngine:
     """One `AsyncLLM`, created by `create_vllm_engine`, shut down by `shutdown()`."""
 
@@ -96,9 +84,8 @@ class VllmEngine:
         # vLLM needs room for at least one output token after the prompt.
         self._max_prompt_tokens = max_model_len - 1
         self._tokenizer: Any = engine.get_tokenizer()
-        self._has_chat_template = bool(getattr(self._tokenizer, "chat_template", None))
-        self._encode = PromptEncoder(self._tokenizer).encode
-        if not self._has_chat_template:
+        self._chat_prompt = ChatPromptTokenizer(self._tokenizer)
+        if not self._chat_prompt.has_chat_template:
             log.warning("engine.no_chat_template", model=model_name, fallback="chatml")
 
     @property
@@ -111,15 +98,7 @@ class VllmEngine:
         return engine is not None and not engine.errored
 
     def tokenize_chat(self, messages: Sequence[ChatMessage]) -> list[int]:
-        # Render to text, then tokenize without adding special tokens: the template already
-        # wrote them (a BOS added twice would shift the model's input).
-        if self._has_chat_template:
-            text = self._tokenizer.apply_chat_template(
-                [dict(m) for m in messages], tokenize=False, add_generation_prompt=True
-            )
-        else:
-            text = _fallback_chat_prompt(messages)
-        return self._encode(text)
+        return self._chat_prompt(messages)
 
     def _params(self, options: SamplingOptions) -> Any:
         return self._sampling_params(
