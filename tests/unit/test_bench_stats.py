@@ -58,9 +58,13 @@ def test_summary_counts_only_successes_in_throughput() -> None:
 
 
 def test_inter_token_latency_pools_every_streams_gaps() -> None:
-    results = [_ok(0.0, 1.0, 3, ttft=0.1), _ok(0.0, 1.0, 4, ttft=0.1)]
-    results[0].token_gaps_s[:] = [0.010, 0.020]
-    results[1].token_gaps_s[:] = [0.030, 0.040, 0.500]
+    results = [_ok(0.0, 1.0, 3), _ok(2.0, 1.0, 4)]
+    for result, arrivals in zip(results, ([0.1, 0.11, 0.13], [2.1, 2.13, 2.17, 2.67]),
+                                strict=True):
+        for now in arrivals:
+            result.content_arrived(now)
+    assert [r.ttft_s for r in results] == [pytest.approx(0.1), pytest.approx(0.1)]
+    assert results[0].token_gaps_s == [pytest.approx(0.010), pytest.approx(0.020)]
     stats = summarize(results, mode="closed", concurrency=2)
     assert stats.itl_ms is not None
     assert stats.itl_ms["p50"] == pytest.approx(30.0)

@@ -67,19 +67,13 @@ async def drive(
         start = time.perf_counter()
         result = RequestResult(ok=False, status=0, start=start, latency_s=0.0)
         tokens = 0
-        last_output: float | None = None
         try:
             async for output in engine.generate(
                 TokensPrompt(prompt_token_ids=ids), params, uuid.uuid4().hex
             ):
                 new = len(output.outputs[0].token_ids)
                 if stream and new:
-                    now = time.perf_counter()
-                    if last_output is None:
-                        result.ttft_s = now - start
-                    else:
-                        result.token_gaps_s.append(now - last_output)
-                    last_output = now
+                    result.content_arrived(time.perf_counter())
                 tokens += new
             result.ok, result.status = True, 200
         except Exception as exc:  # noqa: BLE001 - a failure is a measurement

@@ -154,10 +154,9 @@ def _has_content(payload: Any) -> bool:
 
 
 async def _read_stream(
-    response: aiohttp.ClientResponse, start: float, result: RequestResult
+    response: aiohttp.ClientResponse, result: RequestResult
 ) -> None:
     chunks = 0
-    last_content: float | None = None
     async for raw in response.content:
         line = raw.strip()
         if not line.startswith(b"data:"):
@@ -172,12 +171,7 @@ async def _read_stream(
             return
         if _has_content(payload):
             chunks += 1
-            now = time.perf_counter()
-            if last_content is None:
-                result.ttft_s = now - start
-            else:
-                result.token_gaps_s.append(now - last_content)
-            last_content = now
+            result.content_arrived(time.perf_counter())
         usage = _usage(payload)
         if usage is not None:
             result.prompt_tokens, result.output_tokens = usage
@@ -214,7 +208,7 @@ async def send_one(
                 result.error = f"HTTP {response.status}: {text}"
             elif target.stream and response.content_type == "text/event-stream":
                 result.ok = True
-                await _read_stream(response, start, result)
+                await _read_stream(response, result)
             else:
                 # Also a server that answers a streaming request in one JSON body (a route
                 # without streaming): no time to first token then, but the usage counts.

@@ -45,6 +45,15 @@ class RequestResult:
     # Between one content event of a stream and the next: how evenly the tokens arrive. A
     # server that stalls its streams (work on its event loop) shows here, not in the mean.
     token_gaps_s: list[float] = field(default_factory=list)
+    last_content_at: float | None = None  # perf_counter() of the latest content event
+
+    def content_arrived(self, now: float) -> None:
+        """A stream's content event arrived at `now` (a perf_counter() value)."""
+        if self.last_content_at is None:
+            self.ttft_s = now - self.start
+        else:
+            self.token_gaps_s.append(now - self.last_content_at)
+        self.last_content_at = now
 
 
 @dataclass(slots=True)
