@@ -40,7 +40,7 @@ _PROBE_TEXTS = (
 
 
 class ChatPromptTokenizer:
-    """`tokenize(messages)`: the token ids of a chat rendered with the model's own chat template
+    """Called with a chat: its token ids, rendered with the model's own chat template
     (generation prompt added), or with ChatML for a model that has none."""
 
     def __init__(self, tokenizer: Any) -> None:
