@@ -190,8 +190,8 @@ class TokenizerWatchingEngine(FakeEngine):
     prompt waits (10 s at most) until the test releases it, which the test can only do if the
     event loop is not the one waiting; `held_until_released` tells which it was."""
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self) -> None:
+        super().__init__()
         self.threads: list[int] = []
         self.hold: threading.Event | None = None
         self.held_until_released: bool | None = None

@@ -1,4 +1,5 @@
-"""Tokenizing rendered chat prompts, with the pieces that repeat taken from a cache.
+"""Chat prompts to token ids: rendered with the model's chat template, then tokenized with
+the pieces that repeat taken from a cache.
 
 A rendered chat prompt is text between special tokens (`<|im_start|>`, `<|im_end|>`...), and
 a Hugging Face tokenizer splits its input on those tokens before anything else: every piece
