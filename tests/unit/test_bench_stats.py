@@ -70,6 +70,8 @@ def test_inter_token_latency_pools_every_streams_gaps() -> None:
     assert stats.itl_ms["p50"] == pytest.approx(30.0)
     assert stats.itl_ms["mean"] == pytest.approx(120.0)
     assert stats.itl_ms["p99"] > 400.0
+    assert stats.itl_ms["max"] == pytest.approx(500.0)  # the one stall, whole
+    assert stats.latency_ms["max"] == pytest.approx(1000.0)
 
 
 def test_summary_with_an_explicit_duration_and_no_stream() -> None:

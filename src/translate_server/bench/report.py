@@ -37,6 +37,7 @@ def format_table(levels: Sequence[LevelStats]) -> str:
         "ttft p99",
         "itl p50",
         "itl p99",
+        "itl max",
     )
     rows = []
     for s in levels:
@@ -57,6 +58,7 @@ def format_table(levels: Sequence[LevelStats]) -> str:
                 _fmt(ttft.get("p99")),
                 _fmt(itl.get("p50"), 2),
                 _fmt(itl.get("p99"), 2),
+                _fmt(itl.get("max"), 2),
             )
         )
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
