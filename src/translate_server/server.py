@@ -13,6 +13,7 @@ import uvicorn
 
 from translate_server.app import create_app
 from translate_server.engine import Engine
+from translate_server.heap import freeze_startup_heap
 from translate_server.observability import configure_logging
 from translate_server.settings import Settings
 
@@ -79,6 +80,7 @@ def serve(settings: Settings) -> int:
     def start_engine() -> Engine:
         engine = create_vllm_engine(settings.engine)
         freeze_vllm_environment()
+        log.info("startup_heap_frozen", objects=freeze_startup_heap())
         return engine
 
     return run_server(settings, start_engine)

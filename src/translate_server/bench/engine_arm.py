@@ -25,6 +25,7 @@ from translate_server.bench.cpu import CpuMeter
 from translate_server.bench.loadgen import default_messages, default_stop
 from translate_server.bench.stats import RequestResult, summarize
 from translate_server.bench.workload import WorkItem
+from translate_server.heap import freeze_startup_heap
 
 
 def _token_ids(tokenizer: Any, messages: list[dict[str, str]]) -> list[int]:
@@ -118,6 +119,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     engine = AsyncLLMEngine.from_engine_args(AsyncEngineArgs(**engine_args))
     try:
         startup_s = time.perf_counter() - started
+        freeze_startup_heap()  # as the service and vLLM's own server do
         tokenizer = engine.get_tokenizer()
         if inspect.isawaitable(tokenizer):
             tokenizer = await tokenizer
