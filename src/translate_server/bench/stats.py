@@ -86,8 +86,7 @@ class LevelStats:
 def _distribution_ms(seconds: Iterable[float]) -> dict[str, float]:
     values = [s * 1000 for s in seconds]
     if not values:
-        return {"mean": math.nan, "p50": math.nan, "p95": math.nan, "p99": math.nan,
-                "max": math.nan}
+        return dict.fromkeys(("mean", "p50", "p95", "p99", "max"), math.nan)
     # The max too: a pause of the whole server (a full garbage collection) stalls every stream
     # once, too few gaps to move a percentile.
     return {
