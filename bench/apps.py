@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from translate_server.observability import configure_logging
 from translate_server.settings import Settings, load_settings
+
 from zero_engine import ZeroLatencyEngine
 
 SERVED_NAME = "bench-model"

@@ -6,10 +6,11 @@ from typing import Any
 import pytest
 from litestar import Litestar
 
-from fakes import FakeEngine
-from harness import AppClient, running
 from translate_server.app import create_app
 from translate_server.settings import Settings, load_settings
+
+from fakes import FakeEngine
+from harness import AppClient, running
 
 AppFactory = Callable[..., Litestar]
 

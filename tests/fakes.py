@@ -18,8 +18,8 @@ from translate_server.engine import (
     SamplingOptions,
 )
 
-_SOURCE = re.compile(r"<source>\n(.*)\n</source>", re.S)
-_USER = re.compile(r"<\|im_start\|>user\n(.*?)<\|im_end\|>", re.S)
+_SOURCE = re.compile(r"<source>\n(.*)\n</source>", re.DOTALL)
+_USER = re.compile(r"<\|im_start\|>user\n(.*?)<\|im_end\|>", re.DOTALL)
 
 
 def fake_translator(prompt: str, _: SamplingOptions) -> str:

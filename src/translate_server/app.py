@@ -21,12 +21,12 @@ from translate_server.errors import EXCEPTION_HANDLERS
 from translate_server.gate import ApiGate, ApiKeys
 from translate_server.generation import GenerationService
 from translate_server.observability import RequestObserver, ServiceMetrics
-from translate_server.routes.health import health, live, metrics
-from translate_server.routes.openai import chat_completions, list_models, retrieve_model
 from translate_server.routes.deepl import deepl_router
 from translate_server.routes.deepl import error_shape as deepl_error_shape
+from translate_server.routes.health import health, live, metrics
 from translate_server.routes.libretranslate import error_shape as libre_error_shape
 from translate_server.routes.libretranslate import libretranslate_router
+from translate_server.routes.openai import chat_completions, list_models, retrieve_model
 from translate_server.routes.translate import detect, languages, translate
 from translate_server.settings import Settings
 

@@ -18,8 +18,8 @@ _KEYWORDS = {
     "by", "without", "on", "ignoring", "group_left", "group_right", "bool", "offset",
     "and", "or", "unless", "inf", "nan", "atan2",
 }
-_LABEL_VALUES = re.compile(r"^\s*label_values\(\s*(.*?)\s*,\s*[A-Za-z_]\w*\s*\)\s*$", re.S)
-_QUERY_RESULT = re.compile(r"^\s*query_result\((.*)\)\s*$", re.S)
+_LABEL_VALUES = re.compile(r"^\s*label_values\(\s*(.*?)\s*,\s*[A-Za-z_]\w*\s*\)\s*$", re.DOTALL)
+_QUERY_RESULT = re.compile(r"^\s*query_result\((.*)\)\s*$", re.DOTALL)
 
 # Sample names a metric family of each type exposes (prometheus_client strips `_total`
 # from counter family names and `_info` from info family names).
@@ -72,9 +72,7 @@ def dashboard_queries(dashboard: dict[str, Any]) -> list[str]:
             continue
         query = variable.get("query")
         query = query.get("query", "") if isinstance(query, dict) else (query or "")
-        if match := _LABEL_VALUES.match(query):
-            queries.append(match.group(1))
-        elif match := _QUERY_RESULT.match(query):
+        if (match := _LABEL_VALUES.match(query)) or (match := _QUERY_RESULT.match(query)):
             queries.append(match.group(1))
         elif query.strip():
             raise ValueError(f"variable {variable.get('name')!r}: cannot read {query!r}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from deploy_metrics import (
     dashboard_metric_names,
     exported_metric_names,

@@ -115,7 +115,7 @@ def test_runs_translate_server_serve_as_a_non_root_user(dockerfile: Dockerfile) 
     user = dockerfile.last("USER").split(":")[0]
     user = re.sub(r"\$\{(\w+)\}", lambda m: dockerfile.args[m.group(1)], user)
     assert user not in ("root", "0") and int(user) >= 1000
-    assert f"--uid ${{APP_UID}}" in dockerfile.run_script
+    assert "--uid ${APP_UID}" in dockerfile.run_script
 
 
 def test_listens_everywhere_and_keeps_the_model_cache_on_a_volume(dockerfile: Dockerfile) -> None:

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from server_process import ENGINE_ENV
 from tiny_model import tiny_model_dir
 

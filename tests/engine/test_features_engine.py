@@ -11,6 +11,7 @@ import re
 import deepl
 import httpx
 import pytest
+
 from server_process import ServerProcess, start_tiny
 
 pytestmark = pytest.mark.engine

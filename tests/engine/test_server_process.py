@@ -8,6 +8,7 @@ import re
 import httpx
 import openai
 import pytest
+
 from server_process import ServerProcess, start_tiny
 
 pytestmark = pytest.mark.engine

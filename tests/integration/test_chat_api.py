@@ -6,10 +6,11 @@ import threading
 
 import openai
 import pytest
-from fakes import FakeEngine, TokenizerWatchingEngine
-from harness import AppClient, running
 
 from translate_server.generation import THREAD_PROMPT_CHARS
+
+from fakes import FakeEngine, TokenizerWatchingEngine
+from harness import AppClient, running
 
 MESSAGES = [{"role": "user", "content": "hello there"}]
 

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 
 import deepl
 import pytest
+
 from fakes import FakeEngine
 from harness import served
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from fakes import FakeEngine
-from harness import call_and_leave, running
 
 from translate_server import sse
+
+from fakes import FakeEngine
+from harness import call_and_leave, running
 
 STREAMS = {
     "/translate": {"text": "Good morning to you all", "source_lang": "en", "target_lang": "de",

@@ -7,11 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
-from harness import AppClient, running
 from structlog.testing import capture_logs
 
-from fakes import FakeEngine
 from translate_server.cli import openapi_document
+
+from fakes import FakeEngine
+from harness import AppClient, running
 
 TRANSLATE = {"text": "Good morning", "source_lang": "en", "target_lang": "de"}
 

@@ -7,9 +7,10 @@ import urllib.error
 from collections.abc import AsyncIterator
 
 import pytest
+from libretranslatepy import LibreTranslateAPI
+
 from fakes import FakeEngine
 from harness import running, served
-from libretranslatepy import LibreTranslateAPI
 
 
 @pytest.fixture

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 import pytest
-from harness import AppClient, running
 
 from fakes import FakeEngine
+from harness import AppClient, running
 
 
 async def test_translates_one_text(client: AppClient, engine: FakeEngine) -> None:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
-from fakes import FakeEngine  # noqa: E402
+from translate_server.observability import configure_logging
+from translate_server.server import run_server
+from translate_server.settings import load_settings
 
-from translate_server.observability import configure_logging  # noqa: E402
-from translate_server.server import run_server  # noqa: E402
-from translate_server.settings import load_settings  # noqa: E402
+from fakes import FakeEngine
 
 
 def main() -> int:

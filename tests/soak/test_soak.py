@@ -13,6 +13,7 @@ from collections import Counter, deque
 
 import httpx
 import psutil
+
 from fakes import FakeEngine
 from harness import call_and_leave, running
 

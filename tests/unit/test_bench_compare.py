@@ -187,11 +187,11 @@ async def test_both_http_layer_apps_answer_alike(bench_modules) -> None:
     """The two apps compared must do the same work: same answers to the same requests."""
     httpx = pytest.importorskip("httpx")
     pytest.importorskip("fastapi")
+    from translate_server.app import create_app
+
     from apps import SERVED_NAME, settings
     from fastapi_app import create_fastapi_app
     from zero_engine import ZeroLatencyEngine
-
-    from translate_server.app import create_app
 
     translate = {"text": "Where is the station?", "source_lang": "en", "target_lang": "de"}
     chat = {"model": SERVED_NAME, "messages": [{"role": "user", "content": "Hallo"}]}
@@ -221,11 +221,11 @@ async def test_all_http_layer_apps_stream_the_same_events(bench_modules) -> None
     content events of the same shape, then the usage."""
     httpx = pytest.importorskip("httpx")
     pytest.importorskip("fastapi")
+    from translate_server.app import create_app
+
     from apps import SERVED_NAME, floor_app, settings
     from fastapi_app import create_fastapi_app
     from zero_engine import ZeroLatencyEngine
-
-    from translate_server.app import create_app
 
     body = {"model": SERVED_NAME, "messages": [{"role": "user", "content": "Hallo"}],
             "max_tokens": 5, "ignore_eos": True, "stream": True,

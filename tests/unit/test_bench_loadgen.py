@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import AsyncIterator
 
@@ -197,7 +198,7 @@ def test_arrival_schedules() -> None:
     assert arrival_times(4.0, 4, arrival="constant") == [0.0, 0.25, 0.5, 0.75]
     poisson = arrival_times(10.0, 2000, seed=1)
     assert poisson == arrival_times(10.0, 2000, seed=1)
-    assert poisson[0] == 0.0 and all(b > a for a, b in zip(poisson, poisson[1:]))
+    assert poisson[0] == 0.0 and all(b > a for a, b in itertools.pairwise(poisson))
     assert 180 < poisson[-1] < 220  # mean gap 0.1 s
     with pytest.raises(ValueError):
         arrival_times(0, 3)

@@ -8,10 +8,11 @@ import threading
 from collections.abc import Sequence
 
 import pytest
-from fakes import FakeEngine, TokenizerWatchingEngine
 
 from translate_server.engine import ChatMessage
 from translate_server.generation import THREAD_PROMPT_CHARS, GenerationService
+
+from fakes import FakeEngine, TokenizerWatchingEngine
 
 
 def chat(chars: int) -> list[ChatMessage]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import shutil
 import signal
@@ -111,7 +112,7 @@ def service_overhead(log_text: str, routes: Sequence[str]) -> dict[str, float]:
 
 
 def _finite(value: Any) -> bool:
-    return isinstance(value, int | float) and value == value and abs(value) != float("inf")
+    return isinstance(value, int | float) and math.isfinite(value)
 
 
 def ratios(rounds: Sequence[dict[str, dict[str, float]]], baseline: str) -> dict[str, dict]:
@@ -165,7 +166,7 @@ def format_comparison(
         for key, _, _ in METRICS:
             value = arm_medians[arm].get(key)
             ratio = arm_ratios.get(arm, {}).get(key)
-            if value is None or value != value:
+            if value is None or math.isnan(value):
                 cells.append("-")
             elif arm == baseline or ratio is None:
                 cells.append(f"{value:,.1f}")
@@ -533,7 +534,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         workload_argv=_workload_argv(args), out_dir=out_dir,
         startup_timeout_s=args.startup_timeout, engine_metrics=args.engine_metrics,
     )
-    log = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
+    log = lambda message: print(message, file=sys.stderr, flush=True)
     log(f"model {model}; arms {', '.join(arms)}; {cfg.rounds} rounds of {cfg.requests} requests "
         f"at concurrency {cfg.concurrency}; logs in {out_dir}")
     result = run_comparison(cfg, items, log=log)

@@ -102,17 +102,17 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     from translate_server.bench.cli import workload_from_args
 
     _, items = workload_from_args(args)
-    engine_args: dict[str, Any] = dict(
-        model=args.model,
-        served_model_name=args.served_model_name,
-        dtype=args.dtype,
-        max_model_len=args.max_model_len,
-        max_num_seqs=args.max_num_seqs,
-        enforce_eager=True,
+    engine_args: dict[str, Any] = {
+        "model": args.model,
+        "served_model_name": args.served_model_name,
+        "dtype": args.dtype,
+        "max_model_len": args.max_model_len,
+        "max_num_seqs": args.max_num_seqs,
+        "enforce_eager": True,
         # As the service runs the engine unless told otherwise: statistics on.
-        disable_log_stats=args.disable_log_stats,
-        seed=0,
-    )
+        "disable_log_stats": args.disable_log_stats,
+        "seed": 0,
+    }
     if args.max_num_batched_tokens:
         engine_args["max_num_batched_tokens"] = args.max_num_batched_tokens
     started = time.perf_counter()
@@ -123,8 +123,8 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         tokenizer = engine.get_tokenizer()
         if inspect.isawaitable(tokenizer):
             tokenizer = await tokenizer
-        common = dict(concurrency=args.concurrency, max_model_len=args.max_model_len,
-                      stream=args.stream)
+        common = {"concurrency": args.concurrency, "max_model_len": args.max_model_len,
+                  "stream": args.stream}
         if args.warmup:
             await drive(engine, tokenizer, items, requests=args.warmup, **common)
         meter = CpuMeter.of_pid(None)

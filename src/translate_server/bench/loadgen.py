@@ -119,10 +119,12 @@ class Target:
 async def discover_model(base_url: str, timeout_s: float = 10.0) -> str:
     """The first model id that `GET /v1/models` lists."""
     timeout = aiohttp.ClientTimeout(total=timeout_s)
-    async with aiohttp.ClientSession(timeout=timeout) as session:
-        async with session.get(base_url.rstrip("/") + "/v1/models") as response:
-            response.raise_for_status()
-            payload = _decode(await response.read())
+    async with (
+        aiohttp.ClientSession(timeout=timeout) as session,
+        session.get(base_url.rstrip("/") + "/v1/models") as response,
+    ):
+        response.raise_for_status()
+        payload = _decode(await response.read())
     return payload["data"][0]["id"]
 
 
