@@ -67,8 +67,7 @@ def test_the_first_arm_listed_is_the_baseline(monkeypatch, tmp_path: Path) -> No
 
     monkeypatch.setattr(compare, "run_engine_arm", lambda cfg, r: figures("engine"))
     monkeypatch.setattr(compare, "run_vllm_arm", lambda cfg, r, items: figures("vllm"))
-    monkeypatch.setattr(compare, "run_service_arms",
-                        lambda cfg, arms, r, items: {arm: figures(arm) for arm in arms})
+    monkeypatch.setattr(compare, "run_service_arm", lambda cfg, arm, r, items: figures(arm))
     cfg = CompareConfig(
         model="m", arms=["vllm", "translate", "engine"], rounds=2, concurrency=1, requests=1,
         warmup=0, stream=True, max_num_seqs=1, max_model_len=64, dtype="float32",
@@ -76,6 +75,42 @@ def test_the_first_arm_listed_is_the_baseline(monkeypatch, tmp_path: Path) -> No
     result = compare.run_comparison(cfg, [], log=lambda line: None)
     assert result["baseline"] == "vllm" and result["arms"] == ["vllm", "translate", "engine"]
     assert result["ratios"]["translate"]["output_tokens_per_s"] == 0.5
+
+
+def test_each_route_of_the_service_gets_a_server_of_its_own(monkeypatch, tmp_path: Path) -> None:
+    # Measured one after the other on one server, the second route would find the first's
+    # prompts in vLLM's prefix cache and skip their prefill.
+    started: list[tuple[str, list[str]]] = []
+
+    class FakeServer:
+        def __init__(self, command: list[str], port: int, log_path: Path) -> None:
+            self.command, self.log_path, self.base_url = command, log_path, f"http://h:{port}"
+
+        def start(self, timeout_s: float) -> None:
+            started.append((self.log_path.name, []))
+
+        def stop(self) -> None:
+            pass
+
+    async def measure(server, target, cfg, items, routes) -> dict[str, float]:
+        started[-1][1].extend(routes)
+        return {"output_tokens_per_s": 1.0, "requests_per_s": 1.0, "latency_p95_ms": 1.0,
+                "errors": 0}
+
+    monkeypatch.setattr(compare, "Server", FakeServer)
+    monkeypatch.setattr(compare, "_measure_http", measure)
+    cfg = CompareConfig(
+        model="m", arms=["translate", "chat"], rounds=2, concurrency=1, requests=1,
+        warmup=0, stream=True, max_num_seqs=1, max_model_len=64, dtype="float32",
+        max_num_batched_tokens=None, workload_argv=[], out_dir=tmp_path, startup_timeout_s=1)
+    result = compare.run_comparison(cfg, [], log=lambda line: None)
+    assert started == [
+        ("translate-round0.log", ["/translate"]),
+        ("chat-round0.log", ["/v1/chat/completions"]),
+        ("chat-round1.log", ["/v1/chat/completions"]),
+        ("translate-round1.log", ["/translate"]),
+    ]
+    assert set(result["rounds"][1]) == {"translate", "chat"}
 
 
 @pytest.mark.parametrize("engine_metrics", [True, False])

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 from aiohttp import web
 
+from translate_server.bench.cli import _build_parser, _sweep
 from translate_server.bench.loadgen import (
     Target,
     arrival_times,
@@ -192,6 +193,21 @@ async def test_open_loop_sends_on_schedule_without_waiting_for_responses(serve) 
     # 10 requests 20 ms apart, each taking 200 ms: several overlap.
     assert server.peak >= 5
     assert stats.extra["achieved_rate"] > 0
+
+
+async def test_a_sweep_sends_no_text_twice_until_the_workload_is_spent(serve) -> None:
+    # A repeated prompt would be answered from the engine's prefix cache, flattering the
+    # levels that come later in a sweep.
+    server = FakeServer()
+    url = await serve(server)
+    args = _build_parser().parse_args([
+        "run", "--base-url", url, "--api", "translate", "--concurrency", "1,2",
+        "--requests", "6", "--warmup", "2", "--workload-size", "16", "--no-progress",
+    ])
+    await _sweep(args, Target(url, "translate"), ITEMS)
+    texts = [body["text"] for body in server.bodies]
+    assert sorted(texts[:2]) == sorted(item.text for item in ITEMS[-2:])  # warm-up: the end
+    assert sorted(texts[2:]) == sorted(item.text for item in ITEMS[:12])
 
 
 def test_arrival_schedules() -> None:

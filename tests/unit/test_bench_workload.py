@@ -10,6 +10,8 @@ from translate_server.bench.workload import (
     estimate_tokens,
     length_summary,
     make_workload,
+    starting_at,
+    warmup_items,
 )
 
 
@@ -24,6 +26,18 @@ def test_prefix_stable_whatever_the_size() -> None:
     small = make_workload(WorkloadSpec(size=10, seed=3))
     large = make_workload(WorkloadSpec(size=100, seed=3))
     assert large[:10] == small
+
+
+def test_runs_go_on_through_the_workload_and_warm_up_on_its_end() -> None:
+    items = make_workload(WorkloadSpec(size=10, seed=3))
+    assert starting_at(items, 0) == items
+    assert starting_at(items, 7) == items[7:] + items[:7]
+    assert starting_at(items, 23) == starting_at(items, 3)  # cycles
+    assert starting_at([], 5) == []
+    # A warm-up sends the texts that measured requests from the first one reach last.
+    warm = warmup_items(items, 3)
+    assert warm[:3] == items[7:]
+    assert not {i.text for i in warm[:3]} & {i.text for i in items[:7]}
 
 
 def test_variable_lengths_span_the_range() -> None:

@@ -19,7 +19,9 @@ from translate_server.bench.workload import (
     estimate_tokens,
     length_summary,
     make_workload,
+    starting_at,
     tokenizer_counter,
+    warmup_items,
 )
 
 DEFAULT_CONCURRENCY = (1, 4, 8, 16, 25, 32, 64)
@@ -185,7 +187,9 @@ async def _sweep(args: argparse.Namespace, target: Target, items: list[WorkItem]
     plan += [(None, r) for r in args.rate or []]
 
     if args.warmup > 0:
-        await run_level(target, items, concurrency=min(4, args.warmup), requests=args.warmup)
+        await run_level(target, warmup_items(items, args.warmup),
+                        concurrency=min(4, args.warmup), requests=args.warmup)
+    sent = 0  # each level goes on through the workload where the last one stopped
     for c, r in plan:
         n = _requests_for(args, c, r)
         desc = f"c={c}" if c is not None else f"r={r:g}/s"
@@ -193,7 +197,7 @@ async def _sweep(args: argparse.Namespace, target: Target, items: list[WorkItem]
         try:
             stats = await run_level(
                 target,
-                items,
+                starting_at(items, sent),
                 concurrency=c,
                 rate=r,
                 requests=n,
@@ -204,6 +208,7 @@ async def _sweep(args: argparse.Namespace, target: Target, items: list[WorkItem]
             )
         finally:
             progress.close()
+        sent += n
         levels.append(stats)
         print(
             f"{stats.level}: {stats.requests_per_s:.2f} req/s, "

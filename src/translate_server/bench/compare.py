@@ -34,6 +34,7 @@ from translate_server.bench.cpu import CpuMeter
 from translate_server.bench.loadgen import Target, run_level
 from translate_server.bench.report import write_json
 from translate_server.bench.stats import LevelStats, median, percentile
+from translate_server.bench.workload import warmup_items
 
 ARMS: tuple[str, ...] = ("engine", "translate", "chat", "vllm")
 SERVED_NAME = "bench-model"
@@ -364,7 +365,8 @@ async def _measure_http(
     server: Server, target: Target, cfg: CompareConfig, items: list, routes: Sequence[str]
 ) -> dict[str, float]:
     if cfg.warmup:
-        await run_level(target, items, concurrency=cfg.concurrency, requests=cfg.warmup)
+        await run_level(target, warmup_items(items, cfg.warmup), concurrency=cfg.concurrency,
+                        requests=cfg.warmup)
     offset = server.log_size()
     assert server.process is not None
     meter = CpuMeter.of_pid(server.process.pid)
@@ -377,24 +379,18 @@ async def _measure_http(
     return figures
 
 
-def run_service_arms(
-    cfg: CompareConfig, arms: Sequence[str], round_index: int, items: list
-) -> dict[str, dict[str, float]]:
+def run_service_arm(cfg: CompareConfig, arm: str, round_index: int, items: list) -> dict[str, float]:
+    # A server of its own for each route, as every other arm has: a route measured after
+    # another on the same server would find the same prompts in vLLM's prefix cache.
     port = free_port()
-    log = cfg.out_dir / f"service-round{round_index}.log"
+    log = cfg.out_dir / f"{arm}-round{round_index}.log"
     server = Server(service_command(cfg, port), port, log)
     server.start(cfg.startup_timeout_s)
-    results = {}
     try:
-        # Both routes share one server start; which goes first alternates by round.
-        for arm in rotation(list(arms), round_index):
-            api = "translate" if arm == "translate" else "chat"
-            target = Target(server.base_url, api, model=SERVED_NAME, stream=cfg.stream)
-            route = "/translate" if api == "translate" else "/v1/chat/completions"
-            results[arm] = asyncio.run(_measure_http(server, target, cfg, items, [route]))
+        target = Target(server.base_url, arm, model=SERVED_NAME, stream=cfg.stream)
+        return asyncio.run(_measure_http(server, target, cfg, items, [target.path]))
     finally:
         server.stop()
-    return results
 
 
 def run_vllm_arm(cfg: CompareConfig, round_index: int, items: list) -> dict[str, float]:
@@ -409,32 +405,24 @@ def run_vllm_arm(cfg: CompareConfig, round_index: int, items: list) -> dict[str,
 
 
 def run_comparison(cfg: CompareConfig, items: list, log=print) -> dict[str, Any]:
-    units: list[str] = []
-    if "engine" in cfg.arms:
-        units.append("engine")
-    service_arms = [a for a in ("translate", "chat") if a in cfg.arms]
-    if service_arms:
-        units.append("service")
-    if "vllm" in cfg.arms:
-        units.append("vllm")
+    units = [arm for arm in ARMS if arm in cfg.arms]
     rounds: list[dict[str, dict[str, float]]] = []
     for r in range(cfg.rounds):
         figures: dict[str, dict[str, float]] = {}
-        for unit in rotation(units, r):
-            log(f"round {r + 1}/{cfg.rounds}: {unit} ...")
-            if unit == "engine":
-                figures["engine"] = run_engine_arm(cfg, r)
-            elif unit == "service":
-                figures.update(run_service_arms(cfg, service_arms, r, items))
+        for arm in rotation(units, r):
+            log(f"round {r + 1}/{cfg.rounds}: {arm} ...")
+            if arm == "engine":
+                figures[arm] = run_engine_arm(cfg, r)
+            elif arm == "vllm":
+                figures[arm] = run_vllm_arm(cfg, r, items)
             else:
-                figures["vllm"] = run_vllm_arm(cfg, r, items)
-            for arm in ([unit] if unit != "service" else service_arms):
-                f = figures[arm]
-                log(
-                    f"  {arm}: {f['output_tokens_per_s']:.1f} tok/s, "
-                    f"{f['requests_per_s']:.2f} req/s, p95 {f['latency_p95_ms']:.0f} ms, "
-                    f"{f['errors']} errors"
-                )
+                figures[arm] = run_service_arm(cfg, arm, r, items)
+            f = figures[arm]
+            log(
+                f"  {arm}: {f['output_tokens_per_s']:.1f} tok/s, "
+                f"{f['requests_per_s']:.2f} req/s, p95 {f['latency_p95_ms']:.0f} ms, "
+                f"{f['errors']} errors"
+            )
         rounds.append(figures)
     order = list(dict.fromkeys(cfg.arms))  # as listed: the first is the baseline
     baseline = order[0]

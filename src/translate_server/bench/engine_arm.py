@@ -24,7 +24,7 @@ from typing import Any
 from translate_server.bench.cpu import CpuMeter
 from translate_server.bench.loadgen import default_messages, default_stop
 from translate_server.bench.stats import RequestResult, summarize
-from translate_server.bench.workload import WorkItem
+from translate_server.bench.workload import WorkItem, warmup_items
 from translate_server.heap import freeze_startup_heap
 
 
@@ -126,7 +126,8 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         common = {"concurrency": args.concurrency, "max_model_len": args.max_model_len,
                   "stream": args.stream}
         if args.warmup:
-            await drive(engine, tokenizer, items, requests=args.warmup, **common)
+            await drive(engine, tokenizer, warmup_items(items, args.warmup),
+                        requests=args.warmup, **common)
         meter = CpuMeter.of_pid(None)
         results, elapsed = await drive(engine, tokenizer, items, requests=args.requests, **common)
         cpu = meter.stop()

@@ -145,6 +145,24 @@ def make_workload(spec: WorkloadSpec, count: TokenCounter = estimate_tokens) -> 
     return [make_item(spec, i, count) for i in range(spec.size)]
 
 
+def starting_at(items: Sequence[WorkItem], offset: int) -> list[WorkItem]:
+    """The workload cycled to begin at item `offset` (a negative one counts from the end).
+
+    Requests take texts in order and cycle. A phase of a run that starts where the last one
+    stopped sends no text twice until the whole workload has been sent: a prompt the engine
+    has already computed would be answered from its prefix cache and look cheaper."""
+    if not items:
+        return []
+    start = offset % len(items)
+    return [*items[start:], *items[:start]]
+
+
+def warmup_items(items: Sequence[WorkItem], count: int) -> list[WorkItem]:
+    """What a warm-up of `count` requests sends: the workload's last texts, which measured
+    requests starting at the first one reach last (never, while both fit in the workload)."""
+    return starting_at(items, -count)
+
+
 def length_summary(items: Sequence[WorkItem]) -> dict[str, float]:
     lengths = sorted(item.input_tokens for item in items)
     caps = [item.max_tokens for item in items]
