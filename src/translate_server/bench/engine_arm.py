@@ -72,10 +72,13 @@ async def drive(
             async for output in engine.generate(
                 TokensPrompt(prompt_token_ids=ids), params, uuid.uuid4().hex
             ):
-                new = len(output.outputs[0].token_ids)
-                if stream and new:
+                completion = output.outputs[0]
+                # Timed as an HTTP client times a stream: by the text it sees. A token can
+                # bring none: vLLM holds back the end of the text while it could still
+                # become a stop string.
+                if stream and completion.text:
                     result.content_arrived(time.perf_counter())
-                tokens += new
+                tokens += len(completion.token_ids)
             result.ok, result.status = True, 200
         except Exception as exc:  # noqa: BLE001 - a failure is a measurement
             result.error = f"{type(exc).__name__}: {exc}"[:200]
