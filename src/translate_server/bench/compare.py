@@ -379,7 +379,9 @@ async def _measure_http(
     return figures
 
 
-def run_service_arm(cfg: CompareConfig, arm: str, round_index: int, items: list) -> dict[str, float]:
+def run_service_arm(
+    cfg: CompareConfig, arm: str, round_index: int, items: list
+) -> dict[str, float]:
     # A server of its own for each route, as every other arm has: a route measured after
     # another on the same server would find the same prompts in vLLM's prefix cache.
     port = free_port()
