@@ -23,7 +23,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from typing import Any
 import msgspec
 
 from translate_server.bench.cpu import CpuMeter
-from translate_server.bench.loadgen import Target, run_level
+from translate_server.bench.loadgen import Api, Target, run_level
 from translate_server.bench.report import write_json
 from translate_server.bench.stats import LevelStats, median, percentile
 from translate_server.bench.workload import warmup_items
@@ -379,31 +379,35 @@ async def _measure_http(
     return figures
 
 
+def _run_server_arm(
+    cfg: CompareConfig, arm: str, round_index: int, items: list, *,
+    command: Callable[[CompareConfig, int], list[str]], api: Api, logs_requests: bool,
+) -> dict[str, float]:
+    """Start a server, measure the workload through `api`, stop it. `logs_requests`: the
+    server writes this service's request log, from which its own time is read."""
+    port = free_port()
+    server = Server(command(cfg, port), port, cfg.out_dir / f"{arm}-round{round_index}.log")
+    server.start(cfg.startup_timeout_s)
+    try:
+        target = Target(server.base_url, api, model=SERVED_NAME, stream=cfg.stream)
+        routes = [target.path] if logs_requests else []
+        return asyncio.run(_measure_http(server, target, cfg, items, routes))
+    finally:
+        server.stop()
+
+
 def run_service_arm(
     cfg: CompareConfig, arm: str, round_index: int, items: list
 ) -> dict[str, float]:
     # A server of its own for each route, as every other arm has: a route measured after
     # another on the same server would find the same prompts in vLLM's prefix cache.
-    port = free_port()
-    log = cfg.out_dir / f"{arm}-round{round_index}.log"
-    server = Server(service_command(cfg, port), port, log)
-    server.start(cfg.startup_timeout_s)
-    try:
-        target = Target(server.base_url, arm, model=SERVED_NAME, stream=cfg.stream)
-        return asyncio.run(_measure_http(server, target, cfg, items, [target.path]))
-    finally:
-        server.stop()
+    return _run_server_arm(cfg, arm, round_index, items, command=service_command, api=arm,
+                           logs_requests=True)
 
 
 def run_vllm_arm(cfg: CompareConfig, round_index: int, items: list) -> dict[str, float]:
-    port = free_port()
-    server = Server(vllm_command(cfg, port), port, cfg.out_dir / f"vllm-round{round_index}.log")
-    server.start(cfg.startup_timeout_s)
-    try:
-        target = Target(server.base_url, "chat", model=SERVED_NAME, stream=cfg.stream)
-        return asyncio.run(_measure_http(server, target, cfg, items, []))
-    finally:
-        server.stop()
+    return _run_server_arm(cfg, "vllm", round_index, items, command=vllm_command, api="chat",
+                           logs_requests=False)
 
 
 def run_comparison(cfg: CompareConfig, items: list, log=print) -> dict[str, Any]:

@@ -50,7 +50,7 @@ async def drive(
     from vllm.sampling_params import RequestOutputKind
 
     prepared = []
-    for item in items:
+    for item in items[:requests]:  # only what is sent: a warm-up sends a few
         ids = _token_ids(tokenizer, default_messages(item.text, item.source_lang, item.target_lang))
         params = SamplingParams(
             temperature=0.0,
