@@ -34,7 +34,7 @@ test-fast: $(STAMP)
 	$(BIN)/python -m pytest -ra -m 'not engine'
 
 bench: $(STAMP)
-	$(BIN)/translate-server bench compare
+	$(BIN)/python -m benchmarks compare
 
 # Regenerate the committed OpenAPI document from the app.
 openapi: $(STAMP)

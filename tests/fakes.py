@@ -9,7 +9,7 @@ import re
 import threading
 from collections.abc import AsyncGenerator, Callable, Sequence
 
-from translate_server.engine import (
+from translate_server.inference.engine import (
     ChatMessage,
     EngineDeadError,
     EngineInfo,

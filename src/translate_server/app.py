@@ -14,20 +14,20 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 
 from translate_server import __version__
-from translate_server.admission import Admission
-from translate_server.chat import ChatService
-from translate_server.engine import Engine
-from translate_server.errors import EXCEPTION_HANDLERS
-from translate_server.gate import ApiGate, ApiKeys
-from translate_server.generation import GenerationService
-from translate_server.observability import RequestObserver, ServiceMetrics
-from translate_server.routes.deepl import deepl_router
-from translate_server.routes.deepl import error_shape as deepl_error_shape
-from translate_server.routes.health import health, live, metrics
-from translate_server.routes.libretranslate import error_shape as libre_error_shape
-from translate_server.routes.libretranslate import libretranslate_router
-from translate_server.routes.openai import chat_completions, list_models, retrieve_model
-from translate_server.routes.translate import detect, languages, translate
+from translate_server.inference.admission import Admission
+from translate_server.chat.service import ChatService
+from translate_server.inference.engine import Engine
+from translate_server.http.errors import EXCEPTION_HANDLERS
+from translate_server.http.gate import ApiGate, ApiKeys
+from translate_server.inference.generation import GenerationService
+from translate_server.http.observability import RequestObserver, ServiceMetrics
+from translate_server.translation.compat.deepl.routes import deepl_router
+from translate_server.translation.compat.deepl.routes import error_shape as deepl_error_shape
+from translate_server.http.health import health, live, metrics
+from translate_server.translation.compat.libretranslate.routes import error_shape as libre_error_shape
+from translate_server.translation.compat.libretranslate.routes import libretranslate_router
+from translate_server.chat.routes import chat_completions, list_models, retrieve_model
+from translate_server.translation.routes import detect, languages, translate
 from translate_server.settings import Settings
 
 log = structlog.get_logger("translate_server.app")
@@ -112,10 +112,10 @@ def openapi_config() -> OpenAPIConfig:
 def _attach_services(state: State, engine: Engine, settings: Settings,
                      admission: Admission) -> None:
     # Imported here: the translation service pulls in the language registry and detector.
-    from translate_server.detection import LanguageDetection
-    from translate_server.prompting import PromptTemplates
-    from translate_server.translation import TranslationService
-    from translate_server.translation_cache import TranslationCache
+    from translate_server.translation.detection import LanguageDetection
+    from translate_server.translation.prompts.templates import PromptTemplates
+    from translate_server.translation.service import TranslationService
+    from translate_server.translation.cache import TranslationCache
 
     generation = GenerationService(engine)
     model_name = settings.engine.model_name

@@ -14,7 +14,7 @@ from translate_server.settings import OPTIONS, Settings, SettingsError, load_set
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "bench":
-        from translate_server.bench.cli import main as bench_main
+        from translate_server.loadgen.cli import main as bench_main
 
         return bench_main(argv[1:])
     parser = _parser()
@@ -34,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(openapi_document(settings))
         return 0
     if args.command == "prepare-model":
-        from translate_server.models import resolve_model
+        from translate_server.inference.model_files import resolve_model
 
         print(resolve_model(settings.engine))
         return 0

@@ -12,9 +12,9 @@ import structlog
 import uvicorn
 
 from translate_server.app import create_app
-from translate_server.engine import Engine
-from translate_server.heap import freeze_startup_heap
-from translate_server.observability import configure_logging
+from translate_server.inference.engine import Engine
+from translate_server.inference.heap import freeze_startup_heap
+from translate_server.http.observability import configure_logging
 from translate_server.settings import Settings
 
 log = structlog.get_logger("translate_server.server")
@@ -75,7 +75,7 @@ class DrainingServer(uvicorn.Server):
 def serve(settings: Settings) -> int:
     """Serve with the vLLM engine; returns the process exit code."""
     configure_logging(settings.server.log_format, settings.server.log_level)
-    from translate_server.engine.vllm_engine import create_vllm_engine, freeze_vllm_environment
+    from translate_server.inference.engine.vllm_engine import create_vllm_engine, freeze_vllm_environment
 
     def start_engine() -> Engine:
         engine = create_vllm_engine(settings.engine)

@@ -103,7 +103,7 @@ def test_dashboard_panels_use_the_datasource_variable(dashboard: dict) -> None:
 
 def test_dashboard_service_metrics_match_the_service_collectors(dashboard: dict) -> None:
     """The service's own collectors, exposed as /metrics exposes them."""
-    observability = pytest.importorskip("translate_server.observability")
+    observability = pytest.importorskip("translate_server.http.observability")
     from prometheus_client import generate_latest
 
     metrics = observability.ServiceMetrics()

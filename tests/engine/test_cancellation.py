@@ -9,7 +9,7 @@ import time
 import pytest
 
 from translate_server.app import create_app
-from translate_server.engine.vllm_engine import create_vllm_engine
+from translate_server.inference.engine.vllm_engine import create_vllm_engine
 from translate_server.settings import load_settings
 
 from harness import call_and_leave, running

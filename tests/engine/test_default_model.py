@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from translate_server import models
+from translate_server.inference import model_files as models
 from translate_server.settings import DEFAULT_MODEL, EngineSettings
 
 from server_process import command, start

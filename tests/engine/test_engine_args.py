@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from translate_server.engine.vllm_engine import engine_args_kwargs
+from translate_server.inference.engine.vllm_engine import engine_args_kwargs
 from translate_server.settings import EngineSettings
 
 

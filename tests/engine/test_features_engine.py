@@ -116,7 +116,7 @@ def test_long_conversations_are_tokenized_exactly(http: httpx.Client, tiny_model
 
     from transformers import AutoTokenizer
 
-    from translate_server.generation import THREAD_PROMPT_CHARS
+    from translate_server.inference.generation import THREAD_PROMPT_CHARS
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_model)
     conversations = [

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
-from translate_server import models
-from translate_server.bench.loadgen import default_messages
-from translate_server.bench.workload import WorkloadSpec, make_workload
-from translate_server.engine.prompt_encoder import PromptEncoder
+from translate_server.inference import model_files as models
+from translate_server.loadgen.client import default_messages
+from translate_server.loadgen.workload import WorkloadSpec, make_workload
+from translate_server.inference.engine.prompt_encoder import PromptEncoder
 from translate_server.settings import EngineSettings
 
 TRICKY_MESSAGES = [

@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 from transformers import AutoTokenizer
 
-from translate_server.engine.protocol import (
+from translate_server.inference.engine.protocol import (
     EngineDeadError,
     EngineOutput,
     GenerationStep,
@@ -31,7 +31,7 @@ MESSAGES = [
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def engine(tiny_model):
-    from translate_server.engine.vllm_engine import create_vllm_engine
+    from translate_server.inference.engine.vllm_engine import create_vllm_engine
 
     settings = EngineSettings(
         model=str(tiny_model), served_model_name="tiny", max_model_len=512, max_num_seqs=8

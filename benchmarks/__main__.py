@@ -1,0 +1,21 @@
+"""`python -m benchmarks compare|http-layer ...` from the checkout's root."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from benchmarks import compare, http_layer
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks")
+    sub = parser.add_subparsers(dest="command", required=True)
+    compare.add_parser(sub)
+    http_layer.add_parser(sub)
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

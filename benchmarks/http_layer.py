@@ -1,0 +1,270 @@
+"""`bench http-layer`: the HTTP layer alone. The service's Litestar app and a FastAPI + pydantic
+app doing the same work (``benchmarks/fastapi_app.py`` in a source checkout) each run on one uvicorn
+worker around a zero-latency engine double (``benchmarks/zero_engine.py``), and take the same
+closed-loop load in alternation.
+
+A third app, the floor (``benchmarks/asgi_floor.py``), is bare ASGI on the same uvicorn: it decodes
+the body and answers fixed bytes, so what an app spends above it is its own.
+
+Routes: ``translate``, ``chat`` and ``chat-stream`` (streamed chat completions of exactly
+``--stream-tokens`` tokens, which the engine double streams one per event-loop turn).
+
+Reported per app and route: requests/s, and the server's CPU time per request (psutil), and
+per streamed token. With two or more cores the servers are pinned to one core and the load
+generator to another; the CPU figure does not depend on how fast the client is, so it is the
+one to trust when the client saturates its core first (`capacity` = 1 / CPU time per request).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from benchmarks.cpu import CpuMeter
+from translate_server.loadgen.client import Target, run_level
+from translate_server.loadgen.report import write_json
+from translate_server.loadgen.stats import median
+from translate_server.loadgen.workload import WorkItem
+
+APPS: tuple[str, ...] = ("litestar", "fastapi", "floor")
+FACTORIES = {"litestar": "apps:litestar_app", "fastapi": "apps:fastapi_app",
+             "floor": "apps:floor_app"}
+APIS: tuple[str, ...] = ("translate", "chat", "chat-stream")
+SERVED_NAME = "bench-model"  # as benchmarks/apps.py serves it
+
+
+def find_bench_dir(given: str | None) -> Path:
+    """The folder of the apps' factories: this one, unless another is given."""
+    candidate = Path(given) if given else Path(__file__).resolve().parent
+    if (candidate / "apps.py").is_file() and (candidate / "fastapi_app.py").is_file():
+        return candidate.resolve()
+    raise FileNotFoundError(f"{candidate} holds no apps.py and fastapi_app.py; pass --bench-dir")
+
+
+def _pin(cpus: set[int] | None):
+    if not cpus:
+        return None
+    return lambda: os.sched_setaffinity(0, cpus)
+
+
+def start_app(name: str, bench_dir: Path, port: int, cpus: set[int] | None) -> subprocess.Popen:
+    command = [
+        sys.executable, "-m", "uvicorn", "--app-dir", str(bench_dir), "--factory",
+        FACTORIES[name], "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
+        "--no-access-log", "--log-level", "warning",
+    ]
+    # The request log lines are written (the work is the same for both apps) and dropped.
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=_pin(cpus), start_new_session=True)
+
+
+def wait_ready(process: subprocess.Popen, port: int, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"app on port {port} exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=1) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"app on port {port} not ready after {timeout_s:.0f} s")
+
+
+async def measure(
+    process: subprocess.Popen, target: Target, items: list, concurrency: int, requests: int,
+    warmup: int,
+) -> dict[str, float]:
+    if warmup:
+        await run_level(target, items, concurrency=concurrency, requests=warmup)
+    meter = CpuMeter.of_pid(process.pid)
+    stats = await run_level(target, items, concurrency=concurrency, requests=requests)
+    cpu = meter.stop()
+    figures = {
+        "requests_per_s": stats.requests_per_s,
+        "server_cpu_us_per_request": cpu["front_cpu_s"] / max(stats.ok, 1) * 1e6,
+        "latency_p50_ms": stats.latency_ms["p50"],
+        "latency_p99_ms": stats.latency_ms["p99"],
+        "errors": stats.errors,
+    }
+    if target.stream:
+        figures["server_cpu_us_per_token"] = cpu["front_cpu_s"] / max(stats.output_tokens, 1) * 1e6
+    return figures
+
+
+def route_target(api: str, base_url: str) -> Target:
+    if api == "chat-stream":
+        return Target(base_url, "chat", model=SERVED_NAME, stream=True)
+    return Target(base_url, api, model=SERVED_NAME, stream=False)
+
+
+def route_items(api: str, items: list[WorkItem], stream_tokens: int) -> list[WorkItem]:
+    """The workload of one route; `chat-stream` asks for exactly `stream_tokens` tokens each."""
+    if api != "chat-stream":
+        return items
+    return [dataclasses.replace(item, max_tokens=stream_tokens, exact_output=True)
+            for item in items]
+
+
+def summarize_rounds(rounds: list[dict[str, dict[str, float]]], apis: list[str]) -> dict:
+    """Medians per arm, and per API the medians of the per-round Litestar/FastAPI ratios."""
+    arms = sorted({arm for r in rounds for arm in r})
+    medians = {
+        arm: {key: median([r[arm][key] for r in rounds if arm in r and key in r[arm]])
+              for key in next(r[arm] for r in rounds if arm in r)}
+        for arm in arms
+    }
+    ratio: dict[str, dict[str, float]] = {}
+    for api in apis:
+        ours, theirs = f"litestar {api}", f"fastapi {api}"
+        pairs = [r for r in rounds if ours in r and theirs in r]
+        if not pairs:
+            continue
+        ratio[api] = {
+            "requests_per_s": median([r[ours]["requests_per_s"] / r[theirs]["requests_per_s"]
+                                      for r in pairs]),
+            # >1: FastAPI spends that many times our CPU per request.
+            "cpu_per_request": median([
+                r[theirs]["server_cpu_us_per_request"] / r[ours]["server_cpu_us_per_request"]
+                for r in pairs
+            ]),
+        }
+        floor = f"floor {api}"
+        with_floor = [r for r in pairs if floor in r]
+        if with_floor:
+            # Each app's own CPU per request: what it spends above the bare ASGI floor.
+            for app, arm in (("litestar", ours), ("fastapi", theirs)):
+                ratio[api][f"{app}_above_floor_us"] = median([
+                    r[arm]["server_cpu_us_per_request"] - r[floor]["server_cpu_us_per_request"]
+                    for r in with_floor
+                ])
+    return {"medians": medians, "ratios": ratio}
+
+
+def format_summary(summary: dict) -> str:
+    lines = [f"{'arm':<22} {'req/s':>9} {'server cpu us/req':>18} {'capacity req/s':>15} "
+             f"{'p50 ms':>8} {'p99 ms':>8} {'cpu us/token':>13}"]
+    for arm, m in summary["medians"].items():
+        cpu = m["server_cpu_us_per_request"]
+        per_token = m.get("server_cpu_us_per_token")
+        lines.append(f"{arm:<22} {m['requests_per_s']:>9,.0f} {cpu:>18,.0f} "
+                     f"{1e6 / cpu if cpu else 0:>15,.0f} {m['latency_p50_ms']:>8.2f} "
+                     f"{m['latency_p99_ms']:>8.2f} "
+                     f"{'' if per_token is None else f'{per_token:,.1f}':>13}")
+    for api, r in summary["ratios"].items():
+        line = (f"{api}: Litestar/FastAPI requests/s {r['requests_per_s']:.2f}x; "
+                f"FastAPI uses {r['cpu_per_request']:.2f}x the server CPU per request")
+        if "litestar_above_floor_us" in r:
+            line += (f"; above the bare ASGI floor: Litestar {r['litestar_above_floor_us']:,.0f}"
+                     f" us, FastAPI {r['fastapi_above_floor_us']:,.0f} us per request")
+        lines.append(line)
+    lines.append("medians over rounds; ratios are medians of per-round ratios")
+    return "\n".join(lines)
+
+
+def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
+    from translate_server.loadgen.cli import workload_from_args
+    from benchmarks.compare import free_port
+
+    bench_dir = find_bench_dir(args.bench_dir)
+    apis = [a.strip() for a in args.apis.split(",") if a.strip()]
+    unknown = sorted(set(apis) - set(APIS))
+    if unknown:
+        raise ValueError(f"unknown route(s) {', '.join(unknown)}; choose from {', '.join(APIS)}")
+    _, items = workload_from_args(args)
+    loads = {api: route_items(api, items, args.stream_tokens) for api in apis}
+    cpus = sorted(os.sched_getaffinity(0))
+    pinned = not args.no_pin and len(cpus) >= 2
+    server_cpus = {cpus[0]} if pinned else None
+    client_cpus = set(cpus[1:]) if pinned else None
+
+    ports = {name: free_port() for name in APPS}
+    processes = {name: start_app(name, bench_dir, ports[name], server_cpus) for name in APPS}
+    previous_affinity = os.sched_getaffinity(0)
+    try:
+        for name in APPS:
+            wait_ready(processes[name], ports[name])
+        if client_cpus:
+            os.sched_setaffinity(0, client_cpus)
+        arms = [(app, api) for api in apis for app in APPS]
+        rounds = []
+        for r in range(args.rounds):
+            shift = r % len(arms)
+            figures = {}
+            for app, api in arms[shift:] + arms[:shift]:
+                target = route_target(api, f"http://127.0.0.1:{ports[app]}")
+                figures[f"{app} {api}"] = asyncio.run(measure(
+                    processes[app], target, loads[api], args.concurrency, args.requests,
+                    args.warmup
+                ))
+                f = figures[f"{app} {api}"]
+                log(f"round {r + 1}/{args.rounds} {app:>8} {api:<9} "
+                    f"{f['requests_per_s']:8,.0f} req/s  "
+                    f"{f['server_cpu_us_per_request']:6,.0f} us cpu/req  {f['errors']} errors")
+            rounds.append(figures)
+    finally:
+        os.sched_setaffinity(0, previous_affinity)
+        for process in processes.values():
+            process.terminate()
+        for process in processes.values():
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    summary = summarize_rounds(rounds, apis)
+    return {
+        "config": {"rounds": args.rounds, "requests": args.requests, "warmup": args.warmup,
+                   "concurrency": args.concurrency, "apis": apis, "pinned": pinned,
+                   "stream_tokens": args.stream_tokens,
+                   "server_cpus": sorted(server_cpus or []),
+                   "client_cpus": sorted(client_cpus or [])},
+        "rounds": rounds,
+        **summary,
+    }
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--bench-dir", default=None, help="the folder of apps.py (default: this one)")
+    parser.add_argument("--apis", default=",".join(APIS),
+                        help=f"routes to compare (default: {','.join(APIS)})")
+    parser.add_argument("--stream-tokens", type=int, default=64,
+                        help="tokens per chat-stream answer (default 64)")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating repeats (default 5)")
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--requests", type=int, default=3000, help="measured per arm and round")
+    parser.add_argument("--warmup", type=int, default=300)
+    parser.add_argument("--no-pin", action="store_true", help="do not pin server and client "
+                        "to separate cores")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    from translate_server.loadgen.cli import add_workload_arguments
+
+    parser = sub.add_parser(
+        "http-layer",
+        help="Litestar service vs FastAPI + pydantic, zero-latency engine, one uvicorn worker",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_arguments(parser)
+    parser.add_argument("--json", dest="json_path", default=None)
+    add_workload_arguments(parser)
+    parser.set_defaults(handler=cmd_http_layer)
+
+
+def cmd_http_layer(args: argparse.Namespace) -> int:
+    result = run_http_layer(args, log=lambda m: print(m, file=sys.stderr, flush=True))
+    print(format_summary(result))
+    if args.json_path:
+        write_json(args.json_path, result)
+        print(f"wrote {args.json_path}", file=sys.stderr)
+    return 0

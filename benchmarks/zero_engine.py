@@ -1,0 +1,74 @@
+"""An engine double with zero latency, for measuring the HTTP layer alone.
+
+It satisfies `translate_server.inference.engine.Engine` and does as little as an engine can: a prompt's
+"tokens" are one id per four characters, and every request finishes in a single output with a
+fixed translation, without ever yielding to the event loop. Whatever a server spends per
+request on top of this is its own HTTP, validation, serialization and bookkeeping cost.
+
+A request that asks for exactly `max_tokens` tokens (`ignore_eos`, as the streaming
+comparison sends) gets them one output per token, each one event-loop turn after the last,
+which is how a real engine's outputs reach a server; what a server spends per streamed token
+on top of that is its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, Sequence
+
+from translate_server.inference.engine import (
+    ChatMessage,
+    EngineInfo,
+    EngineOutput,
+    GenerationStep,
+    SamplingOptions,
+)
+
+REPLY = "Das ist eine kurze Übersetzung, immer dieselbe."
+REPLY_TOKENS = 12
+TOKEN = " Wort"  # each streamed output's text
+
+
+class ZeroLatencyEngine:
+    def __init__(self, model: str = "zero-latency", max_model_len: int = 4096) -> None:
+        self._info = EngineInfo(model=model, max_model_len=max_model_len)
+
+    @property
+    def info(self) -> EngineInfo:
+        return self._info
+
+    @property
+    def is_alive(self) -> bool:
+        return True
+
+    def tokenize_chat(self, messages: Sequence[ChatMessage]) -> list[int]:
+        chars = sum(len(m["content"]) for m in messages)
+        return [0] * (chars // 4 + 4 * len(messages) + 3)
+
+    async def generate(
+        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
+    ) -> AsyncGenerator[EngineOutput, None]:
+        if options.ignore_eos:
+            for count in range(1, options.max_tokens + 1):
+                await asyncio.sleep(0)
+                last = count == options.max_tokens
+                finish = "length" if last else None
+                steps = [GenerationStep(i, TOKEN, count, finish) for i in range(options.n)]
+                yield EngineOutput(len(prompt_token_ids), steps, last)
+            return
+        tokens = min(REPLY_TOKENS, options.max_tokens)
+        finish = "stop" if tokens == REPLY_TOKENS else "length"
+        steps = [GenerationStep(i, REPLY, tokens, finish) for i in range(options.n)]
+        yield EngineOutput(len(prompt_token_ids), steps, True)
+
+    async def abort(self, request_id: str) -> None:
+        return None
+
+    def unfinished_requests(self) -> int:
+        return 0
+
+    async def check_health(self) -> None:
+        return None
+
+    def shutdown(self) -> None:
+        return None

@@ -1,0 +1,1 @@
+"""POST /v1/chat/completions and /v1/models: the OpenAI-compatible surface."""

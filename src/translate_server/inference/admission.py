@@ -1,0 +1,76 @@
+"""Admission control: decide at once, before any work, whether a request may wait for the engine.
+
+The engine runs `slots` sequences at a time; up to `queue_limit` more may wait for a slot.
+Anything beyond is answered immediately with 503 and a `Retry-After`, so overload shows up as
+honest refusals rather than as latency that grows without bound.
+"""
+
+from __future__ import annotations
+
+import time
+
+from translate_server.http.errors import OverloadedError, UnavailableError
+from translate_server.http.observability import ServiceMetrics
+
+
+class Ticket:
+    """Engine capacity held by one HTTP request; released exactly once."""
+
+    __slots__ = ("_admission", "weight", "_admitted_at")
+
+    def __init__(self, admission: Admission, weight: int) -> None:
+        self._admission = admission
+        self.weight = weight
+        self._admitted_at = time.perf_counter()
+
+    def release(self) -> None:
+        if self.weight:
+            self._admission._release(self.weight, time.perf_counter() - self._admitted_at)
+            self.weight = 0
+
+
+class Admission:
+    def __init__(self, slots: int, queue_limit: int, metrics: ServiceMetrics) -> None:
+        self.slots = slots
+        self.capacity = slots + queue_limit
+        self.in_flight = 0
+        self.draining = False
+        self._metrics = metrics
+        self._mean_seconds = 1.0  # smoothed time a ticket is held
+
+    @property
+    def waiting(self) -> int:
+        return max(0, self.in_flight - self.slots)
+
+    def admit(self, weight: int = 1) -> Ticket:
+        """Reserve `weight` engine sequences or raise at once."""
+        if self.draining:
+            self._metrics.rejected.labels("draining").inc()
+            raise UnavailableError("The server is shutting down; retry on another replica.",
+                                   code="shutting_down", headers={"Retry-After": "1"})
+        # A request larger than the whole capacity still runs, alone.
+        weight = min(weight, self.capacity)
+        if self.in_flight + weight > self.capacity:
+            self._metrics.rejected.labels("queue_full").inc()
+            raise OverloadedError(
+                f"The server is at capacity ({self.in_flight} requests admitted, "
+                f"{self.capacity} allowed); retry later.",
+                retry_after=self._retry_after(),
+            )
+        self.in_flight += weight
+        self._publish()
+        return Ticket(self, weight)
+
+    def _release(self, weight: int, held_seconds: float) -> None:
+        self.in_flight -= weight
+        self._mean_seconds += 0.1 * (held_seconds - self._mean_seconds)
+        self._publish()
+
+    def _retry_after(self) -> float:
+        # About the time for the waiting requests to move into slots.
+        batches_ahead = max(1.0, self.waiting / max(1, self.slots))
+        return batches_ahead * self._mean_seconds
+
+    def _publish(self) -> None:
+        self._metrics.running.set(min(self.in_flight, self.slots))
+        self._metrics.waiting.set(self.waiting)

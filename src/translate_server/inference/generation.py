@@ -1,0 +1,219 @@
+"""The one code path from an HTTP request into the engine, shared by both surfaces.
+
+No queue of our own stands between a request and the engine: each request is handed to the
+engine as soon as it is admitted, so continuous batching sees every request at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+
+import msgspec
+
+from translate_server.inference.engine import (
+    ChatMessage,
+    Engine,
+    EngineDeadError,
+    EngineOutput,
+    SamplingOptions,
+)
+from translate_server.http.errors import (
+    DeadlineExceededError,
+    InvalidRequestError,
+    UnavailableError,
+)
+from translate_server.http.observability import RequestRecord
+
+# Characters of chat content from which a prompt is tokenized off the event loop. Tokenizing
+# costs 4-5 us per token on a slow core, so 2,000 characters (about 500 tokens) would stall
+# every stream for about 2 ms. The hand-off to a thread costs about 0.15 ms of latency and
+# 0.18 ms of CPU: little beside that, but half again the cost of a typical translation's
+# prompt, on machines where the thread gets no core of its own. `benchmarks/loop_stall.py`
+# measures the stall.
+THREAD_PROMPT_CHARS = 2000
+
+
+class Completion(msgspec.Struct):
+    """A finished generation: the text and finish reason of each choice."""
+
+    texts: list[str]
+    finish_reasons: list[str | None]
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class Prompt(msgspec.Struct, frozen=True):
+    token_ids: list[int]
+
+    @property
+    def tokens(self) -> int:
+        return len(self.token_ids)
+
+
+class GenerationService:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._ids = itertools.count()
+        self._id_prefix = f"ts-{id(self):x}-"
+        self._active: set[str] = set()
+
+    @property
+    def max_model_len(self) -> int:
+        return self.engine.info.max_model_len
+
+    async def prepare(self, messages: Sequence[ChatMessage], param: str) -> Prompt:
+        """Render and tokenize a chat; a prompt that leaves no room to answer is refused."""
+        return self.check(await self.render(messages), param)
+
+    async def render(self, messages: Sequence[ChatMessage]) -> Prompt:
+        """The chat's prompt. A long one is tokenized in a worker thread: the tokenizer lets
+        go of the GIL there, and the streams in flight on the event loop go on meanwhile."""
+        if sum(len(message["content"]) for message in messages) < THREAD_PROMPT_CHARS:
+            return self.render_inline(messages)
+        return Prompt(await asyncio.to_thread(self.engine.tokenize_chat, messages))
+
+    def render_inline(self, messages: Sequence[ChatMessage]) -> Prompt:
+        """The chat's prompt, tokenized on the caller's thread (short prompts only)."""
+        return Prompt(self.engine.tokenize_chat(messages))
+
+    def check(self, prompt: Prompt, param: str) -> Prompt:
+        if prompt.tokens >= self.max_model_len:
+            raise InvalidRequestError(
+                f"The input is {prompt.tokens} tokens long once formatted; this model takes "
+                f"at most {self.max_model_len - 1} tokens of input.",
+                param=param,
+                code="context_length_exceeded",
+            )
+        return prompt
+
+    def remaining_context(self, prompt: Prompt) -> int:
+        return self.max_model_len - prompt.tokens
+
+    def _request_id(self) -> str:
+        # Unique per engine request, even when clients reuse their X-Request-ID.
+        return self._id_prefix + str(next(self._ids))
+
+    async def complete(
+        self, prompt: Prompt, options: SamplingOptions, record: RequestRecord, deadline: float
+    ) -> Completion:
+        texts: list[list[str]] = [[] for _ in range(options.n)]
+        finish_reasons: list[str | None] = [None] * options.n
+        counts = [0] * options.n
+        # Nothing reaches the client before the end, so the engine need not hand over every
+        # token either (and a time to first token would mean nothing here: none is recorded).
+        options = msgspec.structs.replace(options, final_only=True)
+        request_id, outputs = self._submit(prompt, options, record)
+        try:
+            async with asyncio.timeout_at(deadline):
+                async for output in outputs:
+                    for step in output.steps:
+                        texts[step.index].append(step.text)
+                        counts[step.index] = step.completion_tokens
+                        if step.finish_reason is not None:
+                            finish_reasons[step.index] = step.finish_reason
+        except TimeoutError:
+            raise _deadline_exceeded() from None
+        finally:
+            record.engine_finished(prompt.tokens, sum(counts))
+            await self._end(request_id, outputs)
+        if "abort" in finish_reasons:
+            raise UnavailableError("The engine aborted the request.", code="aborted")
+        return Completion(
+            texts=["".join(parts) for parts in texts],
+            finish_reasons=finish_reasons,
+            prompt_tokens=prompt.tokens,
+            completion_tokens=sum(counts),
+        )
+
+    async def stream(
+        self, prompt: Prompt, options: SamplingOptions, record: RequestRecord, deadline: float
+    ) -> AsyncIterator[tuple[int, str, int, str | None]]:
+        """(choice index, new text, completion tokens of that choice, finish reason) steps.
+
+        Leaving the iteration early (client gone, deadline) aborts the engine request.
+        """
+        counts = [0] * options.n
+        request_id, outputs = self._submit(prompt, options, record)
+        timer = _StreamDeadline(deadline)
+        try:
+            while True:
+                try:
+                    output = await timer.next(outputs)
+                except StopAsyncIteration:
+                    return
+                record.token_arrived()
+                for step in output.steps:
+                    counts[step.index] = step.completion_tokens
+                    if step.finish_reason == "abort":
+                        raise UnavailableError("The engine aborted the request.", code="aborted")
+                    yield step.index, step.text, step.completion_tokens, step.finish_reason
+        finally:
+            timer.cancel()
+            record.engine_finished(prompt.tokens, sum(counts))
+            await self._end(request_id, outputs)
+
+    # Both loops above iterate the engine's outputs themselves: a generator of our own in
+    # between would cost a resumption per output, for every token streamed.
+    def _submit(
+        self, prompt: Prompt, options: SamplingOptions, record: RequestRecord
+    ) -> tuple[str, AsyncGenerator[EngineOutput, None]]:
+        if not self.engine.is_alive:
+            raise EngineDeadError("engine is not running")
+        record.engine_submitted()
+        request_id = self._request_id()
+        self._active.add(request_id)
+        return request_id, self.engine.generate(prompt.token_ids, options, request_id)
+
+    async def _end(self, request_id: str, outputs: AsyncGenerator[EngineOutput, None]) -> None:
+        # Closing the engine's generator at once aborts a request that was left early.
+        self._active.discard(request_id)
+        await outputs.aclose()
+
+    async def abort_all(self) -> None:
+        """Abort every engine request in flight (shutdown after the grace period)."""
+        for request_id in list(self._active):
+            await self.engine.abort(request_id)
+
+
+class _StreamDeadline:
+    """One timer for a whole stream, cancelling whichever task is waiting on the engine when
+    it fires. (`asyncio.timeout_at` around every step would arm and disarm a timer for every
+    engine output; the steps of one stream are not always awaited by the same task.)"""
+
+    __slots__ = ("_expired", "_handle", "_loop", "_waiter")
+
+    def __init__(self, deadline: float) -> None:
+        self._waiter: asyncio.Task[object] | None = None
+        self._expired = False
+        self._loop = asyncio.get_running_loop()
+        self._handle = self._loop.call_at(deadline, self._expire)
+
+    def _expire(self) -> None:
+        self._expired = True
+        if self._waiter is not None:
+            self._waiter.cancel()
+
+    async def next(self, outputs: AsyncIterator[EngineOutput]) -> EngineOutput:
+        if self._expired:
+            raise _deadline_exceeded()
+        task = asyncio.current_task(self._loop)  # given the loop, it skips looking it up
+        self._waiter = task
+        try:
+            return await anext(outputs)
+        except asyncio.CancelledError:
+            # Ours alone: a cancellation from elsewhere too (the client left) goes on as one.
+            if self._expired and task is not None and task.uncancel() == 0:
+                raise _deadline_exceeded() from None
+            raise
+        finally:
+            self._waiter = None
+
+    def cancel(self) -> None:
+        self._handle.cancel()
+
+
+def _deadline_exceeded() -> DeadlineExceededError:
+    return DeadlineExceededError("The request did not finish within its deadline and was "
+                                 "aborted.")

@@ -1,0 +1,1 @@
+"""`translate-server bench run` and `bench quality`: the load generator shipped with the server."""

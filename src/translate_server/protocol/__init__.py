@@ -1,1 +1,0 @@
-"""Wire types: the JSON shapes of both surfaces, as msgspec Structs."""

@@ -1,0 +1,1 @@
+"""POST /translate, /detect and /languages, and the DeepL and LibreTranslate APIs built on them."""

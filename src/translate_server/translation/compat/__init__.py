@@ -1,0 +1,1 @@
+"""Other translation APIs, spoken by their own clients."""

@@ -1,0 +1,1 @@
+"""LibreTranslate's API."""

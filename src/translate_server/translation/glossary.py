@@ -1,0 +1,56 @@
+"""Glossaries: required translations of terms, given to the model for the pieces that hold them,
+and checked afterwards."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+
+from translate_server.http.errors import InvalidRequestError
+
+MAX_ENTRIES = 256
+MAX_TERM_CHARS = 200
+
+
+def validate_glossary(glossary: Mapping[str, str] | None, param: str = "glossary") -> dict[str, str]:
+    """The glossary without blank entries; too large or empty terms are a 400."""
+    if not glossary:
+        return {}
+    if len(glossary) > MAX_ENTRIES:
+        raise InvalidRequestError(f"A glossary may hold at most {MAX_ENTRIES} entries.",
+                                  param=param)
+    entries = {}
+    for term, required in glossary.items():
+        if not term.strip() or not required.strip():
+            raise InvalidRequestError("Glossary terms and translations must not be empty.",
+                                      param=f"{param}.{term}")
+        if len(term) > MAX_TERM_CHARS or len(required) > MAX_TERM_CHARS:
+            raise InvalidRequestError(
+                f"Glossary terms and translations may be at most {MAX_TERM_CHARS} characters.",
+                param=f"{param}.{term}")
+        entries[term.strip()] = required.strip()
+    return entries
+
+
+@lru_cache(maxsize=4096)
+def _pattern(term: str) -> re.Pattern[str]:
+    # Whole words where the term starts or ends with a word character ("cat" not in "category").
+    start = r"(?<!\w)" if term[:1].isalnum() else ""
+    end = r"(?!\w)" if term[-1:].isalnum() else ""
+    return re.compile(start + re.escape(term) + end, re.IGNORECASE)
+
+
+def _contains(text: str, term: str) -> bool:
+    return _pattern(term).search(text) is not None
+
+
+def entries_in(text: str, glossary: Mapping[str, str]) -> dict[str, str]:
+    """The entries whose term occurs in `text`: only those go into its prompt."""
+    return {term: required for term, required in glossary.items() if _contains(text, term)}
+
+
+def applied_terms(source: str, translation: str, glossary: Mapping[str, str]) -> list[str]:
+    """Terms that occur in `source` and whose required translation is in `translation`."""
+    return [term for term, required in glossary.items()
+            if _contains(source, term) and _contains(translation, required)]

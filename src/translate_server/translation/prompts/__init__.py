@@ -1,0 +1,1 @@
+"""Translation prompts: the templates per model family and how a request becomes a prompt."""

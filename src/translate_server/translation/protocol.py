@@ -1,0 +1,110 @@
+"""The plain translation API: /translate, /detect and /languages."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from msgspec import Meta
+
+from translate_server.wire import RequestStruct, ResponseStruct, Usage
+
+LanguageCode = Annotated[
+    str,
+    Meta(
+        min_length=2,
+        max_length=35,
+        description="BCP-47 language tag, e.g. `en`, `de`, `pt-BR`, `zh-Hant`.",
+        examples=["de"],
+    ),
+]
+SourceLanguage = Annotated[
+    str,
+    Meta(
+        min_length=2,
+        max_length=35,
+        description="BCP-47 language tag of the text, or `auto` (the default) to detect it.",
+        examples=["en"],
+    ),
+]
+
+
+class TranslateRequest(RequestStruct, kw_only=True):
+    text: Annotated[
+        str | list[str],
+        Meta(description="A text, or a list of texts translated independently and concurrently. "
+                         "Long texts are split into pieces translated concurrently."),
+    ]
+    target_lang: LanguageCode
+    source_lang: SourceLanguage = "auto"
+    format: Annotated[
+        Literal["text", "html"],
+        Meta(description="`html`: translate text nodes, keep tags, attributes and structure."),
+    ] = "text"
+    glossary: Annotated[
+        dict[str, str],
+        Meta(description="Required translations of terms: `{\"source term\": \"translation\"}`."),
+    ] | None = None
+    formality: Literal["default", "formal", "informal"] = "default"
+    stream: Annotated[
+        bool, Meta(description="Send the translation as it is generated (server-sent events); "
+                               "a single text only.")
+    ] = False
+    max_tokens: Annotated[int, Meta(ge=1, description="Per engine request (per piece).")] | None = None
+    model: str | None = None
+    timeout: Annotated[float, Meta(gt=0.0)] | None = None
+
+
+class DetectedLanguage(ResponseStruct, kw_only=True):
+    language: str
+    confidence: float
+
+
+class TranslateResponse(ResponseStruct, kw_only=True):
+    translation: str | None = None
+    translations: list[str] | None = None
+    # "stop" when the translation ended by itself, "length" when max_tokens cut it short.
+    finish_reason: str | None = None
+    finish_reasons: list[str] | None = None
+    source_lang: str
+    target_lang: str
+    # When `source_lang` was `auto`: what was detected, for the text or for each text.
+    detected_source_lang: DetectedLanguage | None = None
+    detected_source_langs: list[DetectedLanguage] | None = None
+    # Glossary terms found in the source whose required translation is in the translation.
+    glossary_applied: list[str] | None = None
+    model: str
+    usage: Usage
+
+
+class TranslateChunk(ResponseStruct, kw_only=True):
+    """One server-sent event of a streamed translation; the last one has `finish_reason`,
+    the detection, the glossary terms applied and the usage."""
+
+    delta: str
+    finish_reason: str | None = None
+    source_lang: str | None = None
+    detected_source_lang: DetectedLanguage | None = None
+    glossary_applied: list[str] | None = None
+    usage: Usage | None = None
+
+
+class DetectRequest(RequestStruct, kw_only=True):
+    text: Annotated[str, Meta(min_length=1)]
+    max_candidates: Annotated[int, Meta(ge=1, le=10)] = 3
+
+
+class DetectResponse(ResponseStruct, kw_only=True):
+    language: str
+    confidence: float
+    name: str
+    candidates: list[DetectedLanguage]
+
+
+class LanguageInfo(ResponseStruct, kw_only=True):
+    code: str
+    name: str
+
+
+class LanguagesResponse(ResponseStruct, kw_only=True):
+    # Languages the detector recognises; translation takes any BCP-47 tag the model knows.
+    languages: list[LanguageInfo]

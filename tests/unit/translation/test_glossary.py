@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+import pytest
+
+from translate_server.http.errors import InvalidRequestError
+from translate_server.translation.glossary import applied_terms, entries_in, validate_glossary
+from translate_server.translation.prompts.templates import build_translation_messages
+
+GLOSSARY = {"cat": "Katze", "pull request": "Pull-Request", "C++": "C++"}
+
+
+def test_only_entries_in_the_text_go_into_the_prompt() -> None:
+    assert entries_in("The Cat reviewed my pull request.", GLOSSARY) == {
+        "cat": "Katze", "pull request": "Pull-Request"}
+    assert entries_in("A category of things", GLOSSARY) == {}  # whole words only
+    assert entries_in("I write C++ daily", GLOSSARY) == {"C++": "C++"}
+
+
+def test_applied_terms_need_the_required_translation() -> None:
+    source = "The cat opened a pull request."
+    assert applied_terms(source, "Die Katze hat einen PR geöffnet.", GLOSSARY) == ["cat"]
+    assert applied_terms(source, "Die Katze hat einen Pull-Request geöffnet.", GLOSSARY) == [
+        "cat", "pull request"]
+
+
+def test_glossary_goes_into_the_instructions() -> None:
+    system, user = build_translation_messages("The cat", "English", "German",
+                                              glossary={"cat": "Katze"})
+    assert "- cat => Katze" in system["content"]
+    assert "Katze" not in user["content"]
+
+
+@pytest.mark.parametrize("glossary", [{"": "x"}, {"a": " "}, {"a" * 201: "b"},
+                                      {str(i): "x" for i in range(257)}])
+def test_invalid_glossaries(glossary: dict[str, str]) -> None:
+    with pytest.raises(InvalidRequestError):
+        validate_glossary(glossary)
+
+
+def test_empty_glossary() -> None:
+    assert validate_glossary(None) == {} and validate_glossary({}) == {}
