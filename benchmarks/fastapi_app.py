@@ -20,14 +20,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
-from translate_server.inference.admission import Admission
 from translate_server.chat.service import ChatService
-from translate_server.inference.engine import Engine
-from translate_server.http.errors import ApiError
-from translate_server.inference.generation import GenerationService
+from translate_server.errors import ApiError
 from translate_server.http.observability import RequestObserver, ServiceMetrics
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
+from translate_server.inference.admission import Admission
+from translate_server.inference.engine import Engine
+from translate_server.inference.generation import GenerationService
 from translate_server.settings import Settings
+from translate_server.translation.protocol import TranslateRequest as OwnTranslateRequest
 from translate_server.translation.service import TranslationService
 
 KNOWN_PATHS = frozenset({"/translate", "/v1/chat/completions", "/v1/models"})
@@ -184,9 +185,13 @@ def create_fastapi_app(settings: Settings, engine_factory: Callable[[], Engine])
     @app.post("/translate", response_model=TranslateResponse, response_model_exclude_none=True)
     async def translate(body: TranslateRequest, request: Request):
         deadline = deadline_for(settings.limits.request_timeout, body.timeout)
+        # The service takes its own request struct; this twin's model has the original fields.
+        own = OwnTranslateRequest(
+            text=body.text, source_lang=body.source_lang, target_lang=body.target_lang,
+            max_tokens=body.max_tokens, model=body.model, timeout=body.timeout)
         result = await unless_disconnected(
             request,  # type: ignore[arg-type]
-            app.state.translation.translate(body, record_of(request), deadline),  # type: ignore[arg-type]
+            app.state.translation.translate(own, record_of(request), deadline),
         )
         return msgspec.to_builtins(result)
 

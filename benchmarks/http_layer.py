@@ -172,8 +172,8 @@ def format_summary(summary: dict) -> str:
 
 
 def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
-    from translate_server.loadgen.cli import workload_from_args
     from benchmarks.compare import free_port
+    from translate_server.loadgen.cli import workload_from_args
 
     bench_dir = find_bench_dir(args.bench_dir)
     apis = [a.strip() for a in args.apis.split(",") if a.strip()]

@@ -22,11 +22,11 @@ from collections.abc import Awaitable, Callable
 
 from transformers import AutoTokenizer
 
-from translate_server.loadgen.corpus import SENTENCES
-from translate_server.loadgen.stats import percentile
 from translate_server.inference.engine import ChatMessage, EngineInfo
 from translate_server.inference.engine.prompt_encoder import ChatPromptTokenizer
 from translate_server.inference.generation import THREAD_PROMPT_CHARS, GenerationService, Prompt
+from translate_server.loadgen.corpus import SENTENCES
+from translate_server.loadgen.stats import percentile
 
 TICK_S = 0.001
 

@@ -21,8 +21,8 @@ from benchmarks.compare import (
     service_overhead,
 )
 from benchmarks.http_layer import find_bench_dir, format_summary, summarize_rounds
-from translate_server.loadgen.stats import RequestResult, summarize
 from translate_server.cli import _parser
+from translate_server.loadgen.stats import RequestResult, summarize
 from translate_server.settings import load_settings
 
 BENCH_DIR = Path(__file__).resolve().parents[1]

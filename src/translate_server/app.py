@@ -10,39 +10,32 @@ from contextlib import asynccontextmanager
 import structlog
 from litestar import Litestar
 from litestar.datastructures import State
-from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import SwaggerRenderPlugin
 
-from translate_server import __version__
-from translate_server.inference.admission import Admission
+from translate_server.chat.routes import chat_completions, list_models, retrieve_model
 from translate_server.chat.service import ChatService
-from translate_server.inference.engine import Engine
-from translate_server.http.errors import EXCEPTION_HANDLERS
+from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate, ApiKeys
-from translate_server.inference.generation import GenerationService
+from translate_server.http.health import health, live, metrics
 from translate_server.http.observability import RequestObserver, ServiceMetrics
+from translate_server.http.openapi import DOCS_PATH, openapi_config
+from translate_server.http.route_paths import RoutePaths
+from translate_server.http.services import Services
+from translate_server.inference.admission import Admission
+from translate_server.inference.engine import Engine
+from translate_server.inference.generation import GenerationService
+from translate_server.settings import Settings
 from translate_server.translation.compat.deepl.routes import deepl_router
 from translate_server.translation.compat.deepl.routes import error_shape as deepl_error_shape
-from translate_server.http.health import health, live, metrics
-from translate_server.translation.compat.libretranslate.routes import error_shape as libre_error_shape
+from translate_server.translation.compat.libretranslate.routes import (
+    error_shape as libre_error_shape,
+)
 from translate_server.translation.compat.libretranslate.routes import libretranslate_router
-from translate_server.chat.routes import chat_completions, list_models, retrieve_model
 from translate_server.translation.routes import detect, languages, translate
-from translate_server.settings import Settings
 
-log = structlog.get_logger("translate_server.app")
+log = structlog.get_logger(__name__)
 
 API_ROUTES = (translate, detect, languages, chat_completions, list_models, retrieve_model)
 OPEN_ROUTES = (health, live, metrics)
-# Open without an API key, whatever the keys; /metrics too unless configured otherwise.
-OPEN_PATHS = frozenset({"/health", "/health/live", "/docs", "/docs/openapi.json"})
-# Routes whose POST bodies must be JSON.
-JSON_BODY_PATHS = frozenset({"/translate", "/detect", "/v1/chat/completions"})
-# Paths reported as themselves in logs and metrics; anything else is "unmatched".
-KNOWN_PATHS = frozenset({"/translate", "/detect", "/languages", "/v1/chat/completions",
-                         "/v1/models", "/health", "/health/live", "/metrics",
-                         "/v2/translate", "/v2/languages", "/libretranslate/translate",
-                         "/libretranslate/detect", "/libretranslate/languages"})
 ENGINE_WATCH_INTERVAL = 0.5
 
 
@@ -70,7 +63,7 @@ def create_app(
         engine = engine_factory()
         log.info("engine_ready", model=engine.info.model, seconds=round(
             time.perf_counter() - started, 1))
-        _attach_services(app.state, engine, settings, admission)
+        app.state.services = build_services(engine, settings, admission, metrics_)
         watcher = asyncio.create_task(_watch_engine(engine, on_engine_death))
         try:
             yield
@@ -82,54 +75,45 @@ def create_app(
     app = Litestar(
         route_handlers=[*API_ROUTES, *OPEN_ROUTES, deepl_router(), libretranslate_router()],
         lifespan=[engine_lifespan],
-        state=State({"metrics": metrics_, "admission": admission, "limits": settings.limits,
-                     "model_name": settings.engine.model_name,
-                     "started_at": int(time.time())}, deep_copy=False),
-        exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        state=State(deep_copy=False),
+        exception_handlers=exception_handlers(),
         request_max_body_size=settings.limits.max_body_bytes,
         openapi_config=openapi_config(),
         logging_config=None,
     )
+    paths = RoutePaths.of(app, docs_path=DOCS_PATH,
+                          metrics_need_key=settings.server.metrics_require_key)
     keys = ApiKeys(settings.server.api_keys) if settings.server.api_keys else None
-    open_paths = OPEN_PATHS if settings.server.metrics_require_key else OPEN_PATHS | {"/metrics"}
-    gate = ApiGate(app.asgi_handler, open_paths=open_paths, json_bodies=JSON_BODY_PATHS,
+    gate = ApiGate(app.asgi_handler, open_paths=paths.open, json_bodies=paths.json_bodies,
                    keys=keys, error_shapes=(("/v2/", deepl_error_shape),
                                             ("/libretranslate/", libre_error_shape)))
-    app.asgi_handler = RequestObserver(gate, metrics_, KNOWN_PATHS)
+    app.asgi_handler = RequestObserver(gate, metrics_, paths.known)
     return app
 
 
-def openapi_config() -> OpenAPIConfig:
-    return OpenAPIConfig(
-        title="translate-server",
-        version=__version__,
-        description="A translation API and an OpenAI-compatible chat API over one vLLM engine.",
-        path="/docs",
-        render_plugins=[SwaggerRenderPlugin()],
-    )
-
-
-def _attach_services(state: State, engine: Engine, settings: Settings,
-                     admission: Admission) -> None:
+def build_services(engine: Engine, settings: Settings, admission: Admission,
+                   metrics_: ServiceMetrics) -> Services:
     # Imported here: the translation service pulls in the language registry and detector.
+    from translate_server.translation.cache import TranslationCache
     from translate_server.translation.detection import LanguageDetection
     from translate_server.translation.prompts.templates import PromptTemplates
     from translate_server.translation.service import TranslationService
-    from translate_server.translation.cache import TranslationCache
 
     generation = GenerationService(engine)
     model_name = settings.engine.model_name
     options = settings.translation
     detection = LanguageDetection(options.detection_accuracy)
-    state.engine = engine
-    state.generation = generation
-    state.chat = ChatService(generation, admission, settings.limits, model_name)
-    state.translation = TranslationService(
+    translation = TranslationService(
         generation, admission, settings.limits, model_name, detection=detection,
-        cache=TranslationCache(options.translation_cache_size, state.metrics.registry),
+        cache=TranslationCache(options.translation_cache_size, metrics_.registry),
         template=PromptTemplates.load(options.prompt_templates).for_model(engine.info.model),
     )
-    state.detector_loading = asyncio.create_task(detection.warm())
+    return Services(
+        engine=engine, generation=generation, admission=admission, metrics=metrics_,
+        limits=settings.limits, model_name=model_name, started_at=int(time.time()),
+        chat=ChatService(generation, admission, settings.limits, model_name),
+        translation=translation, detector_loading=asyncio.create_task(detection.warm()),
+    )
 
 
 async def _watch_engine(engine: Engine, on_death: Callable[[], None] | None) -> None:

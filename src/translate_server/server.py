@@ -12,12 +12,13 @@ import structlog
 import uvicorn
 
 from translate_server.app import create_app
+from translate_server.http.observability import configure_logging
+from translate_server.http.services import Services
 from translate_server.inference.engine import Engine
 from translate_server.inference.heap import freeze_startup_heap
-from translate_server.http.observability import configure_logging
 from translate_server.settings import Settings
 
-log = structlog.get_logger("translate_server.server")
+log = structlog.get_logger(__name__)
 
 EXIT_ENGINE_DIED = 1
 EXIT_STARTUP_FAILED = 3
@@ -52,15 +53,15 @@ class DrainingServer(uvicorn.Server):
         self._drain_task = asyncio.ensure_future(self._drain())
 
     async def _drain(self) -> None:
-        state = self.config.app.state  # type: ignore[union-attr]
-        admission = state.admission
+        found: Services = self.config.app.state.services  # type: ignore[union-attr]
+        admission = found.admission
         admission.draining = True
         deadline = time.monotonic() + self.grace
         while admission.in_flight and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         if admission.in_flight:
             log.warning("drain_grace_expired", aborting=admission.in_flight)
-            await state.generation.abort_all()
+            await found.generation.abort_all()
             # Aborted requests answer with an error; give them a moment to be written.
             settle = time.monotonic() + 5.0
             while admission.in_flight and time.monotonic() < settle:
@@ -75,7 +76,10 @@ class DrainingServer(uvicorn.Server):
 def serve(settings: Settings) -> int:
     """Serve with the vLLM engine; returns the process exit code."""
     configure_logging(settings.server.log_format, settings.server.log_level)
-    from translate_server.inference.engine.vllm_engine import create_vllm_engine, freeze_vllm_environment
+    from translate_server.inference.engine.vllm_engine import (
+        create_vllm_engine,
+        freeze_vllm_environment,
+    )
 
     def start_engine() -> Engine:
         engine = create_vllm_engine(settings.engine)

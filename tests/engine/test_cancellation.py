@@ -25,7 +25,7 @@ async def test_clients_giving_up_abort_their_engine_requests(tiny_model) -> None
                               "max_queued_requests": CLIENTS}, environ={})
     app = create_app(settings, lambda: create_vllm_engine(settings.engine))
     async with running(app) as client:
-        engine = app.state.engine
+        engine = app.state.services.engine
         body = {"messages": [{"role": "user", "content": "Tell me a long story."}],
                 "max_tokens": 400, "ignore_eos": True, "seed": 1}
         clients = [asyncio.create_task(call_and_leave(app, "/v1/chat/completions",
@@ -40,7 +40,7 @@ async def test_clients_giving_up_abort_their_engine_requests(tiny_model) -> None
             await asyncio.sleep(0.02)
         drained_after = time.perf_counter() - gave_up
         assert engine.unfinished_requests() == 0
-        assert app.state.admission.in_flight == 0
+        assert app.state.services.admission.in_flight == 0
 
         started = time.perf_counter()
         response = await client.post("/v1/chat/completions", json={

@@ -68,7 +68,7 @@ def test_prepare_model_command_reuses_it(prepared: Path, model_cache_dir: Path):
         check=True,
     )
     assert result.stdout.strip().splitlines()[-1] == str(prepared)
-    assert "model.reuse" in result.stdout + result.stderr
+    assert "model_reused" in result.stdout + result.stderr
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +95,7 @@ def test_translates_with_the_default_model(server):
     assert body["model"] == DEFAULT_MODEL
     assert body["translation"].strip()
     assert body["translation"].strip() != text
-    assert "model.reuse" in server.output()
+    assert "model_reused" in server.output()
 
 
 @pytest.mark.engine

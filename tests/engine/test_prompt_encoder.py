@@ -8,9 +8,9 @@ import pytest
 from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
 from translate_server.inference import model_files as models
-from translate_server.loadgen.client import default_messages
-from translate_server.loadgen.workload import WorkloadSpec, make_workload
 from translate_server.inference.engine.prompt_encoder import PromptEncoder
+from translate_server.loadgen.chat_prompt import default_messages
+from translate_server.loadgen.workload import WorkloadSpec, make_workload
 from translate_server.settings import EngineSettings
 
 TRICKY_MESSAGES = [

@@ -117,7 +117,7 @@ async def test_soak(make_app) -> None:
         rss_after = process.memory_info().rss
         await asyncio.sleep(0.05)
 
-        assert app.state.admission.in_flight == 0
+        assert app.state.services.admission.in_flight == 0
         assert engine.unfinished == set()
         metrics = (await client.get("/metrics")).text
 

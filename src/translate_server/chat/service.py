@@ -4,34 +4,28 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 
-import structlog
-
-from translate_server.http import sse
-from translate_server.inference.admission import Admission, Ticket
-from translate_server.inference.engine import ChatMessage, SamplingOptions
-from translate_server.http.errors import (
-    InvalidRequestError,
-    ModelNotFoundError,
-    stream_failure,
-)
-from translate_server.inference.generation import GenerationService, Prompt
-from translate_server.http.observability import RequestRecord
-from translate_server.wire import Usage
+from translate_server.chat.chunks import ChunkEncoder
 from translate_server.chat.protocol import (
     AssistantMessage,
     ChatCompletion,
-    ChatCompletionChunk,
     ChatCompletionRequest,
     ChatMessageIn,
     Choice,
     ChunkChoice,
     Delta,
 )
+from translate_server.errors import InvalidRequestError
+from translate_server.http import sse
+from translate_server.http.errors import stream_failure
+from translate_server.http.observability import RequestRecord
+from translate_server.inference.admission import Admission, Ticket
+from translate_server.inference.engine import ChatMessage, SamplingOptions
+from translate_server.inference.generation import GenerationService, Prompt, StartedStream
+from translate_server.inference.request_limits import check_max_tokens, check_model
 from translate_server.settings import LimitSettings
-
-log = structlog.get_logger("translate_server.chat.service")
+from translate_server.wire import Usage
 
 
 class ChatService:
@@ -81,23 +75,17 @@ class ChatService:
         ticket = self.admission.admit(request.n)
         try:
             prompt, options = await self._prepare(request, messages)
-            steps = self.generation.stream(prompt, options, record, deadline)
-            try:
-                first = await anext(steps, None)
-            except BaseException:
-                await steps.aclose()
-                raise
+            started = await self.generation.start_stream(prompt, options, record, deadline)
         except BaseException:
             ticket.release()
             raise
-        return self._events(request, prompt, first, steps, ticket, record)
+        return self._events(request, prompt, started, ticket, record)
 
     async def _events(
         self,
         request: ChatCompletionRequest,
         prompt: Prompt,
-        first: tuple[int, str, int, str | None] | None,
-        steps: AsyncIterator[tuple[int, str, int, str | None]],
+        started: StartedStream,
         ticket: Ticket,
         record: RequestRecord,
     ) -> AsyncGenerator[bytes, None]:
@@ -107,16 +95,16 @@ class ChatService:
             for index in range(request.n):
                 yield chunks.chunk([ChunkChoice(index=index,
                                                 delta=Delta(role="assistant", content=""))])
-            step = first
+            step, steps = started
             while step is not None:
-                index, text, tokens, finish_reason = step
-                completion_tokens[index] = tokens
-                if finish_reason is None:
-                    yield chunks.text(index, text)
+                completion_tokens[step.index] = step.completion_tokens
+                if step.finish_reason is None:
+                    yield chunks.text(step.index, step.text)
                 else:
-                    record.finish_reason = finish_reason
-                    yield chunks.chunk([ChunkChoice(index=index, delta=Delta(content=text),
-                                                    finish_reason=finish_reason)])
+                    record.finish_reason = step.finish_reason
+                    yield chunks.chunk([ChunkChoice(index=step.index,
+                                                    delta=Delta(content=step.text),
+                                                    finish_reason=step.finish_reason)])
                 step = await anext(steps, None)
             if request.stream_options is not None and request.stream_options.include_usage:
                 yield chunks.chunk([], Usage.of(prompt.tokens, sum(completion_tokens)))
@@ -126,22 +114,17 @@ class ChatService:
             yield sse.event(stream_failure(exc, record))
         finally:
             ticket.release()
-            await steps.aclose()
+            await started.rest.aclose()
 
     def _validate(self, request: ChatCompletionRequest, record: RequestRecord) -> list[ChatMessage]:
         record.model = self.model_name
-        if request.model is not None and request.model != self.model_name:
-            raise ModelNotFoundError(request.model, self.model_name)
+        check_model(request.model, self.model_name)
         if len(request.messages) > self.limits.max_messages:
             raise InvalidRequestError(
                 f"At most {self.limits.max_messages} messages per request.", param="messages"
             )
-        max_tokens = request.max_completion_tokens or request.max_tokens
-        if max_tokens is not None and max_tokens > self.limits.max_tokens:
-            param = "max_completion_tokens" if request.max_completion_tokens else "max_tokens"
-            raise InvalidRequestError(
-                f"{param} may be at most {self.limits.max_tokens}.", param=param
-            )
+        check_max_tokens(request.max_completion_tokens or request.max_tokens,
+                         self.limits.max_tokens, _max_tokens_param(request))
         return [_chat_message(i, message) for i, message in enumerate(request.messages)]
 
     async def _prepare(
@@ -157,39 +140,10 @@ class ChatService:
                 f"This model's maximum context length is {self.generation.max_model_len} "
                 f"tokens; the messages take {prompt.tokens} and {max_tokens} were requested "
                 "for the completion.",
-                param="max_completion_tokens" if request.max_completion_tokens else "max_tokens",
+                param=_max_tokens_param(request),
                 code="context_length_exceeded",
             )
         return prompt, to_sampling_options(request, max_tokens)
-
-
-class ChunkEncoder:
-    """The chunks of one stream, as server-sent events.
-
-    Nearly every chunk is one choice's new text, and its bytes differ from the stream's other
-    such chunks only in that text: they are built as the choice's fixed head and tail around
-    the encoded text, which costs a fraction of building and encoding the structs each time
-    and gives the same bytes (the head and tail come from encoding the structs once).
-    """
-
-    _MARK = "\x00text\x00"
-
-    def __init__(self, chunk_id: str, created: int, model: str) -> None:
-        self._id, self._created, self._model = chunk_id, created, model
-        self._frames: dict[int, tuple[bytes, bytes]] = {}
-
-    def chunk(self, choices: list[ChunkChoice], usage: Usage | None = None) -> bytes:
-        return sse.event(ChatCompletionChunk(
-            id=self._id, object="chat.completion.chunk", created=self._created,
-            model=self._model, choices=choices, usage=usage))
-
-    def text(self, index: int, text: str) -> bytes:
-        frame = self._frames.get(index)
-        if frame is None:
-            whole = self.chunk([ChunkChoice(index=index, delta=Delta(content=self._MARK))])
-            head, _, tail = whole.rpartition(sse.encode_json(self._MARK))
-            frame = self._frames[index] = (head, tail)
-        return frame[0] + sse.encode_json(text) + frame[1]
 
 
 def to_sampling_options(request: ChatCompletionRequest, max_tokens: int) -> SamplingOptions:
@@ -230,6 +184,10 @@ def _chat_message(index: int, message: ChatMessageIn) -> ChatMessage:
             texts.append(part.text)
         content = "\n".join(texts)
     return {"role": role, "content": content}
+
+
+def _max_tokens_param(request: ChatCompletionRequest) -> str:
+    return "max_completion_tokens" if request.max_completion_tokens else "max_tokens"
 
 
 def _completion_id() -> str:

@@ -1,168 +1,129 @@
-"""Every error answer, of both surfaces and of the framework itself, is built here.
-
-Services raise `ApiError`s (or the engine's own exceptions); `EXCEPTION_HANDLERS` turns each
-into the OpenAI envelope `{"error": {"message", "type", "param", "code"}}`.
+"""Every error answer, of both surfaces, the compatible APIs, the gate, streams and the framework
+itself, is built here, by one function: `answer_for` classifies any exception into a status,
+an OpenAI error body and headers, and `render` puts that body into the envelope
+`{"error": {"message", "type", "param", "code"}}` or into a compatible API's own shape.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import structlog
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
-from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
+from translate_server.errors import ApiError, UnavailableError
 from translate_server.inference.engine import EngineDeadError, PromptTooLongError
 from translate_server.wire import ErrorBody, ErrorResponse
 
-log = structlog.get_logger("translate_server.http.errors")
+log = structlog.get_logger(__name__)
+
+# A compatible API's own error answer: (status, error body) -> (its status, its payload).
+ErrorShape = Callable[[int, ErrorBody], tuple[int, Any]]
 
 
-class ApiError(Exception):
-    status_code = 400
-    type = "invalid_request_error"
-    code: str | None = None
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        param: str | None = None,
-        code: str | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.param = param
-        if code is not None:
-            self.code = code
-        self.headers = headers or {}
+class ErrorAnswer(NamedTuple):
+    status: int
+    error: ErrorBody
+    headers: dict[str, str]
 
 
-class InvalidRequestError(ApiError):
-    pass
+def answer_for(exc: BaseException, request: Request | None = None) -> ErrorAnswer:
+    """The answer to any exception: a client's mistake is a 4xx naming it, the engine's
+    absence a 503, and anything unexpected a logged 500 that reveals nothing."""
+    if isinstance(exc, EngineDeadError):
+        exc = UnavailableError("The inference engine is not running.")
+    if isinstance(exc, ApiError):
+        return ErrorAnswer(exc.status_code, _body(exc.message, exc.type, exc.param, exc.code),
+                           exc.headers)
+    if isinstance(exc, ValidationException):
+        return _validation_error(exc)
+    if isinstance(exc, HTTPException):
+        return _http_error(exc, request)
+    if isinstance(exc, PromptTooLongError):
+        return _client_error(str(exc), "context_length_exceeded", param="messages")
+    if isinstance(exc, UnicodeDecodeError):
+        # Litestar lets a body that is not UTF-8 escape its JSON decoding as this error.
+        return _client_error("The request body is not valid UTF-8 JSON.", "invalid_encoding")
+    if isinstance(exc, RecursionError):
+        # The JSON decoder gives up on pathological nesting with this error.
+        return _client_error("The request body is nested too deeply.", "invalid_json")
+    log.error("unhandled_error", path=request.url.path if request else None, exc_info=exc)
+    return ErrorAnswer(500, _body("Internal server error.", "server_error", None,
+                                  "internal_error"), {})
 
 
-class PayloadTooLargeError(ApiError):
-    status_code = 413
-    code = "payload_too_large"
-
-
-class UnsupportedMediaTypeError(ApiError):
-    status_code = 415
-    code = "unsupported_media_type"
-
-
-class AuthenticationError(ApiError):
-    status_code = 401
-    type = "authentication_error"
-    code = "invalid_api_key"
-
-
-class ModelNotFoundError(ApiError):
-    status_code = 404
-    code = "model_not_found"
-
-    def __init__(self, model: str, available: str) -> None:
-        super().__init__(
-            f"The model `{model}` does not exist. This server serves `{available}`.",
-            param="model",
-        )
-
-
-class OverloadedError(ApiError):
-    status_code = 503
-    type = "overloaded_error"
-    code = "overloaded"
-
-    def __init__(self, message: str, retry_after: float) -> None:
-        # Whole seconds for `Retry-After`, milliseconds for clients that honour the finer one.
-        super().__init__(
-            message,
-            headers={
-                "Retry-After": str(max(1, math.ceil(retry_after))),
-                "Retry-After-Ms": str(max(1, int(retry_after * 1000))),
-            },
-        )
-
-
-class UnavailableError(ApiError):
-    status_code = 503
-    type = "service_unavailable_error"
-    code = "engine_unavailable"
-
-
-class DeadlineExceededError(ApiError):
-    status_code = 504
-    type = "timeout_error"
-    code = "request_timeout"
-
-
-def error_response(
-    status_code: int,
-    message: str,
-    type_: str,
-    *,
-    param: str | None = None,
-    code: str | None = None,
-    headers: dict[str, str] | None = None,
-) -> Response[ErrorResponse]:
-    return Response(
-        ErrorResponse(error=ErrorBody(message=message, type=type_, param=param, code=code)),
-        status_code=status_code,
-        media_type=MediaType.JSON,
-        headers=headers,
-    )
+def render(answer: ErrorAnswer, shape: ErrorShape | None = None) -> tuple[int, Any]:
+    """Status and payload of an answer: the OpenAI envelope, or `shape`'s."""
+    if shape is None:
+        return answer.status, ErrorResponse(error=answer.error)
+    return shape(answer.status, answer.error)
 
 
 _encode = msgspec.json.Encoder().encode
 
 
-def error_body(exc: ApiError) -> ErrorBody:
-    return ErrorBody(message=exc.message, type=exc.type, param=exc.param, code=exc.code)
-
-
-# A compatible API's own error answer: (status, ErrorBody) -> (its status, its body).
-ErrorShape = Callable[[int, ErrorBody], tuple[int, Any]]
-
-
 def encode_error(
-    exc: ApiError, shape: ErrorShape | None = None
+    exc: BaseException, shape: ErrorShape | None = None
 ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
     """Status, headers and body of an error answered below the framework (plain ASGI)."""
-    error = error_body(exc)
-    status, payload = (exc.status_code, ErrorResponse(error=error)) if shape is None else \
-        shape(exc.status_code, error)
+    answer = answer_for(exc)
+    status, payload = render(answer, shape)
     body = _encode(payload)
     headers = [(b"content-type", b"application/json"),
                (b"content-length", str(len(body)).encode())]
     headers += [(k.lower().encode("latin-1"), v.encode("latin-1"))
-                for k, v in exc.headers.items()]
+                for k, v in answer.headers.items()]
     return status, headers, body
 
 
-def error_payload(exc: BaseException) -> ErrorBody:
-    """The envelope body for an error met mid-stream, after a 200 was already sent."""
-    if isinstance(exc, EngineDeadError):
-        exc = _engine_unavailable()
-    if isinstance(exc, ApiError):
-        return error_body(exc)
-    return ErrorBody(message="The engine failed while generating.", type="server_error",
-                     code="engine_error")
+def stream_failure(exc: BaseException, record: Any) -> ErrorResponse:
+    """The last event of a stream that failed after its 200 was sent. The failure is noted in
+    the request's log line, and logged with its traceback when it was not an expected one."""
+    if not isinstance(exc, ApiError | EngineDeadError):
+        log.error("stream_failed", exc_info=exc)
+        error = _body("The engine failed while generating.", "server_error", None,
+                      "engine_error")
+    else:
+        error = answer_for(exc).error
+    _note(record, error)
+    return ErrorResponse(error=error)
 
 
-def _api_error(_: Request, exc: ApiError) -> Response[ErrorResponse]:
-    return error_response(
-        exc.status_code, exc.message, exc.type, param=exc.param, code=exc.code,
-        headers=exc.headers,
-    )
+def note_error(scope: Any, error: ErrorBody) -> None:
+    """Put the error's code in the request's log line (its record, when there is one)."""
+    _note(scope.get("state", {}).get("record"), error)
 
 
-def _validation_error(_: Request, exc: ValidationException) -> Response[ErrorResponse]:
+def _note(record: Any, error: ErrorBody) -> None:
+    if record is not None:
+        record.error_code = error.code or error.type
+
+
+def exception_handlers(shape: ErrorShape | None = None) -> dict[type[BaseException], Any]:
+    """Litestar's handler table: every exception answered through `answer_for`, in `shape`."""
+
+    def handle(request: Request, exc: Exception) -> Response[Any]:
+        answer = answer_for(exc, request)
+        note_error(request.scope, answer.error)
+        status, payload = render(answer, shape)
+        return Response(payload, status_code=status, media_type=MediaType.JSON,
+                        headers=answer.headers or None)
+
+    return {Exception: handle}
+
+
+def _body(message: str, type_: str, param: str | None, code: str | None) -> ErrorBody:
+    return ErrorBody(message=message, type=type_, param=param, code=code)
+
+
+def _client_error(message: str, code: str, *, param: str | None = None) -> ErrorAnswer:
+    return ErrorAnswer(400, _body(message, "invalid_request_error", param, code), {})
+
+
+def _validation_error(exc: ValidationException) -> ErrorAnswer:
     # Litestar reports each failed field as {"message", "key", "source"}; the key is the
     # field's path in the body (e.g. `messages[0].role`), which OpenAI calls `param`.
     problems = exc.extra if isinstance(exc.extra, list) else []
@@ -170,8 +131,7 @@ def _validation_error(_: Request, exc: ValidationException) -> Response[ErrorRes
     detail = str(first.get("message") or exc.detail)
     param = _body_param(first.get("key"), detail)
     message = f"Invalid `{param}`: {detail}" if param else detail
-    return error_response(400, message, "invalid_request_error", param=param,
-                          code="invalid_value")
+    return _client_error(message, "invalid_value", param=param)
 
 
 _MISSING_FIELD = "Object missing required field `"
@@ -197,87 +157,12 @@ _HTTP_ERROR_CODES = {
 }
 
 
-def _http_error(request: Request, exc: HTTPException) -> Response[ErrorResponse]:
+def _http_error(exc: HTTPException, request: Request | None) -> ErrorAnswer:
     status = exc.status_code
-    if isinstance(exc, NotFoundException) and exc.detail == "Not Found":
+    if isinstance(exc, NotFoundException) and exc.detail == "Not Found" and request is not None:
         message = f"No route for {request.method} {request.url.path}."
     else:
         message = exc.detail or "Request failed."
     type_ = "invalid_request_error" if status < 500 else "server_error"
-    return error_response(status, message, type_, code=_HTTP_ERROR_CODES.get(status),
-                          headers=exc.headers)
-
-
-def _engine_unavailable() -> UnavailableError:
-    return UnavailableError("The inference engine is not running.")
-
-
-def _engine_dead(_: Request, exc: EngineDeadError) -> Response[ErrorResponse]:
-    return _api_error(_, _engine_unavailable())
-
-
-def _prompt_too_long(_: Request, exc: PromptTooLongError) -> Response[ErrorResponse]:
-    return error_response(400, str(exc), "invalid_request_error", param="messages",
-                          code="context_length_exceeded")
-
-
-def _undecodable_body(_: Request, exc: UnicodeDecodeError) -> Response[ErrorResponse]:
-    # Litestar lets a body that is not UTF-8 escape its JSON decoding as this error.
-    return error_response(400, "The request body is not valid UTF-8 JSON.",
-                          "invalid_request_error", code="invalid_encoding")
-
-
-def _too_deeply_nested(_: Request, exc: RecursionError) -> Response[ErrorResponse]:
-    # The JSON decoder gives up on pathological nesting with this error.
-    return error_response(400, "The request body is nested too deeply.",
-                          "invalid_request_error", code="invalid_json")
-
-
-def _internal_error(request: Request, exc: Exception) -> Response[ErrorResponse]:
-    log.error("unhandled_error", path=request.url.path, exc_info=exc)
-    return error_response(HTTP_500_INTERNAL_SERVER_ERROR, "Internal server error.",
-                          "server_error", code="internal_error")
-
-
-def note_error(scope: Any, error: ErrorBody) -> None:
-    """Put the error's code in the request's log line (its record, when there is one)."""
-    _note(scope.get("state", {}).get("record"), error)
-
-
-def _note(record: Any, error: ErrorBody) -> None:
-    if record is not None:
-        record.error_code = error.code or error.type
-
-
-def stream_failure(exc: BaseException, record: Any) -> ErrorResponse:
-    """The last event of a stream that failed after its 200 was sent. The failure is noted in
-    the request's log line, and logged with its traceback when it was not an expected one."""
-    if not isinstance(exc, ApiError | EngineDeadError):
-        log.error("stream_failed", exc_info=exc)
-    error = error_payload(exc)
-    _note(record, error)
-    return ErrorResponse(error=error)
-
-
-def _noted(handler: Callable[[Request, Any], Response[ErrorResponse]]) -> Any:
-    def handle(request: Request, exc: Exception) -> Response[ErrorResponse]:
-        response = handler(request, exc)
-        note_error(request.scope, response.content.error)
-        return response
-
-    return handle
-
-
-EXCEPTION_HANDLERS = {
-    exc_type: _noted(handler)
-    for exc_type, handler in (
-        (ApiError, _api_error),
-        (ValidationException, _validation_error),
-        (HTTPException, _http_error),
-        (EngineDeadError, _engine_dead),
-        (PromptTooLongError, _prompt_too_long),
-        (UnicodeDecodeError, _undecodable_body),
-        (RecursionError, _too_deeply_nested),
-        (Exception, _internal_error),
-    )
-}
+    return ErrorAnswer(status, _body(message, type_, None, _HTTP_ERROR_CODES.get(status)),
+                       dict(exc.headers or {}))

@@ -13,16 +13,13 @@ import hmac
 
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-from translate_server.http.errors import (
+from translate_server.errors import (
     ApiError,
     AuthenticationError,
-    ErrorShape,
     InvalidRequestError,
     UnsupportedMediaTypeError,
-    encode_error,
-    error_body,
-    note_error,
 )
+from translate_server.http.errors import ErrorShape, answer_for, encode_error, note_error
 
 
 class ApiKeys:
@@ -69,7 +66,7 @@ class ApiGate:
         if scope["type"] == "http":
             refusal = self._refusal(scope)
             if refusal is not None:
-                note_error(scope, error_body(refusal))
+                note_error(scope, answer_for(refusal).error)
                 status, headers, body = encode_error(refusal, self._shape(scope["path"]))
                 # The body was never read: the connection cannot carry another request.
                 headers.append((b"connection", b"close"))

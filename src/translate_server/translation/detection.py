@@ -13,7 +13,7 @@ from functools import cache
 import msgspec
 from lingua import LanguageDetector, LanguageDetectorBuilder
 
-from translate_server.http.errors import InvalidRequestError
+from translate_server.errors import InvalidRequestError
 from translate_server.translation.languages import Language, resolve_language
 
 # Enough text for a confident answer; long documents are not read to the end.

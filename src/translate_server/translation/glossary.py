@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 
-from translate_server.http.errors import InvalidRequestError
+from translate_server.errors import InvalidRequestError
 
 MAX_ENTRIES = 256
 MAX_TERM_CHARS = 200

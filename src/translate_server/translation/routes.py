@@ -1,9 +1,15 @@
+"""POST /translate, POST /detect and GET /languages: thin handlers over the translation service."""
+
 from __future__ import annotations
 
 from litestar import Request, get, post
 from litestar.response import Stream
 
 from translate_server.http import sse
+from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses
+from translate_server.http.requests import deadline_for, record_of, unless_disconnected
+from translate_server.http.route_paths import JSON
+from translate_server.http.services import services
 from translate_server.translation.protocol import (
     DetectRequest,
     DetectResponse,
@@ -11,39 +17,30 @@ from translate_server.translation.protocol import (
     TranslateRequest,
     TranslateResponse,
 )
-from translate_server.http.requests import (
-    API_ERRORS,
-    answer_or_stream,
-    app_state,
-    deadline_for,
-    error_responses,
-    record_of,
-    unless_disconnected,
-)
 
 
 @post("/translate", status_code=200, summary="Translate a text or a list of texts",
-      tags=["translation"], responses={
+      tags=["translation"], opt=JSON, responses={
           **answer_or_stream(TranslateResponse, "The translation; with `stream: true`, "
                              "server-sent events of its deltas ending in `[DONE]`"),
           **error_responses(*API_ERRORS)})
 async def translate(data: TranslateRequest, request: Request) -> TranslateResponse | Stream:
-    state = app_state(request)
+    found = services(request)
     record = record_of(request)
-    deadline = deadline_for(state.limits.request_timeout, data.timeout)
+    deadline = deadline_for(found.limits.request_timeout, data.timeout)
     if data.stream:
-        return sse.EventStream(await state.translation.open_stream(data, record, deadline))
+        return sse.EventStream(await found.translation.open_stream(data, record, deadline))
     return await unless_disconnected(
-        request, state.translation.translate(data, record, deadline)
+        request, found.translation.translate(data, record, deadline)
     )
 
 
 @post("/detect", status_code=200, summary="Detect the language of a text",
-      tags=["translation"], responses=error_responses(400, 401, 413, 415))
+      tags=["translation"], opt=JSON, responses=error_responses(400, 401, 413, 415))
 async def detect(data: DetectRequest, request: Request) -> DetectResponse:
-    return app_state(request).translation.detect(data)  # type: ignore[no-any-return]
+    return services(request).translation.detect(data)
 
 
 @get("/languages", summary="Languages the server detects", tags=["translation"])
 async def languages(request: Request) -> LanguagesResponse:
-    return app_state(request).translation.languages()  # type: ignore[no-any-return]
+    return services(request).translation.languages()

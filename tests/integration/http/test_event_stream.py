@@ -36,7 +36,7 @@ async def test_the_done_event_ends_the_response_without_waiting_on_the_client(
     assert len(bodies) > 2
     assert all(body["more_body"] and body["body"].startswith(b"data: {")
                for body in bodies[:-1])
-    assert app.state.admission.in_flight == 0
+    assert app.state.services.admission.in_flight == 0
 
 
 @pytest.mark.parametrize("path", STREAMS)
@@ -50,7 +50,7 @@ async def test_leaving_a_stream_aborts_its_engine_request(make_app, path: str) -
         assert len(slow.requests) == 1
         # Its generation (20 s of tokens) was closed, not run to the end.
         assert slow.unfinished == set()
-        assert app.state.admission.in_flight == 0
+        assert app.state.services.admission.in_flight == 0
     # Some of the answer went out, and the stream stopped without ending it.
     assert sent[0]["status"] == 200
     assert any(b"word" in message.get("body", b"") for message in sent)
@@ -69,4 +69,4 @@ async def test_an_engine_failure_mid_stream_ends_it_with_an_error_event(make_app
     *events, end = sent[1:]
     assert b'"error"' in events[-1]["body"]
     assert end == {"type": "http.response.body", "body": b"", "more_body": False}
-    assert app.state.admission.in_flight == 0
+    assert app.state.services.admission.in_flight == 0

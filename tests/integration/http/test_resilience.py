@@ -66,7 +66,7 @@ async def test_a_deadline_passing_mid_stream_ends_it_with_a_timeout_event(make_a
             assert json.loads(events[-1])["error"]["code"] == "request_timeout"
             await asyncio.sleep(0.05)
             assert slow.unfinished == set()
-        assert client.app.state.admission.in_flight == 0
+        assert client.app.state.services.admission.in_flight == 0
 
 
 class StallingEngine(FakeEngine):
@@ -124,11 +124,11 @@ async def test_stream_failing_before_the_first_token_is_a_plain_error(make_app) 
         assert response.status_code == 503
         assert response.json()["error"]["code"] == "engine_unavailable"
         # Capacity was given back.
-        assert client.app.state.admission.in_flight == 0
+        assert client.app.state.services.admission.in_flight == 0
 
 
 async def test_draining_refuses_new_work(client: AppClient) -> None:
-    client.app.state.admission.draining = True
+    client.app.state.services.admission.draining = True
     health = await client.get("/health")
     assert health.status_code == 503
     assert (await client.get("/health/live")).status_code == 200
@@ -149,4 +149,4 @@ async def test_client_leaving_aborts_its_engine_requests(make_app) -> None:
         await asyncio.sleep(0.1)
         assert len(slow.requests) == 4
         assert slow.unfinished == set()
-        assert app.state.admission.in_flight == 0
+        assert app.state.services.admission.in_flight == 0

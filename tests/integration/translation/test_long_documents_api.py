@@ -77,7 +77,7 @@ async def test_a_dense_piece_split_again_streams_whole(make_app) -> None:
         assert response.status_code == 200
         events = [json.loads(line[len("data: "):]) async for line in response.aiter_lines()
                   if line.startswith("data: {")]
-        assert client.app.state.admission.in_flight == 0
+        assert client.app.state.services.admission.in_flight == 0
     assert "".join(event["delta"] for event in events) == text
     assert events[-1]["finish_reason"] == "stop"
     assert len(engine.requests) >= 2
@@ -89,5 +89,5 @@ async def test_admission_counts_the_pieces(make_app) -> None:
         response = await client.post("/translate", json={
             "text": _document(10), "source_lang": "en", "target_lang": "de"})
         assert response.status_code == 200  # larger than the capacity: runs alone
-        admission = client.app.state.admission
+        admission = client.app.state.services.admission
         assert admission.in_flight == 0

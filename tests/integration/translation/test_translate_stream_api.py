@@ -83,7 +83,7 @@ async def test_engine_failure_mid_stream_ends_with_an_error_event(
             "stream": True}) as response:
         events = await _events(response)
     assert "error" in events[-1]
-    assert client.app.state.admission.in_flight == 0
+    assert client.app.state.services.admission.in_flight == 0
 
 
 async def test_engine_failure_before_the_first_token_is_a_status(
@@ -95,4 +95,4 @@ async def test_engine_failure_before_the_first_token_is_a_status(
         "text": "one two three", "source_lang": "en", "target_lang": "de", "stream": True})
     assert response.status_code == 503
     assert response.json()["error"]["type"] == "service_unavailable_error"
-    assert client.app.state.admission.in_flight == 0
+    assert client.app.state.services.admission.in_flight == 0

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from translate_server.http import sse
-from translate_server.chat.service import ChunkEncoder
+from translate_server.chat.chunks import ChunkEncoder
 from translate_server.chat.protocol import ChatCompletionChunk, ChunkChoice, Delta
+from translate_server.http import sse
 
 TEXTS = ["", " tok", "Hallo, Welt!", 'quote " backslash \\ slash /', "line\nbreak\ttab",
          "\x00\x1f control", "Übersetzung 翻訳 🚀", "\u2028\u2029", "\ud7ff\ue000"]

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from translate_server.inference.admission import Admission
-from translate_server.http.errors import OverloadedError, UnavailableError
+from translate_server.errors import OverloadedError, UnavailableError
 from translate_server.http.gate import ApiKeys
 from translate_server.http.observability import ServiceMetrics
+from translate_server.inference.admission import Admission
 
 
 def gauge(metrics: ServiceMetrics, name: str) -> float:

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
+from translate_server.errors import InvalidRequestError
 from translate_server.translation.detection import LanguageDetection, detectable_languages
-from translate_server.http.errors import InvalidRequestError
 
 SAMPLE = [
     ("en", "The meeting has been moved to Thursday afternoon."),

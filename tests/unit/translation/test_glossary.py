@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from translate_server.http.errors import InvalidRequestError
+from translate_server.errors import InvalidRequestError
 from translate_server.translation.glossary import applied_terms, entries_in, validate_glossary
 from translate_server.translation.prompts.templates import build_translation_messages
 

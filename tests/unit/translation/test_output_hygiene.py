@@ -6,13 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from translate_server.translation.hygiene import StreamCleaner, _preamble, clean_translation
 from translate_server.translation.prompts.templates import (
     PromptTemplates,
-    StreamCleaner,
     TemplateError,
-    _preamble,
     build_translation_messages,
-    clean_translation,
 )
 
 LANGUAGES = ("English", "German")  # the request's source and target

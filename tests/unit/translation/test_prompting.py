@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import pytest
 
+from translate_server.translation.hygiene import clean_translation
 from translate_server.translation.languages import UnknownLanguageError, resolve_language
 from translate_server.translation.prompts.templates import (
     build_translation_messages,
-    clean_translation,
     translation_stop,
     translation_token_budget,
 )

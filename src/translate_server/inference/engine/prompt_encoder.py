@@ -26,7 +26,7 @@ import structlog
 
 from translate_server.inference.engine.protocol import ChatMessage
 
-log = structlog.get_logger("translate_server.inference.engine")
+log = structlog.get_logger(__name__)
 
 # Distinct pieces kept: a system message per language pair and template direction, plus
 # the short glue between special tokens; user texts pass through and age out.
@@ -91,7 +91,7 @@ class PromptEncoder:
             self._splitter = re.compile("(" + "|".join(map(re.escape, tokens)) + ")")
         self._encode_piece = functools.lru_cache(maxsize=cache_size)(self._encode_whole)
         if self._splitter is not None and not self._splits_like_the_tokenizer(tokenizer):
-            log.info("prompt_encoder.whole_prompts", reason="pieces tokenize differently")
+            log.info("prompt_encoder_whole_prompts", reason="pieces tokenize differently")
             self._splitter = None
         self._encode_piece.cache_clear()  # of the probes
 

@@ -51,7 +51,7 @@ from translate_server.settings import EngineSettings
 if TYPE_CHECKING:
     from vllm import AsyncLLMEngine
 
-log = structlog.get_logger()
+log = structlog.get_logger(__name__)
 
 # Seconds the engine's processes get to exit cleanly before they are killed.
 SHUTDOWN_TIMEOUT = 20.0
@@ -86,7 +86,7 @@ class VllmEngine:
         self._tokenizer: Any = engine.get_tokenizer()
         self._chat_prompt = ChatPromptTokenizer(self._tokenizer)
         if not self._chat_prompt.has_chat_template:
-            log.warning("engine.no_chat_template", model=model_name, fallback="chatml")
+            log.warning("engine_no_chat_template", model=model_name, fallback="chatml")
 
     @property
     def info(self) -> EngineInfo:
@@ -250,7 +250,7 @@ def create_vllm_engine(settings: EngineSettings) -> VllmEngine:
 
     kwargs = engine_args_kwargs(settings, model, on_cpu)
     log.info(
-        "engine.starting",
+        "engine_starting",
         model=model,
         served_model_name=settings.model_name,
         device="cpu" if on_cpu else "gpu",
@@ -262,7 +262,7 @@ def create_vllm_engine(settings: EngineSettings) -> VllmEngine:
         AsyncLLMEngine.from_engine_args(AsyncEngineArgs(**kwargs)), settings.model_name, on_cpu
     )
     log.info(
-        "engine.started",
+        "engine_started",
         seconds=round(time.monotonic() - started, 1),
         max_model_len=adapter.info.max_model_len,
     )

@@ -1,24 +1,22 @@
 """What the DeepL- and LibreTranslate-compatible routes share: bodies sent as JSON or as forms
 (their clients send both), and the service's errors answered in another API's shape.
 
-Errors are still raised and mapped by `errors.py`; a compatible surface only reshapes the
-finished answer, in one exception-handler table set on its Router.
+Errors are still raised as everywhere else and answered by `http.errors`; a compatible surface
+only names its shape, in the exception-handler table set on its Router.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any, TypeVar
 
 import msgspec
-from litestar import MediaType, Request, Response
+from litestar import Request
 
-from translate_server.http.errors import EXCEPTION_HANDLERS, InvalidRequestError
+from translate_server.errors import InvalidRequestError
 from translate_server.wire import ErrorBody
 
 T = TypeVar("T")
-Shape = Callable[[int, ErrorBody], tuple[int, msgspec.Struct]]
 
 _FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
 _PATH = re.compile(r" - at `\$\.?(.*)`$")
@@ -55,21 +53,6 @@ async def query_or_form(request: Request, name: str) -> str | None:
         if media_type in _FORMS:
             value = (await request.form()).get(name)
     return value
-
-
-def reshaped_handlers(shape: Shape) -> dict[type[BaseException], Any]:
-    """`errors.py`'s exception handlers, each answer reshaped by `shape`."""
-
-    def wrap(handler: Any) -> Any:
-        def reshaped(request: Request, exc: Exception) -> Response[Any]:
-            answer = handler(request, exc)
-            status, body = shape(answer.status_code, answer.content.error)
-            return Response(body, status_code=status, headers=answer.headers,
-                            media_type=MediaType.JSON)
-
-        return reshaped
-
-    return {exc_type: wrap(handler) for exc_type, handler in EXCEPTION_HANDLERS.items()}
 
 
 def compat_status(status: int, error: ErrorBody) -> int:

@@ -1,26 +1,26 @@
-"""Pure functions: a translation request becomes chat messages and a token budget, and the
-model's answer becomes the translation alone.
+"""Pure functions: a translation request becomes chat messages, stop strings and a token
+budget. (The model's answer is cleaned in `translation.hygiene`.)
 
-The prompt's wording lives in `prompts/templates.toml` (one table per model family), not here.
+The prompt's wording lives in `templates.toml` beside this module (one table per model
+family), not here.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import re
 import tomllib
 from collections.abc import Mapping
-from functools import cache, lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import msgspec
-import regex
 
 from translate_server.inference.engine import ChatMessage
 
-_OPEN, _CLOSE = "<source>", "</source>"
+# The fence around the text in every prompt; hygiene strips echoes of it from answers.
+OPEN_MARKER, CLOSE_MARKER = "<source>", "</source>"
 
 
 class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -101,7 +101,7 @@ def build_translation_messages(
     """
     template = template or default_template()
     instructions = template.system.format(
-        open=_OPEN, close=_CLOSE, source=source_name, target=target_name
+        open=OPEN_MARKER, close=CLOSE_MARKER, source=source_name, target=target_name
     )
     if formality == "formal":
         instructions += " " + template.formality_formal
@@ -111,8 +111,8 @@ def build_translation_messages(
         entries = "\n".join(f"- {term} => {required}" for term, required in glossary.items())
         instructions += "\n\n" + template.glossary.format(entries=entries)
     # The user's text cannot close the delimiter early and smuggle in instructions.
-    fenced = text.replace(_OPEN, "<source >").replace(_CLOSE, "</source >")
-    user = f"{_OPEN}\n{fenced}\n{_CLOSE}"
+    fenced = text.replace(OPEN_MARKER, "<source >").replace(CLOSE_MARKER, "</source >")
+    user = f"{OPEN_MARKER}\n{fenced}\n{CLOSE_MARKER}"
     if not template.system_role:
         return [{"role": "user", "content": f"{instructions}\n\n{user}"}]
     return [{"role": "system", "content": instructions}, {"role": "user", "content": user}]
@@ -125,159 +125,7 @@ def translation_stop(text: str) -> tuple[str, ...]:
     does not have is where that begins. (A single newline is not used: some models open their
     answer with one.)
     """
-    return (_CLOSE,) if "\n\n" in text.strip() else (_CLOSE, "\n\n")
-
-
-# "Here is the translation:", "Sure! Here's the German translation of the text:",
-# "Translation:", "German translation:", "Translated text:" ... at the very start. Words
-# before a bare "translation" must be the request's language names or a few adjectives, so
-# that a translation's own first words ("Die Besprechung", "The city") are told apart after
-# a token or two. `regex` rather than `re` for its partial matches: a stream can tell when
-# its start can no longer become a preamble.
-_QUALIFIERS = ("final", "literal", "direct", "formal", "informal", "full", "complete",
-               "requested", "corrected", "suggested", "possible", "accurate", "natural")
-
-
-@lru_cache(maxsize=256)
-def _preamble(languages: tuple[str, ...]) -> regex.Pattern[str]:
-    names = {name.lower() for name in languages}
-    names |= {name.split()[0] for name in names if name.split()}
-    words = "|".join(regex.escape(word) for word in sorted(names | set(_QUALIFIERS),
-                                                           key=len, reverse=True))
-    return regex.compile(
-        r"^(?:(?:sure|certainly|of course|okay|ok)[,.!]?\s+)?"
-        r"(?:here(?:'s|’s| is| are)\s+(?:the|your|my|a)\s+(?:[\w()-]+\s+){0,3}?translations?"
-        rf"|(?:the\s+)?(?:(?:{words})\s+){{0,2}}?translations?|translated(?:\s+text)?)"
-        r"(?:\s+(?:of|in|into|to|from)\s+[^:\n]{0,48})?\s*:[ \t]*\n?",
-        regex.IGNORECASE,
-    )
-
-
-# Lines holding nothing but a made-up tag ("<text>", "<translation>"), which small models
-# open their answer with, echoing the `<source>` fence of the prompt: two at most. An answer
-# that goes on with tag after tag is degenerate, and holding a stream back until such an
-# answer ends would leave its client waiting for the whole generation.
-_TAG_LINES = regex.compile(r"^(?:<[A-Za-z][\w-]*>[ \t]*\n\s*){1,2}")
-_QUOTES = {'"': '"', "“": "”", "„": "“", "«": "»", "»": "«", "「": "」", "『": "』",
-           "'": "'", "‘": "’", "‚": "‘"}
-_CLOSING_QUOTES = frozenset(_QUOTES.values())
-_TRAILING_NOTE = re.compile(
-    r"\n\s*\(?\s*(?:note|notes|translator'?s note|explanation)\s*:.*\Z", re.IGNORECASE | re.DOTALL
-)
-
-
-def clean_translation(
-    output: str, source: str, *, languages: tuple[str, ...] = (), final: bool = True
-) -> str:
-    """The translation alone, whatever the model's habits: no markers, surrounding whitespace,
-    opening tag lines ("<text>"), preamble ("Here is the translation:"), wrapping quotes or
-    trailing notes the source does not have; for a one-line source only the first line of the
-    answer.
-
-    `languages` are the names of the request's languages, which a preamble may mention;
-    `final=False` cleans a partial answer (streaming): its end may still change.
-    """
-    source = source.strip()
-    cleaned = output.replace(_OPEN, "").replace(_CLOSE, "").strip()
-    # The checks before each pattern are what it needs to match (a tag line starts with "<",
-    # every preamble ends in a colon): a stream cleans its answer again for every delta, and
-    # most answers have neither.
-    if cleaned.startswith("<") and not source.startswith("<"):
-        cleaned = _TAG_LINES.sub("", cleaned, count=1)
-    if ":" in cleaned:
-        preamble = _preamble(languages)
-        if ":" not in source or not preamble.match(source):
-            cleaned = preamble.sub("", cleaned, count=1).lstrip()
-    if "\n" not in source:
-        cleaned = cleaned.split("\n", 1)[0].rstrip()
-    elif final and not re.search(r"\bnote", source, re.IGNORECASE):
-        cleaned = _TRAILING_NOTE.sub("", cleaned).rstrip()
-    if final:
-        cleaned = _without_cut_marker(cleaned, source)
-    opening = cleaned[:1]
-    if opening in _QUOTES and source[:1] not in _QUOTES:
-        cleaned = cleaned[1:].lstrip()
-        closing = _QUOTES[opening]
-        if final and cleaned.endswith(closing) and source[-1:] not in _CLOSING_QUOTES:
-            cleaned = cleaned[:-1].rstrip()
-    return cleaned
-
-
-def _without_cut_marker(text: str, source: str) -> str:
-    """An answer cut off by `max_tokens` in the middle of a marker ("... <sour") ends before it."""
-    for marker in (_OPEN, _CLOSE):
-        for length in range(len(marker) - 1, 1, -1):
-            fragment = marker[:length]
-            if text.endswith(fragment):
-                return text if source.endswith(fragment) else text[:-length].rstrip()
-    return text
-
-
-_ARRIVING_MARKER = re.compile(r"<[^>\s]*$")
-
-
-class StreamCleaner:
-    """`clean_translation` applied to an answer as it streams: each `feed` returns the text
-    that is safe to send, `finish` the rest. What the end of the answer could still change
-    (trailing whitespace, a closing quote, a half-received marker) is held back, and so is the
-    start until a preamble can be told apart from the translation."""
-
-    WINDOW = 120  # characters after which an answer's start is no longer a preamble
-
-    def __init__(self, source: str, languages: tuple[str, ...] = ()) -> None:
-        self.source = source
-        self.languages = languages
-        self._preamble = _preamble(languages)
-        self._strips_tags = not source.lstrip().startswith("<")
-        self._multiline = "\n" in source.strip()
-        self.raw = ""
-        self.sent = ""
-        self._started = False  # once ruled out, a preamble cannot come back: longer text
-        # never matches a pattern that its beginning already failed
-
-    def feed(self, delta: str) -> str:
-        self.raw += delta
-        if not self._started:
-            start = self.raw.replace(_OPEN, "").replace(_CLOSE, "").lstrip()
-            if self._strips_tags:
-                start = _TAG_LINES.sub("", start, count=1)
-            if _may_be_preamble(start, self.WINDOW, self._preamble):
-                return ""
-            self._started = True
-        stable = self.raw
-        if "<" in stable:
-            stable = _ARRIVING_MARKER.sub("", stable)  # a marker may be arriving
-        candidate = clean_translation(stable, self.source, languages=self.languages,
-                                      final=False).rstrip()
-        if candidate[-1:] in _CLOSING_QUOTES:
-            candidate = candidate[:-1]
-        if self._multiline:
-            # A trailing note could be starting on the last line.
-            candidate = candidate.rsplit("\n", 1)[0].rstrip() if "\n" in candidate else ""
-        return self._advance(candidate)
-
-    def finish(self) -> str:
-        return self._advance(clean_translation(self.raw, self.source, languages=self.languages))
-
-    def _advance(self, text: str) -> str:
-        if len(text) <= len(self.sent) or not text.startswith(self.sent):
-            return ""
-        new, self.sent = text[len(self.sent):], text
-        return new
-
-
-_TAG_LINE = regex.compile(r"<[A-Za-z][\w-]*>[ \t]*\n")
-
-
-def _may_be_preamble(start: str, window: int, preamble: regex.Pattern[str]) -> bool:
-    """Whether the start of an answer (opening tag lines removed) could still turn out to be
-    a preamble or an opening tag line: the text is held back exactly that long."""
-    if len(start) >= window:
-        return False
-    if (tag := _TAG_LINE.match(start, partial=True)) is not None and tag.partial:
-        return True
-    match = preamble.match(start, partial=True)
-    return match is not None and match.partial
+    return (CLOSE_MARKER,) if "\n\n" in text.strip() else (CLOSE_MARKER, "\n\n")
 
 
 def translation_token_budget(source_tokens: int, remaining_context: int, ceiling: int) -> int:

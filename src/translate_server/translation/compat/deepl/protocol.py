@@ -9,8 +9,8 @@ import msgspec
 from msgspec import Meta
 
 from translate_server.translation.languages import Language
-from translate_server.wire import RequestStruct
 from translate_server.translation.protocol import TranslateRequest, TranslateResponse
+from translate_server.wire import RequestStruct
 
 # DeepL's formality values; the `prefer_` ones never fail, and neither do ours.
 _FORMALITY = {"more": "formal", "prefer_more": "formal", "less": "informal",

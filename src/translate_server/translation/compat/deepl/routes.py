@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from litestar import Request, Router, get, post
 
-from translate_server.translation.detection import detectable_languages
+from translate_server.http.errors import exception_handlers
+from translate_server.http.openapi import COMPAT_ERRORS, error_responses
+from translate_server.http.requests import deadline_for, record_of, unless_disconnected
+from translate_server.http.services import services
+from translate_server.translation.compat.common import (
+    compat_status,
+    query_or_form,
+    read_body,
+)
 from translate_server.translation.compat.deepl.protocol import (
     DeepLError,
     DeepLLanguage,
@@ -13,21 +21,8 @@ from translate_server.translation.compat.deepl.protocol import (
     DeepLTranslateResponse,
     deepl_languages,
 )
+from translate_server.translation.detection import detectable_languages
 from translate_server.wire import ErrorBody
-from translate_server.translation.compat.common import (
-    compat_status,
-    query_or_form,
-    read_body,
-    reshaped_handlers,
-)
-from translate_server.http.requests import (
-    COMPAT_ERRORS,
-    app_state,
-    deadline_for,
-    error_responses,
-    record_of,
-    unless_disconnected,
-)
 
 _ERRORS = error_responses(*COMPAT_ERRORS, shape=DeepLError)
 
@@ -36,9 +31,9 @@ _ERRORS = error_responses(*COMPAT_ERRORS, shape=DeepLError)
       responses=_ERRORS)
 async def deepl_translate(request: Request) -> DeepLTranslateResponse:
     body = await read_body(request, DeepLTranslateRequest, lists=("text",))
-    state = app_state(request)
-    deadline = deadline_for(state.limits.request_timeout, None)
-    response = await unless_disconnected(request, state.translation.translate(
+    found = services(request)
+    deadline = deadline_for(found.limits.request_timeout, None)
+    response = await unless_disconnected(request, found.translation.translate(
         body.to_translate_request(), record_of(request), deadline))
     return DeepLTranslateResponse.of(body, response)
 
@@ -56,4 +51,4 @@ def error_shape(status: int, error: ErrorBody) -> tuple[int, DeepLError]:
 
 def deepl_router() -> Router:
     return Router(path="/v2", route_handlers=[deepl_translate, deepl_list_languages],
-                  exception_handlers=reshaped_handlers(error_shape))
+                  exception_handlers=exception_handlers(error_shape))

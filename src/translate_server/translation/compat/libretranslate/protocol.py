@@ -8,13 +8,13 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from translate_server.wire import RequestStruct, ResponseStruct
 from translate_server.translation.protocol import (
     DetectedLanguage,
     DetectResponse,
     TranslateRequest,
     TranslateResponse,
 )
+from translate_server.wire import RequestStruct, ResponseStruct
 
 
 class LibreTranslateRequest(RequestStruct, kw_only=True):

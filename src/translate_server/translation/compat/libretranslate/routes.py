@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from litestar import Request, Router, get, post
 
-from translate_server.wire import ErrorBody
+from translate_server.http.errors import exception_handlers
+from translate_server.http.openapi import COMPAT_ERRORS, error_responses
+from translate_server.http.requests import deadline_for, record_of, unless_disconnected
+from translate_server.http.services import services
+from translate_server.translation.compat.common import compat_status, read_body
 from translate_server.translation.compat.libretranslate.protocol import (
     LibreDetected,
     LibreDetectRequest,
@@ -16,15 +20,7 @@ from translate_server.translation.compat.libretranslate.protocol import (
     libre_detections,
 )
 from translate_server.translation.protocol import DetectRequest
-from translate_server.translation.compat.common import compat_status, read_body, reshaped_handlers
-from translate_server.http.requests import (
-    COMPAT_ERRORS,
-    app_state,
-    deadline_for,
-    error_responses,
-    record_of,
-    unless_disconnected,
-)
+from translate_server.wire import ErrorBody
 
 PREFIX = "/libretranslate"
 
@@ -37,9 +33,9 @@ _ERRORS = error_responses(*COMPAT_ERRORS, shape=LibreError)
       responses=_ERRORS)
 async def libre_translate(request: Request) -> LibreTranslateResponse:
     body = await read_body(request, LibreTranslateRequest)
-    state = app_state(request)
-    deadline = deadline_for(state.limits.request_timeout, None)
-    response = await unless_disconnected(request, state.translation.translate(
+    found = services(request)
+    deadline = deadline_for(found.limits.request_timeout, None)
+    response = await unless_disconnected(request, found.translation.translate(
         body.to_translate_request(), record_of(request), deadline))
     return LibreTranslateResponse.of(response)
 
@@ -49,14 +45,14 @@ async def libre_translate(request: Request) -> LibreTranslateResponse:
       responses=_ERRORS)
 async def libre_detect(request: Request) -> list[LibreDetected]:
     body = await read_body(request, LibreDetectRequest)
-    response = app_state(request).translation.detect(DetectRequest(text=body.q))
+    response = services(request).translation.detect(DetectRequest(text=body.q))
     return libre_detections(response)
 
 
 @get("/languages", summary="LibreTranslate: languages", tags=["libretranslate"],
       responses=_ERRORS)
 async def libre_languages(request: Request) -> list[LibreLanguage]:
-    languages = app_state(request).translation.languages().languages
+    languages = services(request).translation.languages().languages
     codes = [language.code for language in languages]
     return [LibreLanguage(code=language.code, name=language.name, targets=codes)
             for language in languages]
@@ -68,4 +64,4 @@ def error_shape(status: int, error: ErrorBody) -> tuple[int, LibreError]:
 
 def libretranslate_router() -> Router:
     return Router(path=PREFIX, route_handlers=[libre_translate, libre_detect, libre_languages],
-                  exception_handlers=reshaped_handlers(error_shape))
+                  exception_handlers=exception_handlers(error_shape))

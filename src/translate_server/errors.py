@@ -1,0 +1,88 @@
+"""What can go wrong with a request, as exceptions that know their status, OpenAI type and
+code. Services raise them; `http.errors` alone turns them (and every other exception) into
+answers.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+class ApiError(Exception):
+    status_code = 400
+    type = "invalid_request_error"
+    code: str | None = None
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        param: str | None = None,
+        code: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.param = param
+        if code is not None:
+            self.code = code
+        self.headers = headers or {}
+
+
+class InvalidRequestError(ApiError):
+    pass
+
+
+class PayloadTooLargeError(ApiError):
+    status_code = 413
+    code = "payload_too_large"
+
+
+class UnsupportedMediaTypeError(ApiError):
+    status_code = 415
+    code = "unsupported_media_type"
+
+
+class AuthenticationError(ApiError):
+    status_code = 401
+    type = "authentication_error"
+    code = "invalid_api_key"
+
+
+class ModelNotFoundError(ApiError):
+    status_code = 404
+    code = "model_not_found"
+
+    def __init__(self, model: str, available: str) -> None:
+        super().__init__(
+            f"The model `{model}` does not exist. This server serves `{available}`.",
+            param="model",
+        )
+
+
+class OverloadedError(ApiError):
+    status_code = 503
+    type = "overloaded_error"
+    code = "overloaded"
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        # Whole seconds for `Retry-After`, milliseconds for clients that honour the finer one.
+        super().__init__(
+            message,
+            headers={
+                "Retry-After": str(max(1, math.ceil(retry_after))),
+                "Retry-After-Ms": str(max(1, int(retry_after * 1000))),
+            },
+        )
+
+
+class UnavailableError(ApiError):
+    status_code = 503
+    type = "service_unavailable_error"
+    code = "engine_unavailable"
+
+
+class DeadlineExceededError(ApiError):
+    status_code = 504
+    type = "timeout_error"
+    code = "request_timeout"

@@ -1,0 +1,60 @@
+"""How routes document themselves in the OpenAPI document: the error answers each can give,
+and the 200 of a route that may stream."""
+
+from __future__ import annotations
+
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.plugins import SwaggerRenderPlugin
+
+from translate_server import __version__
+from translate_server.wire import ErrorResponse
+
+DOCS_PATH = "/docs"
+
+
+def openapi_config() -> OpenAPIConfig:
+    return OpenAPIConfig(
+        title="translate-server",
+        version=__version__,
+        description="A translation API and an OpenAI-compatible chat API over one vLLM engine.",
+        path=DOCS_PATH,
+        render_plugins=[SwaggerRenderPlugin()],
+    )
+
+
+_ERROR_DESCRIPTIONS = {
+    400: "Invalid request: `param` names the offending field",
+    401: "Missing or invalid API key",
+    403: "Missing or invalid API key (DeepL and LibreTranslate clients expect 403)",
+    404: "Unknown model",
+    413: "Request body too large",
+    415: "Body is not JSON",
+    429: "Overloaded: retry later (DeepL and LibreTranslate clients expect 429)",
+    503: "Overloaded (with Retry-After), shutting down, or the engine is not running",
+    504: "The request missed its deadline and was aborted",
+}
+
+
+def error_responses(*statuses: int, shape: type = ErrorResponse) -> dict[int, ResponseSpec]:
+    """OpenAPI entries for the error answers a route can give: the OpenAI envelope, or the
+    `shape` a compatible API's clients expect."""
+    return {
+        status: ResponseSpec(data_container=shape, generate_examples=False,
+                             description=_ERROR_DESCRIPTIONS[status])
+        for status in statuses
+    }
+
+
+API_ERRORS = (400, 401, 404, 413, 415, 503, 504)
+
+
+def answer_or_stream(answer: type, description: str) -> dict[int, ResponseSpec]:
+    """The 200 of a route that answers JSON, or an event stream when asked to: documented as
+    the JSON answer (a handler annotated `Answer | Stream` would be documented as "anything")."""
+    return {200: ResponseSpec(data_container=answer, generate_examples=False,
+                              description=description)}
+
+# What the DeepL- and LibreTranslate-compatible routes answer instead: 403 for a bad key and
+# 429 when overloaded, as their clients expect.
+COMPAT_ERRORS = (400, 403, 404, 413, 429, 503, 504)

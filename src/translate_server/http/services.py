@@ -1,0 +1,43 @@
+"""The app's services, reached by every handler through one typed object.
+
+They live on `app.state.services`, made by the lifespan once the engine is up. Handlers ask
+`services(request)` rather than take a `state: State` parameter: Litestar would deep-copy the
+state for every request (slow), and admission counts would never be shared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from litestar import Request
+
+if TYPE_CHECKING:  # the services' modules load with the engine, not with the routes
+    from translate_server.chat.service import ChatService
+    from translate_server.http.observability import ServiceMetrics
+    from translate_server.inference.admission import Admission
+    from translate_server.inference.engine import Engine
+    from translate_server.inference.generation import GenerationService
+    from translate_server.settings import LimitSettings
+    from translate_server.translation.service import TranslationService
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    engine: Engine
+    generation: GenerationService
+    admission: Admission
+    metrics: ServiceMetrics
+    limits: LimitSettings
+    chat: ChatService
+    translation: TranslationService
+    model_name: str
+    started_at: int
+    # Lingua's models load in the background: the first detection waits for them.
+    detector_loading: asyncio.Task[None]
+
+
+def services(request: Request) -> Services:
+    found: Services = request.app.state.services
+    return found

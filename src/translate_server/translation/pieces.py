@@ -1,0 +1,187 @@
+"""One piece, one engine request, once admitted: its prompt rendered and tokenized, its sampling
+chosen, its answer cleaned and cached.
+
+A piece that turns out to have more tokens than fit one request is split again; its extra
+engine requests are admitted too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from functools import lru_cache
+
+from translate_server.errors import InvalidRequestError
+from translate_server.inference.admission import Admission
+from translate_server.inference.engine import GenerationStep, SamplingOptions
+from translate_server.inference.generation import GenerationService, Prompt
+from translate_server.settings import LimitSettings
+from translate_server.translation.cache import CachedTranslation, TranslationCache
+from translate_server.translation.glossary import entries_in
+from translate_server.translation.hygiene import StreamCleaner, clean_translation
+from translate_server.translation.languages import Language
+from translate_server.translation.plan import MAX_PIECE_TOKENS, Job, Piece, PieceResult
+from translate_server.translation.prompts.templates import (
+    PromptTemplate,
+    build_translation_messages,
+    translation_stop,
+    translation_token_budget,
+)
+from translate_server.translation.segmentation import Document, refit
+
+
+class PieceTranslator:
+    def __init__(
+        self,
+        generation: GenerationService,
+        admission: Admission,
+        limits: LimitSettings,
+        *,
+        cache: TranslationCache | None = None,
+        template: PromptTemplate | None = None,
+    ) -> None:
+        self.generation = generation
+        self.admission = admission
+        self.limits = limits
+        self.cache = cache
+        self.template = template
+
+    async def translate(self, piece: Piece, job: Job) -> PieceResult:
+        """The piece's translation, whole."""
+        prompt, tokens, budget = await self._tokenized(piece, job)
+        if document := _refitting(piece, tokens, budget):
+            result = await self._translate_refitted(piece, document, job)
+        else:
+            options = self._options(prompt, piece, tokens, job.request.max_tokens)
+            completion = await self.generation.complete(prompt, options, job.record,
+                                                        job.deadline)
+            result = PieceResult(
+                clean_translation(completion.texts[0], piece.text,
+                                  languages=job.languages(piece)),
+                completion.finish_reasons[0] or "stop",
+                completion.prompt_tokens,
+                completion.completion_tokens,
+            )
+        self._remember(piece, result)
+        return result
+
+    async def open(self, piece: Piece, job: Job) -> AsyncIterator[str | PieceResult]:
+        """Submit the piece's engine request and wait for its first output; the piece's
+        cleaned deltas follow, then its result."""
+        prompt, tokens, budget = await self._tokenized(piece, job)
+        if document := _refitting(piece, tokens, budget):
+            return self._refitted_stream(piece, document, job)
+        options = self._options(prompt, piece, tokens, job.request.max_tokens)
+        started = await self.generation.start_stream(prompt, options, job.record, job.deadline)
+        return self._cleaned(piece, StreamCleaner(piece.text, job.languages(piece)),
+                             prompt, started.first, started.rest)
+
+    async def _cleaned(
+        self,
+        piece: Piece,
+        cleaner: StreamCleaner,
+        prompt: Prompt,
+        first: GenerationStep | None,
+        steps: AsyncIterator[GenerationStep],
+    ) -> AsyncIterator[str | PieceResult]:
+        reason, completion_tokens = "stop", 0
+        step = first
+        try:
+            while step is not None:
+                completion_tokens = step.completion_tokens
+                reason = step.finish_reason or reason
+                if text := cleaner.feed(step.text):
+                    yield text
+                step = await anext(steps, None)
+        finally:
+            await steps.aclose()  # type: ignore[attr-defined]
+        if text := cleaner.finish():
+            yield text
+        result = PieceResult(cleaner.sent, reason, prompt.tokens, completion_tokens)
+        self._remember(piece, result)
+        yield result
+
+    async def _refitted_stream(
+        self, piece: Piece, document: Document, job: Job
+    ) -> AsyncIterator[str | PieceResult]:
+        # A piece split again once tokenized arrives whole: its parts are translated at once.
+        result = await self._translate_refitted(piece, document, job)
+        self._remember(piece, result)
+        yield result.text
+        yield result
+
+    async def _translate_refitted(
+        self, piece: Piece, document: Document, job: Job
+    ) -> PieceResult:
+        # The piece itself was admitted as one engine request; its extra ones are admitted now.
+        ticket = self.admission.admit(max(0, len(document.pieces) - 1))
+        try:
+            async with asyncio.TaskGroup() as group:
+                tasks = [
+                    group.create_task(self.translate(
+                        Piece(text, piece.source, entries_in(text, piece.glossary), None,
+                              piece.param, None), job))
+                    for text in document.pieces
+                ]
+        except* Exception as failures:
+            raise failures.exceptions[0] from None
+        finally:
+            ticket.release()
+        results = [task.result() for task in tasks]
+        return PieceResult(
+            document.assemble([r.text for r in results]),
+            "length" if any(r.finish_reason == "length" for r in results) else "stop",
+            sum(r.prompt_tokens for r in results),
+            sum(r.completion_tokens for r in results),
+        )
+
+    def _token_budget(self, overhead: int, param: str) -> int:
+        """Source tokens one request can take beside `overhead` tokens of instructions, with
+        room for a translation of about three times the source."""
+        budget = min(MAX_PIECE_TOKENS, (self.generation.max_model_len - overhead - 16) // 4)
+        if budget < 1:
+            raise InvalidRequestError(
+                "This model's context is too short for the translation instructions.",
+                param=param, code="context_length_exceeded")
+        return budget
+
+    @lru_cache(maxsize=1024)  # noqa: B019 - one translator per app; the key is small
+    def _overhead(self, source: Language, target: Language,
+                  glossary: tuple[tuple[str, str], ...], formality: str) -> int:
+        messages = build_translation_messages(
+            "", source.name, target.name, glossary=dict(glossary),
+            formality=formality, template=self.template)
+        return self.generation.check(self.generation.render_inline(messages), "text").tokens
+
+    async def _tokenized(self, piece: Piece, job: Job) -> tuple[Prompt, int, int]:
+        """The piece's prompt, rendered and tokenized once; the piece's own share of its
+        tokens (the prompt less the instructions around it), and how many it may have."""
+        formality = job.request.formality
+        messages = build_translation_messages(
+            piece.text, piece.source.name, job.target.name, glossary=piece.glossary,
+            formality=formality, template=self.template)
+        prompt = await self.generation.render(messages)
+        overhead = self._overhead(piece.source, job.target, tuple(piece.glossary.items()),
+                                  formality)
+        return prompt, max(1, prompt.tokens - overhead), self._token_budget(overhead, piece.param)
+
+    def _options(self, prompt: Prompt, piece: Piece, source_tokens: int,
+                 max_tokens: int | None) -> SamplingOptions:
+        remaining = self.generation.remaining_context(
+            self.generation.check(prompt, piece.param))
+        if max_tokens is None:
+            budget = translation_token_budget(source_tokens, remaining, self.limits.max_tokens)
+        else:
+            budget = min(max_tokens, remaining)
+        # Greedy: a translation should not change from one call to the next.
+        return SamplingOptions(max_tokens=budget, temperature=0.0,
+                               stop=translation_stop(piece.text))
+
+    def _remember(self, piece: Piece, result: PieceResult) -> None:
+        if self.cache is not None and piece.key is not None and result.finish_reason == "stop":
+            self.cache.put(piece.key, CachedTranslation(result.text, result.completion_tokens))
+
+
+def _refitting(piece: Piece, tokens: int, budget: int) -> Document | None:
+    """The piece split again when it turned out to have more tokens than fit one request."""
+    return refit(piece.text, tokens, budget) if tokens > budget and len(piece.text) > 1 else None

@@ -1,0 +1,188 @@
+"""Planning a /translate request: a pure function of the request and the server's limits, run
+before admission and without the tokenizer.
+
+Languages are checked or detected, texts split into pieces by characters (HTML into its text
+nodes), pieces deduplicated and looked up in the cache. The pieces left to translate are the
+request's admission weight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+import msgspec
+
+from translate_server.errors import InvalidRequestError
+from translate_server.http.observability import RequestRecord
+from translate_server.inference.request_limits import check_max_tokens, check_model
+from translate_server.settings import LimitSettings
+from translate_server.translation.cache import CachedTranslation, TranslationCache
+from translate_server.translation.detection import Detection, LanguageDetection
+from translate_server.translation.glossary import entries_in, validate_glossary
+from translate_server.translation.languages import Language, UnknownLanguageError, resolve_language
+from translate_server.translation.markup import parse_html
+from translate_server.translation.protocol import TranslateRequest
+from translate_server.translation.segmentation import Document, split_document
+
+# Source tokens per engine request: small pieces translate better with small models and
+# spread over the batch; the model's context may allow less.
+MAX_PIECE_TOKENS = 512
+# Characters per piece when splitting before any tokenization, per token of the budget: about
+# what one token holds in European languages; denser scripts are split again once tokenized.
+CHARS_PER_TOKEN = 3
+# Context set aside for the instructions when sizing pieces before tokenization.
+PROMPT_ALLOWANCE = 256
+
+
+class PieceResult(msgspec.Struct, frozen=True):
+    text: str
+    finish_reason: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass
+class Piece:
+    """One unique engine request's worth of text, in one language pair. `key` is its cache
+    key (None for the parts of a piece split again after tokenizing: they are not cached)."""
+
+    text: str
+    source: Language
+    glossary: dict[str, str]
+    key: Hashable
+    param: str
+    cached: CachedTranslation | None
+
+
+@dataclass
+class PlannedText:
+    document: Document
+    source: Language
+    detection: Detection | None
+    slots: list[Hashable]
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """What every engine request of one /translate request shares."""
+
+    target: Language
+    request: TranslateRequest
+    record: RequestRecord
+    deadline: float
+
+    def languages(self, piece: Piece) -> tuple[str, ...]:
+        """The names a preamble before the piece's translation may mention."""
+        return (piece.source.name, self.target.name)
+
+
+@dataclass
+class Plan:
+    request: TranslateRequest
+    is_batch: bool
+    target: Language
+    glossary: dict[str, str]
+    texts: list[PlannedText]
+    pieces: dict[Hashable, Piece]
+    results: dict[Hashable, PieceResult] = field(default_factory=dict)
+
+    @property
+    def misses(self) -> list[Piece]:
+        return [piece for piece in self.pieces.values() if piece.cached is None]
+
+    def take_cached(self) -> None:
+        for key, piece in self.pieces.items():
+            if piece.cached is not None:
+                self.results[key] = PieceResult(piece.cached.text, "stop")
+
+    def job(self, record: RequestRecord, deadline: float) -> Job:
+        return Job(self.target, self.request, record, deadline)
+
+
+@dataclass(frozen=True, slots=True)
+class Planner:
+    """What planning depends on besides the request: limits, the model's name and context,
+    the detector and the cache."""
+
+    limits: LimitSettings
+    model_name: str
+    max_model_len: int
+    detection: LanguageDetection
+    cache: TranslationCache | None = None
+
+    def plan(self, request: TranslateRequest) -> Plan:
+        texts, is_batch = self._texts(request)
+        target = _language(request.target_lang, "target_lang")
+        detect = is_auto(request.source_lang)
+        source = None if detect else _language(request.source_lang, "source_lang")
+        check_model(request.model, self.model_name)
+        check_max_tokens(request.max_tokens, self.limits.max_tokens, "max_tokens")
+        if request.stream and is_batch:
+            raise InvalidRequestError("Streaming takes a single text, not a list.",
+                                      param="stream")
+        glossary = validate_glossary(request.glossary)
+        max_chars = piece_chars(self.max_model_len)
+        planned: list[PlannedText] = []
+        pieces: dict[Hashable, Piece] = {}
+        for i, text in enumerate(texts):
+            param = text_param(is_batch, i)
+            document = (parse_html(text, max_chars) if request.format == "html"
+                        else split_document(text, max_chars))
+            detection = None
+            if detect and document.pieces:
+                detection = self.detection.detect(" ".join(document.pieces), param)
+            language = detection.language if detection else source or target
+            slots = []
+            for piece_text in document.pieces:
+                entries = entries_in(piece_text, glossary)
+                key = (self.model_name, language.tag, target.tag, tuple(entries.items()),
+                       request.formality, request.max_tokens, piece_text)
+                if key not in pieces:
+                    cached = self.cache.get(key) if self.cache is not None else None
+                    pieces[key] = Piece(piece_text, language, entries, key, param, cached)
+                slots.append(key)
+            planned.append(PlannedText(document, language, detection, slots))
+        return Plan(request, is_batch, target, glossary, planned, pieces)
+
+    def _texts(self, request: TranslateRequest) -> tuple[list[str], bool]:
+        is_batch = isinstance(request.text, list)
+        texts = request.text if isinstance(request.text, list) else [request.text]
+        if not texts:
+            raise InvalidRequestError("`text` must hold at least one text.", param="text")
+        if len(texts) > self.limits.max_texts:
+            raise InvalidRequestError(
+                f"At most {self.limits.max_texts} texts per request.", param="text"
+            )
+        for i, text in enumerate(texts):
+            param = text_param(is_batch, i)
+            if not text.strip():
+                raise InvalidRequestError("There is no text to translate.", param=param)
+            if len(text) > self.limits.max_text_chars:
+                raise InvalidRequestError(
+                    f"A text may be at most {self.limits.max_text_chars} characters long; "
+                    f"this one has {len(text)}.",
+                    param=param,
+                    code="string_above_max_length",
+                )
+        return texts, is_batch
+
+
+def piece_chars(max_model_len: int) -> int:
+    budget = min(MAX_PIECE_TOKENS, (max_model_len - PROMPT_ALLOWANCE) // 4)
+    return max(16, CHARS_PER_TOKEN * budget)
+
+
+def is_auto(source_lang: str) -> bool:
+    return source_lang.strip().lower() == "auto"
+
+
+def text_param(is_batch: bool, index: int) -> str:
+    return f"text[{index}]" if is_batch else "text"
+
+
+def _language(code: str, param: str) -> Language:
+    try:
+        return resolve_language(code)
+    except UnknownLanguageError as exc:
+        raise InvalidRequestError(f"{exc}.", param=param, code="unsupported_language") from None

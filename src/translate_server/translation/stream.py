@@ -1,0 +1,129 @@
+"""A streamed /translate: one text's translation as server-sent events, in order, while every
+piece of it generates at once.
+
+The first piece's engine request is submitted in the handler's own task, before the response
+starts; later pieces generate meanwhile and their deltas wait, in a queue each, until their
+turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Hashable
+from contextlib import aclosing
+
+from translate_server.http import sse
+from translate_server.http.errors import stream_failure
+from translate_server.http.observability import RequestRecord
+from translate_server.inference.admission import Admission, Ticket
+from translate_server.translation.pieces import PieceTranslator
+from translate_server.translation.plan import PieceResult, Plan
+from translate_server.translation.protocol import TranslateChunk, TranslateResponse
+
+Source = AsyncIterator[str | PieceResult]
+
+
+class TranslationStream:
+    def __init__(self, pieces: PieceTranslator, admission: Admission) -> None:
+        self.pieces = pieces
+        self.admission = admission
+
+    async def open(
+        self,
+        plan: Plan,
+        record: RequestRecord,
+        deadline: float,
+        respond: Callable[[Plan, RequestRecord], TranslateResponse],
+    ) -> AsyncGenerator[bytes, None]:
+        """What can fail before the first byte (admission, the first piece's engine request)
+        fails here, while an error status can still be sent. `respond` builds the final
+        answer whose figures the last event carries."""
+        misses = plan.misses
+        ticket = self.admission.admit(len(misses)) if misses else None
+        job = plan.job(record, deadline)
+        sources: dict[Hashable, Source] = {}
+        tasks: list[asyncio.Task[None]] = []
+        try:
+            for piece in misses[1:]:
+                queue: asyncio.Queue[str | PieceResult | BaseException] = asyncio.Queue()
+                sources[piece.key] = _drained(queue)
+                tasks.append(asyncio.create_task(_pump(self.pieces.open(piece, job), queue)))
+            if misses:
+                sources[misses[0].key] = await self.pieces.open(misses[0], job)
+        except BaseException:
+            await _stop(tasks)
+            if ticket is not None:
+                ticket.release()
+            raise
+        return _events(plan, sources, tasks, ticket, record, respond)
+
+
+async def _events(
+    plan: Plan,
+    sources: dict[Hashable, Source],
+    tasks: list[asyncio.Task[None]],
+    ticket: Ticket | None,
+    record: RequestRecord,
+    respond: Callable[[Plan, RequestRecord], TranslateResponse],
+) -> AsyncGenerator[bytes, None]:
+    text = plan.texts[0]
+    escape = text.document.escape or (lambda s: s)
+    try:
+        plan.take_cached()
+        for part in text.document.layout:
+            if isinstance(part, str):
+                yield sse.event(TranslateChunk(delta=part))
+                continue
+            key = text.slots[part]
+            if key in plan.results:
+                yield sse.event(TranslateChunk(delta=escape(plan.results[key].text)))
+                continue
+            async for item in sources[key]:
+                if isinstance(item, PieceResult):
+                    plan.results[key] = item
+                else:
+                    yield sse.event(TranslateChunk(delta=escape(item)))
+        final = respond(plan, record)
+        yield sse.event(TranslateChunk(
+            delta="", finish_reason=final.finish_reason, source_lang=final.source_lang,
+            detected_source_lang=final.detected_source_lang,
+            glossary_applied=final.glossary_applied, usage=final.usage))
+        yield sse.DONE
+    except Exception as exc:  # noqa: BLE001 - stream_failure logs the unexpected
+        # A 200 is already on the wire: the failure becomes the stream's last event.
+        yield sse.event(stream_failure(exc, record))
+    finally:
+        for source in sources.values():
+            await source.aclose()  # type: ignore[attr-defined]
+        await _stop(tasks)
+        if ticket is not None:
+            ticket.release()
+
+
+async def _pump(
+    opening: Awaitable[Source],
+    queue: asyncio.Queue[str | PieceResult | BaseException],
+) -> None:
+    try:
+        source = await opening
+        async with aclosing(source):  # type: ignore[type-var]
+            async for item in source:
+                queue.put_nowait(item)
+    except Exception as exc:  # noqa: BLE001 - raised again where the stream reads it
+        queue.put_nowait(exc)
+
+
+async def _drained(queue: asyncio.Queue[str | PieceResult | BaseException]) -> Source:
+    while True:
+        item = await queue.get()
+        if isinstance(item, BaseException):
+            raise item
+        yield item
+        if isinstance(item, PieceResult):
+            return
+
+
+async def _stop(tasks: list[asyncio.Task[None]]) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
