@@ -1,0 +1,30 @@
+"""The gate's path sets come from the routes themselves."""
+
+from __future__ import annotations
+
+from translate_server.app import create_app
+from translate_server.http.openapi import DOCS_PATH
+from translate_server.http.route_paths import RoutePaths
+from translate_server.settings import load_settings
+
+
+def paths(metrics_need_key: bool) -> RoutePaths:
+    app = create_app(load_settings({}, environ={}), lambda: None)  # type: ignore[arg-type,return-value]
+    return RoutePaths.of(app, docs_path=DOCS_PATH, metrics_need_key=metrics_need_key)
+
+
+def test_open_paths_are_health_docs_and_metrics_unless_metrics_need_the_key() -> None:
+    assert paths(False).open == {"/health", "/health/live", "/metrics", "/docs",
+                                 "/docs/openapi.json"}
+    assert "/metrics" not in paths(True).open
+
+
+def test_json_bodies_are_the_routes_that_decode_json_themselves() -> None:
+    assert paths(False).json_bodies == {"/translate", "/detect", "/v1/chat/completions"}
+
+
+def test_known_paths_are_every_route_without_parameters_except_the_docs() -> None:
+    known = paths(False).known
+    assert {"/translate", "/v1/models", "/v2/translate", "/libretranslate/languages",
+            "/health", "/metrics"} <= known
+    assert not any(path.startswith("/docs") or "{" in path for path in known)
