@@ -11,6 +11,9 @@ from translate_server.errors import InvalidRequestError
 
 MAX_ENTRIES = 256
 MAX_TERM_CHARS = 200
+# Entries are written into the instructions one per line: one that could break a line (any
+# line-break class or other control character) could add instructions of its own.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def validate_glossary(glossary: Mapping[str, str] | None, param: str = "glossary") -> dict[str, str]:
@@ -25,6 +28,10 @@ def validate_glossary(glossary: Mapping[str, str] | None, param: str = "glossary
         if not term.strip() or not required.strip():
             raise InvalidRequestError("Glossary terms and translations must not be empty.",
                                       param=f"{param}.{term}")
+        if _CONTROL.search(term) or _CONTROL.search(required):
+            raise InvalidRequestError(
+                "Glossary terms and translations must be single lines without control "
+                "characters.", param=f"{param}.{term}", code="invalid_glossary_entry")
         if len(term) > MAX_TERM_CHARS or len(required) > MAX_TERM_CHARS:
             raise InvalidRequestError(
                 f"Glossary terms and translations may be at most {MAX_TERM_CHARS} characters.",

@@ -24,6 +24,7 @@ from typing import Any
 
 import structlog
 
+from translate_server.inference.engine.control_tokens import ControlTokenGuard
 from translate_server.inference.engine.protocol import ChatMessage
 
 log = structlog.get_logger(__name__)
@@ -48,17 +49,22 @@ class ChatPromptTokenizer:
         self._tokenizer = tokenizer
         self.has_chat_template = bool(getattr(tokenizer, "chat_template", None))
         self._encoder = PromptEncoder(tokenizer)
+        self._guard = ControlTokenGuard(tokenizer)
 
     def __call__(self, messages: Sequence[ChatMessage]) -> list[int]:
         # Render to text, then tokenize without adding special tokens: the template already
         # wrote them (a BOS added twice would shift the model's input).
+        if self._guard.needed(messages):
+            return self._guard.encode(messages, self.render, self._encoder.encode)
+        return self._encoder.encode(self.render(messages))
+
+    def render(self, messages: Sequence[ChatMessage]) -> str:
         if self.has_chat_template:
-            text = self._tokenizer.apply_chat_template(
+            text: str = self._tokenizer.apply_chat_template(
                 [dict(m) for m in messages], tokenize=False, add_generation_prompt=True
             )
-        else:
-            text = chatml_prompt(messages)
-        return self._encoder.encode(text)
+            return text
+        return chatml_prompt(messages)
 
     def clear_cache(self) -> None:
         self._encoder.clear_cache()
