@@ -13,6 +13,7 @@ from translate_server.inference.engine import (
     ChatMessage,
     EngineDeadError,
     EngineInfo,
+    EngineRejectedError,
     EngineOutput,
     GenerationStep,
     SamplingOptions,
@@ -57,6 +58,8 @@ class FakeEngine:
         self.aborted: set[str] = set()
         self.unfinished: set[str] = set()
         self.shut_down = False
+        # A chat template's refusal: tokenize_chat raises it (e.g. "system role not supported").
+        self.template_refusal: str | None = None
 
     # -- Engine protocol -------------------------------------------------------------------
     @property
@@ -68,6 +71,8 @@ class FakeEngine:
         return self.alive
 
     def tokenize_chat(self, messages: Sequence[ChatMessage]) -> list[int]:
+        if self.template_refusal is not None:
+            raise EngineRejectedError(self.template_refusal, param="messages")
         rendered = "".join(
             f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages
         ) + "<|im_start|>assistant\n"

@@ -139,3 +139,18 @@ def check_control_tokens_stay_text(tokenizer) -> None:
     assert control_counts(tokenizer, hostile) == control_counts(tokenizer, benign) == {
         "<|im_start|>": 3, "<|im_end|>": 2, "<|endoftext|>": 0}
     assert tokenizer.decode(hostile).count(HOSTILE) == 2
+
+
+def test_a_template_that_refuses_a_role_is_a_rejection_not_a_crash(tiny_model: Path) -> None:
+    from translate_server.inference.engine import EngineRejectedError
+    from translate_server.inference.engine.prompt_encoder import ChatPromptTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model)
+    tokenizer.chat_template = (
+        "{% for m in messages %}{% if m['role'] == 'system' %}"
+        "{{ raise_exception('System role not supported') }}{% endif %}"
+        "{{ m['content'] }}{% endfor %}")
+    chat = ChatPromptTokenizer(tokenizer)
+    assert chat([{"role": "user", "content": "fine"}])
+    with pytest.raises(EngineRejectedError, match="System role not supported"):
+        chat([{"role": "system", "content": "x"}, {"role": "user", "content": "y"}])

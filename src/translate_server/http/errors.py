@@ -15,7 +15,11 @@ from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 
 from translate_server.errors import ApiError, UnavailableError
-from translate_server.inference.engine import EngineDeadError, PromptTooLongError
+from translate_server.inference.engine import (
+    EngineDeadError,
+    EngineRejectedError,
+    PromptTooLongError,
+)
 from translate_server.wire import ErrorBody, ErrorResponse
 
 log = structlog.get_logger(__name__)
@@ -42,6 +46,8 @@ def answer_for(exc: BaseException, request: Request | None = None) -> ErrorAnswe
         return _validation_error(exc)
     if isinstance(exc, HTTPException):
         return _http_error(exc, request)
+    if isinstance(exc, EngineRejectedError):
+        return _client_error(str(exc), "invalid_request", param=exc.param)
     if isinstance(exc, PromptTooLongError):
         return _client_error(str(exc), "context_length_exceeded", param="messages")
     if isinstance(exc, UnicodeDecodeError):

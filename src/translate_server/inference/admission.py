@@ -61,6 +61,15 @@ class Admission:
         self._publish()
         return Ticket(self, weight)
 
+    def admit_more(self, weight: int) -> Ticket:
+        """More sequences for a request already admitted (a piece split again once its
+        tokens were counted). Never refused: the request's engine work has begun and would
+        be thrown away, and a request refused here whenever the server is busy would starve.
+        The overshoot is bounded by the pieces one request may create."""
+        self.in_flight += weight
+        self._publish()
+        return Ticket(self, weight)
+
     def _release(self, weight: int, held_seconds: float) -> None:
         self.in_flight -= weight
         self._mean_seconds += 0.1 * (held_seconds - self._mean_seconds)

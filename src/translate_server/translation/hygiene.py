@@ -116,6 +116,7 @@ class StreamCleaner:
         self._multiline = "\n" in source.strip()
         self.raw = ""
         self.sent = ""
+        self.whole = ""
         self._started = False  # once ruled out, a preamble cannot come back: longer text
         # never matches a pattern that its beginning already failed
 
@@ -141,7 +142,10 @@ class StreamCleaner:
         return self._advance(candidate)
 
     def finish(self) -> str:
-        return self._advance(clean_translation(self.raw, self.source, languages=self.languages))
+        """The rest; `whole` is then what `clean_translation` makes of the whole answer, which
+        `sent` can differ from where a stream let through what the end showed to be noise."""
+        self.whole = clean_translation(self.raw, self.source, languages=self.languages)
+        return self._advance(self.whole)
 
     def _advance(self, text: str) -> str:
         if len(text) <= len(self.sent) or not text.startswith(self.sent):

@@ -97,9 +97,11 @@ class PieceTranslator:
             await steps.aclose()  # type: ignore[attr-defined]
         if text := cleaner.finish():
             yield text
-        result = PieceResult(cleaner.sent, reason, prompt.tokens, completion_tokens)
-        self._remember(piece, result)
-        yield result
+        # The cache keeps what a request that is not streamed would have computed from the
+        # same answer: a stream cleans as it goes and may have let something through.
+        self._remember(piece, PieceResult(cleaner.whole, reason, prompt.tokens,
+                                          completion_tokens))
+        yield PieceResult(cleaner.sent, reason, prompt.tokens, completion_tokens)
 
     async def _refitted_stream(
         self, piece: Piece, document: Document, job: Job
@@ -113,8 +115,8 @@ class PieceTranslator:
     async def _translate_refitted(
         self, piece: Piece, document: Document, job: Job
     ) -> PieceResult:
-        # The piece itself was admitted as one engine request; its extra ones are admitted now.
-        ticket = self.admission.admit(max(0, len(document.pieces) - 1))
+        # The piece itself was admitted as one engine request; its extra ones join it now.
+        ticket = self.admission.admit_more(max(0, len(document.pieces) - 1))
         try:
             async with asyncio.TaskGroup() as group:
                 tasks = [

@@ -132,6 +132,10 @@ class Planner:
             detection = None
             if detect and document.pieces:
                 detection = self.detection.detect(" ".join(document.pieces), param)
+            elif detect:
+                # Markup alone: nothing to translate, nothing to detect. It comes back as it
+                # is, which is its "translation" into the target; confidence 0 says so.
+                detection = Detection(language=target, confidence=0.0)
             language = detection.language if detection else source or target
             slots = []
             for piece_text in document.pieces:

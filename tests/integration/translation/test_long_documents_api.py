@@ -91,3 +91,20 @@ async def test_admission_counts_the_pieces(make_app) -> None:
         assert response.status_code == 200  # larger than the capacity: runs alone
         admission = client.app.state.services.admission
         assert admission.in_flight == 0
+
+
+async def test_a_piece_split_again_gets_its_slots_even_when_the_server_is_full(make_app) -> None:
+    """Once admitted, a request whose piece turns out too dense is not refused midway."""
+
+    class DenseEngine(FakeEngine):
+        TOKEN = re.compile(r"[^\x00-\x7f]|[\x00-\x7f]+")  # one token per Chinese character
+
+    engine = DenseEngine(max_model_len=600)
+    text = "会议已改到星期四下午。" * 30
+    async with running(make_app(engine, max_num_seqs=1, max_queued_requests=0)) as client:
+        response = await client.post("/translate", json={
+            "text": text, "source_lang": "zh", "target_lang": "en"})
+        assert response.status_code == 200, response.text
+        assert client.app.state.services.admission.in_flight == 0
+    assert response.json()["translation"] == text
+    assert len(engine.requests) >= 2

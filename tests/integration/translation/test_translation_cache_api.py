@@ -56,3 +56,19 @@ async def test_the_cache_can_be_turned_off(make_app, engine: FakeEngine) -> None
         for _ in range(2):
             await client.post("/translate", json=REQUEST)
     assert len(engine.requests) == 2
+
+
+async def test_the_cache_keeps_what_a_whole_answer_cleans_to_not_what_a_stream_sent(
+    make_app,
+) -> None:
+    """A stream sends as it goes, and the end of an answer can show that what it sent was a
+    fence tag; a later request that is not streamed must get what it would have computed."""
+    engine = FakeEngine(responder=lambda prompt, options: "<text>\n<«")
+    async with running(make_app(engine)) as client:
+        streamed = await client.post("/translate", json={**REQUEST, "stream": True})
+        assert streamed.status_code == 200
+        cached = (await client.post("/translate", json=REQUEST)).json()
+    async with running(make_app(FakeEngine(responder=lambda p, o: "<text>\n<«"))) as fresh:
+        computed = (await fresh.post("/translate", json=REQUEST)).json()
+    assert cached["translation"] == computed["translation"] == "<«"
+    assert len(engine.requests) == 1  # the second answer did come from the cache

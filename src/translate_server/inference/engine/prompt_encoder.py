@@ -23,9 +23,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import structlog
+from jinja2 import TemplateError
 
 from translate_server.inference.engine.control_tokens import ControlTokenGuard
-from translate_server.inference.engine.protocol import ChatMessage
+from translate_server.inference.engine.protocol import ChatMessage, EngineRejectedError
 
 log = structlog.get_logger(__name__)
 
@@ -59,12 +60,19 @@ class ChatPromptTokenizer:
         return self._encoder.encode(self.render(messages))
 
     def render(self, messages: Sequence[ChatMessage]) -> str:
-        if self.has_chat_template:
+        if not self.has_chat_template:
+            return chatml_prompt(messages)
+        try:
             text: str = self._tokenizer.apply_chat_template(
                 [dict(m) for m in messages], tokenize=False, add_generation_prompt=True
             )
-            return text
-        return chatml_prompt(messages)
+        except (TemplateError, ValueError, TypeError) as exc:
+            # Templates refuse what their model was not trained on (a system role,
+            # roles that do not alternate) by raising: the client's mistake, not ours.
+            raise EngineRejectedError(
+                f"The model's chat template refused these messages: {exc}", param="messages"
+            ) from None
+        return text
 
     def clear_cache(self) -> None:
         self._encoder.clear_cache()

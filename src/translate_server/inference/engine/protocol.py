@@ -66,6 +66,15 @@ class EngineDeadError(RuntimeError):
     """The engine has failed and cannot serve any more requests."""
 
 
+class EngineRejectedError(ValueError):
+    """The engine, or the model's chat template, refused the request as invalid: the client's
+    mistake (a role the template does not take, a parameter the engine does not accept)."""
+
+    def __init__(self, message: str, *, param: str | None = None) -> None:
+        super().__init__(message)
+        self.param = param
+
+
 class PromptTooLongError(ValueError):
     def __init__(self, prompt_tokens: int, limit: int) -> None:
         super().__init__(f"prompt has {prompt_tokens} tokens, the model takes at most {limit}")

@@ -41,6 +41,7 @@ from translate_server.inference.engine.protocol import (
     ChatMessage,
     EngineDeadError,
     EngineInfo,
+    EngineRejectedError,
     EngineOutput,
     GenerationStep,
     PromptTooLongError,
@@ -129,28 +130,27 @@ class VllmEngine:
         prompt_tokens = len(prompt_token_ids)
         if prompt_tokens > self._max_prompt_tokens:
             raise PromptTooLongError(prompt_tokens, self._max_prompt_tokens)
-        stream = engine.generate(
-            self._tokens_input(prompt_token_ids),
-            self._params(options),
-            request_id,
-        )
+        try:
+            params = self._params(options)
+        except (ValueError, TypeError) as exc:
+            raise EngineRejectedError(f"The engine refused the request: {exc}") from None
+        stream = engine.generate(self._tokens_input(prompt_token_ids), params, request_id)
         completion_tokens = [0] * options.n
         try:
             # aclosing: leaving early (client gone, deadline) closes vLLM's generator right
             # away, which aborts the request in the engine and frees its KV cache.
             async with contextlib.aclosing(stream):
+                try:
+                    output = await anext(stream)
+                except StopAsyncIteration:
+                    return
+                except (ValueError, TypeError) as exc:
+                    # vLLM validates a request when it is added, on the first step: its
+                    # refusal is the client's 400 (a failure later on is not).
+                    raise EngineRejectedError(f"The engine refused the request: {exc}") from None
+                yield _engine_output(output, prompt_tokens, completion_tokens)
                 async for output in stream:
-                    steps = []
-                    for choice in output.outputs:
-                        index = choice.index
-                        completion_tokens[index] += len(choice.token_ids)
-                        reason = choice.finish_reason
-                        if reason is not None:
-                            reason = _FINISH_REASONS.get(reason) or _request_failed(reason)
-                        steps.append(
-                            GenerationStep(index, choice.text, completion_tokens[index], reason)
-                        )
-                    yield EngineOutput(prompt_tokens, steps, output.finished)
+                    yield _engine_output(output, prompt_tokens, completion_tokens)
         except self._dead_error as exc:
             raise EngineDeadError(str(exc)) from exc
 
@@ -177,6 +177,18 @@ class VllmEngine:
         engine, self._engine = self._engine, None
         if engine is not None:
             engine.shutdown(timeout=SHUTDOWN_TIMEOUT)
+
+
+def _engine_output(output: Any, prompt_tokens: int, completion_tokens: list[int]) -> EngineOutput:
+    steps = []
+    for choice in output.outputs:
+        index = choice.index
+        completion_tokens[index] += len(choice.token_ids)
+        reason = choice.finish_reason
+        if reason is not None:
+            reason = _FINISH_REASONS.get(reason) or _request_failed(reason)
+        steps.append(GenerationStep(index, choice.text, completion_tokens[index], reason))
+    return EngineOutput(prompt_tokens, steps, output.finished)
 
 
 def _request_failed(reason: str) -> str:
