@@ -12,6 +12,7 @@ import hashlib
 import hmac
 
 from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.utils import normalize_path
 
 from translate_server.errors import (
     ApiError,
@@ -29,18 +30,20 @@ class ApiKeys:
         # Digests of equal length: the comparison time says nothing about a key's length.
         self._digests = tuple(_digest(key) for key in keys)
 
-    def accepts(self, header: str) -> bool:
-        scheme, _, token = header.partition(" ")
+    def accepts(self, header: bytes) -> bool:
+        """`header` as it came: keys are compared as bytes, UTF-8 for a configured key, so a
+        key outside ASCII matches what a client sends for it."""
+        scheme, _, token = header.partition(b" ")
         # DeepL's clients send their key under a scheme of their own.
-        if scheme.lower() not in ("bearer", "deepl-auth-key") or not token.strip():
+        if scheme.lower() not in (b"bearer", b"deepl-auth-key") or not token.strip():
             return False
-        presented = _digest(token.strip())
+        presented = hashlib.sha256(token.strip()).digest()
         # Check every key, whatever matches, so timing does not reveal which one did.
         return sum(hmac.compare_digest(presented, d) for d in self._digests) > 0
 
 
 def _digest(key: str) -> bytes:
-    return hashlib.sha256(key.encode()).digest()
+    return hashlib.sha256(key.encode("utf-8")).digest()
 
 
 class ApiGate:
@@ -83,11 +86,11 @@ class ApiGate:
         return None
 
     def _refusal(self, scope: Scope) -> ApiError | None:
-        path: str = scope["path"]
+        # As the router will see it: a trailing or doubled slash reaches the same route.
+        path = normalize_path(scope["path"])
         headers = dict(scope["headers"])
         if self.keys is not None and path not in self.open_paths:
-            authorization = headers.get(b"authorization", b"").decode("latin-1")
-            if not self.keys.accepts(authorization):
+            if not self.keys.accepts(headers.get(b"authorization", b"")):
                 return AuthenticationError(
                     "A valid API key is required: send `Authorization: Bearer <key>`.",
                     headers={"WWW-Authenticate": "Bearer"},

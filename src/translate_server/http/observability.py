@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 import time
 from collections.abc import Awaitable
@@ -17,6 +18,7 @@ from typing import Any
 import msgspec
 import structlog
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.utils import normalize_path
 from prometheus_client import (
     REGISTRY,
     CollectorRegistry,
@@ -27,6 +29,7 @@ from prometheus_client import (
 )
 
 REQUEST_ID_HEADER = b"x-request-id"
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=-]{1,128}")
 
 # Latency buckets from a fast cache-like answer to a long generation.
 _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
@@ -178,7 +181,7 @@ class RequestObserver:
             await self.app(scope, receive, send)
             return
         request_id = _request_id(scope)
-        path = scope["path"]
+        path = normalize_path(scope["path"])  # as the router matches it
         route = path if path in self.routes else "unmatched"
         record = RequestRecord(request_id, route, scope["method"])
         scope.setdefault("state", {})["record"] = record
@@ -231,8 +234,9 @@ def _request_id(scope: Scope) -> str:
     for name, value in scope["headers"]:
         if name == REQUEST_ID_HEADER:
             candidate = value.decode("latin-1").strip()
-            # A client's id is echoed only when it is short and printable: it lands in logs.
-            if 0 < len(candidate) <= 128 and candidate.isprintable():
+            # A client's id is echoed only when it looks like one (UUIDs, trace ids, ULIDs):
+            # it lands in log lines, where spaces or `=` could forge fields of their own.
+            if _REQUEST_ID.fullmatch(candidate):
                 return candidate
             break
     return os.urandom(16).hex()  # as random as uuid4().hex, at a fraction of its cost
