@@ -16,6 +16,7 @@ from translate_server.http.observability import configure_logging
 from translate_server.http.services import Services
 from translate_server.inference.engine import Engine
 from translate_server.inference.heap import freeze_startup_heap
+from translate_server.inference.process_tree import tie_children_to_this_process
 from translate_server.settings import Settings
 
 log = structlog.get_logger(__name__)
@@ -82,6 +83,7 @@ def serve(settings: Settings) -> int:
     )
 
     def start_engine() -> Engine:
+        tie_children_to_this_process()
         engine = create_vllm_engine(settings.engine)
         freeze_vllm_environment()
         log.info("startup_heap_frozen", objects=freeze_startup_heap())

@@ -10,6 +10,7 @@ import re
 
 import deepl
 import httpx
+import psutil
 import pytest
 
 from server_process import ServerProcess, start_tiny
@@ -146,3 +147,14 @@ def test_deepl_client(server: ServerProcess) -> None:
     assert results[0].detected_source_lang == "DE"
     assert re.findall(r"<[^>]+>", results[1].text) == ["<p>", "<b>", "</b>", "</p>"]
     assert "DE" in [language.code for language in translator.get_source_languages()]
+
+
+def test_engine_processes_die_with_a_killed_server(server: ServerProcess) -> None:
+    """Last in this module: it kills the module's server. SIGKILL gives the server no chance
+    to shut vLLM down; its engine processes must not live on as orphans."""
+    children = psutil.Process(server.process.pid).children(recursive=True)
+    assert children, "vLLM's engine core runs in a child process"
+    server.process.kill()
+    server.process.wait(timeout=30)
+    _, alive = psutil.wait_procs(children, timeout=30)
+    assert not alive, [child.pid for child in alive]
