@@ -74,6 +74,29 @@ class ModelNotFoundError(ApiError):
         )
 
 
+class UnsupportedDocumentFormatError(ApiError):
+    code = "unsupported_document_format"
+
+
+class InvalidDocumentError(ApiError):
+    """A file of a supported format that its library cannot read (corrupt, wrong encoding)."""
+
+    code = "invalid_document"
+
+
+class DocumentNotFoundError(ApiError):
+    """An unknown document id, or a key or owner that does not match it: the same answer, so
+    that nobody learns which ids exist."""
+
+    status_code = 404
+    code = "document_not_found"
+
+
+class DocumentNotReadyError(ApiError):
+    status_code = 409
+    code = "document_not_ready"
+
+
 class OverloadedError(ApiError):
     status_code = 503
     type = "overloaded_error"
