@@ -4,6 +4,7 @@ proportion to the length each slot had in the source, cut only between words."""
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -41,7 +42,7 @@ def distribute(text: str, weights: Sequence[int]) -> list[str]:
         high = len(tokens) - (slots - 1 - slot)  # and one left for each slot after it
         cuts.append(_nearest(ends, ideal, low, high))
     cuts.append(len(tokens))
-    return ["".join(tokens[a:b]) for a, b in zip(cuts, cuts[1:], strict=False)]
+    return ["".join(tokens[a:b]) for a, b in itertools.pairwise(cuts)]
 
 
 def _tokens(text: str) -> list[str]:

@@ -32,7 +32,7 @@ from translate_server.documents.formats.base import (
     decode_text,
 )
 
-_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
+_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _PARSER = (MarkdownIt("commonmark").enable(["table", "strikethrough"])
            .use(front_matter_plugin))
 _CELL_OPENERS = frozenset({"th_open", "td_open"})

@@ -30,7 +30,7 @@ from translate_server.errors import InvalidDocumentError
 
 _NPLURALS = re.compile(r"nplurals\s*=\s*(\d+)")
 _CHARSET = re.compile(r"charset=[^\s;]+")
-_START = re.compile(rb'^(?:#[^\n]*\n|\s*\n)*msgid\s+"', re.M)
+_START = re.compile(rb'^msgid\s+"', re.MULTILINE)
 
 
 @dataclass
@@ -117,7 +117,7 @@ def _language_plurals(target_lang: str | None) -> tuple[int, str] | None:
 
 
 def sniff(data: bytes) -> bool:
-    return bool(_START.match(data.removeprefix(b"\xef\xbb\xbf")[:4096]))
+    return bool(_START.search(data.removeprefix(b"\xef\xbb\xbf")[:4096]))
 
 
 FORMAT = DocumentFormat("po", (".po", ".pot"), "text/x-gettext-translation; charset=utf-8",
