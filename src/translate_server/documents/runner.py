@@ -15,7 +15,6 @@ already recorded, so the next start resumes each one where it stopped.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -67,7 +66,7 @@ class DocumentJobs:
         self.limits = limits
         self._slots = asyncio.Semaphore(limits.max_jobs)
         self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._changed: dict[str, asyncio.Condition] = {}
+        self._changes: dict[str, asyncio.Event] = {}
         self._expiry: asyncio.Task[None] | None = None
 
     # -- Lifecycle --------------------------------------------------------------------------
@@ -128,16 +127,14 @@ class DocumentJobs:
     async def watch(self, job_id: str, key: str, owner: str | None = None
                     ) -> AsyncIterator[Job]:
         """The job now and after every change, until it is finished (for a progress stream)."""
+        changed = self._change(job_id)  # taken before reading: no change can slip between
         job = await self.store.authorize(job_id, key, owner)
-        changed = self._condition(job_id)
         while True:
             yield job
             if job.finished:
                 return
-            async with changed:
-                # A change may land between the read and the wait: never wait long blind.
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(changed.wait(), timeout=5.0)
+            await changed.wait()
+            changed = self._change(job_id)
             job = await self.store.get(job_id) or job
 
     # -- Running ----------------------------------------------------------------------------
@@ -212,14 +209,14 @@ class DocumentJobs:
             return translations
         raise AssertionError("unreachable")
 
-    def _condition(self, job_id: str) -> asyncio.Condition:
-        return self._changed.setdefault(job_id, asyncio.Condition())
+    def _change(self, job_id: str) -> asyncio.Event:
+        """The event the job's next change sets."""
+        return self._changes.setdefault(job_id, asyncio.Event())
 
     async def _notify(self, job_id: str) -> None:
-        changed = self._changed.get(job_id)
+        changed = self._changes.pop(job_id, None)
         if changed is not None:
-            async with changed:
-                changed.notify_all()
+            changed.set()
 
 
 def _format_options(target_lang: str, options: DocumentOptions) -> FormatOptions:

@@ -7,7 +7,7 @@ import pytest
 from translate_server.documents.formats import FormatOptions, detect_format, extract
 from translate_server.documents.formats.distribute import distribute
 
-from conftest import reverse_words, shout, translate_file
+from document_doubles import reverse_words, shout, translate_file
 
 SRT = """1
 00:00:01,000 --> 00:00:02,500
@@ -48,8 +48,8 @@ are you today?
 <v Bob>Fine, thanks.</v>
 """
 
-_TIMING = re.compile(r"^\S+ --> .*$", re.M)
-_NUMBERS = re.compile(r"^\d+$", re.M)
+_TIMING = re.compile(r"^\S+ --> .*$", re.MULTILINE)
+_NUMBERS = re.compile(r"^\d+$", re.MULTILINE)
 
 
 @pytest.mark.parametrize(("name", "data"), [("a.srt", SRT), ("a.vtt", VTT)])
