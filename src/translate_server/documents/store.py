@@ -100,6 +100,9 @@ _COLUMNS = [name for name in Job.__struct_fields__]
 _SELECT = f"SELECT {', '.join(_COLUMNS)} FROM jobs"
 
 
+_NO_DIGEST = bytes(32)
+
+
 def _digest(key: str) -> bytes:
     return hashlib.sha256(key.encode()).digest()
 
@@ -184,13 +187,13 @@ class JobStore:
         """The job, when `key` is its key (and `owner` its owner, where it has one); any
         mismatch is the same 404 as an unknown id."""
         found = await self._call(self._with_digest, job_id)
-        if found is None:
-            raise _not_found()
-        job, digest = found
+        # An unknown id costs the same comparison as a wrong key.
+        digest = _NO_DIGEST if found is None else found[1]
         key_ok = hmac.compare_digest(digest, _digest(key))
-        if not key_ok or (job.owner is not None and job.owner != owner):
+        if found is None or not key_ok or (found[0].owner is not None
+                                           and found[0].owner != owner):
             raise _not_found()
-        return job
+        return found[0]
 
     def _with_digest(self, job_id: str) -> tuple[Job, bytes] | None:
         row = self.db.execute(f"SELECT key_digest, {', '.join(_COLUMNS)} FROM jobs WHERE id = ?",

@@ -106,3 +106,13 @@ def test_html_tags_and_scripts_are_kept() -> None:
     assert segments == ["Hello & welcome", "Some", "bold", "text."]
     assert rebuilt.decode() == HTML.replace("Hello &amp; welcome", "HELLO &amp; WELCOME") \
         .replace("Some <b>bold</b> text.", "SOME <b>BOLD</b> TEXT.")
+
+
+def test_a_long_paragraph_is_split_at_lines_and_kept_byte_for_byte() -> None:
+    lines = [f"Line number {i} of a file without blank lines." for i in range(200)]
+    data = "\n".join(lines).encode() + b"\n"
+    segments, rebuilt = translate_file("log.txt", data, shout)
+    assert len(segments) > 1
+    assert all(len(segment) <= 2000 for segment in segments)
+    assert "\n".join(segments) == "\n".join(lines)
+    assert rebuilt == data.upper()

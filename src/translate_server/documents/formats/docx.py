@@ -60,8 +60,9 @@ def _group(paragraph: etree._Element, part: object) -> RunGroup:
                 child.tag not in _TEXT_CHILDREN for child in element):
             continue
         run = Run(element, part)
-        if run.text:
-            runs.append(TextRun(run.text, _style(element), partial(setattr, run, "text")))
+        text = run.text
+        if text:
+            runs.append(TextRun(text, _style(element), partial(setattr, run, "text")))
     return RunGroup(runs)
 
 

@@ -107,7 +107,7 @@ def _spans(source: str) -> list[_Span]:
         if token.type != "inline" or not token.map or not _has_text(token):
             continue
         in_cell = index > 0 and tokens[index - 1].type in _CELL_OPENERS
-        span = _locate(token, lines, line_starts, cursor, in_cell)
+        span = _locate(token, source, lines, line_starts, cursor, in_cell)
         if span is not None:
             spans.append(span)
             cursor = span.end
@@ -119,7 +119,7 @@ def _has_text(token: Token) -> bool:
     return any(child.type == "text" and child.content.strip() for child in token.children or [])
 
 
-def _locate(token: Token, lines: list[str], line_starts: list[int], cursor: int,
+def _locate(token: Token, source: str, lines: list[str], line_starts: list[int], cursor: int,
             in_cell: bool) -> _Span | None:
     """Where each line of the inline's content lies in the source; None (left untranslated)
     where the parser normalised the text so that it cannot be found again."""
@@ -139,7 +139,6 @@ def _locate(token: Token, lines: list[str], line_starts: list[int], cursor: int,
             return None
         starts.append(line_start + column)
         ends.append(line_start + column + len(content_line))
-    source = "\n".join(lines)
     joiners = [source[end:start] for end, start in zip(ends, starts[1:], strict=False)]
     code = [source[m.start():m.end()] for m in _CODE_SPAN.finditer(source, starts[0], ends[-1])]
     if len(code) != sum(child.type == "code_inline" for child in token.children or []):
