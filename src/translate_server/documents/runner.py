@@ -153,6 +153,7 @@ class DocumentJobs:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the job fails; the server goes on
+                exc = _cause(exc)
                 message = exc.message if isinstance(exc, ApiError) else "Translation failed."
                 job = await self.store.fail(job_id, message)
                 log.warning("document_job", **_summary(job, timings), exc_info=exc
@@ -170,21 +171,20 @@ class DocumentJobs:
         timings.mark("extract")
         done = await self.store.translations(job.id)
         pending = [i for i in range(len(extracted.segments)) if i not in done]
-        batches = _batches(pending, extracted.segments, self.limits)
-        in_flight = asyncio.Semaphore(self.limits.batches_in_flight)
+        batches = iter(_batches(pending, extracted.segments, self.limits))
 
-        async def run_batch(indexes: list[int]) -> None:
-            async with in_flight:
+        async def worker() -> None:
+            for indexes in batches:  # one shared iterator: each batch is taken once
                 texts = [extracted.segments[i] for i in indexes]
-                translations = await self._translate_batch(texts, job, options)
-                done.update(zip(indexes, translations, strict=True))
-                await self.store.save_translations(job.id, dict(zip(indexes, translations,
-                                                                    strict=True)))
+                translations = dict(zip(indexes, await self._translate_batch(texts, job, options),
+                                        strict=True))
+                done.update(translations)
+                await self.store.save_translations(job.id, translations)
                 await self._notify(job.id)
 
         async with asyncio.TaskGroup() as group:
-            for batch in batches:
-                group.create_task(run_batch(batch))
+            for _ in range(self.limits.batches_in_flight):
+                group.create_task(worker())
         timings.mark("translate")
         result = await asyncio.to_thread(
             extracted.rebuild, [done[i] for i in range(len(extracted.segments))])
@@ -217,6 +217,13 @@ class DocumentJobs:
         changed = self._changes.pop(job_id, None)
         if changed is not None:
             changed.set()
+
+
+def _cause(exc: Exception) -> Exception:
+    """The first failure inside a task group's exception group."""
+    while isinstance(exc, ExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
 
 
 def _format_options(target_lang: str, options: DocumentOptions) -> FormatOptions:

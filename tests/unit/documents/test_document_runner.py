@@ -11,6 +11,7 @@ from translate_server.documents.runner import DocumentJobs, DocumentOptions, Run
 from translate_server.documents.store import Job, JobStore
 from translate_server.errors import (
     DocumentNotReadyError,
+    InvalidRequestError,
     OverloadedError,
     UnsupportedDocumentFormatError,
 )
@@ -152,6 +153,16 @@ async def test_a_failing_translator_fails_the_job_not_the_server(store: JobStore
     fine, fine_key = await jobs.submit(b"Hello.\n", filename="b.txt", target_lang="DE")
     assert (await _finished(jobs, fine, fine_key))[-1].status == "done"
     assert (await jobs.result(fine.id, fine_key))[1] == b"HELLO.\n"
+    await jobs.close()
+
+
+async def test_a_client_error_from_the_translator_is_the_job_error(store: JobStore) -> None:
+    translator = Translator()
+    translator.failures = [InvalidRequestError("`target_lang` XX is not supported.")]
+    jobs = DocumentJobs(store, translator, LIMITS)
+    job, key = await jobs.submit(SRT, filename="a.srt", target_lang="XX")
+    final = (await _finished(jobs, job, key))[-1]
+    assert (final.status, final.error) == ("error", "`target_lang` XX is not supported.")
     await jobs.close()
 
 
