@@ -116,3 +116,21 @@ def test_a_long_paragraph_is_split_at_lines_and_kept_byte_for_byte() -> None:
     assert all(len(segment) <= 2000 for segment in segments)
     assert "\n".join(segments) == "\n".join(lines)
     assert rebuilt == data.upper()
+
+
+def test_markdown_link_destinations_are_restored() -> None:
+    data = b'See [the guide](/docs/getting-started "Start") and ![a logo](img/logo.png).\n'
+
+    def translate(text: str) -> str:
+        return text.replace("the guide", "die Anleitung").replace("getting-started", "anfang") \
+            .replace("logo", "Logo").replace("See", "Siehe")
+
+    _, rebuilt = translate_file("a.md", data, translate)
+    assert rebuilt == (b'Siehe [die Anleitung](/docs/getting-started "Start") and '
+                       b"![a Logo](img/logo.png).\n")
+
+
+def test_markdown_reference_labels_are_restored() -> None:
+    data = b"Read [the docs][docs] now.\n\n[docs]: https://example.com\n"
+    _, rebuilt = translate_file("a.md", data, lambda text: text.upper())
+    assert rebuilt == b"READ [THE DOCS][docs] NOW.\n\n[docs]: https://example.com\n"

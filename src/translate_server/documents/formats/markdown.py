@@ -11,7 +11,9 @@ would mean rendering Markdown again, which rewrites the file's formatting.
 
 A segment that spans several lines keeps its line prefixes (`> `, list indentation) for as
 many lines as the translation has; a one-line segment (heading, table cell) stays one line.
-Inline code spans are given to the translator for context, then restored verbatim.
+Inline code spans and what follows a link's or image's text (`](url "title")`, `][label]`)
+are given to the translator for context, then restored verbatim wherever the translation
+kept their number.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from translate_server.documents.formats.base import (
 )
 
 _CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+# What follows a link's or image's text: `(destination "title")` or a reference `[label]`.
+_LINK_TAIL = re.compile(r"\]\([^)\n]*\)|\]\[[^\]\n]*\]")
 _PARSER = (MarkdownIt("commonmark").enable(["table", "strikethrough"])
            .use(front_matter_plugin))
 _CELL_OPENERS = frozenset({"th_open", "td_open"})
@@ -43,7 +47,7 @@ class _Span:
     start: int  # offsets of the segment's text in the source
     end: int
     joiners: list[str]  # the source between its lines (line ending and next line's prefix)
-    code_spans: list[str]
+    protected: list[tuple[re.Pattern[str], list[str]]]  # spans restored verbatim, by kind
     text: str  # its lines without their prefixes, as the translator sees it
 
 
@@ -69,7 +73,8 @@ class MarkdownExtracted(Extracted):
 
 
 def _fit(span: _Span, translation: str) -> str:
-    translation = _restore_code(translation, span.code_spans)
+    for pattern, originals in span.protected:
+        translation = _restore(translation, pattern, originals)
     lines = translation.split("\n")
     if not span.joiners:
         return " ".join(line.strip() for line in lines)
@@ -79,15 +84,12 @@ def _fit(span: _Span, translation: str) -> str:
     return out
 
 
-def _restore_code(translation: str, originals: list[str]) -> str:
-    """Each inline code span back as it was, when the translation kept their number."""
-    if not originals:
-        return translation
-    found = list(_CODE_SPAN.finditer(translation))
-    if len(found) != len(originals):
+def _restore(translation: str, pattern: re.Pattern[str], originals: list[str]) -> str:
+    """Each protected span back as it was, when the translation kept their number."""
+    if len(pattern.findall(translation)) != len(originals):
         return translation
     spans = iter(originals)
-    return _CODE_SPAN.sub(lambda _: next(spans), translation)
+    return pattern.sub(lambda _: next(spans), translation)
 
 
 def extract(data: bytes, options: FormatOptions) -> Extracted:
@@ -140,10 +142,25 @@ def _locate(token: Token, source: str, lines: list[str], line_starts: list[int],
         starts.append(line_start + column)
         ends.append(line_start + column + len(content_line))
     joiners = [source[end:start] for end, start in zip(ends, starts[1:], strict=False)]
-    code = [source[m.start():m.end()] for m in _CODE_SPAN.finditer(source, starts[0], ends[-1])]
-    if len(code) != sum(child.type == "code_inline" for child in token.children or []):
-        code = []
-    return _Span(starts[0], ends[-1], joiners, code, token.content)
+    protected = _protected(token, source[starts[0]:ends[-1]])
+    return _Span(starts[0], ends[-1], joiners, protected, token.content)
+
+
+def _protected(token: Token, text: str) -> list[tuple[re.Pattern[str], list[str]]]:
+    """The code spans and link tails of the segment's source, for each kind whose number the
+    parser confirms (a shortcut reference link `[label]`, say, has no tail to protect)."""
+    children = token.children or []
+    counts = {
+        _CODE_SPAN: sum(child.type == "code_inline" for child in children),
+        _LINK_TAIL: sum(child.type == "image" or child.type == "link_open"
+                          and child.markup != "autolink" for child in children),
+    }
+    kinds = []
+    for pattern, count in counts.items():
+        found = [match.group() for match in pattern.finditer(text)]
+        if found and len(found) == count:
+            kinds.append((pattern, found))
+    return kinds
 
 
 FORMAT = DocumentFormat("md", (".md", ".markdown"), "text/markdown; charset=utf-8", extract)
