@@ -128,3 +128,18 @@ def test_xliff_20_targets_are_filled_and_translated_ones_kept() -> None:
     _, again = translate_file("app.xliff", XLIFF20, shout, retranslate=True)
     assert {u.getid(): u.target for u in xliff2.Xliff2File.parsestring(again).units} == \
         {"hello": "HELLO WORLD", "done": "DONE"}
+
+
+def test_po_placeholders_changed_by_the_translator_are_put_back() -> None:
+    catalog = ('msgid ""\nmsgstr ""\n\n#, python-brace-format\nmsgid "Hello {name}, {count} new"\n'
+               'msgstr ""\n\n#, python-format\nmsgid "%(user)s has %(n)d files"\nmsgstr ""\n\n'
+               'msgid "Literal {braces}"\nmsgstr ""\n')
+    translations = {"Hello {name}, {count} new": "Hola {nombre}, {cuenta} nuevos",
+                    "%(user)s has %(n)d files": "%(n)d archivos tiene %(user)s",
+                    "Literal {braces}": "Literal {llaves}"}
+    _, rebuilt = translate_file("es.po", catalog.encode(), translations.__getitem__)
+    assert [e.msgstr for e in _entries(rebuilt)] == [
+        "Hola {name}, {count} nuevos",  # renamed: restored in order
+        "%(n)d archivos tiene %(user)s",  # kept, only moved: left as the translator put them
+        "Literal {llaves}",  # not a format string: nothing to protect
+    ]

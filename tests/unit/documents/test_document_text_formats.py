@@ -134,3 +134,9 @@ def test_markdown_reference_labels_are_restored() -> None:
     data = b"Read [the docs][docs] now.\n\n[docs]: https://example.com\n"
     _, rebuilt = translate_file("a.md", data, lambda text: text.upper())
     assert rebuilt == b"READ [THE DOCS][docs] NOW.\n\n[docs]: https://example.com\n"
+
+
+def test_markdown_code_spans_moved_intact_stay_where_the_translator_put_them() -> None:
+    data = b"Use `a` before `b`.\n"
+    _, rebuilt = translate_file("a.md", data, lambda _: "Vor `b` kommt `a`.")
+    assert rebuilt == b"Vor `b` kommt `a`.\n"

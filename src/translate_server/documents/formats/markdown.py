@@ -33,6 +33,7 @@ from translate_server.documents.formats.base import (
     TextEncoding,
     decode_text,
 )
+from translate_server.documents.formats.protect import restore
 
 _CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 # What follows a link's or image's text: `(destination "title")` or a reference `[label]`.
@@ -74,7 +75,7 @@ class MarkdownExtracted(Extracted):
 
 def _fit(span: _Span, translation: str) -> str:
     for pattern, originals in span.protected:
-        translation = _restore(translation, pattern, originals)
+        translation = restore(translation, pattern, originals)
     lines = translation.split("\n")
     if not span.joiners:
         return " ".join(line.strip() for line in lines)
@@ -82,14 +83,6 @@ def _fit(span: _Span, translation: str) -> str:
     for index, line in enumerate(lines[1:]):
         out += span.joiners[min(index, len(span.joiners) - 1)] + line
     return out
-
-
-def _restore(translation: str, pattern: re.Pattern[str], originals: list[str]) -> str:
-    """Each protected span back as it was, when the translation kept their number."""
-    if len(pattern.findall(translation)) != len(originals):
-        return translation
-    spans = iter(originals)
-    return pattern.sub(lambda _: next(spans), translation)
 
 
 def extract(data: bytes, options: FormatOptions) -> Extracted:

@@ -4,7 +4,8 @@ Each untranslated entry's msgid (and msgid_plural) is translated into msgstr (ev
 msgstr[n]: [0] from the singular, the others from the plural; a language with one form gets
 the plural). Entries that already have a translation are left alone unless `retranslate`;
 fuzzy entries count as untranslated. Every machine-translated entry is marked fuzzy so a
-translator reviews it; flags, comments, references, contexts and obsolete entries are kept.
+translator reviews it; in format strings (a `*-format` flag) placeholders the translator
+changed are put back; flags, comments, references, contexts and obsolete entries are kept.
 The number of plural forms comes from the catalog's Plural-Forms header, else from
 translate-toolkit's language table for the target language (and is then written to the
 header), else 2.
@@ -26,6 +27,7 @@ from translate_server.documents.formats.base import (
     TextEncoding,
     decode_text,
 )
+from translate_server.documents.formats.protect import PLACEHOLDER, restore
 from translate_server.errors import InvalidDocumentError
 
 _NPLURALS = re.compile(r"nplurals\s*=\s*(\d+)")
@@ -57,9 +59,9 @@ class PoExtracted(Extracted):
         remaining = iter(translations)
         for item in self.items:
             entry = item.entry
-            singular = next(remaining)
+            singular = self._protect(entry, entry.msgid, next(remaining))
             if item.plural:
-                plural = next(remaining)
+                plural = self._protect(entry, entry.msgid_plural, next(remaining))
                 forms = [singular] + [plural] * (self.nplurals - 1) if self.nplurals > 1 \
                     else [plural]
                 entry.msgstr_plural = dict(enumerate(forms))
@@ -68,6 +70,14 @@ class PoExtracted(Extracted):
             if "fuzzy" not in entry.flags:
                 entry.flags.insert(0, "fuzzy")
         return self.encoding.encode(self.catalog.__unicode__())
+
+    @staticmethod
+    def _protect(entry: polib.POEntry, source: str, translation: str) -> str:
+        """A format string's placeholders back as they were, where the translator changed them."""
+        if not any(f.endswith("-format") and not f.startswith("no-") for f in entry.flags):
+            return translation
+        return restore(translation, PLACEHOLDER,
+                       [match.group() for match in PLACEHOLDER.finditer(source)])
 
 
 def extract(data: bytes, options: FormatOptions) -> Extracted:
