@@ -97,6 +97,14 @@ class DocumentNotReadyError(ApiError):
     code = "document_not_ready"
 
 
+class TooManyDocumentsError(ApiError):
+    """A client's documents in flight at once are limited; it may submit again once one ends."""
+
+    status_code = 429
+    type = "rate_limit_error"
+    code = "too_many_documents"
+
+
 class OverloadedError(ApiError):
     status_code = 503
     type = "overloaded_error"

@@ -30,7 +30,13 @@ from translate_server.documents.formats import (
     format_named,
 )
 from translate_server.documents.store import Job, JobStore
-from translate_server.errors import ApiError, DocumentNotReadyError, OverloadedError
+from translate_server.errors import (
+    ApiError,
+    DocumentNotReadyError,
+    OverloadedError,
+    PayloadTooLargeError,
+    TooManyDocumentsError,
+)
 
 log = structlog.get_logger("translate_server.documents")
 
@@ -49,6 +55,11 @@ Translate = Callable[[list[str], str | None, str, DocumentOptions], Awaitable[li
 
 @dataclass(frozen=True)
 class RunnerLimits:
+    # What one client may submit: characters to translate per document, and documents not
+    # yet finished per owner (None: no limit).
+    max_characters: int | None = None
+    max_in_flight_per_owner: int | None = None
+    # How the work is spread.
     max_jobs: int = 2
     batches_in_flight: int = 2
     batch_segments: int = 16
@@ -68,6 +79,7 @@ class DocumentJobs:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._changes: dict[str, asyncio.Event] = {}
         self._expiry: asyncio.Task[None] | None = None
+        self._admitting = asyncio.Lock()  # counting an owner's jobs and adding one, at once
 
     # -- Lifecycle --------------------------------------------------------------------------
     async def start(self) -> list[str]:
@@ -100,19 +112,34 @@ class DocumentJobs:
     async def submit(self, data: bytes, *, filename: str | None, target_lang: str,
                      source_lang: str | None = None, owner: str | None = None,
                      options: DocumentOptions | None = None) -> tuple[Job, str]:
-        """Check the file (its format, that it can be read), record the job, queue it; the
-        job and its key. Unsupported or unreadable files are 400s here, before any work."""
+        """Check the file (its format, that it can be read, its size) and the owner's jobs in
+        flight, record the job, queue it; the job and its key. Every refusal is a 4xx here,
+        before any work: 400 unsupported or unreadable, 413 too long, 429 too many."""
         options = options or DocumentOptions()
         fmt = detect_format(filename, data)
         extracted = await asyncio.to_thread(
             extract, fmt, data, _format_options(target_lang, options))
-        job, key = await self.store.create(
-            data=data, format=fmt.name, filename=filename, source_lang=source_lang,
-            target_lang=target_lang, owner=owner, options=msgspec.to_builtins(options),
-            billed_characters=sum(len(s) for s in extracted.segments),
-            segments_total=len(extracted.segments))
+        characters = sum(len(s) for s in extracted.segments)
+        limit = self.limits.max_characters
+        if limit is not None and characters > limit:
+            raise PayloadTooLargeError(
+                f"The document has {characters} characters to translate; at most {limit} are "
+                "accepted.", param="file", code="document_too_long")
+        async with self._admitting:
+            await self._check_in_flight(owner)
+            job, key = await self.store.create(
+                data=data, format=fmt.name, filename=filename, source_lang=source_lang,
+                target_lang=target_lang, owner=owner, options=msgspec.to_builtins(options),
+                billed_characters=characters, segments_total=len(extracted.segments))
         self._schedule(job.id)
         return job, key
+
+    async def _check_in_flight(self, owner: str | None) -> None:
+        limit = self.limits.max_in_flight_per_owner
+        if limit is not None and await self.store.in_flight(owner) >= limit:
+            raise TooManyDocumentsError(
+                f"At most {limit} documents may be in translation at once; submit this one "
+                "when one of them is done.", param="file")
 
     async def status(self, job_id: str, key: str, owner: str | None = None) -> Job:
         return await self.store.authorize(job_id, key, owner)

@@ -294,6 +294,15 @@ class JobStore:
                             "updated_at = ? WHERE id = ?", (message, now, now, job_id))
         return self._get(job_id)
 
+    async def delete(self, job_id: str) -> None:
+        """Forget a job and its files now (a client that fetched its result, say)."""
+        await self._call(self._delete, job_id)
+
+    def _delete(self, job_id: str) -> None:
+        with self._transaction():
+            self.db.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
+        shutil.rmtree(self._folder(job_id), ignore_errors=True)
+
     # -- Retention --------------------------------------------------------------------------
     async def expire(self) -> list[str]:
         """Delete finished jobs older than the retention time; their ids."""
@@ -305,9 +314,7 @@ class JobStore:
             "SELECT id FROM jobs WHERE status IN ('done', 'error') AND finished_at <= ?",
             (cutoff,))]
         for job_id in ids:
-            with self._transaction():
-                self.db.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
-            shutil.rmtree(self._folder(job_id), ignore_errors=True)
+            self._delete(job_id)
         return ids
 
     def _folder(self, job_id: str) -> Path:

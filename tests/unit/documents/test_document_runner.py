@@ -13,6 +13,8 @@ from translate_server.errors import (
     DocumentNotReadyError,
     InvalidRequestError,
     OverloadedError,
+    PayloadTooLargeError,
+    TooManyDocumentsError,
     UnsupportedDocumentFormatError,
 )
 
@@ -163,6 +165,26 @@ async def test_a_client_error_from_the_translator_is_the_job_error(store: JobSto
     job, key = await jobs.submit(SRT, filename="a.srt", target_lang="XX")
     final = (await _finished(jobs, job, key))[-1]
     assert (final.status, final.error) == ("error", "`target_lang` XX is not supported.")
+    await jobs.close()
+
+
+async def test_documents_over_the_limits_are_refused(store: JobStore) -> None:
+    translator = Translator()
+    translator.gate = asyncio.Event()  # nothing finishes while the limits are tried
+    limits = RunnerLimits(max_characters=100, max_in_flight_per_owner=1)
+    jobs = DocumentJobs(store, translator, limits)
+    with pytest.raises(PayloadTooLargeError) as too_long:
+        await jobs.submit(SRT, filename="a.srt", target_lang="DE", owner="a")
+    assert (too_long.value.status_code, too_long.value.code) == (413, "document_too_long")
+    small = b"1\n00:00:01,000 --> 00:00:02,000\nHi.\n"
+    job, key = await jobs.submit(small, filename="a.srt", target_lang="DE", owner="a")
+    with pytest.raises(TooManyDocumentsError) as too_many:
+        await jobs.submit(small, filename="b.srt", target_lang="DE", owner="a")
+    assert (too_many.value.status_code, too_many.value.code) == (429, "too_many_documents")
+    await jobs.submit(small, filename="c.srt", target_lang="DE", owner="b")  # another owner
+    translator.gate.set()
+    await _finished(jobs, job, key, owner="a")
+    await jobs.submit(small, filename="d.srt", target_lang="DE", owner="a")  # a slot again
     await jobs.close()
 
 

@@ -100,3 +100,14 @@ async def test_seconds_remaining_follows_the_pace(tmp_path: Path) -> None:
     job = await store.save_translations(job_id, {0: "a"})
     assert job.seconds_remaining(clock.now) == pytest.approx(20.0)
     await store.close()
+
+
+async def test_a_deleted_job_is_gone_with_its_files(tmp_path: Path) -> None:
+    store = await JobStore.open(tmp_path, retention_seconds=60)
+    job_id, key = await _create(store)
+    await store.finish(job_id, b"result")
+    await store.delete(job_id)
+    assert await store.get(job_id) is None and not (tmp_path / job_id).exists()
+    with pytest.raises(DocumentNotFoundError):
+        await store.authorize(job_id, key)
+    await store.close()
