@@ -72,3 +72,23 @@ def test_pptx_round_trips() -> None:
     _, shouted = translate_file("deck.pptx", data, shout)
     assert _slides(shouted) == [[(text.upper(), bold) for text, bold in paragraph]
                                 for paragraph in _slides(data)]
+
+
+def test_docx_runs_holding_pictures_are_left_in_place() -> None:
+    from PIL import Image
+
+    picture = io.BytesIO()
+    Image.new("RGB", (4, 4), "red").save(picture, format="PNG")
+    document = docx.Document()
+    paragraph = document.add_paragraph("Before the picture ")
+    paragraph.add_run().add_picture(io.BytesIO(picture.getvalue()))
+    paragraph.add_run(" after it.")
+    out = io.BytesIO()
+    document.save(out)
+    segments, rebuilt = translate_file("pic.docx", out.getvalue(), shout)
+    assert segments == ["Before the picture", "after it."]
+    result = docx.Document(io.BytesIO(rebuilt))
+    [paragraph] = result.paragraphs
+    assert len(result.inline_shapes) == 1
+    assert [(run.text, bool(run._r.xpath("./w:drawing"))) for run in paragraph.runs] == \
+        [("BEFORE THE PICTURE ", False), ("", True), (" AFTER IT.", False)]

@@ -4,8 +4,10 @@ into its runs (see `runs`), so paragraph and character styles, tables, sections,
 fields stay as they were. Footnotes, endnotes and comments are not translated: python-docx
 does not read them as document parts.
 
-A run counts as text when it holds only text, tabs and breaks; runs that hold anything else
-(a drawing, a field code) are left alone so that setting their text cannot delete it.
+A run counts as text when it holds only text, tabs and breaks. A run that holds anything
+else (a picture, a field code, a footnote mark) is left alone, so that setting text cannot
+delete it, and it splits its paragraph into separate segments, so that text never moves
+from one side of it to the other.
 """
 
 from __future__ import annotations
@@ -41,9 +43,7 @@ def extract(data: bytes, options: FormatOptions) -> Extracted:
         if part.content_type not in _STORIES:
             continue
         for paragraph in part.element.iter(_P):
-            group = _group(paragraph, part)
-            if group.text.strip():
-                groups.append(group)
+            groups.extend(group for group in _groups(paragraph, part) if group.text.strip())
 
     def save() -> bytes:
         out = io.BytesIO()
@@ -53,17 +53,20 @@ def extract(data: bytes, options: FormatOptions) -> Extracted:
     return RunsExtracted(groups, save)
 
 
-def _group(paragraph: etree._Element, part: object) -> RunGroup:
-    runs = []
+def _groups(paragraph: etree._Element, part: object) -> list[RunGroup]:
+    """The paragraph's text runs, in groups between the runs that hold something else."""
+    groups = [RunGroup([])]
     for element in paragraph.iter(_R):
-        if _owner(element) is not paragraph or any(
-                child.tag not in _TEXT_CHILDREN for child in element):
+        if _owner(element) is not paragraph:
+            continue
+        if any(child.tag not in _TEXT_CHILDREN for child in element):
+            groups.append(RunGroup([]))
             continue
         run = Run(element, part)
         text = run.text
         if text:
-            runs.append(TextRun(text, _style(element), partial(setattr, run, "text")))
-    return RunGroup(runs)
+            groups[-1].runs.append(TextRun(text, _style(element), partial(setattr, run, "text")))
+    return groups
 
 
 def _owner(run: etree._Element) -> etree._Element | None:
