@@ -52,7 +52,10 @@ _TIMING = re.compile(r"^\S+ --> .*$", re.MULTILINE)
 _NUMBERS = re.compile(r"^\d+$", re.MULTILINE)
 
 
-@pytest.mark.parametrize(("name", "data"), [("a.srt", SRT), ("a.vtt", VTT)])
+@pytest.mark.parametrize(("name", "data"), [
+    ("a.srt", SRT), ("a.vtt", VTT), ("crlf.srt", SRT.replace("\n", "\r\n")),
+    ("crlf.vtt", VTT.replace("\n", "\r\n")),
+])
 def test_echo_gives_back_the_same_bytes(name: str, data: str) -> None:
     _, rebuilt = translate_file(name, data.encode())
     assert rebuilt == data.encode()
