@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     billed_characters INTEGER NOT NULL,
     segments_total INTEGER NOT NULL,
     segments_done INTEGER NOT NULL DEFAULT 0,
+    segments_at_start INTEGER NOT NULL DEFAULT 0,
     created_at REAL NOT NULL,
     updated_at REAL NOT NULL,
     started_at REAL,
@@ -75,6 +76,7 @@ class Job(msgspec.Struct, frozen=True, kw_only=True):
     billed_characters: int
     segments_total: int
     segments_done: int
+    segments_at_start: int  # done before this run started (by a run before a restart)
     created_at: float
     updated_at: float
     started_at: float | None
@@ -87,12 +89,13 @@ class Job(msgspec.Struct, frozen=True, kw_only=True):
         return self.status in ("done", "error")
 
     def seconds_remaining(self, now: float) -> float | None:
-        """From the pace so far; None until a first batch is done."""
+        """From this run's pace so far; None until its first batch is done."""
         if self.status == "done":
             return 0.0
-        if self.started_at is None or self.segments_done == 0:
+        done_here = self.segments_done - self.segments_at_start
+        if self.started_at is None or done_here <= 0:
             return None
-        pace = (now - self.started_at) / self.segments_done
+        pace = (now - self.started_at) / done_here
         return pace * (self.segments_total - self.segments_done)
 
 
@@ -240,7 +243,7 @@ class JobStore:
     def _start(self, job_id: str) -> Job:
         now = self.clock()
         self.db.execute("UPDATE jobs SET status = 'translating', updated_at = ?, "
-                        "started_at = COALESCE(started_at, ?) WHERE id = ?",
+                        "started_at = ?, segments_at_start = segments_done WHERE id = ?",
                         (now, now, job_id))
         return self._get(job_id)
 

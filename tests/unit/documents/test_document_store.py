@@ -99,6 +99,12 @@ async def test_seconds_remaining_follows_the_pace(tmp_path: Path) -> None:
     clock.now += 10
     job = await store.save_translations(job_id, {0: "a"})
     assert job.seconds_remaining(clock.now) == pytest.approx(20.0)
+    clock.now += 3600  # a restart after an hour down: the new run's pace alone counts
+    job = await store.start(job_id)
+    assert job.seconds_remaining(clock.now) is None
+    clock.now += 5
+    job = await store.save_translations(job_id, {1: "b"})
+    assert job.seconds_remaining(clock.now) == pytest.approx(5.0)
     await store.close()
 
 
