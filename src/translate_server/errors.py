@@ -60,6 +60,37 @@ class ModelNotFoundError(ApiError):
         )
 
 
+class UnsupportedDocumentFormatError(ApiError):
+    code = "unsupported_document_format"
+
+
+class InvalidDocumentError(ApiError):
+    """A file of a supported format that its library cannot read (corrupt, wrong encoding)."""
+
+    code = "invalid_document"
+
+
+class DocumentNotFoundError(ApiError):
+    """An unknown document id, or a key or owner that does not match it: the same answer, so
+    that nobody learns which ids exist."""
+
+    status_code = 404
+    code = "document_not_found"
+
+
+class DocumentNotReadyError(ApiError):
+    status_code = 409
+    code = "document_not_ready"
+
+
+class TooManyDocumentsError(ApiError):
+    """A client's documents in flight at once are limited; it may submit again once one ends."""
+
+    status_code = 429
+    type = "rate_limit_error"
+    code = "too_many_documents"
+
+
 class OverloadedError(ApiError):
     status_code = 503
     type = "overloaded_error"

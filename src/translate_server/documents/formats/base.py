@@ -1,0 +1,87 @@
+"""What every format handler gives: the text segments of a file and a way to put their
+translations back into a file of the same format."""
+
+from __future__ import annotations
+
+import codecs
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import charset_normalizer
+import msgspec
+
+from translate_server.errors import InvalidDocumentError
+from translate_server.translation.segmentation import Document
+
+
+class FormatOptions(msgspec.Struct, frozen=True, kw_only=True):
+    """What a handler may need beyond the bytes: the target language (a catalog's plural
+    forms depend on it) and whether entries that already have a translation are redone."""
+
+    target_lang: str | None = None
+    retranslate: bool = False
+
+
+class Extracted(ABC):
+    """The segments to translate, in order; `rebuild` takes one translation per segment."""
+
+    segments: list[str]
+
+    @abstractmethod
+    def rebuild(self, translations: Sequence[str]) -> bytes: ...
+
+    def check(self, translations: Sequence[str]) -> None:
+        if len(translations) != len(self.segments):
+            raise ValueError(f"{len(translations)} translations for "
+                             f"{len(self.segments)} segments")
+
+
+@dataclass(frozen=True)
+class DocumentFormat:
+    """One supported format: its name (as stored with a job), the file name extensions it
+    is recognised by, its media type, its handler and, optionally, a content sniffer."""
+
+    name: str
+    extensions: tuple[str, ...]
+    media_type: str
+    extract: Callable[[bytes, FormatOptions], Extracted]
+    sniff: Callable[[bytes], bool] | None = None
+
+
+@dataclass(frozen=True)
+class TextEncoding:
+    """How a text file was encoded. Files that are not UTF-8 are read with the encoding
+    charset-normalizer finds, and written back as UTF-8: a translation may hold characters
+    the original code page cannot encode."""
+
+    bom: bool
+
+    def encode(self, text: str) -> bytes:
+        return (codecs.BOM_UTF8 if self.bom else b"") + text.encode("utf-8")
+
+
+def decode_text(data: bytes) -> tuple[str, TextEncoding]:
+    bom = data.startswith(codecs.BOM_UTF8)
+    try:
+        return data.decode("utf-8-sig"), TextEncoding(bom)
+    except UnicodeDecodeError:
+        pass
+    best = charset_normalizer.from_bytes(data).best()
+    if best is None:
+        raise InvalidDocumentError("The document is not text in an encoding this server "
+                                   "recognises.")
+    return str(best), TextEncoding(bom=False)
+
+
+class TextExtracted(Extracted):
+    """A text document whose pieces are its segments and whose layout holds the rest."""
+
+    def __init__(self, document: Document, encoding: TextEncoding) -> None:
+        self.document = document
+        self.encoding = encoding
+        self.segments = document.pieces
+
+    def rebuild(self, translations: Sequence[str]) -> bytes:
+        self.check(translations)
+        return self.encoding.encode(self.document.assemble(translations))

@@ -1,0 +1,339 @@
+"""Document jobs kept across restarts: an embedded SQLite database (WAL) for the jobs and a
+directory for their files.
+
+One connection, used only from one worker thread: every call goes through that thread, so
+the event loop never blocks on the disk and SQLite never sees two threads. A job's key is
+stored as its SHA-256 digest and compared in constant time. Finished jobs (done or failed)
+are deleted, rows and files, once older than the retention time.
+
+Layout of the directory: `jobs.sqlite3` and one folder per job holding `source` (the upload)
+and `result` (the translated file, once done).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import secrets
+import shutil
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from translate_server.errors import DocumentNotFoundError
+
+Status = Literal["queued", "translating", "done", "error"]
+UNFINISHED: tuple[Status, ...] = ("queued", "translating")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY,
+    key_digest BLOB NOT NULL,
+    owner TEXT,
+    status TEXT NOT NULL,
+    format TEXT NOT NULL,
+    filename TEXT,
+    source_lang TEXT,
+    target_lang TEXT NOT NULL,
+    options TEXT NOT NULL,
+    billed_characters INTEGER NOT NULL,
+    segments_total INTEGER NOT NULL,
+    segments_done INTEGER NOT NULL DEFAULT 0,
+    segments_at_start INTEGER NOT NULL DEFAULT 0,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    started_at REAL,
+    finished_at REAL,
+    error TEXT,
+    result_path TEXT
+);
+CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status);
+CREATE TABLE IF NOT EXISTS translations (
+    job_id TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (job_id, idx)
+);
+"""
+
+
+class Job(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    owner: str | None
+    status: Status
+    format: str
+    filename: str | None
+    source_lang: str | None
+    target_lang: str
+    options: dict[str, Any]
+    billed_characters: int
+    segments_total: int
+    segments_done: int
+    segments_at_start: int  # done before this run started (by a run before a restart)
+    created_at: float
+    updated_at: float
+    started_at: float | None
+    finished_at: float | None
+    error: str | None
+    result_path: str | None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("done", "error")
+
+    def seconds_remaining(self, now: float) -> float | None:
+        """From this run's pace so far; None until its first batch is done."""
+        if self.status == "done":
+            return 0.0
+        done_here = self.segments_done - self.segments_at_start
+        if self.started_at is None or done_here <= 0:
+            return None
+        pace = (now - self.started_at) / done_here
+        return pace * (self.segments_total - self.segments_done)
+
+
+_COLUMNS = [name for name in Job.__struct_fields__]
+_SELECT = f"SELECT {', '.join(_COLUMNS)} FROM jobs"
+
+
+_NO_DIGEST = bytes(32)
+
+
+def _digest(key: str) -> bytes:
+    return hashlib.sha256(key.encode()).digest()
+
+
+class JobStore:
+    """Open with `JobStore.open(directory, retention_seconds)`; close with `close()`."""
+
+    def __init__(self, directory: Path, retention_seconds: float,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.directory = directory
+        self.retention_seconds = retention_seconds
+        self.clock = clock
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="job-store")
+        self._db: sqlite3.Connection | None = None
+
+    @classmethod
+    async def open(cls, directory: str | Path, retention_seconds: float,
+                   clock: Callable[[], float] = time.time) -> JobStore:
+        store = cls(Path(directory), retention_seconds, clock)
+        await store._call(store._open)
+        return store
+
+    async def close(self) -> None:
+        if self._db is not None:
+            await self._call(self._db.close)
+            self._db = None
+        self._thread.shutdown(wait=True)
+
+    async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
+
+    def _open(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.directory / "jobs.sqlite3", isolation_level=None,
+                             check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")  # durable at each checkpoint; fast commits
+        db.execute("PRAGMA foreign_keys=ON")
+        db.executescript(_SCHEMA)
+        self._db = db
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise RuntimeError("The job store is closed.")
+        return self._db
+
+    # -- Creating and reading ---------------------------------------------------------------
+    async def create(self, *, data: bytes, format: str, target_lang: str,
+                     source_lang: str | None = None, filename: str | None = None,
+                     owner: str | None = None, options: Mapping[str, Any] | None = None,
+                     billed_characters: int = 0, segments_total: int = 0) -> tuple[Job, str]:
+        """A new queued job with its source file written; returns it and its secret key."""
+        job_id = uuid.uuid4().hex.upper()
+        key = secrets.token_urlsafe(32)
+        row = {"id": job_id, "key_digest": _digest(key), "owner": owner, "status": "queued",
+               "format": format, "filename": filename, "source_lang": source_lang,
+               "target_lang": target_lang,
+               "options": msgspec.json.encode(options or {}).decode(),
+               "billed_characters": billed_characters, "segments_total": segments_total}
+        return await self._call(self._create, row, data), key
+
+    def _create(self, row: dict[str, Any], data: bytes) -> Job:
+        folder = self._folder(row["id"])
+        folder.mkdir(parents=True)
+        (folder / "source").write_bytes(data)
+        now = self.clock()
+        row |= {"created_at": now, "updated_at": now}
+        names = ", ".join(row)
+        self.db.execute(f"INSERT INTO jobs ({names}) VALUES ({', '.join('?' * len(row))})",
+                        tuple(row.values()))
+        return self._get(row["id"])
+
+    async def get(self, job_id: str) -> Job | None:
+        return await self._call(self._get, job_id)
+
+    def _get(self, job_id: str) -> Job | None:
+        row = self.db.execute(f"{_SELECT} WHERE id = ?", (job_id,)).fetchone()
+        return None if row is None else _job(row)
+
+    async def authorize(self, job_id: str, key: str, owner: str | None = None) -> Job:
+        """The job, when `key` is its key (and `owner` its owner, where it has one); any
+        mismatch is the same 404 as an unknown id."""
+        found = await self._call(self._with_digest, job_id)
+        # An unknown id costs the same comparison as a wrong key.
+        digest = _NO_DIGEST if found is None else found[1]
+        key_ok = hmac.compare_digest(digest, _digest(key))
+        if found is None or not key_ok or (found[0].owner is not None
+                                           and found[0].owner != owner):
+            raise _not_found()
+        return found[0]
+
+    def _with_digest(self, job_id: str) -> tuple[Job, bytes] | None:
+        row = self.db.execute(f"SELECT key_digest, {', '.join(_COLUMNS)} FROM jobs WHERE id = ?",
+                              (job_id,)).fetchone()
+        return None if row is None else (_job(row[1:]), row[0])
+
+    async def unfinished(self) -> list[Job]:
+        """Jobs to resume after a restart, oldest first."""
+        return await self._call(self._unfinished)
+
+    def _unfinished(self) -> list[Job]:
+        rows = self.db.execute(f"{_SELECT} WHERE status IN (?, ?) ORDER BY created_at",
+                               UNFINISHED).fetchall()
+        return [_job(row) for row in rows]
+
+    async def in_flight(self, owner: str | None) -> int:
+        """Unfinished jobs of one owner (None: of clients without a key)."""
+        return await self._call(self._in_flight, owner)
+
+    def _in_flight(self, owner: str | None) -> int:
+        return self.db.execute(
+            "SELECT COUNT(*) FROM jobs WHERE status IN (?, ?) AND owner IS ?",
+            (*UNFINISHED, owner)).fetchone()[0]
+
+    async def count_by_status(self) -> dict[str, int]:
+        return await self._call(self._count_by_status)
+
+    def _count_by_status(self) -> dict[str, int]:
+        rows = self.db.execute("SELECT status, COUNT(*) FROM jobs GROUP BY status").fetchall()
+        return dict(rows)
+
+    async def read_source(self, job: Job) -> bytes:
+        return await self._call((self._folder(job.id) / "source").read_bytes)
+
+    async def read_result(self, job: Job) -> bytes:
+        if job.result_path is None:
+            raise _not_found()
+        return await self._call(Path(job.result_path).read_bytes)
+
+    # -- Progress ---------------------------------------------------------------------------
+    async def start(self, job_id: str) -> Job:
+        return await self._call(self._start, job_id)
+
+    def _start(self, job_id: str) -> Job:
+        now = self.clock()
+        self.db.execute("UPDATE jobs SET status = 'translating', updated_at = ?, "
+                        "started_at = ?, segments_at_start = segments_done WHERE id = ?",
+                        (now, now, job_id))
+        return self._get(job_id)
+
+    async def save_translations(self, job_id: str, translations: Mapping[int, str]) -> Job:
+        """Record a batch of translated segments and the job's progress, in one transaction."""
+        return await self._call(self._save_translations, job_id, dict(translations))
+
+    def _save_translations(self, job_id: str, translations: dict[int, str]) -> Job:
+        with self._transaction():
+            self.db.executemany(
+                "INSERT OR REPLACE INTO translations (job_id, idx, text) VALUES (?, ?, ?)",
+                [(job_id, index, text) for index, text in translations.items()])
+            self.db.execute(
+                "UPDATE jobs SET segments_done = (SELECT COUNT(*) FROM translations "
+                "WHERE job_id = ?), updated_at = ? WHERE id = ?",
+                (job_id, self.clock(), job_id))
+        return self._get(job_id)
+
+    async def translations(self, job_id: str) -> dict[int, str]:
+        return await self._call(self._translations, job_id)
+
+    def _translations(self, job_id: str) -> dict[int, str]:
+        rows = self.db.execute("SELECT idx, text FROM translations WHERE job_id = ?",
+                               (job_id,)).fetchall()
+        return dict(rows)
+
+    async def finish(self, job_id: str, result: bytes) -> Job:
+        return await self._call(self._finish, job_id, result)
+
+    def _finish(self, job_id: str, result: bytes) -> Job:
+        path = self._folder(job_id) / "result"
+        partial = path.with_suffix(".partial")
+        partial.write_bytes(result)
+        partial.replace(path)  # a crash never leaves half a result behind
+        now = self.clock()
+        with self._transaction():
+            self.db.execute("DELETE FROM translations WHERE job_id = ?", (job_id,))
+            self.db.execute("UPDATE jobs SET status = 'done', segments_done = segments_total, "
+                            "result_path = ?, finished_at = ?, updated_at = ? WHERE id = ?",
+                            (str(path), now, now, job_id))
+        return self._get(job_id)
+
+    async def fail(self, job_id: str, message: str) -> Job:
+        return await self._call(self._fail, job_id, message)
+
+    def _fail(self, job_id: str, message: str) -> Job:
+        now = self.clock()
+        with self._transaction():
+            self.db.execute("DELETE FROM translations WHERE job_id = ?", (job_id,))
+            self.db.execute("UPDATE jobs SET status = 'error', error = ?, finished_at = ?, "
+                            "updated_at = ? WHERE id = ?", (message, now, now, job_id))
+        return self._get(job_id)
+
+    async def delete(self, job_id: str) -> None:
+        """Forget a job and its files now (a client that fetched its result, say)."""
+        await self._call(self._delete, job_id)
+
+    def _delete(self, job_id: str) -> None:
+        with self._transaction():
+            self.db.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
+        shutil.rmtree(self._folder(job_id), ignore_errors=True)
+
+    # -- Retention --------------------------------------------------------------------------
+    async def expire(self) -> list[str]:
+        """Delete finished jobs older than the retention time; their ids."""
+        return await self._call(self._expire)
+
+    def _expire(self) -> list[str]:
+        cutoff = self.clock() - self.retention_seconds
+        ids = [row[0] for row in self.db.execute(
+            "SELECT id FROM jobs WHERE status IN ('done', 'error') AND finished_at <= ?",
+            (cutoff,))]
+        for job_id in ids:
+            self._delete(job_id)
+        return ids
+
+    def _folder(self, job_id: str) -> Path:
+        return self.directory / job_id
+
+    def _transaction(self) -> sqlite3.Connection:
+        # In autocommit mode the connection's context manager does not begin a transaction.
+        self.db.execute("BEGIN")
+        return self.db
+
+
+def _job(row: Sequence[Any]) -> Job:
+    values = dict(zip(_COLUMNS, row, strict=True))
+    values["options"] = msgspec.json.decode(values["options"])
+    return Job(**values)
+
+
+def _not_found() -> DocumentNotFoundError:
+    return DocumentNotFoundError("No document with this id and key.", param="document_id")

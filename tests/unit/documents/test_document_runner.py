@@ -1,0 +1,245 @@
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from translate_server.documents.runner import DocumentJobs, DocumentOptions, RunnerLimits
+from translate_server.documents.store import Job, JobStore
+from translate_server.errors import (
+    DocumentNotReadyError,
+    InvalidRequestError,
+    OverloadedError,
+    PayloadTooLargeError,
+    TooManyDocumentsError,
+    UnsupportedDocumentFormatError,
+)
+
+# Twelve one-sentence cues: twelve segments.
+SRT = "".join(f"{i}\n00:00:{i:02d},000 --> 00:00:{i:02d},900\nSentence number {i}.\n\n"
+              for i in range(1, 13)).encode()
+LIMITS = RunnerLimits(max_jobs=1, batches_in_flight=2, batch_segments=3, batch_chars=1000,
+                      retry_delay=0.001)
+
+
+class Translator:
+    """Upper-cases; records each batch and how many were in flight at once; can be held
+    (`gate`), or made to answer only its first `answers` batches and hang on the others."""
+
+    def __init__(self, answers: int | None = None) -> None:
+        self.answers = answers
+        self.batches: list[list[str]] = []
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.gate: asyncio.Event | None = None
+        self.failures: list[Exception] = []
+        self.calls: list[tuple[str | None, str, DocumentOptions]] = []
+
+    async def __call__(self, texts: list[str], source: str | None, target: str,
+                       options: DocumentOptions) -> list[str]:
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(0.001)
+            if self.gate is not None:
+                await self.gate.wait()
+            if self.answers is not None and len(self.batches) >= self.answers:
+                await asyncio.Event().wait()  # a batch the dying server never finishes
+            if self.failures:
+                raise self.failures.pop(0)
+            self.batches.append(list(texts))
+            self.calls.append((source, target, options))
+            return [text.upper() for text in texts]
+        finally:
+            self.in_flight -= 1
+
+
+async def _finished(jobs: DocumentJobs, job: Job, key: str, owner: str | None = None
+                    ) -> list[Job]:
+    seen = []
+    async with asyncio.timeout(10):
+        async for state in jobs.watch(job.id, key, owner):
+            seen.append(state)
+    return seen
+
+
+@pytest.fixture
+async def store(tmp_path: Path):
+    store = await JobStore.open(tmp_path, retention_seconds=3600)
+    yield store
+    await store.close()
+
+
+async def test_a_document_is_translated_in_bounded_batches(store: JobStore) -> None:
+    translator = Translator()
+    jobs = DocumentJobs(store, translator, LIMITS)
+    await jobs.start()
+    options = DocumentOptions(formality="more")
+    job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE", source_lang="EN",
+                                 owner="k1", options=options)
+    assert (job.status, job.segments_total, job.billed_characters) == \
+        ("queued", 12, sum(len(f"Sentence number {i}.") for i in range(1, 13)))
+    states = await _finished(jobs, job, key, owner="k1")
+    assert states[-1].status == "done"
+    progress = [state.segments_done for state in states]
+    assert progress == sorted(progress) and progress[-1] == 12
+    assert [len(batch) for batch in translator.batches] == [3, 3, 3, 3]
+    assert translator.most_in_flight == 2
+    assert set(translator.calls) == {("EN", "DE", options)}
+    done, result = await jobs.result(job.id, key, owner="k1")
+    assert result == SRT.replace(b"Sentence number", b"SENTENCE NUMBER")
+    assert done.seconds_remaining(0) == 0.0
+    await jobs.close()
+
+
+async def test_the_result_waits_for_the_end(store: JobStore) -> None:
+    translator = Translator()
+    translator.gate = asyncio.Event()
+    jobs = DocumentJobs(store, translator, LIMITS)
+    job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE")
+    with pytest.raises(DocumentNotReadyError) as caught:
+        await jobs.result(job.id, key)
+    assert caught.value.status_code == 409
+    translator.gate.set()
+    await _finished(jobs, job, key)
+    await jobs.close()
+
+
+async def test_a_job_resumes_after_a_crash_without_redoing_its_batches(tmp_path: Path) -> None:
+    store = await JobStore.open(tmp_path, retention_seconds=3600)
+    first = Translator(answers=2)
+    jobs = DocumentJobs(store, first, RunnerLimits(max_jobs=1, batches_in_flight=1,
+                                                   batch_segments=3))
+    job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE")
+    async with asyncio.timeout(10):
+        while (await store.get(job.id)).segments_done < 6:
+            await asyncio.sleep(0.001)
+    await jobs.close()  # the server stops while the third batch is in the engine
+    await store.close()
+
+    store = await JobStore.open(tmp_path, retention_seconds=3600)
+    second = Translator()
+    restarted = DocumentJobs(store, second, LIMITS)
+    assert await restarted.start() == [job.id]
+    states = await _finished(restarted, job, key)
+    assert states[-1].status == "done"
+    translated_before = {text for batch in first.batches for text in batch}
+    translated_after = [text for batch in second.batches for text in batch]
+    assert translated_before.isdisjoint(translated_after)
+    assert len(translated_before) + len(translated_after) == 12
+    _, result = await restarted.result(job.id, key)
+    assert result == SRT.replace(b"Sentence number", b"SENTENCE NUMBER")
+    await restarted.close()
+    await store.close()
+
+
+async def test_overloaded_batches_are_retried(store: JobStore) -> None:
+    translator = Translator()
+    translator.failures = [OverloadedError("busy", retry_after=0.01)] * 2
+    jobs = DocumentJobs(store, translator, LIMITS)
+    job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE")
+    assert (await _finished(jobs, job, key))[-1].status == "done"
+    await jobs.close()
+
+
+async def test_a_failing_translator_fails_the_job_not_the_server(store: JobStore) -> None:
+    translator = Translator()
+    translator.failures = [RuntimeError("engine exploded")]
+    jobs = DocumentJobs(store, translator, LIMITS)
+    broken, broken_key = await jobs.submit(SRT, filename="a.srt", target_lang="DE")
+    final = (await _finished(jobs, broken, broken_key))[-1]
+    assert (final.status, final.error) == ("error", "Translation failed.")
+    fine, fine_key = await jobs.submit(b"Hello.\n", filename="b.txt", target_lang="DE")
+    assert (await _finished(jobs, fine, fine_key))[-1].status == "done"
+    assert (await jobs.result(fine.id, fine_key))[1] == b"HELLO.\n"
+    await jobs.close()
+
+
+async def test_a_client_error_from_the_translator_is_the_job_error(store: JobStore) -> None:
+    translator = Translator()
+    translator.failures = [InvalidRequestError("`target_lang` XX is not supported.")]
+    jobs = DocumentJobs(store, translator, LIMITS)
+    job, key = await jobs.submit(SRT, filename="a.srt", target_lang="XX")
+    final = (await _finished(jobs, job, key))[-1]
+    assert (final.status, final.error) == ("error", "`target_lang` XX is not supported.")
+    await jobs.close()
+
+
+async def test_documents_over_the_limits_are_refused(store: JobStore) -> None:
+    translator = Translator()
+    translator.gate = asyncio.Event()  # nothing finishes while the limits are tried
+    limits = RunnerLimits(max_characters=100, max_in_flight_per_owner=1)
+    jobs = DocumentJobs(store, translator, limits)
+    with pytest.raises(PayloadTooLargeError) as too_long:
+        await jobs.submit(SRT, filename="a.srt", target_lang="DE", owner="a")
+    assert (too_long.value.status_code, too_long.value.code) == (413, "document_too_long")
+    small = b"1\n00:00:01,000 --> 00:00:02,000\nHi.\n"
+    job, key = await jobs.submit(small, filename="a.srt", target_lang="DE", owner="a")
+    with pytest.raises(TooManyDocumentsError) as too_many:
+        await jobs.submit(small, filename="b.srt", target_lang="DE", owner="a")
+    assert (too_many.value.status_code, too_many.value.code) == (429, "too_many_documents")
+    await jobs.submit(small, filename="c.srt", target_lang="DE", owner="b")  # another owner
+    translator.gate.set()
+    await _finished(jobs, job, key, owner="a")
+    await jobs.submit(small, filename="d.srt", target_lang="DE", owner="a")  # a slot again
+    await jobs.close()
+
+
+async def test_unsupported_files_are_refused_before_a_job_exists(store: JobStore) -> None:
+    jobs = DocumentJobs(store, Translator(), LIMITS)
+    with pytest.raises(UnsupportedDocumentFormatError):
+        await jobs.submit(b"%PDF-1.7", filename="scan.pdf", target_lang="DE")
+    assert await store.count_by_status() == {}
+
+
+_CHILD = """
+import asyncio, sys
+from translate_server.documents.runner import DocumentJobs, RunnerLimits
+from translate_server.documents.store import JobStore
+
+async def translate(texts, source, target, options):
+    if translate.calls >= 2:
+        await asyncio.Event().wait()
+    translate.calls += 1
+    return [text.upper() for text in texts]
+translate.calls = 0
+
+async def main():
+    store = await JobStore.open(sys.argv[1], retention_seconds=3600)
+    jobs = DocumentJobs(store, translate, RunnerLimits(batches_in_flight=1, batch_segments=3))
+    job, key = await jobs.submit(sys.stdin.buffer.read(), filename="talk.srt", target_lang="DE")
+    print(job.id, key, flush=True)
+    await asyncio.Event().wait()
+
+asyncio.run(main())
+"""
+
+
+async def test_a_job_resumes_after_its_process_is_killed(tmp_path: Path) -> None:
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _CHILD, str(tmp_path), stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    child.stdin.write(SRT)
+    child.stdin.close()
+    job_id, key = (await asyncio.wait_for(child.stdout.readline(), 30)).decode().split()
+    store = await JobStore.open(tmp_path, retention_seconds=3600)
+    async with asyncio.timeout(30):
+        while (await store.get(job_id)).segments_done < 6:
+            await asyncio.sleep(0.01)
+    child.kill()  # no clean shutdown: SIGKILL mid-job
+    await child.wait()
+
+    translator = Translator()
+    jobs = DocumentJobs(store, translator, LIMITS)
+    assert await jobs.start() == [job_id]
+    job = await store.get(job_id)
+    assert (await _finished(jobs, job, key))[-1].status == "done"
+    assert sum(len(batch) for batch in translator.batches) == 6
+    assert (await jobs.result(job_id, key))[1] == SRT.replace(b"Sentence number",
+                                                              b"SENTENCE NUMBER")
+    await jobs.close()
+    await store.close()
