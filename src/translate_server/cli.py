@@ -8,7 +8,12 @@ import sys
 from collections.abc import Sequence
 
 from translate_server import __version__
+from translate_server.inference.process_tree import tie_to_parent_if_spawned
 from translate_server.settings import OPTIONS, Settings, SettingsError, load_settings
+
+# A process the server spawns (vLLM's engine core and worker) imports this module first, as
+# its parent's main module: the earliest moment to make it die with its parent.
+tie_to_parent_if_spawned()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
