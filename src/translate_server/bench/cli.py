@@ -1,5 +1,6 @@
 """`translate-server bench ...`: load sweeps (`run`), the one-run comparison (`compare`) and
-the HTTP-layer comparison against a zero-latency engine (`http-layer`)."""
+the HTTP-layer comparison against a zero-latency engine (`http-layer`), and translation
+quality on human translations (`quality`)."""
 
 from __future__ import annotations
 
@@ -135,9 +136,11 @@ def _build_parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=cmd_run)
 
     from translate_server.bench import compare, http_layer
+    from translate_server.quality import cli as quality
 
     compare.add_parser(sub)
     http_layer.add_parser(sub)
+    quality.add_parser(sub)
     return parser
 
 
