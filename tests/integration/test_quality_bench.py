@@ -70,7 +70,7 @@ async def test_an_echo_engine_is_an_echo_every_time(make_app, tmp_path: Path) ->
     for prompt, options in chat:
         assert options.temperature == 0.0
         assert options.max_tokens == chat_max_tokens(_source_of(prompt))
-    assert sum("from German to English.\n\n" in prompt for prompt, _ in chat) == SEGMENTS
+    assert sum("from German to English. Answer" in prompt for prompt, _ in chat) == SEGMENTS
 
 
 async def test_an_engine_that_knows_the_references_scores_100_with_no_failure(
