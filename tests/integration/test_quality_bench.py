@@ -90,7 +90,7 @@ async def test_an_engine_that_knows_the_references_scores_100_with_no_failure(
     assert not any(result["counts"].values())
 
 
-async def test_refused_requests_are_counted_as_errors_and_score_empty(
+async def test_refused_requests_are_errors_that_score_empty_but_are_no_model_failure(
     make_app, tmp_path: Path
 ) -> None:
     engine = FakeEngine()
@@ -101,6 +101,7 @@ async def test_refused_requests_are_counted_as_errors_and_score_empty(
             "--out-dir", str(tmp_path), "--no-progress"])
     assert code == 1  # every request failed
     (result,) = json.loads((tmp_path / "quality.json").read_text())["results"]
-    assert result["errors"] == 3 and result["rates"]["empty"] == 1.0 and result["chrf"] == 0.0
+    assert result["errors"] == 3 and result["chrf"] == 0.0
+    assert not any(result["counts"].values())  # the server's refusal is not the model's failure
     line = json.loads((tmp_path / "answers.jsonl").read_text().splitlines()[0])
     assert re.match(r"HTTP 400", line["error"])

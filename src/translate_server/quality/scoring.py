@@ -3,10 +3,12 @@
 BLEU needs words: `13a` for the European languages, sacrebleu's `zh` tokenizer (each Han
 character a word) for Chinese and `char` for Japanese, whose kana `zh` leaves in runs and whose
 proper tokenizer (MeCab) would need a dictionary package. chrF compares characters and needs
-no tokenizer. A failed request scores as an empty answer.
+no tokenizer. A failed request (HTTP error, timeout) scores as an empty answer in chrF and BLEU
+and counts in `errors`, but not as a failure of the model.
 
-Rates are over every segment, except `placeholders_lost`: over the segments with placeholders.
-An answer may fail in several ways (an echo of the source is also in the wrong language).
+Rates are over the answered segments, except `placeholders_lost`: over the answered segments
+that have placeholders. An answer may fail in several ways (an echo of the source is also in
+the wrong language).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ class PairScore(msgspec.Struct, kw_only=True):
     errors: int
     chrf: float
     bleu: float
-    rates: dict[str, float]  # failure kind -> share of the segments it applies to
+    rates: dict[str, float]  # failure kind -> share of the answered segments it applies to
     counts: dict[str, int]
     bleu_signature: str
     chrf_signature: str
@@ -71,17 +73,21 @@ def score_pair(api: str, pair: str, segments: Sequence[Segment], answers: Sequen
     bleu_score = bleu.corpus_score(hypotheses, references)
     chrf_score = chrf.corpus_score(hypotheses, references)
     counts = {kind.value: 0 for kind in FAILURE_KINDS}
-    for verdict in verdicts:
+    answered = with_placeholders = 0
+    for segment, answer, verdict in zip(segments, answers, verdicts, strict=True):
+        if answer.error is not None:
+            continue
+        answered += 1
+        with_placeholders += bool(find_placeholders(segment.source))
         for kind in verdict.failures:
             counts[kind.value] += 1
-    with_placeholders = sum(1 for segment in segments if find_placeholders(segment.source))
     rates = {}
     for kind in FAILURE_KINDS:
-        base = with_placeholders if kind is FailureKind.PLACEHOLDERS_LOST else len(segments)
+        base = with_placeholders if kind is FailureKind.PLACEHOLDERS_LOST else answered
         rates[kind.value] = counts[kind.value] / base if base else 0.0
     return PairScore(
         api=api, pair=pair, segments=len(segments),
-        errors=sum(1 for answer in answers if answer.error is not None),
+        errors=len(answers) - answered,
         chrf=round(chrf_score.score, 2), bleu=round(bleu_score.score, 2),
         rates={k: round(v, 4) for k, v in rates.items()}, counts=counts,
         bleu_signature=str(bleu.get_signature()), chrf_signature=str(chrf.get_signature()),
