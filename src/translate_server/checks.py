@@ -53,8 +53,16 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True):
         return not self.failures
 
 
+class _Tagged(Protocol):
+    @property
+    def tag(self) -> str: ...
+
+
 class Candidate(Protocol):
-    """One language guess: `language.tag` and `confidence` (0..1), as detection.py gives."""
+    """One language guess, as detection.py's `Detection`: `language.tag`, `confidence` 0..1."""
+
+    @property
+    def language(self) -> _Tagged: ...
 
     @property
     def confidence(self) -> float: ...
@@ -123,19 +131,15 @@ class LanguageJudge:
         if not found:
             return None
         target = base_language(target_lang)
-        best = base_language(_tag(found[0]))
+        best = base_language(found[0].language.tag)
         if target in _CJK_LANGUAGES and best != target and not any(map(_is_cjk, text)):
             return best  # a dozen letters and not one character of the target's script
         if best == target or found[0].confidence < self.min_confidence:
             return None
         if target == "ja" and best == "zh" and not _KANA.search(text):
             return None  # Japanese written in kanji alone reads as Chinese
-        target_confidence = sum(c.confidence for c in found if base_language(_tag(c)) == target)
+        target_confidence = sum(c.confidence for c in found if base_language(c.language.tag) == target)
         return best if target_confidence <= self.max_target_confidence else None
-
-
-def _tag(candidate: Candidate) -> str:
-    return candidate.language.tag  # type: ignore[attr-defined]
 
 
 # -- commentary -----------------------------------------------------------------------------
