@@ -13,8 +13,8 @@ from translate_server.inference.engine import (
     ChatMessage,
     EngineDeadError,
     EngineInfo,
-    EngineRejectedError,
     EngineOutput,
+    EngineRejectedError,
     GenerationStep,
     SamplingOptions,
 )

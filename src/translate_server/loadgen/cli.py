@@ -1,6 +1,6 @@
 """`translate-server bench run`: load sweeps against any server speaking this service's or
-OpenAI's API. (The comparisons, `compare` and `http-layer`, live in the checkout's
-`benchmarks/` and are not shipped.)"""
+OpenAI's API; `bench quality`: translation quality on human translations. (The comparisons,
+`compare` and `http-layer`, live in the checkout's `benchmarks/` and are not shipped.)"""
 
 from __future__ import annotations
 
@@ -138,6 +138,9 @@ def _build_parser() -> argparse.ArgumentParser:
         # The comparisons need a source checkout (the FastAPI twin, vLLM's own server arm).
         sub.add_parser(moved, help=f"moved: `python -m benchmarks {moved}` in a source checkout",
                        add_help=False).set_defaults(handler=_moved(moved))
+    from translate_server.quality import cli as quality
+
+    quality.add_parser(sub)
     return parser
 
 

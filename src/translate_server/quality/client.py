@@ -1,0 +1,113 @@
+"""Sends a test set to a server, through `/translate` or, with a plain one-line instruction,
+through any OpenAI-compatible `/v1/chat/completions`; a bounded number of requests at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import aiohttp
+import msgspec
+
+from translate_server.quality.datasets import Segment
+from translate_server.translation.languages import resolve_language
+
+APIS = ("translate", "chat")
+INSTRUCTION = ("Translate the following text from {source} to {target}. "
+               "Answer with the translation only.\n\n{text}")
+
+
+class Answer(msgspec.Struct, frozen=True, kw_only=True):
+    segment_id: str
+    text: str = ""
+    finish_reason: str | None = None
+    error: str | None = None  # the request failed: status and message
+    latency_s: float = 0.0
+
+
+def chat_max_tokens(text: str) -> int:
+    """The bound a chat request gets: /translate's own default rule (3 x source tokens + 16),
+    with a source token taken as 4 characters, since a chat client has no tokenizer."""
+    return 3 * math.ceil(len(text) / 4) + 16
+
+
+def translate_body(segment: Segment, max_tokens: int | None) -> dict[str, Any]:
+    body: dict[str, Any] = {"text": segment.source, "source_lang": segment.source_lang,
+                            "target_lang": segment.target_lang}
+    if max_tokens is not None:
+        body["max_tokens"] = max_tokens
+    return body
+
+
+def chat_body(segment: Segment, model: str, max_tokens: int | None) -> dict[str, Any]:
+    prompt = INSTRUCTION.format(source=resolve_language(segment.source_lang).name,
+                                target=resolve_language(segment.target_lang).name,
+                                text=segment.source)
+    return {"model": model, "messages": [{"role": "user", "content": prompt}],
+            "temperature": 0.0,
+            "max_tokens": max_tokens if max_tokens is not None else chat_max_tokens(segment.source)}
+
+
+def _parse(api: str, payload: dict[str, Any]) -> tuple[str, str | None]:
+    if api == "translate":
+        return payload.get("translation") or "", payload.get("finish_reason")
+    choice = payload["choices"][0]
+    return (choice.get("message") or {}).get("content") or "", choice.get("finish_reason")
+
+
+async def _send(session: aiohttp.ClientSession, url: str, api: str, body: dict[str, Any],
+                segment_id: str) -> Answer:
+    started = time.perf_counter()
+    try:
+        async with session.post(url, data=msgspec.json.encode(body),
+                                headers={"content-type": "application/json"}) as response:
+            raw = await response.read()
+        elapsed = time.perf_counter() - started
+        if response.status != 200:
+            return Answer(segment_id=segment_id, latency_s=elapsed,
+                          error=f"HTTP {response.status}: {raw[:200].decode(errors='replace')}")
+        text, reason = _parse(api, msgspec.json.decode(raw))
+        return Answer(segment_id=segment_id, text=text, finish_reason=reason, latency_s=elapsed)
+    except (TimeoutError, aiohttp.ClientError, msgspec.DecodeError, KeyError,
+            IndexError, TypeError) as exc:
+        return Answer(segment_id=segment_id, latency_s=time.perf_counter() - started,
+                      error=f"{type(exc).__name__}: {str(exc)[:200]}")
+
+
+async def translate_all(
+    base_url: str,
+    api: str,
+    segments: Sequence[Segment],
+    *,
+    model: str | None = None,
+    concurrency: int = 16,
+    max_tokens: int | None = None,
+    timeout_s: float = 300.0,
+    on_answer: Callable[[Answer], None] | None = None,
+) -> list[Answer]:
+    """One answer per segment, in the segments' order; a failed request is an answer with
+    `error` set, never an exception."""
+    if api not in APIS:
+        raise ValueError(f"api is one of {APIS}: {api!r}")
+    if api == "chat" and not model:
+        raise ValueError("the chat API needs a model name")
+    path = "/translate" if api == "translate" else "/v1/chat/completions"
+    url = base_url.rstrip("/") + path
+    gate = asyncio.Semaphore(concurrency)
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    timeout = aiohttp.ClientTimeout(total=timeout_s)
+
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+        async def one(segment: Segment) -> Answer:
+            body = (translate_body(segment, max_tokens) if api == "translate"
+                    else chat_body(segment, model or "", max_tokens))
+            async with gate:
+                answer = await _send(session, url, api, body, segment.id)
+            if on_answer is not None:
+                on_answer(answer)
+            return answer
+
+        return list(await asyncio.gather(*(one(segment) for segment in segments)))

@@ -1,0 +1,107 @@
+"""`translate-server bench quality` on a small slice, against the app over the engine double
+behind a real HTTP server: the report's shape, and metrics that follow from the answers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+from translate_server.loadgen.cli import main as bench_main
+from translate_server.quality.client import chat_max_tokens
+from translate_server.quality.datasets import load_sets
+from translate_server.translation.checks import FAILURE_KINDS
+
+from fakes import _SOURCE, _USER, FakeEngine
+from harness import served
+
+PAIRS = "en-de,en-ja,de-en"
+SEGMENTS = 6
+
+
+def _source_of(prompt: str) -> str:
+    """The text a prompt asks to translate: /translate's fenced source, or the chat
+    instruction's last paragraph."""
+    match = _SOURCE.search(prompt)
+    return match.group(1) if match else _USER.findall(prompt)[-1].split("\n\n", 1)[1]
+
+
+async def _bench(make_app, engine: FakeEngine, out: Path, *extra: str) -> dict:
+    async with served(make_app(engine)) as url:
+        code = await asyncio.to_thread(bench_main, [
+            "quality", "--base-url", url, "--pairs", PAIRS, "--segments", str(SEGMENTS),
+            "--detector-accuracy", "low", "--out-dir", str(out), "--no-progress", *extra])
+    assert code == 0
+    return json.loads((out / "quality.json").read_text())
+
+
+async def test_an_echo_engine_is_an_echo_every_time(make_app, tmp_path: Path) -> None:
+    engine = FakeEngine(responder=lambda prompt, _: _source_of(prompt))
+    report = await _bench(make_app, engine, tmp_path)
+
+    assert report["run"]["apis"] == ["translate", "chat"]
+    assert report["run"]["model"] == "fake-model"  # found through /v1/models
+    assert report["failure_kinds"] == [kind.value for kind in FAILURE_KINDS]
+    assert [s["pair"] for s in report["sets"]] == PAIRS.split(",")
+    assert report["sets"][0]["provenance"]["package"] == "Django"
+    results = report["results"]
+    assert [(r["api"], r["pair"]) for r in results] == [
+        (api, pair) for api in ("translate", "chat") for pair in PAIRS.split(",")]
+    for result in results:
+        assert result["segments"] == SEGMENTS and result["errors"] == 0
+        assert set(result["rates"]) == set(report["failure_kinds"])
+        assert result["rates"]["echo"] == 1.0
+        assert result["rates"]["empty"] == result["rates"]["placeholders_lost"] == 0.0
+        assert 0 < result["chrf"] < 60 and 0 <= result["bleu"] < 60
+        assert "tok:char" in result["bleu_signature"] if result["pair"] == "en-ja" \
+            else "tok:13a" in result["bleu_signature"]
+    assert [m["api"] for m in report["means"]] == ["translate", "chat"]
+    assert all(m["rates"]["echo"] == 1.0 and m["pairs"] == 3 for m in report["means"])
+
+    answers = [json.loads(line) for line in (tmp_path / "answers.jsonl").read_text().splitlines()]
+    assert len(answers) == 2 * 3 * SEGMENTS
+    assert all("echo" in a["failures"] and a["answer"] == a["source"] for a in answers)
+    assert (tmp_path / "quality.png").read_bytes()[:4] == b"\x89PNG"
+    # The chat requests carried the one-line instruction, greedy and bounded.
+    chat = [(engine.decode(ids), options) for _, ids, options in engine.requests
+            if "Answer with the translation only." in engine.decode(ids)]
+    assert len(chat) == 3 * SEGMENTS
+    for prompt, options in chat:
+        assert options.temperature == 0.0
+        assert options.max_tokens == chat_max_tokens(_source_of(prompt))
+    assert sum("from German to English. Answer" in prompt for prompt, _ in chat) == SEGMENTS
+
+
+async def test_an_engine_that_knows_the_references_scores_100_with_no_failure(
+    make_app, tmp_path: Path
+) -> None:
+    references = {s.source: s.reference for test_set in load_sets(["en-ja"], SEGMENTS)
+                  for s in test_set.segments}
+    engine = FakeEngine(responder=lambda prompt, _: references[_source_of(prompt)])
+    async with served(make_app(engine)) as url:
+        code = await asyncio.to_thread(bench_main, [
+            "quality", "--base-url", url, "--api", "chat", "--pairs", "en-ja",
+            "--segments", str(SEGMENTS), "--detector-accuracy", "low",
+            "--out-dir", str(tmp_path), "--no-progress"])
+    assert code == 0
+    (result,) = json.loads((tmp_path / "quality.json").read_text())["results"]
+    assert result["chrf"] == 100.0 and result["bleu"] == 100.0
+    assert not any(result["counts"].values())
+
+
+async def test_refused_requests_are_errors_that_score_empty_but_are_no_model_failure(
+    make_app, tmp_path: Path
+) -> None:
+    engine = FakeEngine()
+    async with served(make_app(engine, max_tokens=8)) as url:
+        code = await asyncio.to_thread(bench_main, [
+            "quality", "--base-url", url, "--api", "translate", "--pairs", "en-de",
+            "--segments", "3", "--max-tokens", "9", "--detector-accuracy", "low",
+            "--out-dir", str(tmp_path), "--no-progress"])
+    assert code == 1  # every request failed
+    (result,) = json.loads((tmp_path / "quality.json").read_text())["results"]
+    assert result["errors"] == 3 and result["chrf"] == 0.0
+    assert not any(result["counts"].values())  # the server's refusal is not the model's failure
+    line = json.loads((tmp_path / "answers.jsonl").read_text().splitlines()[0])
+    assert re.match(r"HTTP 400", line["error"])
