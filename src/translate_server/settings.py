@@ -141,7 +141,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("max_text_chars", "limits", "Characters per text to translate.", int),
     Option("max_texts", "limits", "Texts per /translate request.", int),
     Option("max_messages", "limits", "Messages per chat completion request.", int),
-    Option("max_tokens", "limits", "Largest max_tokens a request may ask for.", int),
+    Option("max_tokens", "limits", "Most tokens one completion gets: OpenAI requests asking "
+           "for more are shortened to it, as vLLM's server does; /translate refuses them.",
+           int),
     Option("translation_cache_size", "translation", "Finished translations kept in memory "
            "(LRU; 0 disables the cache).", int),
     Option("detection_accuracy", "translation", "Source-language detection: low (fast, "

@@ -15,7 +15,11 @@ from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 
 from translate_server.errors import ApiError, UnavailableError
-from translate_server.inference.engine import EngineDeadError, PromptTooLongError
+from translate_server.inference.engine import (
+    EngineDeadError,
+    InvalidOptionError,
+    PromptTooLongError,
+)
 from translate_server.wire import ErrorBody, ErrorResponse
 
 log = structlog.get_logger(__name__)
@@ -44,6 +48,8 @@ def answer_for(exc: BaseException, request: Request | None = None) -> ErrorAnswe
         return _http_error(exc, request)
     if isinstance(exc, PromptTooLongError):
         return _client_error(str(exc), "context_length_exceeded", param="messages")
+    if isinstance(exc, InvalidOptionError):
+        return _client_error(str(exc), None, param=exc.param)
     if isinstance(exc, UnicodeDecodeError):
         # Litestar lets a body that is not UTF-8 escape its JSON decoding as this error.
         return _client_error("The request body is not valid UTF-8 JSON.", "invalid_encoding")
@@ -119,7 +125,7 @@ def _body(message: str, type_: str, param: str | None, code: str | None) -> Erro
     return ErrorBody(message=message, type=type_, param=param, code=code)
 
 
-def _client_error(message: str, code: str, *, param: str | None = None) -> ErrorAnswer:
+def _client_error(message: str, code: str | None, *, param: str | None = None) -> ErrorAnswer:
     return ErrorAnswer(400, _body(message, "invalid_request_error", param, code), {})
 
 

@@ -7,8 +7,11 @@ from translate_server.inference.engine.protocol import (
     EngineInfo,
     EngineOutput,
     GenerationStep,
+    InvalidOptionError,
     PromptTooLongError,
     SamplingOptions,
+    StructuredOutput,
+    TokenLogprob,
 )
 
 __all__ = [
@@ -18,6 +21,9 @@ __all__ = [
     "EngineInfo",
     "EngineOutput",
     "GenerationStep",
+    "InvalidOptionError",
     "PromptTooLongError",
     "SamplingOptions",
+    "StructuredOutput",
+    "TokenLogprob",
 ]

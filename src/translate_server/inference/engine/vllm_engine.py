@@ -22,6 +22,13 @@ Facts about the installed vLLM 0.32 this adapter relies on (checked against its 
 - vLLM's import keeps an exception traceback alive, which pins the frames that first imported
   it (and their locals) for the life of the process; so no frame here holds the `AsyncLLM` in
   a local variable, or `shutdown()` could not drop the last reference.
+- `SamplingParams.logprobs=k` gives, per generated token, a dict token id -> `Logprob`
+  (logprob, rank, decoded_token) holding the chosen token and the k likeliest; in DELTA mode
+  `CompletionOutput.logprobs` covers just the delta's tokens. `logit_bias` takes token ids;
+  `structured_outputs=StructuredOutputsParams(json=schema | json_object=True)` constrains the
+  output (xgrammar, which also runs on a CPU). Invalid values of these raise
+  `VLLMValidationError` (with `parameter`) when the request is added.
+- `RequestOutput.num_cached_tokens` is the prompt's prefix-cache hits.
 - Shutting down waits up to 5 s for the worker process by default and then kills the
   EngineCore, leaking shared memory; on a busy CPU machine a clean exit takes 5-7 s, so
   `shutdown()` allows more.
@@ -43,8 +50,10 @@ from translate_server.inference.engine.protocol import (
     EngineInfo,
     EngineOutput,
     GenerationStep,
+    InvalidOptionError,
     PromptTooLongError,
     SamplingOptions,
+    TokenLogprob,
 )
 from translate_server.settings import EngineSettings
 
@@ -68,12 +77,16 @@ class VllmEngine:
 
     def __init__(self, engine: AsyncLLMEngine, model_name: str, on_cpu: bool) -> None:
         from vllm import SamplingParams
+        from vllm.exceptions import VLLMValidationError
+        from vllm.sampling_params import StructuredOutputsParams
         from vllm.inputs import tokens_input
         from vllm.sampling_params import RequestOutputKind
         from vllm.v1.engine.exceptions import EngineDeadError as VllmEngineDeadError
 
         self._engine: AsyncLLMEngine | None = engine
         self._sampling_params = SamplingParams
+        self._structured_params = StructuredOutputsParams
+        self._validation_error = VLLMValidationError
         self._tokens_input = tokens_input
         self._delta = RequestOutputKind.DELTA
         self._final_only = RequestOutputKind.FINAL_ONLY
@@ -100,6 +113,16 @@ class VllmEngine:
     def tokenize_chat(self, messages: Sequence[ChatMessage]) -> list[int]:
         return self._chat_prompt(messages)
 
+    def tokenize_text(self, text: str) -> list[int]:
+        return list(self._tokenizer.encode(text))
+
+    def _structured(self, options: SamplingOptions) -> Any:
+        if options.structured is None:
+            return None
+        if options.structured.json_schema is None:
+            return self._structured_params(json_object=True)
+        return self._structured_params(json=options.structured.json_schema)
+
     def _params(self, options: SamplingOptions) -> Any:
         return self._sampling_params(
             n=options.n,
@@ -115,6 +138,9 @@ class VllmEngine:
             seed=options.seed,
             min_tokens=options.min_tokens,
             ignore_eos=options.ignore_eos,
+            logprobs=options.logprobs,
+            logit_bias=dict(options.logit_bias) or None,
+            structured_outputs=self._structured(options),
             detokenize=True,
             # FINAL_ONLY spares vLLM building, and us handling, an output for every token.
             output_kind=self._final_only if options.final_only else self._delta,
@@ -129,11 +155,12 @@ class VllmEngine:
         prompt_tokens = len(prompt_token_ids)
         if prompt_tokens > self._max_prompt_tokens:
             raise PromptTooLongError(prompt_tokens, self._max_prompt_tokens)
-        stream = engine.generate(
-            self._tokens_input(prompt_token_ids),
-            self._params(options),
-            request_id,
-        )
+        try:
+            params = self._params(options)
+        except self._validation_error as exc:
+            raise InvalidOptionError(str(exc), exc.parameter) from None
+        stream = engine.generate(self._tokens_input(prompt_token_ids), params, request_id)
+        top_n = options.logprobs
         completion_tokens = [0] * options.n
         try:
             # aclosing: leaving early (client gone, deadline) closes vLLM's generator right
@@ -147,12 +174,36 @@ class VllmEngine:
                         reason = choice.finish_reason
                         if reason is not None:
                             reason = _FINISH_REASONS.get(reason) or _request_failed(reason)
-                        steps.append(
-                            GenerationStep(index, choice.text, completion_tokens[index], reason)
-                        )
-                    yield EngineOutput(prompt_tokens, steps, output.finished)
+                        logprobs = (None if top_n is None else
+                                    self._logprobs(choice.token_ids, choice.logprobs, top_n))
+                        steps.append(GenerationStep(index, choice.text, completion_tokens[index],
+                                                    reason, logprobs))
+                    yield EngineOutput(prompt_tokens, steps, output.finished,
+                                       output.num_cached_tokens)
         except self._dead_error as exc:
             raise EngineDeadError(str(exc)) from exc
+        except self._validation_error as exc:
+            # Raised as the request is added: a logit bias or schema the engine refuses.
+            raise InvalidOptionError(str(exc), exc.parameter) from None
+
+    def _logprobs(self, token_ids: Sequence[int], positions: Any,
+                  top_n: int) -> tuple[TokenLogprob, ...]:
+        """vLLM's per-position dicts (the chosen token and the likeliest `top_n`) as ours."""
+        result = []
+        for token_id, position in zip(token_ids, positions or (), strict=False):
+            chosen = position.get(token_id)
+            top = sorted((lp.rank, self._token(t, lp), _finite(lp.logprob))
+                         for t, lp in position.items() if lp.rank is not None and lp.rank <= top_n)
+            result.append(TokenLogprob(
+                self._token(token_id, chosen),
+                _finite(chosen.logprob) if chosen is not None else -9999.0,
+                tuple((token, logprob) for _, token, logprob in top)))
+        return tuple(result)
+
+    def _token(self, token_id: int, logprob: Any) -> str:
+        if logprob is not None and logprob.decoded_token is not None:
+            return logprob.decoded_token
+        return self._tokenizer.decode([token_id])
 
     async def abort(self, request_id: str) -> None:
         if self._engine is not None:
@@ -177,6 +228,11 @@ class VllmEngine:
         engine, self._engine = self._engine, None
         if engine is not None:
             engine.shutdown(timeout=SHUTDOWN_TIMEOUT)
+
+
+def _finite(logprob: float) -> float:
+    # -inf has no JSON spelling; OpenAI's API and vLLM's server send -9999.0 instead.
+    return max(logprob, -9999.0)
 
 
 def _request_failed(reason: str) -> str:
