@@ -6,9 +6,9 @@ import time
 import uuid
 from collections.abc import AsyncGenerator
 
+from translate_server.chat import sampling
 from translate_server.chat.chunks import ChunkEncoder
 from translate_server.chat.logprobs import chat_logprobs
-from translate_server.chat import sampling
 from translate_server.chat.protocol import (
     AssistantMessage,
     ChatCompletion,

@@ -78,9 +78,8 @@ class VllmEngine:
     def __init__(self, engine: AsyncLLMEngine, model_name: str, on_cpu: bool) -> None:
         from vllm import SamplingParams
         from vllm.exceptions import VLLMValidationError
-        from vllm.sampling_params import StructuredOutputsParams
         from vllm.inputs import tokens_input
-        from vllm.sampling_params import RequestOutputKind
+        from vllm.sampling_params import RequestOutputKind, StructuredOutputsParams
         from vllm.v1.engine.exceptions import EngineDeadError as VllmEngineDeadError
 
         self._engine: AsyncLLMEngine | None = engine
