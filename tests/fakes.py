@@ -25,11 +25,13 @@ _USER = re.compile(r"<\|im_start\|>user\n(.*?)<\|im_end\|>", re.DOTALL)
 
 def fake_translator(prompt: str, _: SamplingOptions) -> str:
     """Answers a translation prompt with the source text upper-cased, any other chat with
-    an echo of the last user message: recognisable, deterministic output."""
+    an echo of the last user message, and a plain text prompt (legacy completions) with an
+    echo of it: recognisable, deterministic output."""
     match = _SOURCE.search(prompt)
     if match:
         return match.group(1).upper()
-    return "echo: " + _USER.findall(prompt)[-1]
+    users = _USER.findall(prompt)
+    return "echo: " + (users[-1] if users else prompt)
 
 
 class FakeEngine:

@@ -13,6 +13,8 @@ from litestar.datastructures import State
 
 from translate_server.chat.routes import chat_completions, list_models, retrieve_model
 from translate_server.chat.service import ChatService
+from translate_server.completions.routes import completions
+from translate_server.completions.service import CompletionService
 from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate, ApiKeys
 from translate_server.http.health import health, live, metrics
@@ -34,7 +36,8 @@ from translate_server.translation.routes import detect, languages, translate
 
 log = structlog.get_logger(__name__)
 
-API_ROUTES = (translate, detect, languages, chat_completions, list_models, retrieve_model)
+API_ROUTES = (translate, detect, languages, chat_completions, completions, list_models,
+              retrieve_model)
 OPEN_ROUTES = (health, live, metrics)
 ENGINE_WATCH_INTERVAL = 0.5
 
@@ -112,6 +115,7 @@ def build_services(engine: Engine, settings: Settings, admission: Admission,
         engine=engine, generation=generation, admission=admission, metrics=metrics_,
         limits=settings.limits, model_name=model_name, started_at=int(time.time()),
         chat=ChatService(generation, admission, settings.limits, model_name),
+        completions=CompletionService(generation, admission, settings.limits, model_name),
         translation=translation, detector_loading=asyncio.create_task(detection.warm()),
     )
 

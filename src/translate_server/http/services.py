@@ -15,6 +15,7 @@ from litestar import Request
 
 if TYPE_CHECKING:  # the services' modules load with the engine, not with the routes
     from translate_server.chat.service import ChatService
+    from translate_server.completions.service import CompletionService
     from translate_server.http.observability import ServiceMetrics
     from translate_server.inference.admission import Admission
     from translate_server.inference.engine import Engine
@@ -31,6 +32,7 @@ class Services:
     metrics: ServiceMetrics
     limits: LimitSettings
     chat: ChatService
+    completions: CompletionService
     translation: TranslationService
     model_name: str
     started_at: int

@@ -88,6 +88,13 @@ class GenerationService:
             return self.render_inline(messages)
         return Prompt(await asyncio.to_thread(self.engine.tokenize_chat, messages))
 
+    async def prepare_text(self, text: str, param: str) -> Prompt:
+        """Tokenize a plain text prompt (legacy completions), a long one off the loop."""
+        if len(text) < THREAD_PROMPT_CHARS:
+            return self.check(Prompt(self.engine.tokenize_text(text)), param)
+        return self.check(Prompt(await asyncio.to_thread(self.engine.tokenize_text, text)),
+                          param)
+
     def render_inline(self, messages: Sequence[ChatMessage]) -> Prompt:
         """The chat's prompt, tokenized on the caller's thread (short prompts only)."""
         return Prompt(self.engine.tokenize_chat(messages))
