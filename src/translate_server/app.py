@@ -6,6 +6,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import structlog
 from litestar import Litestar
@@ -89,7 +90,8 @@ def create_app(
     keys = ApiKeys(settings.server.api_keys) if settings.server.api_keys else None
     gate = ApiGate(app.asgi_handler, open_paths=paths.open, json_bodies=paths.json_bodies,
                    keys=keys, error_shapes=(("/v2/", deepl_error_shape),
-                                            ("/libretranslate/", libre_error_shape)))
+                                            ("/libretranslate/", libre_error_shape)),
+                   body_key_prefixes=("/v2/", "/libretranslate/"))
     app.asgi_handler = RequestObserver(gate, metrics_, paths.known)
     return app
 
@@ -98,6 +100,8 @@ def build_services(engine: Engine, settings: Settings, admission: Admission,
                    metrics_: ServiceMetrics) -> Services:
     # Imported here: the translation service pulls in the language registry and detector.
     from translate_server.translation.cache import TranslationCache
+    from translate_server.translation.compat.deepl.accounts import DeepLAccounts
+    from translate_server.translation.compat.deepl.glossaries import GlossaryStore
     from translate_server.translation.detection import LanguageDetection
     from translate_server.translation.prompts.templates import PromptTemplates
     from translate_server.translation.service import TranslationService
@@ -116,8 +120,17 @@ def build_services(engine: Engine, settings: Settings, admission: Admission,
         limits=settings.limits, model_name=model_name, started_at=int(time.time()),
         chat=ChatService(generation, admission, settings.limits, model_name),
         completions=CompletionService(generation, admission, settings.limits, model_name),
-        translation=translation, detector_loading=asyncio.create_task(detection.warm()),
+        translation=translation,
+        deepl=DeepLAccounts(GlossaryStore(_glossary_path(settings))),
+        detector_loading=asyncio.create_task(detection.warm()),
     )
+
+
+def _glossary_path(settings: Settings) -> Path:
+    configured = settings.translation.glossary_db
+    if configured:
+        return Path(configured).expanduser()
+    return Path(settings.engine.model_cache_dir).expanduser() / "glossaries.sqlite3"
 
 
 async def _watch_engine(engine: Engine, on_death: Callable[[], None] | None) -> None:

@@ -75,6 +75,7 @@ class TranslationSettings(_Settings):
     translation_cache_size: int = 10_000
     detection_accuracy: str = "low"
     prompt_templates: str | None = None
+    glossary_db: str | None = None
 
 
 class Settings(_Settings):
@@ -151,6 +152,8 @@ OPTIONS: tuple[Option, ...] = (
            ("low", "high")),
     Option("prompt_templates", "translation", "TOML file of translation prompt templates per "
            "model family (added to the bundled ones)."),
+    Option("glossary_db", "translation", "SQLite file where DeepL glossaries are kept "
+           "(default: glossaries.sqlite3 in --model-cache-dir)."),
     Option("host", "server", "Address to listen on."),
     Option("port", "server", "Port to listen on.", int),
     Option("log_format", "server", "Log output: json, console, or auto (console on a TTY).",

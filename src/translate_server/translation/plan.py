@@ -127,7 +127,9 @@ class Planner:
         pieces: dict[Hashable, Piece] = {}
         for i, text in enumerate(texts):
             param = text_param(is_batch, i)
-            document = (parse_html(text, max_chars) if request.format == "html"
+            document = (parse_html(text, max_chars, xml=request.format == "xml",
+                                   ignore_tags=tuple(request.ignore_tags or ()))
+                        if request.format != "text"
                         else split_document(text, max_chars))
             detection = None
             if detect and document.pieces:

@@ -37,9 +37,14 @@ class TranslateRequest(RequestStruct, kw_only=True):
     target_lang: LanguageCode
     source_lang: SourceLanguage = "auto"
     format: Annotated[
-        Literal["text", "html"],
-        Meta(description="`html`: translate text nodes, keep tags, attributes and structure."),
+        Literal["text", "html", "xml"],
+        Meta(description="`html` or `xml`: translate text nodes, keep tags, attributes and "
+                         "structure."),
     ] = "text"
+    ignore_tags: Annotated[
+        list[str],
+        Meta(max_length=64, description="Elements (html, xml) whose text is kept as it is."),
+    ] | None = None
     glossary: Annotated[
         dict[str, str],
         Meta(description="Required translations of terms: `{\"source term\": \"translation\"}`."),
