@@ -16,6 +16,7 @@ from translate_server.chat.routes import chat_completions, list_models, retrieve
 from translate_server.chat.service import ChatService
 from translate_server.completions.routes import completions
 from translate_server.completions.service import CompletionService
+from translate_server.http.cors import Cors
 from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate, ApiKeys
 from translate_server.http.health import health, live, metrics
@@ -79,7 +80,7 @@ def create_app(
     app = Litestar(
         route_handlers=[*API_ROUTES, *OPEN_ROUTES, deepl_router(), libretranslate_router()],
         lifespan=[engine_lifespan],
-        state=State(deep_copy=False),
+        state=State({"api_keys_required": bool(settings.server.api_keys)}, deep_copy=False),
         exception_handlers=exception_handlers(),
         request_max_body_size=settings.limits.max_body_bytes,
         openapi_config=openapi_config(),
@@ -92,7 +93,9 @@ def create_app(
                    keys=keys, error_shapes=(("/v2/", deepl_error_shape),
                                             ("/libretranslate/", libre_error_shape)),
                    body_key_prefixes=("/v2/", "/libretranslate/"))
-    app.asgi_handler = RequestObserver(gate, metrics_, paths.known)
+    # LibreTranslate's browser clients need CORS, its preflights answered before the gate.
+    app.asgi_handler = RequestObserver(Cors(gate, ("/libretranslate/",)), metrics_,
+                                       paths.known)
     return app
 
 

@@ -14,8 +14,10 @@ def paths(metrics_need_key: bool) -> RoutePaths:
 
 
 def test_open_paths_are_health_docs_and_metrics_unless_metrics_need_the_key() -> None:
+    # LibreTranslate's languages and web-page settings are open, as LibreTranslate's own.
     assert paths(False).open == {"/health", "/health/live", "/metrics", "/docs",
-                                 "/docs/openapi.json"}
+                                 "/docs/openapi.json", "/libretranslate/languages",
+                                 "/libretranslate/frontend/settings"}
     assert "/metrics" not in paths(True).open
 
 
