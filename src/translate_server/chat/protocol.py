@@ -90,6 +90,9 @@ class ChatCompletionRequest(SamplingFields, kw_only=True):
     tool_choice: str | dict | None = None
     functions: list[dict] | None = None
     function_call: str | dict | None = None
+    # Read only to be refused: only text is generated.
+    modalities: list[str] | None = None
+    audio: dict | None = None
 
 
 class AssistantMessage(msgspec.Struct, kw_only=True):

@@ -103,6 +103,13 @@ def refuse_tools(request: ChatCompletionRequest) -> None:
             raise _tools_refused(f"messages[{i}].tool_calls")
 
 
+def refuse_audio(request: ChatCompletionRequest) -> None:
+    """Only text is generated: a request for audio output is refused, not answered in text."""
+    if request.audio is not None or any(m != "text" for m in request.modalities or ()):
+        raise InvalidRequestError("Only text output is served.",
+                                  param="audio" if request.audio is not None else "modalities")
+
+
 def _tools_refused(param: str) -> InvalidRequestError:
     return InvalidRequestError("Tool calling is not served by this server: send no tools, "
                                "tool_choice or tool messages.", param=param,

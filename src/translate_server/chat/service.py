@@ -137,6 +137,7 @@ class ChatService:
                 f"At most {self.limits.max_messages} messages per request.", param="messages"
             )
         sampling.refuse_tools(request)
+        sampling.refuse_audio(request)
         return [_chat_message(i, message) for i, message in enumerate(request.messages)]
 
     async def _prepare(

@@ -158,3 +158,14 @@ async def test_usage_details_and_fingerprint(client: AppClient) -> None:
     chunks = [chunk async for chunk in stream]
     assert {c.system_fingerprint for c in chunks} == {first.system_fingerprint}
     assert chunks[-1].usage.prompt_tokens_details.cached_tokens == first.usage.prompt_tokens
+
+
+@pytest.mark.parametrize(("extra", "param"), [
+    ({"modalities": ["text", "audio"], "audio": {"voice": "alloy", "format": "wav"}}, "audio"),
+    ({"modalities": ["audio"]}, "modalities"),
+])
+async def test_audio_output_is_refused(client: AppClient, extra: dict, param: str) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        await sdk(client).chat.completions.create(model="fake-model", messages=MESSAGES,
+                                                  **extra)
+    assert caught.value.body["param"] == param
