@@ -9,6 +9,7 @@ import msgspec
 from msgspec import Meta
 
 from translate_server.errors import InvalidRequestError
+from translate_server.translation.compat.deepl.glossaries import Glossary
 from translate_server.translation.languages import Language
 from translate_server.translation.protocol import TranslateRequest, TranslateResponse
 from translate_server.wire import RequestStruct, ResponseStruct
@@ -115,6 +116,10 @@ class GlossaryCreate(RequestStruct, kw_only=True):
     entries: str
     entries_format: str = "tsv"
     auth_key: str | None = None
+
+
+class GlossaryList(msgspec.Struct, kw_only=True):
+    glossaries: list[Glossary]
 
 
 class GlossaryLanguagePair(msgspec.Struct, kw_only=True):

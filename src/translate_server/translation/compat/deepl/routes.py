@@ -5,7 +5,8 @@ legacy clients send them, in an `auth_key` field or query parameter."""
 from __future__ import annotations
 
 import msgspec
-from litestar import Request, Router, delete, get, post, route
+from litestar import Request, Router, get, post, route
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.response import Response
 
 from translate_server.errors import ApiError, InvalidRequestError
@@ -36,6 +37,7 @@ from translate_server.translation.compat.deepl.protocol import (
     GlossaryCreate,
     GlossaryLanguagePair,
     GlossaryLanguagePairs,
+    GlossaryList,
     deepl_languages,
 )
 from translate_server.translation.detection import detectable_languages
@@ -126,29 +128,36 @@ def _base_language(code: str, param: str) -> str:
         raise InvalidRequestError(f"Value for '{param}' not supported.", param=param) from None
 
 
-@post("/glossaries", status_code=201, summary="DeepL v2: create a glossary", tags=["deepl"],
-      responses=_ERRORS)
-async def create_glossary(request: Request) -> Glossary:
+# One handler per path: Litestar's OPTIONS answer (`Allow`) names only one handler's methods
+# where a path has several.
+@route("/glossaries", http_method=["GET", "POST"], status_code=200,
+       summary="DeepL v2: list glossaries (GET) or create one (POST, 201)", tags=["deepl"],
+       responses={201: ResponseSpec(data_container=Glossary, generate_examples=False,
+                                    description="The glossary created"), **_ERRORS})
+async def glossaries(request: Request) -> Response[GlossaryList | Glossary]:
+    key = await presented_key(request, KEY_FIELD)
+    store = services(request).deepl.glossaries
+    if request.method == "GET":
+        return Response(GlossaryList(glossaries=await store.list(key)))
     body = await read_body(request, GlossaryCreate)
     entries = parse_entries(body.entries, body.entries_format.lower())
     source = _base_language(body.source_lang, "source_lang")
     target = _base_language(body.target_lang, "target_lang")
+    return Response(await store.create(key, body.name, source, target, entries),
+                    status_code=201)
+
+
+@route("/glossaries/{glossary_id:str}", http_method=["GET", "DELETE"], status_code=200,
+       summary="DeepL v2: describe a glossary (GET) or delete it (DELETE, 204)",
+       tags=["deepl"], responses={204: ResponseSpec(data_container=None,
+                                                    description="Deleted"), **_ERRORS})
+async def glossary(glossary_id: str, request: Request) -> Response[Glossary | None]:
     key = await presented_key(request, KEY_FIELD)
-    return await services(request).deepl.glossaries.create(key, body.name, source, target,
-                                                           entries)
-
-
-@get("/glossaries", summary="DeepL v2: list glossaries", tags=["deepl"], responses=_ERRORS)
-async def list_glossaries(request: Request) -> dict[str, list[Glossary]]:
-    key = await presented_key(request, KEY_FIELD)
-    return {"glossaries": await services(request).deepl.glossaries.list(key)}
-
-
-@get("/glossaries/{glossary_id:str}", summary="DeepL v2: describe a glossary", tags=["deepl"],
-     responses=_ERRORS)
-async def get_glossary(glossary_id: str, request: Request) -> Glossary:
-    key = await presented_key(request, KEY_FIELD)
-    return (await services(request).deepl.glossaries.get(key, glossary_id)).info
+    store = services(request).deepl.glossaries
+    if request.method == "GET":
+        return Response((await store.get(key, glossary_id)).info)
+    await store.delete(key, glossary_id)
+    return Response(None, status_code=204)
 
 
 @get("/glossaries/{glossary_id:str}/entries", summary="DeepL v2: a glossary's entries (TSV)",
@@ -157,13 +166,6 @@ async def glossary_entries(glossary_id: str, request: Request) -> Response[str]:
     key = await presented_key(request, KEY_FIELD)
     stored = await services(request).deepl.glossaries.get(key, glossary_id)
     return Response(entries_tsv(stored.entries), media_type="text/tab-separated-values")
-
-
-@delete("/glossaries/{glossary_id:str}", status_code=204, summary="DeepL v2: delete a glossary",
-        tags=["deepl"], responses=_ERRORS)
-async def delete_glossary(glossary_id: str, request: Request) -> None:
-    key = await presented_key(request, KEY_FIELD)
-    await services(request).deepl.glossaries.delete(key, glossary_id)
 
 
 @get("/glossary-language-pairs", summary="DeepL v2: language pairs glossaries support",
@@ -193,7 +195,7 @@ def error_shape(status: int, error: ErrorBody) -> tuple[int, DeepLError]:
 
 def deepl_router() -> Router:
     return Router(path="/v2", route_handlers=[
-        deepl_translate, deepl_list_languages, deepl_usage, create_glossary, list_glossaries,
-        get_glossary, glossary_entries, delete_glossary, glossary_language_pairs,
+        deepl_translate, deepl_list_languages, deepl_usage, glossaries, glossary,
+        glossary_entries, glossary_language_pairs,
         deepl_unknown], exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD))
