@@ -88,6 +88,15 @@ def test_structured_outputs(sdk: openai.OpenAI) -> None:
             Verdict.model_validate(value)
 
 
+def test_a_schema_the_engine_cannot_compile_is_400(sdk: openai.OpenAI) -> None:
+    with pytest.raises(openai.BadRequestError):
+        sdk.chat.completions.create(
+            model="tiny", messages=MESSAGES, max_tokens=2,
+            response_format={"type": "json_schema", "json_schema": {
+                "name": "bad", "schema": {"type": "object", "properties": {
+                    "a": {"type": "string", "pattern": "(unclosed"}}}}})
+
+
 def test_logit_bias_outside_the_vocabulary(sdk: openai.OpenAI) -> None:
     with pytest.raises(openai.BadRequestError) as caught:
         sdk.chat.completions.create(model="tiny", messages=MESSAGES, max_tokens=2,

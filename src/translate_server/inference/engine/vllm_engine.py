@@ -156,8 +156,8 @@ class VllmEngine:
             raise PromptTooLongError(prompt_tokens, self._max_prompt_tokens)
         try:
             params = self._params(options)
-        except self._validation_error as exc:
-            raise InvalidOptionError(str(exc), exc.parameter) from None
+        except (self._validation_error, ValueError) as exc:
+            raise InvalidOptionError(str(exc), getattr(exc, "parameter", None)) from None
         stream = engine.generate(self._tokens_input(prompt_token_ids), params, request_id)
         top_n = options.logprobs
         completion_tokens = [0] * options.n
@@ -181,9 +181,10 @@ class VllmEngine:
                                        output.num_cached_tokens)
         except self._dead_error as exc:
             raise EngineDeadError(str(exc)) from exc
-        except self._validation_error as exc:
-            # Raised as the request is added: a logit bias or schema the engine refuses.
-            raise InvalidOptionError(str(exc), exc.parameter) from None
+        except (self._validation_error, ValueError) as exc:
+            # Raised as the request is added (`VLLMValidationError`, or a plain ValueError for
+            # some schemas): an option the engine refuses, the client's to fix.
+            raise InvalidOptionError(str(exc), getattr(exc, "parameter", None)) from None
 
     def _logprobs(self, token_ids: Sequence[int], positions: Any,
                   top_n: int) -> tuple[TokenLogprob, ...]:
