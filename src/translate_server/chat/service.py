@@ -138,6 +138,10 @@ class ChatService:
             )
         sampling.refuse_tools(request)
         sampling.refuse_audio(request)
+        # Refused before admission and tokenizing, as every other client mistake.
+        sampling.chat_logprobs(request)
+        sampling.structured_output(request.response_format)
+        sampling.logit_bias(request)
         return [_chat_message(i, message) for i, message in enumerate(request.messages)]
 
     async def _prepare(

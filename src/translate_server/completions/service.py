@@ -130,6 +130,7 @@ class CompletionService:
         if request.echo and request.logprobs is not None:
             raise InvalidRequestError("echo with logprobs (the prompt's log probabilities) "
                                       "is not supported.", param="echo")
+        sampling.logit_bias(request)  # refused before admission, as every client mistake
         prompts = _prompts(request.prompt)
         if request.echo and not all(isinstance(p, str) for p in prompts):
             raise InvalidRequestError("echo needs a text prompt.", param="echo")
