@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from fastapi import FastAPI, Request
@@ -69,9 +69,23 @@ class ContentPart(BaseModel):
 
 
 class ChatMessageIn(BaseModel):
-    role: Literal["system", "developer", "user", "assistant"]
+    role: Literal["system", "developer", "user", "assistant", "tool", "function"]
     content: str | list[ContentPart] | None = None
     name: str | None = None
+    tool_calls: list[dict] | None = None
+    function_call: dict | None = None
+
+
+class JsonSchemaFormat(BaseModel):
+    name: str
+    schema_: dict | None = Field(default=None, alias="schema")
+    description: str | None = None
+    strict: bool | None = None
+
+
+class ResponseFormat(BaseModel):
+    type: Literal["text", "json_object", "json_schema"]
+    json_schema: JsonSchemaFormat | None = None
 
 
 class StreamOptions(BaseModel):
@@ -99,6 +113,16 @@ class ChatCompletionRequest(BaseModel):
     min_tokens: Annotated[int, Field(ge=0)] = 0
     ignore_eos: bool = False
     timeout: Annotated[float, Field(gt=0.0)] | None = None
+    logit_bias: dict[str, Annotated[float, Field(ge=-100.0, le=100.0)]] | None = None
+    logprobs: bool = False
+    top_logprobs: Annotated[int, Field(ge=0, le=20)] | None = None
+    response_format: ResponseFormat | None = None
+    tools: list[dict] | None = None
+    tool_choice: str | dict | None = None
+    functions: list[dict] | None = None
+    function_call: str | dict | None = None
+    modalities: list[str] | None = None
+    audio: dict | None = None
 
 
 class AssistantMessage(BaseModel):
@@ -110,7 +134,7 @@ class Choice(BaseModel):
     index: int
     message: AssistantMessage
     finish_reason: str | None
-    logprobs: None = None
+    logprobs: Any = None
 
 
 class ChatCompletion(BaseModel):
@@ -118,6 +142,7 @@ class ChatCompletion(BaseModel):
     object: Literal["chat.completion"] = "chat.completion"
     created: int
     model: str
+    system_fingerprint: str
     choices: list[Choice]
     usage: Usage
 

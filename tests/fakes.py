@@ -17,6 +17,7 @@ from translate_server.inference.engine import (
     EngineRejectedError,
     GenerationStep,
     SamplingOptions,
+    TokenLogprob,
 )
 
 _SOURCE = re.compile(r"<source>\n(.*)\n</source>", re.DOTALL)
@@ -25,11 +26,13 @@ _USER = re.compile(r"<\|im_start\|>user\n(.*?)<\|im_end\|>", re.DOTALL)
 
 def fake_translator(prompt: str, _: SamplingOptions) -> str:
     """Answers a translation prompt with the source text upper-cased, any other chat with
-    an echo of the last user message: recognisable, deterministic output."""
+    an echo of the last user message, and a plain text prompt (legacy completions) with an
+    echo of it: recognisable, deterministic output."""
     match = _SOURCE.search(prompt)
     if match:
         return match.group(1).upper()
-    return "echo: " + _USER.findall(prompt)[-1]
+    users = _USER.findall(prompt)
+    return "echo: " + (users[-1] if users else prompt)
 
 
 class FakeEngine:
@@ -60,6 +63,7 @@ class FakeEngine:
         self.shut_down = False
         # A chat template's refusal: tokenize_chat raises it (e.g. "system role not supported").
         self.template_refusal: str | None = None
+        self._previous_prompt: list[int] = []
 
     # -- Engine protocol -------------------------------------------------------------------
     @property
@@ -78,6 +82,9 @@ class FakeEngine:
         ) + "<|im_start|>assistant\n"
         return self._encode(rendered)
 
+    def tokenize_text(self, text: str) -> list[int]:
+        return self._encode(text)
+
     async def generate(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
     ) -> AsyncGenerator[EngineOutput, None]:
@@ -91,14 +98,18 @@ class FakeEngine:
             texts: dict[int, str] = {}
             counts: dict[int, int] = {}
             reasons: dict[int, str | None] = {}
+            logprobs: dict[int, tuple[TokenLogprob, ...] | None] = {}
             async for output in deltas:
                 for step in output.steps:
+                    if step.logprobs is not None:
+                        logprobs[step.index] = logprobs.get(step.index, ()) + step.logprobs
                     texts[step.index] = texts.get(step.index, "") + step.text
                     counts[step.index] = step.completion_tokens
                     reasons[step.index] = step.finish_reason
             self.final_outputs += 1
             yield EngineOutput(len(prompt_token_ids), [
-                GenerationStep(i, texts[i], counts[i], reasons[i]) for i in sorted(texts)], True)
+                GenerationStep(i, texts[i], counts[i], reasons[i], logprobs.get(i))
+                for i in sorted(texts)], True, output.cached_tokens)
 
     async def _deltas(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
@@ -108,6 +119,7 @@ class FakeEngine:
         self.requests.append((request_id, prompt_token_ids, options))
         self.unfinished.add(request_id)
         prompt = self.decode(prompt_token_ids)
+        cached = self._cached_tokens(prompt_token_ids)
         try:
             if self.first_token_delay:
                 await asyncio.sleep(self.first_token_delay)
@@ -134,11 +146,13 @@ class FakeEngine:
                     if positions[i] < len(tokens):
                         positions[i] += 1
                         done = positions[i] == len(tokens)
-                        steps.append(GenerationStep(i, tokens[positions[i] - 1], positions[i],
-                                                    reason if done else None))
+                        token = tokens[positions[i] - 1]
+                        steps.append(GenerationStep(i, token, positions[i],
+                                                    reason if done else None,
+                                                    _logprobs(token, options.logprobs)))
                 produced += 1
                 finished = all(p == len(t) for p, (t, _) in zip(positions, choices, strict=True))
-                yield EngineOutput(len(prompt_token_ids), steps, finished)
+                yield EngineOutput(len(prompt_token_ids), steps, finished, cached)
         finally:
             self.unfinished.discard(request_id)
 
@@ -154,6 +168,16 @@ class FakeEngine:
 
     def shutdown(self) -> None:
         self.shut_down = True
+
+    def _cached_tokens(self, prompt_token_ids: list[int]) -> int:
+        """A prefix cache of one entry: the prompt's common prefix with the previous one."""
+        common = 0
+        for a, b in zip(prompt_token_ids, self._previous_prompt, strict=False):
+            if a != b:
+                break
+            common += 1
+        self._previous_prompt = prompt_token_ids
+        return common
 
     # -- helpers ---------------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
@@ -188,6 +212,15 @@ class FakeEngine:
         elif options.ignore_eos:
             reason = "length"
         return tokens, reason
+
+
+def _logprobs(token: str, top_n: int | None) -> tuple[TokenLogprob, ...] | None:
+    """Made-up but recognisable log probabilities: the chosen token at -0.25, then
+    alternatives `alt1`, `alt2`... each one lower."""
+    if top_n is None:
+        return None
+    top = ((token, -0.25), *((f"alt{k}", -0.25 - k) for k in range(1, top_n)))
+    return (TokenLogprob(token, -0.25, top[:top_n]),)
 
 
 class TokenizerWatchingEngine(FakeEngine):

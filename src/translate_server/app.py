@@ -6,6 +6,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import structlog
 from litestar import Litestar
@@ -13,6 +14,9 @@ from litestar.datastructures import State
 
 from translate_server.chat.routes import chat_completions, list_models, retrieve_model
 from translate_server.chat.service import ChatService
+from translate_server.completions.routes import completions
+from translate_server.completions.service import CompletionService
+from translate_server.http.cors import Cors
 from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate, ApiKeys
 from translate_server.http.health import health, live, metrics
@@ -34,7 +38,8 @@ from translate_server.translation.routes import detect, languages, translate
 
 log = structlog.get_logger(__name__)
 
-API_ROUTES = (translate, detect, languages, chat_completions, list_models, retrieve_model)
+API_ROUTES = (translate, detect, languages, chat_completions, completions, list_models,
+              retrieve_model)
 OPEN_ROUTES = (health, live, metrics)
 ENGINE_WATCH_INTERVAL = 0.5
 
@@ -75,7 +80,7 @@ def create_app(
     app = Litestar(
         route_handlers=[*API_ROUTES, *OPEN_ROUTES, deepl_router(), libretranslate_router()],
         lifespan=[engine_lifespan],
-        state=State(deep_copy=False),
+        state=State({"api_keys_required": bool(settings.server.api_keys)}, deep_copy=False),
         exception_handlers=exception_handlers(),
         request_max_body_size=settings.limits.max_body_bytes,
         openapi_config=openapi_config(),
@@ -86,8 +91,11 @@ def create_app(
     keys = ApiKeys(settings.server.api_keys) if settings.server.api_keys else None
     gate = ApiGate(app.asgi_handler, open_paths=paths.open, json_bodies=paths.json_bodies,
                    keys=keys, error_shapes=(("/v2/", deepl_error_shape),
-                                            ("/libretranslate/", libre_error_shape)))
-    app.asgi_handler = RequestObserver(gate, metrics_, paths.known)
+                                            ("/libretranslate/", libre_error_shape)),
+                   body_key_prefixes=("/v2/", "/libretranslate/"))
+    # LibreTranslate's browser clients need CORS, its preflights answered before the gate.
+    app.asgi_handler = RequestObserver(Cors(gate, ("/libretranslate/",)), metrics_,
+                                       paths.known)
     return app
 
 
@@ -95,6 +103,8 @@ def build_services(engine: Engine, settings: Settings, admission: Admission,
                    metrics_: ServiceMetrics) -> Services:
     # Imported here: the translation service pulls in the language registry and detector.
     from translate_server.translation.cache import TranslationCache
+    from translate_server.translation.compat.deepl.accounts import DeepLAccounts
+    from translate_server.translation.compat.deepl.glossaries import GlossaryStore
     from translate_server.translation.detection import LanguageDetection
     from translate_server.translation.prompts.templates import PromptTemplates
     from translate_server.translation.service import TranslationService
@@ -112,8 +122,18 @@ def build_services(engine: Engine, settings: Settings, admission: Admission,
         engine=engine, generation=generation, admission=admission, metrics=metrics_,
         limits=settings.limits, model_name=model_name, started_at=int(time.time()),
         chat=ChatService(generation, admission, settings.limits, model_name),
-        translation=translation, detector_loading=asyncio.create_task(detection.warm()),
+        completions=CompletionService(generation, admission, settings.limits, model_name),
+        translation=translation,
+        deepl=DeepLAccounts(GlossaryStore(_glossary_path(settings))),
+        detector_loading=asyncio.create_task(detection.warm()),
     )
+
+
+def _glossary_path(settings: Settings) -> Path:
+    configured = settings.translation.glossary_db
+    if configured:
+        return Path(configured).expanduser()
+    return Path(settings.engine.model_cache_dir).expanduser() / "glossaries.sqlite3"
 
 
 async def _watch_engine(engine: Engine, on_death: Callable[[], None] | None) -> None:

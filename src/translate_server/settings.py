@@ -75,6 +75,7 @@ class TranslationSettings(_Settings):
     translation_cache_size: int = 10_000
     detection_accuracy: str = "low"
     prompt_templates: str | None = None
+    glossary_db: str | None = None
 
 
 class Settings(_Settings):
@@ -141,7 +142,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("max_text_chars", "limits", "Characters per text to translate.", int),
     Option("max_texts", "limits", "Texts per /translate request.", int),
     Option("max_messages", "limits", "Messages per chat completion request.", int),
-    Option("max_tokens", "limits", "Largest max_tokens a request may ask for.", int),
+    Option("max_tokens", "limits", "Most tokens one completion gets: OpenAI requests asking "
+           "for more are shortened to it, as vLLM's server does; /translate refuses them.",
+           int),
     Option("translation_cache_size", "translation", "Finished translations kept in memory "
            "(LRU; 0 disables the cache).", int),
     Option("detection_accuracy", "translation", "Source-language detection: low (fast, "
@@ -149,6 +152,8 @@ OPTIONS: tuple[Option, ...] = (
            ("low", "high")),
     Option("prompt_templates", "translation", "TOML file of translation prompt templates per "
            "model family (added to the bundled ones)."),
+    Option("glossary_db", "translation", "SQLite file where DeepL glossaries are kept "
+           "(default: glossaries.sqlite3 in --model-cache-dir)."),
     Option("host", "server", "Address to listen on."),
     Option("port", "server", "Port to listen on.", int),
     Option("log_format", "server", "Log output: json, console, or auto (console on a TTY).",

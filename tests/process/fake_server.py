@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
@@ -20,7 +21,10 @@ def main() -> int:
     token_delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
     die_after_tokens = int(sys.argv[3]) if len(sys.argv) > 3 else None
     settings = load_settings({"port": port, "served_model_name": "fake-model",
-                              "shutdown_grace": 10.0, "log_format": "json"}, environ={})
+                              "shutdown_grace": 10.0, "log_format": "json",
+                              # Glossaries of a throwaway database, not the user's.
+                              "glossary_db": str(Path(tempfile.mkdtemp()) / "glossaries.db")},
+                             environ={})
     configure_logging("json", "info")
 
     def make_engine() -> FakeEngine:

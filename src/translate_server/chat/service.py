@@ -6,7 +6,9 @@ import time
 import uuid
 from collections.abc import AsyncGenerator
 
+from translate_server.chat import sampling
 from translate_server.chat.chunks import ChunkEncoder
+from translate_server.chat.logprobs import chat_logprobs
 from translate_server.chat.protocol import (
     AssistantMessage,
     ChatCompletion,
@@ -23,7 +25,7 @@ from translate_server.http.observability import RequestRecord
 from translate_server.inference.admission import Admission, Ticket
 from translate_server.inference.engine import ChatMessage, SamplingOptions
 from translate_server.inference.generation import GenerationService, Prompt, StartedStream
-from translate_server.inference.request_limits import check_max_tokens, check_model
+from translate_server.inference.request_limits import check_model
 from translate_server.settings import LimitSettings
 from translate_server.wire import Usage
 
@@ -40,6 +42,7 @@ class ChatService:
         self.admission = admission
         self.limits = limits
         self.model_name = model_name
+        self.fingerprint = sampling.system_fingerprint(model_name)
 
     async def complete(
         self, request: ChatCompletionRequest, record: RequestRecord, deadline: float
@@ -56,13 +59,17 @@ class ChatService:
             id=_completion_id(),
             created=int(time.time()),
             model=self.model_name,
+            system_fingerprint=self.fingerprint,
             choices=[
-                Choice(index=i, message=AssistantMessage(content=text), finish_reason=reason)
+                Choice(index=i, message=AssistantMessage(content=text), finish_reason=reason,
+                       logprobs=None if completion.logprobs is None
+                       else chat_logprobs(completion.logprobs[i]))
                 for i, (text, reason) in enumerate(
                     zip(completion.texts, completion.finish_reasons, strict=True)
                 )
             ],
-            usage=Usage.of(completion.prompt_tokens, completion.completion_tokens),
+            usage=Usage.of(completion.prompt_tokens, completion.completion_tokens,
+                           completion.cached_tokens),
         )
 
     async def open_stream(
@@ -89,7 +96,9 @@ class ChatService:
         ticket: Ticket,
         record: RequestRecord,
     ) -> AsyncGenerator[bytes, None]:
-        chunks = ChunkEncoder(_completion_id(), int(time.time()), self.model_name)
+        chunks = ChunkEncoder(_completion_id(), int(time.time()), self.model_name,
+                              self.fingerprint)
+        with_logprobs = request.logprobs
         completion_tokens = [0] * request.n
         try:
             for index in range(request.n):
@@ -98,16 +107,20 @@ class ChatService:
             step, steps = started
             while step is not None:
                 completion_tokens[step.index] = step.completion_tokens
-                if step.finish_reason is None:
+                if step.finish_reason is None and not with_logprobs:
                     yield chunks.text(step.index, step.text)
                 else:
-                    record.finish_reason = step.finish_reason
-                    yield chunks.chunk([ChunkChoice(index=step.index,
-                                                    delta=Delta(content=step.text),
-                                                    finish_reason=step.finish_reason)])
+                    if step.finish_reason is not None:
+                        record.finish_reason = step.finish_reason
+                    yield chunks.chunk([ChunkChoice(
+                        index=step.index, delta=Delta(content=step.text),
+                        finish_reason=step.finish_reason,
+                        logprobs=None if step.logprobs is None
+                        else chat_logprobs(step.logprobs))])
                 step = await anext(steps, None)
             if request.stream_options is not None and request.stream_options.include_usage:
-                yield chunks.chunk([], Usage.of(prompt.tokens, sum(completion_tokens)))
+                yield chunks.chunk([], Usage.of(prompt.tokens, sum(completion_tokens),
+                                                record.cached_tokens))
             yield sse.DONE
         except Exception as exc:  # noqa: BLE001 - stream_failure logs the unexpected
             # A 200 is already on the wire: the failure becomes the stream's last event.
@@ -123,8 +136,12 @@ class ChatService:
             raise InvalidRequestError(
                 f"At most {self.limits.max_messages} messages per request.", param="messages"
             )
-        check_max_tokens(request.max_completion_tokens or request.max_tokens,
-                         self.limits.max_tokens, _max_tokens_param(request))
+        sampling.refuse_tools(request)
+        sampling.refuse_audio(request)
+        # Refused before admission and tokenizing, as every other client mistake.
+        sampling.chat_logprobs(request)
+        sampling.structured_output(request.response_format)
+        sampling.logit_bias(request)
         return [_chat_message(i, message) for i, message in enumerate(request.messages)]
 
     async def _prepare(
@@ -132,37 +149,16 @@ class ChatService:
     ) -> tuple[Prompt, SamplingOptions]:
         prompt = await self.generation.prepare(messages, "messages")
         remaining = self.generation.remaining_context(prompt)
-        max_tokens = request.max_completion_tokens or request.max_tokens
-        if max_tokens is None:
-            max_tokens = min(remaining, self.limits.max_tokens)
-        elif max_tokens > remaining:
-            raise InvalidRequestError(
-                f"This model's maximum context length is {self.generation.max_model_len} "
-                f"tokens; the messages take {prompt.tokens} and {max_tokens} were requested "
-                "for the completion.",
-                param=_max_tokens_param(request),
-                code="context_length_exceeded",
-            )
+        max_tokens = sampling.max_tokens_for(
+            request.max_completion_tokens or request.max_tokens, self.limits.max_tokens,
+            remaining)
         return prompt, to_sampling_options(request, max_tokens)
 
 
 def to_sampling_options(request: ChatCompletionRequest, max_tokens: int) -> SamplingOptions:
-    stop = (request.stop,) if isinstance(request.stop, str) else tuple(request.stop or ())
-    return SamplingOptions(
-        max_tokens=max_tokens,
-        n=request.n,
-        temperature=1.0 if request.temperature is None else request.temperature,
-        top_p=1.0 if request.top_p is None else request.top_p,
-        top_k=0 if request.top_k is None or request.top_k < 0 else request.top_k,
-        min_p=request.min_p or 0.0,
-        presence_penalty=request.presence_penalty,
-        frequency_penalty=request.frequency_penalty,
-        repetition_penalty=request.repetition_penalty or 1.0,
-        stop=tuple(s for s in stop if s),
-        seed=request.seed,
-        min_tokens=min(request.min_tokens, max_tokens),
-        ignore_eos=request.ignore_eos,
-    )
+    return sampling.sampling_options(
+        request, max_tokens, logprobs=sampling.chat_logprobs(request),
+        structured=sampling.structured_output(request.response_format))
 
 
 def _chat_message(index: int, message: ChatMessageIn) -> ChatMessage:
@@ -184,10 +180,6 @@ def _chat_message(index: int, message: ChatMessageIn) -> ChatMessage:
             texts.append(part.text)
         content = "\n".join(texts)
     return {"role": role, "content": content}
-
-
-def _max_tokens_param(request: ChatCompletionRequest) -> str:
-    return "max_completion_tokens" if request.max_completion_tokens else "max_tokens"
 
 
 def _completion_id() -> str:

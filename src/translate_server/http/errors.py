@@ -47,7 +47,7 @@ def answer_for(exc: BaseException, request: Request | None = None) -> ErrorAnswe
     if isinstance(exc, HTTPException):
         return _http_error(exc, request)
     if isinstance(exc, EngineRejectedError):
-        return _client_error(str(exc), "invalid_request", param=exc.param)
+        return _client_error(str(exc), None, param=exc.param)
     if isinstance(exc, PromptTooLongError):
         return _client_error(str(exc), "context_length_exceeded", param="messages")
     if isinstance(exc, UnicodeDecodeError):
@@ -125,7 +125,7 @@ def _body(message: str, type_: str, param: str | None, code: str | None) -> Erro
     return ErrorBody(message=message, type=type_, param=param, code=code)
 
 
-def _client_error(message: str, code: str, *, param: str | None = None) -> ErrorAnswer:
+def _client_error(message: str, code: str | None, *, param: str | None = None) -> ErrorAnswer:
     return ErrorAnswer(400, _body(message, "invalid_request_error", param, code), {})
 
 

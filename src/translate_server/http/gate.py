@@ -46,6 +46,12 @@ def _digest(key: str) -> bytes:
     return hashlib.sha256(key.encode("utf-8")).digest()
 
 
+# Where a request without an `Authorization` header may carry its key in the body or query
+# (DeepL's legacy `auth_key`, LibreTranslate's `api_key`), the gate leaves the check to the
+# route, putting the keys in the scope's state under this name.
+KEY_IN_BODY = "api_key_in_body"
+
+
 class ApiGate:
     def __init__(
         self,
@@ -55,6 +61,7 @@ class ApiGate:
         json_bodies: frozenset[str],
         keys: ApiKeys | None,
         error_shapes: tuple[tuple[str, ErrorShape], ...] = (),
+        body_key_prefixes: tuple[str, ...] = (),
     ) -> None:
         """Every path but `open_paths` needs the key (when keys are set); POST bodies under
         the `json_bodies` paths must be JSON. Refusals under a prefix of `error_shapes` take
@@ -64,6 +71,7 @@ class ApiGate:
         self.json_bodies = json_bodies
         self.keys = keys
         self.error_shapes = error_shapes
+        self.body_key_prefixes = body_key_prefixes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -90,7 +98,11 @@ class ApiGate:
         path = normalize_path(scope["path"])
         headers = dict(scope["headers"])
         if self.keys is not None and path not in self.open_paths:
-            if not self.keys.accepts(headers.get(b"authorization", b"")):
+            authorization = headers.get(b"authorization", b"")
+            if not self.keys.accepts(authorization):
+                if not authorization and path.startswith(self.body_key_prefixes):
+                    scope.setdefault("state", {})[KEY_IN_BODY] = self.keys
+                    return None
                 return AuthenticationError(
                     "A valid API key is required: send `Authorization: Bearer <key>`.",
                     headers={"WWW-Authenticate": "Bearer"},

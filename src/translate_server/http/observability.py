@@ -43,7 +43,7 @@ class RequestRecord:
 
     __slots__ = ("request_id", "route", "method", "started", "status", "model",
                  "prompt_tokens", "completion_tokens", "engine_requests", "submitted",
-                 "first_token", "finished", "finish_reason", "error_code")
+                 "first_token", "finished", "finish_reason", "error_code", "cached_tokens")
 
     def __init__(self, request_id: str, route: str, method: str) -> None:
         self.request_id = request_id
@@ -60,6 +60,8 @@ class RequestRecord:
         self.finished: float | None = None
         self.finish_reason: str | None = None
         self.error_code: str | None = None
+        # Prompt tokens the engine found in its prefix cache (the last engine request's).
+        self.cached_tokens: int | None = None
 
     def engine_submitted(self) -> None:
         now = time.perf_counter()

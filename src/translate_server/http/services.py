@@ -15,11 +15,13 @@ from litestar import Request
 
 if TYPE_CHECKING:  # the services' modules load with the engine, not with the routes
     from translate_server.chat.service import ChatService
+    from translate_server.completions.service import CompletionService
     from translate_server.http.observability import ServiceMetrics
     from translate_server.inference.admission import Admission
     from translate_server.inference.engine import Engine
     from translate_server.inference.generation import GenerationService
     from translate_server.settings import LimitSettings
+    from translate_server.translation.compat.deepl.accounts import DeepLAccounts
     from translate_server.translation.service import TranslationService
 
 
@@ -31,7 +33,9 @@ class Services:
     metrics: ServiceMetrics
     limits: LimitSettings
     chat: ChatService
+    completions: CompletionService
     translation: TranslationService
+    deepl: DeepLAccounts
     model_name: str
     started_at: int
     # Lingua's models load in the background: the first detection waits for them.

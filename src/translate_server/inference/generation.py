@@ -26,6 +26,7 @@ from translate_server.inference.engine import (
     EngineOutput,
     GenerationStep,
     SamplingOptions,
+    TokenLogprob,
 )
 
 # Characters of chat content from which a prompt is tokenized off the event loop. Tokenizing
@@ -44,6 +45,9 @@ class Completion(msgspec.Struct):
     finish_reasons: list[str | None]
     prompt_tokens: int
     completion_tokens: int
+    # Each choice's tokens with their log probabilities, when the options asked for them.
+    logprobs: list[tuple[TokenLogprob, ...]] | None = None
+    cached_tokens: int | None = None
 
 
 class Prompt(msgspec.Struct, frozen=True):
@@ -84,6 +88,13 @@ class GenerationService:
             return self.render_inline(messages)
         return Prompt(await asyncio.to_thread(self.engine.tokenize_chat, messages))
 
+    async def prepare_text(self, text: str, param: str) -> Prompt:
+        """Tokenize a plain text prompt (legacy completions), a long one off the loop."""
+        if len(text) < THREAD_PROMPT_CHARS:
+            return self.check(Prompt(self.engine.tokenize_text(text)), param)
+        return self.check(Prompt(await asyncio.to_thread(self.engine.tokenize_text, text)),
+                          param)
+
     def render_inline(self, messages: Sequence[ChatMessage]) -> Prompt:
         """The chat's prompt, tokenized on the caller's thread (short prompts only)."""
         return Prompt(self.engine.tokenize_chat(messages))
@@ -111,6 +122,7 @@ class GenerationService:
         texts: list[list[str]] = [[] for _ in range(options.n)]
         finish_reasons: list[str | None] = [None] * options.n
         counts = [0] * options.n
+        logprobs: list[tuple[TokenLogprob, ...]] = [()] * options.n
         # Nothing reaches the client before the end, so the engine need not hand over every
         # token either (and a time to first token would mean nothing here: none is recorded).
         options = msgspec.structs.replace(options, final_only=True)
@@ -118,9 +130,13 @@ class GenerationService:
         try:
             async with asyncio.timeout_at(deadline):
                 async for output in outputs:
+                    if output.cached_tokens is not None:
+                        record.cached_tokens = output.cached_tokens
                     for step in output.steps:
                         texts[step.index].append(step.text)
                         counts[step.index] = step.completion_tokens
+                        if step.logprobs is not None:
+                            logprobs[step.index] += step.logprobs
                         if step.finish_reason is not None:
                             finish_reasons[step.index] = step.finish_reason
         except TimeoutError:
@@ -135,6 +151,8 @@ class GenerationService:
             finish_reasons=finish_reasons,
             prompt_tokens=prompt.tokens,
             completion_tokens=sum(counts),
+            logprobs=None if options.logprobs is None else logprobs,
+            cached_tokens=record.cached_tokens,
         )
 
     async def start_stream(
@@ -167,6 +185,8 @@ class GenerationService:
                 except StopAsyncIteration:
                     return
                 record.token_arrived()
+                if output.cached_tokens is not None:
+                    record.cached_tokens = output.cached_tokens
                 for step in output.steps:
                     counts[step.index] = step.completion_tokens
                     if step.finish_reason == "abort":

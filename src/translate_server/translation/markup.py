@@ -1,10 +1,12 @@
-"""HTML: translate the text nodes, keep every byte of markup as it was.
+"""HTML and XML: translate the text nodes, keep every byte of markup as it was.
 
 The standard library's tolerant HTML tokenizer finds where each text node starts and ends in
 the original string; everything else (tags, attributes, comments, doctype, entities in
 attributes, odd whitespace) is copied through untouched, so the structure cannot change.
 Text in <script>, <style>, <code>, <pre>, <textarea>, <kbd>, <samp>, <var> and in any element
-with `translate="no"` or class `notranslate` is left as it is.
+with `translate="no"` or class `notranslate` is left as it is. XML is read as XML: no element
+is special (no void elements, no raw-text <script> or <style>), only the `ignore_tags` the
+client names keep their text; those are honoured in HTML too.
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "
                    "param", "source", "track", "wbr"})
 
 
-def parse_html(markup: str, max_chars: int) -> Document:
+def parse_html(markup: str, max_chars: int, *, xml: bool = False,
+               ignore_tags: tuple[str, ...] = ()) -> Document:
     """The text nodes of `markup` as pieces (unescaped, long ones split); the layout holds the
     markup and whitespace verbatim, and translations are escaped back as they go in."""
-    scanner = _Scanner()
+    scanner = _Scanner(xml=xml, ignore_tags=ignore_tags)
     scanner.feed(markup)
     scanner.close()
     pieces: list[str] = []
@@ -49,8 +52,15 @@ def _escape(text: str) -> str:
 class _Scanner(HTMLParser):
     """Records the offset where each token starts and whether it is translatable text."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, xml: bool = False, ignore_tags: tuple[str, ...] = ()) -> None:
         super().__init__(convert_charrefs=True)
+        ignored = frozenset(tag.lower() for tag in ignore_tags)
+        self._skipped = ignored if xml else _SKIPPED | ignored
+        self._void = frozenset() if xml else _VOID
+        self._xml = xml
+        if xml:
+            # XML has no raw-text elements: <script> or <style> there is an element like any.
+            self.CDATA_CONTENT_ELEMENTS = ()
         self._line_starts = [0]
         self._events: list[tuple[int, bool]] = []  # (start offset, is translatable text)
         self._stack: list[tuple[str, bool]] = []  # (tag, skips its text)
@@ -71,11 +81,12 @@ class _Scanner(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._events.append((self._offset(), False))
-        if tag in _VOID:
+        if tag in self._void:
             return
         values = dict(attrs)
-        skip = (self._skipping() or tag in _SKIPPED or (values.get("translate") or "") == "no"
-                or "notranslate" in (values.get("class") or "").split())
+        skip = self._skipping() or tag in self._skipped or (not self._xml and (
+            (values.get("translate") or "") == "no"
+            or "notranslate" in (values.get("class") or "").split()))
         self._stack.append((tag, skip))
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:

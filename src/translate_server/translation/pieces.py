@@ -11,10 +11,12 @@ import asyncio
 from collections.abc import AsyncIterator
 from functools import lru_cache
 
+import msgspec
+
 from translate_server.errors import InvalidRequestError
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import GenerationStep, SamplingOptions
-from translate_server.inference.generation import GenerationService, Prompt
+from translate_server.inference.generation import Completion, GenerationService, Prompt
 from translate_server.settings import LimitSettings
 from translate_server.translation.cache import CachedTranslation, TranslationCache
 from translate_server.translation.glossary import entries_in
@@ -28,6 +30,9 @@ from translate_server.translation.prompts.templates import (
     translation_token_budget,
 )
 from translate_server.translation.segmentation import Document, refit
+
+# Sampling temperature of alternatives: different from the greedy translation, still faithful.
+ALTERNATIVES_TEMPERATURE = 0.7
 
 
 class PieceTranslator:
@@ -53,17 +58,37 @@ class PieceTranslator:
             result = await self._translate_refitted(piece, document, job)
         else:
             options = self._options(prompt, piece, tokens, job.request.max_tokens)
-            completion = await self.generation.complete(prompt, options, job.record,
-                                                        job.deadline)
+            completion, alternatives = await self._complete(prompt, options, piece, job)
             result = PieceResult(
                 clean_translation(completion.texts[0], piece.text,
                                   languages=job.languages(piece)),
                 completion.finish_reasons[0] or "stop",
-                completion.prompt_tokens,
-                completion.completion_tokens,
+                completion.prompt_tokens + (alternatives.prompt_tokens if alternatives else 0),
+                completion.completion_tokens
+                + (alternatives.completion_tokens if alternatives else 0),
+                tuple(clean_translation(text, piece.text, languages=job.languages(piece))
+                      for text in (alternatives.texts if alternatives else ())),
             )
         self._remember(piece, result)
         return result
+
+    async def _complete(self, prompt: Prompt, options: SamplingOptions, piece: Piece,
+                        job: Job) -> tuple[Completion, Completion | None]:
+        """The greedy translation and, when asked for, the sampled alternatives (one engine
+        request of n choices beside it, admitted as one more)."""
+        count = job.request.alternatives
+        if not count:
+            return await self.generation.complete(prompt, options, job.record,
+                                                  job.deadline), None
+        sampled = msgspec.structs.replace(options, n=count, temperature=ALTERNATIVES_TEMPERATURE)
+        ticket = self.admission.admit(1)
+        try:
+            greedy, alternatives = await asyncio.gather(
+                self.generation.complete(prompt, options, job.record, job.deadline),
+                self.generation.complete(prompt, sampled, job.record, job.deadline))
+        finally:
+            ticket.release()
+        return greedy, alternatives
 
     async def open(self, piece: Piece, job: Job) -> AsyncIterator[str | PieceResult]:
         """Submit the piece's engine request and wait for its first output; the piece's
@@ -135,6 +160,9 @@ class PieceTranslator:
             "length" if any(r.finish_reason == "length" for r in results) else "stop",
             sum(r.prompt_tokens for r in results),
             sum(r.completion_tokens for r in results),
+            tuple(document.assemble([r.alternatives[j] if j < len(r.alternatives) else r.text
+                                     for r in results])
+                  for j in range(job.request.alternatives)),
         )
 
     def _token_budget(self, overhead: int, param: str) -> int:

@@ -40,6 +40,8 @@ class PieceResult(msgspec.Struct, frozen=True):
     finish_reason: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    # Sampled further translations, when the request asked for alternatives.
+    alternatives: tuple[str, ...] = ()
 
 
 @dataclass
@@ -121,13 +123,17 @@ class Planner:
         if request.stream and is_batch:
             raise InvalidRequestError("Streaming takes a single text, not a list.",
                                       param="stream")
+        if request.stream and request.alternatives:
+            raise InvalidRequestError("Alternatives are not streamed.", param="alternatives")
         glossary = validate_glossary(request.glossary)
         max_chars = piece_chars(self.max_model_len)
         planned: list[PlannedText] = []
         pieces: dict[Hashable, Piece] = {}
         for i, text in enumerate(texts):
             param = text_param(is_batch, i)
-            document = (parse_html(text, max_chars) if request.format == "html"
+            document = (parse_html(text, max_chars, xml=request.format == "xml",
+                                   ignore_tags=tuple(request.ignore_tags or ()))
+                        if request.format != "text"
                         else split_document(text, max_chars))
             detection = None
             if detect and document.pieces:
@@ -143,7 +149,9 @@ class Planner:
                 key = (self.model_name, language.tag, target.tag, tuple(entries.items()),
                        request.formality, request.max_tokens, piece_text)
                 if key not in pieces:
-                    cached = self.cache.get(key) if self.cache is not None else None
+                    # The cache holds no alternatives: a request for them asks the engine.
+                    cached = (self.cache.get(key)
+                              if self.cache is not None and not request.alternatives else None)
                     pieces[key] = Piece(piece_text, language, entries, key, param, cached)
                 slots.append(key)
             planned.append(PlannedText(document, language, detection, slots))

@@ -37,9 +37,14 @@ class TranslateRequest(RequestStruct, kw_only=True):
     target_lang: LanguageCode
     source_lang: SourceLanguage = "auto"
     format: Annotated[
-        Literal["text", "html"],
-        Meta(description="`html`: translate text nodes, keep tags, attributes and structure."),
+        Literal["text", "html", "xml"],
+        Meta(description="`html` or `xml`: translate text nodes, keep tags, attributes and "
+                         "structure."),
     ] = "text"
+    ignore_tags: Annotated[
+        list[str],
+        Meta(max_length=64, description="Elements (html, xml) whose text is kept as it is."),
+    ] | None = None
     glossary: Annotated[
         dict[str, str],
         Meta(description="Required translations of terms: `{\"source term\": \"translation\"}`."),
@@ -50,6 +55,10 @@ class TranslateRequest(RequestStruct, kw_only=True):
                                "a single text only.")
     ] = False
     max_tokens: Annotated[int, Meta(ge=1, description="Per engine request (per piece).")] | None = None
+    alternatives: Annotated[
+        int, Meta(ge=0, le=3, description="Further translations of each text, sampled beside "
+                                          "the greedy one (not with `stream`).")
+    ] = 0
     model: str | None = None
     timeout: Annotated[float, Meta(gt=0.0)] | None = None
 
@@ -72,6 +81,8 @@ class TranslateResponse(ResponseStruct, kw_only=True):
     detected_source_langs: list[DetectedLanguage] | None = None
     # Glossary terms found in the source whose required translation is in the translation.
     glossary_applied: list[str] | None = None
+    # With `alternatives`: each text's further translations.
+    alternatives: list[list[str]] | None = None
     model: str
     usage: Usage
 

@@ -114,11 +114,16 @@ class TranslationService:
     def respond(self, plan: Plan, record: RequestRecord) -> TranslateResponse:
         """The answer, from the plan's results: texts reassembled, usage counted once per
         unique piece, the detection and the glossary terms applied."""
-        translations, reasons = [], []
+        translations, reasons, alternatives = [], [], []
         applied: set[str] = set()
         for text in plan.texts:
             results = [plan.results[key] for key in text.slots]
             translations.append(text.document.assemble([r.text for r in results]))
+            alternatives.append([
+                # A piece without alternatives (split again, or cut short) keeps its own text.
+                text.document.assemble([r.alternatives[j] if j < len(r.alternatives)
+                                        else r.text for r in results])
+                for j in range(plan.request.alternatives)])
             reasons.append("length" if any(r.finish_reason == "length" for r in results)
                            else "stop")
             for key, result in zip(text.slots, results, strict=True):
@@ -135,6 +140,7 @@ class TranslationService:
             "usage": usage,
             "glossary_applied": [t for t in plan.glossary if t in applied] if plan.glossary
             else None,
+            "alternatives": alternatives if plan.request.alternatives else None,
         }
         if plan.is_batch:
             detected = is_auto(plan.request.source_lang)

@@ -14,13 +14,16 @@ def paths(metrics_need_key: bool) -> RoutePaths:
 
 
 def test_open_paths_are_health_docs_and_metrics_unless_metrics_need_the_key() -> None:
+    # LibreTranslate's languages and web-page settings are open, as LibreTranslate's own.
     assert paths(False).open == {"/health", "/health/live", "/metrics", "/docs",
-                                 "/docs/openapi.json"}
+                                 "/docs/openapi.json", "/libretranslate/languages",
+                                 "/libretranslate/frontend/settings"}
     assert "/metrics" not in paths(True).open
 
 
 def test_json_bodies_are_the_routes_that_decode_json_themselves() -> None:
-    assert paths(False).json_bodies == {"/translate", "/detect", "/v1/chat/completions"}
+    assert paths(False).json_bodies == {"/translate", "/detect", "/v1/chat/completions",
+                                        "/v1/completions"}
 
 
 def test_known_paths_are_every_route_without_parameters_except_the_docs() -> None:

@@ -48,3 +48,16 @@ def test_fragments_and_unclosed_tags() -> None:
     document = parse_html("Hi <i>there<p>friend", 100)
     assert document.pieces == ["Hi", "there", "friend"]
     assert document.assemble(["A", "B", "C"]) == "A <i>B<p>C"
+
+
+def test_xml_is_read_as_xml() -> None:
+    from translate_server.translation.markup import parse_html
+
+    xml = '<doc><script>a &lt; b</script><br>c</br><code lang="x">d</code><keep>e</keep></doc>'
+    document = parse_html(xml, 1000, xml=True, ignore_tags=("keep",))
+    # No element is special in XML (no raw-text <script>, no void <br>): only <keep> is kept.
+    assert document.pieces == ["a < b", "c", "d"]
+    assert document.assemble(["x < y", "C", "D"]) == (
+        '<doc><script>x &lt; y</script><br>C</br><code lang="x">D</code><keep>e</keep></doc>')
+    html = parse_html("<p>a <code>b</code> <i>c</i></p>", 1000, ignore_tags=("I",))
+    assert html.pieces == ["a"]

@@ -10,6 +10,8 @@ from translate_server.inference.engine.protocol import (
     GenerationStep,
     PromptTooLongError,
     SamplingOptions,
+    StructuredOutput,
+    TokenLogprob,
 )
 
 __all__ = [
@@ -22,4 +24,6 @@ __all__ = [
     "GenerationStep",
     "PromptTooLongError",
     "SamplingOptions",
+    "StructuredOutput",
+    "TokenLogprob",
 ]

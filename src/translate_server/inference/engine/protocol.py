@@ -17,6 +17,13 @@ class ChatMessage(TypedDict):
     content: str
 
 
+class StructuredOutput(msgspec.Struct, frozen=True, kw_only=True):
+    """Output constrained to JSON: any JSON object, or JSON matching `json_schema` (the schema
+    as JSON text)."""
+
+    json_schema: str | None = None
+
+
 class SamplingOptions(msgspec.Struct, frozen=True, kw_only=True):
     """Engine-neutral sampling parameters; the adapter turns them into the engine's own."""
 
@@ -33,9 +40,24 @@ class SamplingOptions(msgspec.Struct, frozen=True, kw_only=True):
     seed: int | None = None
     min_tokens: int = 0
     ignore_eos: bool = False
+    # Log probabilities of each generated token and of this many likeliest alternatives
+    # (0: the chosen token's alone); None: none.
+    logprobs: int | None = None
+    # Token id -> bias added to its logit (-100..100).
+    logit_bias: tuple[tuple[int, float], ...] = ()
+    structured: StructuredOutput | None = None
     # Only the finished answer is wanted: the engine may skip the output of every step and
     # deliver each choice once, whole, when it ends.
     final_only: bool = False
+
+
+class TokenLogprob(msgspec.Struct, frozen=True, array_like=True):
+    """One generated token, its log probability and the likeliest alternatives at its
+    position (token, logprob), likeliest first."""
+
+    token: str
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()
 
 
 class GenerationStep(msgspec.Struct, frozen=True):
@@ -47,6 +69,8 @@ class GenerationStep(msgspec.Struct, frozen=True):
     completion_tokens: int
     # "stop", "length" or "abort" once the choice is finished, else None.
     finish_reason: str | None = None
+    # The tokens of `text`, when the options asked for log probabilities.
+    logprobs: tuple[TokenLogprob, ...] | None = None
 
 
 class EngineOutput(msgspec.Struct, frozen=True):
@@ -55,6 +79,8 @@ class EngineOutput(msgspec.Struct, frozen=True):
     prompt_tokens: int
     steps: list[GenerationStep]
     finished: bool
+    # Prompt tokens found in the engine's prefix cache, where it reports them.
+    cached_tokens: int | None = None
 
 
 class EngineInfo(msgspec.Struct, frozen=True):
@@ -68,9 +94,10 @@ class EngineDeadError(RuntimeError):
 
 class EngineRejectedError(ValueError):
     """The engine, or the model's chat template, refused the request as invalid: the client's
-    mistake (a role the template does not take, a parameter the engine does not accept)."""
+    mistake (a role the template does not take, a logit bias outside the vocabulary, a JSON
+    schema the engine cannot compile); `param` names the request field where known."""
 
-    def __init__(self, message: str, *, param: str | None = None) -> None:
+    def __init__(self, message: str, param: str | None = None) -> None:
         super().__init__(message)
         self.param = param
 
@@ -93,6 +120,11 @@ class Engine(Protocol):
 
     def tokenize_chat(self, messages: Sequence[ChatMessage]) -> list[int]:
         """Render messages with the model's chat template (generation prompt added) to token ids."""
+        ...
+
+    def tokenize_text(self, text: str) -> list[int]:
+        """Plain text (a legacy completion's prompt) to token ids, as the model's tokenizer
+        encodes it with its special tokens."""
         ...
 
     def generate(

@@ -22,6 +22,13 @@ Facts about the installed vLLM 0.32 this adapter relies on (checked against its 
 - vLLM's import keeps an exception traceback alive, which pins the frames that first imported
   it (and their locals) for the life of the process; so no frame here holds the `AsyncLLM` in
   a local variable, or `shutdown()` could not drop the last reference.
+- `SamplingParams.logprobs=k` gives, per generated token, a dict token id -> `Logprob`
+  (logprob, rank, decoded_token) holding the chosen token and the k likeliest; in DELTA mode
+  `CompletionOutput.logprobs` covers just the delta's tokens. `logit_bias` takes token ids;
+  `structured_outputs=StructuredOutputsParams(json=schema | json_object=True)` constrains the
+  output (xgrammar, which also runs on a CPU). Invalid values of these raise
+  `VLLMValidationError` (with `parameter`) when the request is added.
+- `RequestOutput.num_cached_tokens` is the prompt's prefix-cache hits.
 - Shutting down waits up to 5 s for the worker process by default and then kills the
   EngineCore, leaking shared memory; on a busy CPU machine a clean exit takes 5-7 s, so
   `shutdown()` allows more.
@@ -46,6 +53,7 @@ from translate_server.inference.engine.protocol import (
     GenerationStep,
     PromptTooLongError,
     SamplingOptions,
+    TokenLogprob,
 )
 from translate_server.settings import EngineSettings
 
@@ -69,12 +77,15 @@ class VllmEngine:
 
     def __init__(self, engine: AsyncLLMEngine, model_name: str, on_cpu: bool) -> None:
         from vllm import SamplingParams
+        from vllm.exceptions import VLLMValidationError
         from vllm.inputs import tokens_input
-        from vllm.sampling_params import RequestOutputKind
+        from vllm.sampling_params import RequestOutputKind, StructuredOutputsParams
         from vllm.v1.engine.exceptions import EngineDeadError as VllmEngineDeadError
 
         self._engine: AsyncLLMEngine | None = engine
         self._sampling_params = SamplingParams
+        self._structured_params = StructuredOutputsParams
+        self._validation_error = VLLMValidationError
         self._tokens_input = tokens_input
         self._delta = RequestOutputKind.DELTA
         self._final_only = RequestOutputKind.FINAL_ONLY
@@ -101,6 +112,16 @@ class VllmEngine:
     def tokenize_chat(self, messages: Sequence[ChatMessage]) -> list[int]:
         return self._chat_prompt(messages)
 
+    def tokenize_text(self, text: str) -> list[int]:
+        return list(self._tokenizer.encode(text))
+
+    def _structured(self, options: SamplingOptions) -> Any:
+        if options.structured is None:
+            return None
+        if options.structured.json_schema is None:
+            return self._structured_params(json_object=True)
+        return self._structured_params(json=options.structured.json_schema)
+
     def _params(self, options: SamplingOptions) -> Any:
         return self._sampling_params(
             n=options.n,
@@ -116,6 +137,9 @@ class VllmEngine:
             seed=options.seed,
             min_tokens=options.min_tokens,
             ignore_eos=options.ignore_eos,
+            logprobs=options.logprobs,
+            logit_bias=dict(options.logit_bias) or None,
+            structured_outputs=self._structured(options),
             detokenize=True,
             # FINAL_ONLY spares vLLM building, and us handling, an output for every token.
             output_kind=self._final_only if options.final_only else self._delta,
@@ -132,9 +156,10 @@ class VllmEngine:
             raise PromptTooLongError(prompt_tokens, self._max_prompt_tokens)
         try:
             params = self._params(options)
-        except (ValueError, TypeError) as exc:
-            raise EngineRejectedError(f"The engine refused the request: {exc}") from None
+        except (self._validation_error, ValueError, TypeError) as exc:
+            raise EngineRejectedError(str(exc), getattr(exc, "parameter", None)) from None
         stream = engine.generate(self._tokens_input(prompt_token_ids), params, request_id)
+        top_n = options.logprobs
         completion_tokens = [0] * options.n
         try:
             # aclosing: leaving early (client gone, deadline) closes vLLM's generator right
@@ -144,15 +169,50 @@ class VllmEngine:
                     output = await anext(stream)
                 except StopAsyncIteration:
                     return
-                except (ValueError, TypeError) as exc:
-                    # vLLM validates a request when it is added, on the first step: its
+                except (self._validation_error, ValueError, TypeError) as exc:
+                    # vLLM validates a request as it is added, on the first step
+                    # (`VLLMValidationError`, or a plain ValueError for some schemas): its
                     # refusal is the client's 400 (a failure later on is not).
-                    raise EngineRejectedError(f"The engine refused the request: {exc}") from None
-                yield _engine_output(output, prompt_tokens, completion_tokens)
+                    raise EngineRejectedError(str(exc), getattr(exc, "parameter", None)) from None
+                yield self._output(output, prompt_tokens, completion_tokens, top_n)
                 async for output in stream:
-                    yield _engine_output(output, prompt_tokens, completion_tokens)
+                    yield self._output(output, prompt_tokens, completion_tokens, top_n)
         except self._dead_error as exc:
             raise EngineDeadError(str(exc)) from exc
+
+    def _output(self, output: Any, prompt_tokens: int, completion_tokens: list[int],
+                top_n: int | None) -> EngineOutput:
+        steps = []
+        for choice in output.outputs:
+            index = choice.index
+            completion_tokens[index] += len(choice.token_ids)
+            reason = choice.finish_reason
+            if reason is not None:
+                reason = _FINISH_REASONS.get(reason) or _request_failed(reason)
+            logprobs = (None if top_n is None else
+                        self._logprobs(choice.token_ids, choice.logprobs, top_n))
+            steps.append(GenerationStep(index, choice.text, completion_tokens[index], reason,
+                                        logprobs))
+        return EngineOutput(prompt_tokens, steps, output.finished, output.num_cached_tokens)
+
+    def _logprobs(self, token_ids: Sequence[int], positions: Any,
+                  top_n: int) -> tuple[TokenLogprob, ...]:
+        """vLLM's per-position dicts (the chosen token and the likeliest `top_n`) as ours."""
+        result = []
+        for token_id, position in zip(token_ids, positions or (), strict=False):
+            chosen = position.get(token_id)
+            top = sorted((lp.rank, self._token(t, lp), _finite(lp.logprob))
+                         for t, lp in position.items() if lp.rank is not None and lp.rank <= top_n)
+            result.append(TokenLogprob(
+                self._token(token_id, chosen),
+                _finite(chosen.logprob) if chosen is not None else -9999.0,
+                tuple((token, logprob) for _, token, logprob in top)))
+        return tuple(result)
+
+    def _token(self, token_id: int, logprob: Any) -> str:
+        if logprob is not None and logprob.decoded_token is not None:
+            return logprob.decoded_token
+        return self._tokenizer.decode([token_id])
 
     async def abort(self, request_id: str) -> None:
         if self._engine is not None:
@@ -179,16 +239,9 @@ class VllmEngine:
             engine.shutdown(timeout=SHUTDOWN_TIMEOUT)
 
 
-def _engine_output(output: Any, prompt_tokens: int, completion_tokens: list[int]) -> EngineOutput:
-    steps = []
-    for choice in output.outputs:
-        index = choice.index
-        completion_tokens[index] += len(choice.token_ids)
-        reason = choice.finish_reason
-        if reason is not None:
-            reason = _FINISH_REASONS.get(reason) or _request_failed(reason)
-        steps.append(GenerationStep(index, choice.text, completion_tokens[index], reason))
-    return EngineOutput(prompt_tokens, steps, output.finished)
+def _finite(logprob: float) -> float:
+    # -inf has no JSON spelling; OpenAI's API and vLLM's server send -9999.0 instead.
+    return max(logprob, -9999.0)
 
 
 def _request_failed(reason: str) -> str:

@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 import msgspec
 from litestar import Request
 
-from translate_server.errors import InvalidRequestError
+from translate_server.errors import AuthenticationError, InvalidRequestError
+from translate_server.http.gate import KEY_IN_BODY
 from translate_server.wire import ErrorBody
 
 T = TypeVar("T")
@@ -62,3 +63,39 @@ def compat_status(status: int, error: ErrorBody) -> int:
     if status == 503 and error.code == "overloaded":
         return 429
     return status
+
+
+async def presented_key(request: Request, field: str) -> str:
+    """The API key the client sent: `Authorization: <scheme> <key>`, else the `field` of its
+    query, form or JSON body (DeepL's legacy `auth_key`, LibreTranslate's `api_key`); "" when
+    none. Usage and glossaries are kept per key."""
+    _, _, token = request.headers.get("authorization", "").partition(" ")
+    if token.strip():
+        return token.strip()
+    value = await query_or_form(request, field)
+    if value is None and request.method == "POST" and await request.body():
+        media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if media_type not in _FORMS:
+            try:
+                data = await request.json()
+            except Exception:  # noqa: BLE001 - a bad body is the route's to refuse
+                data = None
+            if isinstance(data, dict):
+                value = data.get(field)
+    return value if isinstance(value, str) else ""
+
+
+def body_key_check(field: str) -> Any:
+    """A Router `before_request` hook: where the gate left the key check to the route (no
+    `Authorization` header), the key in `field` must be one of the server's."""
+
+    async def check(request: Request) -> None:
+        keys = request.scope.get("state", {}).get(KEY_IN_BODY)
+        if keys is None:
+            return
+        key = await presented_key(request, field)
+        if not key or not keys.accepts(b"Bearer " + key.encode("utf-8")):
+            raise AuthenticationError(f"A valid API key is required: send it in `{field}` or "
+                                      "the Authorization header.")
+
+    return check

@@ -8,13 +8,17 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
+from translate_server.errors import InvalidRequestError
+from translate_server.translation.compat.deepl.glossaries import Glossary
 from translate_server.translation.languages import Language
 from translate_server.translation.protocol import TranslateRequest, TranslateResponse
-from translate_server.wire import RequestStruct
+from translate_server.wire import RequestStruct, ResponseStruct
 
 # DeepL's formality values; the `prefer_` ones never fail, and neither do ours.
-_FORMALITY = {"more": "formal", "prefer_more": "formal", "less": "informal",
-              "prefer_less": "informal"}
+_FORMALITY = {"default": "default", "more": "formal", "prefer_more": "formal",
+              "less": "informal", "prefer_less": "informal"}
+MODEL_TYPES = ("quality_optimized", "prefer_quality_optimized", "latency_optimized")
+Tags = str | list[str]
 
 
 class DeepLTranslateRequest(RequestStruct, kw_only=True):
@@ -23,40 +27,108 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
     source_lang: Annotated[str, Meta(min_length=2, max_length=35)] | None = None
     formality: str | None = None
     tag_handling: Literal["html", "xml"] | None = None
-    # Accepted and ignored: context, split_sentences, preserve_formatting, glossary_id, ...
+    glossary_id: str | None = None
+    # Elements whose text stays as it is (html and xml): honoured.
+    ignore_tags: Tags | None = None
+    # Accepted and documented, without effect on our output: the model sees each text whole
+    # (pieces are split at paragraphs, never mid-sentence), keeps its formatting, and gets no
+    # extra context; one model serves every request.
+    context: str | None = None
+    split_sentences: Literal["0", "1", "nonewlines"] | None = None
+    preserve_formatting: bool | None = None
+    non_splitting_tags: Tags | None = None
+    splitting_tags: Tags | None = None
+    outline_detection: bool | None = None
+    model_type: str | None = None
+    show_billed_characters: bool | None = None
+    # DeepL's legacy way of sending the key; checked by the router's hook.
+    auth_key: str | None = None
 
-    def to_translate_request(self) -> TranslateRequest:
+    def to_translate_request(self, glossary: dict[str, str] | None = None) -> TranslateRequest:
+        formality = _FORMALITY.get((self.formality or "default").lower())
+        if formality is None:
+            raise InvalidRequestError("Value for 'formality' not supported.", param="formality")
+        if self.model_type is not None and self.model_type not in MODEL_TYPES:
+            raise InvalidRequestError("Value for 'model_type' not supported.",
+                                      param="model_type")
         return TranslateRequest(
             text=self.text,
             source_lang=self.source_lang or "auto",
             target_lang=self.target_lang,
-            format="html" if self.tag_handling else "text",
-            formality=_FORMALITY.get((self.formality or "").lower(), "default"),  # type: ignore[arg-type]
+            format=self.tag_handling or "text",
+            formality=formality,  # type: ignore[arg-type]
+            glossary=glossary,
+            ignore_tags=tag_list(self.ignore_tags) or None,
         )
 
 
-class DeepLTranslation(msgspec.Struct, kw_only=True):
+def tag_list(tags: Tags | None) -> list[str]:
+    """DeepL takes tags as a list or as one comma-separated string."""
+    if tags is None:
+        return []
+    names = tags if isinstance(tags, list) else [tags]
+    return [name.strip() for joined in names for name in joined.split(",") if name.strip()]
+
+
+class DeepLTranslation(ResponseStruct, kw_only=True):
     detected_source_language: str
     text: str
     billed_characters: int
+    model_type_used: str | None = None
 
 
 class DeepLTranslateResponse(msgspec.Struct, kw_only=True):
     translations: list[DeepLTranslation]
 
     @classmethod
-    def of(cls, request: DeepLTranslateRequest,
-           response: TranslateResponse) -> DeepLTranslateResponse:
-        translations = response.translations or []
+    def of(cls, request: DeepLTranslateRequest, response: TranslateResponse,
+           kept: dict[int, str] | None = None) -> DeepLTranslateResponse:
+        """`kept`: texts whose language could not be detected, by index, returned as they
+        are (with the target as their language): the rest of the batch is translated."""
+        kept = kept or {}
+        translations = iter(response.translations or [])
         if response.detected_source_langs:
-            sources = [deepl_code(d.language) for d in response.detected_source_langs]
+            sources = iter([deepl_code(d.language) for d in response.detected_source_langs])
         else:
-            sources = [deepl_code(response.source_lang)] * len(translations)
-        return cls(translations=[
-            DeepLTranslation(detected_source_language=source, text=text,
-                             billed_characters=len(original))
-            for source, text, original in zip(sources, translations, request.text, strict=True)
-        ])
+            sources = iter([deepl_code(response.source_lang)] * len(request.text))
+        model_type = request.model_type and "quality_optimized"
+        result = []
+        for i, original in enumerate(request.text):
+            if i in kept:
+                source, text = deepl_code(kept[i]), original
+            else:
+                source, text = next(sources), next(translations)
+            result.append(DeepLTranslation(detected_source_language=source, text=text,
+                                           billed_characters=len(original),
+                                           model_type_used=model_type))
+        return cls(translations=result)
+
+
+class DeepLUsage(msgspec.Struct, kw_only=True):
+    character_count: int
+    character_limit: int
+
+
+class GlossaryCreate(RequestStruct, kw_only=True):
+    name: Annotated[str, Meta(min_length=1, max_length=1024)]
+    source_lang: Annotated[str, Meta(min_length=2, max_length=35)]
+    target_lang: Annotated[str, Meta(min_length=2, max_length=35)]
+    entries: str
+    entries_format: str = "tsv"
+    auth_key: str | None = None
+
+
+class GlossaryList(msgspec.Struct, kw_only=True):
+    glossaries: list[Glossary]
+
+
+class GlossaryLanguagePair(msgspec.Struct, kw_only=True):
+    source_lang: str
+    target_lang: str
+
+
+class GlossaryLanguagePairs(msgspec.Struct, kw_only=True):
+    supported_languages: list[GlossaryLanguagePair]
 
 
 class DeepLLanguage(msgspec.Struct, kw_only=True, omit_defaults=True):

@@ -16,18 +16,37 @@ from translate_server.translation.protocol import (
 )
 from translate_server.wire import RequestStruct, ResponseStruct
 
+# LibreTranslate's own codes for two variants, and ours (BCP-47).
+_TO_OURS = {"zt": "zh-Hant", "pb": "pt-BR"}
+_TO_LIBRE = {ours: libre for libre, ours in _TO_OURS.items()}
+
+
+def ours(code: str) -> str:
+    return _TO_OURS.get(code.lower(), code)
+
+
+def libre_code(tag: str) -> str:
+    return _TO_LIBRE.get(tag, tag)
+
+
+# Languages LibreTranslate lists under its own codes, beside those the detector knows.
+LIBRE_VARIANTS = (("pb", "Portuguese (Brazil)"), ("zt", "Chinese (traditional)"))
+
 
 class LibreTranslateRequest(RequestStruct, kw_only=True):
     q: str | list[str]
     target: Annotated[str, Meta(min_length=2, max_length=35)]
     source: Annotated[str, Meta(min_length=2, max_length=35)] = "auto"
     format: Literal["text", "html"] = "text"
+    # Checked by the router's hook when no Authorization header came.
     api_key: str | None = None
-    # Accepted and ignored: alternatives.
+    # Further translations of each text (LibreTranslate allows up to 3).
+    alternatives: Annotated[int, Meta(ge=0, le=3)] = 0
 
     def to_translate_request(self) -> TranslateRequest:
-        return TranslateRequest(text=self.q, source_lang=self.source, target_lang=self.target,
-                                format=self.format)
+        return TranslateRequest(text=self.q, source_lang=ours(self.source),
+                                target_lang=ours(self.target), format=self.format,
+                                alternatives=self.alternatives)
 
 
 class LibreDetected(msgspec.Struct, kw_only=True):
@@ -36,22 +55,29 @@ class LibreDetected(msgspec.Struct, kw_only=True):
 
     @classmethod
     def of(cls, detected: DetectedLanguage) -> LibreDetected:
-        return cls(confidence=round(detected.confidence * 100, 2), language=detected.language)
+        return cls(confidence=round(detected.confidence * 100, 2),
+                   language=libre_code(detected.language))
 
 
 class LibreTranslateResponse(ResponseStruct, kw_only=True):
     translatedText: str | list[str]
     detectedLanguage: LibreDetected | list[LibreDetected] | None = None
+    # A text's alternatives, or a list of them per text of a batch (msgspec takes one array
+    # type per union, hence the bare list).
+    alternatives: list | None = None
 
     @classmethod
     def of(cls, response: TranslateResponse) -> LibreTranslateResponse:
         if response.translations is not None:
             detected = ([LibreDetected.of(d) for d in response.detected_source_langs]
                         if response.detected_source_langs else None)
-            return cls(translatedText=response.translations, detectedLanguage=detected)
+            return cls(translatedText=response.translations, detectedLanguage=detected,
+                       alternatives=response.alternatives)
         single = (LibreDetected.of(response.detected_source_lang)
                   if response.detected_source_lang else None)
-        return cls(translatedText=response.translation or "", detectedLanguage=single)
+        alternatives = response.alternatives[0] if response.alternatives else None
+        return cls(translatedText=response.translation or "", detectedLanguage=single,
+                   alternatives=alternatives)
 
 
 class LibreDetectRequest(RequestStruct, kw_only=True):
@@ -71,3 +97,26 @@ class LibreLanguage(msgspec.Struct, kw_only=True):
 
 class LibreError(msgspec.Struct):
     error: str
+
+
+class FrontendLanguage(msgspec.Struct, kw_only=True):
+    code: str
+    name: str
+
+
+class FrontendLanguages(msgspec.Struct, kw_only=True):
+    source: FrontendLanguage
+    target: FrontendLanguage
+
+
+class FrontendSettings(msgspec.Struct, kw_only=True):
+    """What LibreTranslate's web page reads before it shows itself."""
+
+    charLimit: int
+    frontendTimeout: int
+    apiKeys: bool
+    keyRequired: bool
+    suggestions: bool
+    filesTranslation: bool
+    supportedFilesFormat: list[str]
+    language: FrontendLanguages
