@@ -7,13 +7,16 @@ import asyncio
 import contextlib
 import re
 import threading
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+
+import msgspec
 
 from translate_server.inference.engine import (
     ChatMessage,
     EngineDeadError,
     EngineInfo,
     EngineOutput,
+    EngineTimings,
     GenerationStep,
     SamplingOptions,
 )
@@ -57,6 +60,10 @@ class FakeEngine:
         self.aborted: set[str] = set()
         self.unfinished: set[str] = set()
         self.shut_down = False
+        # The engine's own figures on each request's last output, as vLLM gives them with its
+        # statistics on: fixed, or chosen per request from its prompt text; None: off.
+        self.timings: EngineTimings | Callable[[str], EngineTimings] | None = None
+        self.trace_headers: list[Mapping[str, str] | None] = []  # as each request brought
 
     # -- Engine protocol -------------------------------------------------------------------
     @property
@@ -74,13 +81,20 @@ class FakeEngine:
         return self._encode(rendered)
 
     async def generate(
-        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
+        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str,
+        trace_headers: Mapping[str, str] | None = None,
     ) -> AsyncGenerator[EngineOutput, None]:
         """Every step's delta or, for `final_only`, one output of the whole choices at the end
         (as vLLM's FINAL_ONLY gives them)."""
+        self.trace_headers.append(trace_headers)
+        timings = self.timings
+        if callable(timings):
+            timings = timings(self.decode(prompt_token_ids))
         async with contextlib.aclosing(self._deltas(prompt_token_ids, options, request_id)) as deltas:
             if not options.final_only:
                 async for output in deltas:
+                    if output.finished and timings is not None:
+                        output = msgspec.structs.replace(output, timings=timings)
                     yield output
                 return
             texts: dict[int, str] = {}
@@ -93,7 +107,8 @@ class FakeEngine:
                     reasons[step.index] = step.finish_reason
             self.final_outputs += 1
             yield EngineOutput(len(prompt_token_ids), [
-                GenerationStep(i, texts[i], counts[i], reasons[i]) for i in sorted(texts)], True)
+                GenerationStep(i, texts[i], counts[i], reasons[i]) for i in sorted(texts)], True,
+                timings)
 
     async def _deltas(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str

@@ -22,6 +22,16 @@ Facts about the installed vLLM 0.32 this adapter relies on (checked against its 
 - vLLM's import keeps an exception traceback alive, which pins the frames that first imported
   it (and their locals) for the life of the process; so no frame here holds the `AsyncLLM` in
   a local variable, or `shutdown()` could not drop the last reference.
+- With statistics on (`disable_log_stats=False`), every `RequestOutput` carries `metrics`, a
+  `RequestStateStats` shared with the output processor and updated before each output is built,
+  so the finished output (FINAL_ONLY included) holds the request's whole history: `queued_ts`,
+  `scheduled_ts` (the first scheduling; preemptions do not move it), `first_token_ts` and
+  `last_token_ts` are the engine core's monotonic clock; `first_token_latency` is the front
+  end's wall clock from arrival to the first token; `num_preemptions` counts preemptions.
+  `num_cached_tokens` is the prompt's prefix-cache hit. With statistics off, `metrics` is None.
+- `generate(..., trace_headers=...)` (a W3C `traceparent`) makes vLLM's own `llm_request` span,
+  exported to `otlp_traces_endpoint` from the front-end process, a child of the caller's span;
+  without an endpoint vLLM drops the headers with a warning, so they are passed only then.
 - Shutting down waits up to 5 s for the worker process by default and then kills the
   EngineCore, leaking shared memory; on a busy CPU machine a clean exit takes 5-7 s, so
   `shutdown()` allows more.
@@ -31,7 +41,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -42,6 +52,7 @@ from translate_server.inference.engine.protocol import (
     EngineDeadError,
     EngineInfo,
     EngineOutput,
+    EngineTimings,
     GenerationStep,
     PromptTooLongError,
     SamplingOptions,
@@ -121,7 +132,8 @@ class VllmEngine:
         )
 
     async def generate(
-        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
+        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str,
+        trace_headers: Mapping[str, str] | None = None,
     ) -> AsyncGenerator[EngineOutput, None]:
         engine = self._engine
         if engine is None or engine.errored:
@@ -133,6 +145,7 @@ class VllmEngine:
             self._tokens_input(prompt_token_ids),
             self._params(options),
             request_id,
+            **({} if trace_headers is None else {"trace_headers": trace_headers}),
         )
         completion_tokens = [0] * options.n
         try:
@@ -150,7 +163,10 @@ class VllmEngine:
                         steps.append(
                             GenerationStep(index, choice.text, completion_tokens[index], reason)
                         )
-                    yield EngineOutput(prompt_tokens, steps, output.finished)
+                    if output.finished:
+                        yield EngineOutput(prompt_tokens, steps, True, _timings(output))
+                    else:
+                        yield EngineOutput(prompt_tokens, steps, False)
         except self._dead_error as exc:
             raise EngineDeadError(str(exc)) from exc
 
@@ -177,6 +193,22 @@ class VllmEngine:
         engine, self._engine = self._engine, None
         if engine is not None:
             engine.shutdown(timeout=SHUTDOWN_TIMEOUT)
+
+
+def _timings(output: Any) -> EngineTimings | None:
+    """The finished request's figures, where the engine keeps statistics and it produced a
+    token (an aborted request that never ran has nothing to tell)."""
+    stats = output.metrics
+    if stats is None or not stats.first_token_ts:
+        return None
+    return EngineTimings(
+        wait=max(0.0, stats.scheduled_ts - stats.queued_ts),
+        prefill=max(0.0, stats.first_token_ts - stats.scheduled_ts),
+        first_token=max(0.0, stats.first_token_latency),
+        decode=max(0.0, stats.last_token_ts - stats.first_token_ts),
+        preemptions=stats.num_preemptions,
+        cached_tokens=output.num_cached_tokens or 0,
+    )
 
 
 def _request_failed(reason: str) -> str:
@@ -219,6 +251,9 @@ def engine_args_kwargs(settings: EngineSettings, model: str, on_cpu: bool) -> di
         "disable_log_stats": not settings.engine_metrics,
         "enable_log_requests": False,
     }
+    if settings.otlp_traces_endpoint:
+        # vLLM exports its own span of every request there (needs its statistics on).
+        kwargs["otlp_traces_endpoint"] = settings.otlp_traces_endpoint
     if not on_cpu:
         kwargs["gpu_memory_utilization"] = settings.gpu_memory_utilization
     kv_cache_gib = settings.kv_cache_gib
