@@ -85,16 +85,20 @@ class GenerationService:
         """The chat's prompt. A long one is tokenized in a worker thread: the tokenizer lets
         go of the GIL there, and the streams in flight on the event loop go on meanwhile."""
         if self.tracing is not None:
-            with self.tracing.span("tokenize") as span:
-                prompt = await self._render(messages)
-                span.set_attribute("gen_ai.usage.input_tokens", prompt.tokens)
-                return prompt
-        return await self._render(messages)
-
-    async def _render(self, messages: Sequence[ChatMessage]) -> Prompt:
+            return await self._render_traced(messages, self.tracing)
         if sum(len(message["content"]) for message in messages) < THREAD_PROMPT_CHARS:
             return self.render_inline(messages)
         return Prompt(await asyncio.to_thread(self.engine.tokenize_chat, messages))
+
+    async def _render_traced(self, messages: Sequence[ChatMessage], tracing: Tracing) -> Prompt:
+        with tracing.span("tokenize") as span:
+            if sum(len(message["content"]) for message in messages) < THREAD_PROMPT_CHARS:
+                prompt = self.render_inline(messages)
+            else:
+                span.set_attribute("tokenize.thread", True)
+                prompt = Prompt(await asyncio.to_thread(self.engine.tokenize_chat, messages))
+            span.set_attribute("gen_ai.usage.input_tokens", prompt.tokens)
+            return prompt
 
     def render_inline(self, messages: Sequence[ChatMessage]) -> Prompt:
         """The chat's prompt, tokenized on the caller's thread (short prompts only)."""
