@@ -284,6 +284,9 @@ def create_vllm_engine(settings: EngineSettings) -> VllmEngine:
     from vllm import AsyncEngineArgs, AsyncLLMEngine
 
     kwargs = engine_args_kwargs(settings, model, on_cpu)
+    if settings.otlp_traces_endpoint:
+        # vLLM's spans name no service of their own ("unknown_service"); ours set theirs.
+        os.environ.setdefault("OTEL_SERVICE_NAME", "vllm")
     log.info(
         "engine_starting",
         model=model,
