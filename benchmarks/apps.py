@@ -57,6 +57,7 @@ def litestar_otel_asgi_app():
     app = create_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME))
     app.asgi_handler = OpenTelemetryInstrumentationMiddleware(
         app.asgi_handler, OpenTelemetryConfig(tracer_provider=tracing.provider))
+    app.on_shutdown.append(tracing.shutdown)  # the app's own tracing (off) does not
     return app
 
 

@@ -208,17 +208,18 @@ def format_summary(summary: dict) -> str:
                      f"{m['latency_p99_ms']:>8.2f} "
                      f"{'' if per_token is None else f'{per_token:,.1f}':>13}")
     for api, r in summary["ratios"].items():
-        line = f"{api}:"
+        parts = []
         if "requests_per_s" in r:
-            line += (f" Litestar/FastAPI requests/s {r['requests_per_s']:.2f}x; "
-                     f"FastAPI uses {r['cpu_per_request']:.2f}x the server CPU per request")
+            parts.append(f"Litestar/FastAPI requests/s {r['requests_per_s']:.2f}x; FastAPI "
+                         f"uses {r['cpu_per_request']:.2f}x the server CPU per request")
         if "litestar_above_floor_us" in r:
-            line += (f"; above the bare ASGI floor: Litestar {r['litestar_above_floor_us']:,.0f}"
-                     f" us, FastAPI {r['fastapi_above_floor_us']:,.0f} us per request")
+            parts.append(f"above the bare ASGI floor: Litestar "
+                         f"{r['litestar_above_floor_us']:,.0f} us, FastAPI "
+                         f"{r['fastapi_above_floor_us']:,.0f} us per request")
         for traced in TRACED_APPS:
             if f"{traced}_extra_us" in r:
-                line += f"; {traced} adds {r[f'{traced}_extra_us']:,.0f} us CPU per request"
-        lines.append(line)
+                parts.append(f"{traced} adds {r[f'{traced}_extra_us']:,.0f} us CPU per request")
+        lines.append(f"{api}: " + "; ".join(parts))
     lines.append("medians over rounds; ratios are medians of per-round ratios")
     return "\n".join(lines)
 

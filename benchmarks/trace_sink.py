@@ -80,7 +80,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, default=4318)
-    parser.add_argument("--settle", type=float, default=6.0)
+    # Longer than two of the SDK's export intervals (5 s), so a trace is printed whole.
+    parser.add_argument("--settle", type=float, default=12.0)
     args = parser.parse_args()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), _Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
