@@ -92,6 +92,9 @@ class Tracing:
                              timings: EngineTimings | None) -> None:
         """End an engine request's span; the engine's figures become its attributes and
         its children, laid out from its start (arrival) by the engine's durations."""
+        if not span.is_recording():  # not sampled
+            span.end()
+            return
         span.set_attribute("gen_ai.usage.output_tokens", completion_tokens)
         if timings is not None:
             span.set_attributes({

@@ -125,6 +125,20 @@ async def test_a_refusal_is_a_failed_admission(exporter, engine: FakeEngine) -> 
     assert [s.status.is_ok for s in admissions].count(False) == 1
 
 
+async def test_requests_left_out_by_the_sampler_leave_no_spans(exporter, engine) -> None:
+    from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+
+    provider = sdk_trace.TracerProvider(sampler=ALWAYS_OFF)
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    settings = load_settings({"served_model_name": "fake-model"}, environ={})
+    engine.timings = FIGURES
+    async with running(create_app(settings, lambda: engine, tracing=Tracing(provider))) as client:
+        assert (await client.post("/translate", json=TRANSLATE)).status_code == 200
+        streamed = await client.post("/translate", json={**TRANSLATE, "text": "Hi", "stream": True})
+        assert streamed.status_code == 200
+    assert exporter.get_finished_spans() == ()
+
+
 async def test_tracing_off_sends_no_headers(client, engine: FakeEngine) -> None:
     assert (await client.post("/translate", json=TRANSLATE)).status_code == 200
     assert engine.trace_headers == [None]
