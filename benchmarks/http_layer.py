@@ -284,7 +284,8 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
             sink.close()
     summary = summarize_rounds(rounds, apis)
     return {
-        "config": {"apps": apps, "rounds": args.rounds, "requests": args.requests, "warmup": args.warmup,
+        "config": {"apps": apps, "rounds": args.rounds, "requests": args.requests,
+                   "warmup": args.warmup,
                    "concurrency": args.concurrency, "apis": apis, "pinned": pinned,
                    "stream_tokens": args.stream_tokens,
                    "server_cpus": sorted(server_cpus or []),

@@ -106,7 +106,8 @@ class Tracing:
                 "engine.cached_tokens": timings.cached_tokens,
             })
             parent = self._trace.set_span_in_context(span)
-            first_token = span.start_time + int(timings.first_token * 1e9)  # type: ignore[attr-defined]
+            started: int = span.start_time  # type: ignore[attr-defined]  # the SDK's span
+            first_token = started + int(timings.first_token * 1e9)
             scheduled = first_token - int(timings.prefill * 1e9)
             for name, start, end in (
                 ("engine wait", scheduled - int(timings.wait * 1e9), scheduled),
