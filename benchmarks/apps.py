@@ -28,6 +28,39 @@ def litestar_app():
     return create_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME))
 
 
+def litestar_traced_app():
+    """The service with its own tracing on, exporting to BENCH_OTLP_TRACES_ENDPOINT."""
+    import os
+
+    from translate_server.app import create_app
+    from translate_server.http.tracing import build_tracing
+
+    configure_logging("json", "info")
+    tracing = build_tracing(os.environ["BENCH_OTLP_TRACES_ENDPOINT"])
+    return create_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME), tracing=tracing)
+
+
+def litestar_otel_asgi_app():
+    """The service with Litestar's OpenTelemetry middleware around it instead (one span per
+    request, and one per ASGI message sent or received), exporting to the same endpoint."""
+    import os
+
+    from litestar.plugins.opentelemetry import OpenTelemetryConfig
+    from litestar.plugins.opentelemetry.middleware import OpenTelemetryInstrumentationMiddleware
+
+    from translate_server.app import create_app
+    from translate_server.http.tracing import build_tracing
+
+    configure_logging("json", "info")
+    tracing = build_tracing(os.environ["BENCH_OTLP_TRACES_ENDPOINT"])
+    assert tracing is not None
+    app = create_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME))
+    app.asgi_handler = OpenTelemetryInstrumentationMiddleware(
+        app.asgi_handler, OpenTelemetryConfig(tracer_provider=tracing.provider))
+    app.on_shutdown.append(tracing.shutdown)  # the app's own tracing (off) does not
+    return app
+
+
 def fastapi_app():
     from fastapi_app import create_fastapi_app
 

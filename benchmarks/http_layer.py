@@ -6,6 +6,11 @@ closed-loop load in alternation.
 A third app, the floor (``benchmarks/asgi_floor.py``), is bare ASGI on the same uvicorn: it decodes
 the body and answers fixed bytes, so what an app spends above it is its own.
 
+Two more arms, on request (``--apps``), price tracing: ``traced`` is the service with its
+OpenTelemetry tracing on, and ``otel-asgi`` the service with Litestar's OpenTelemetry middleware
+(opentelemetry-instrumentation-asgi) instead; both export OTLP over HTTP to a sink in this
+process that discards what it gets, so serializing and sending the spans is counted.
+
 Routes: ``translate``, ``chat`` and ``chat-stream`` (streamed chat completions of exactly
 ``--stream-tokens`` tokens, which the engine double streams one per event-loop turn).
 
@@ -35,8 +40,10 @@ from translate_server.loadgen.stats import median
 from translate_server.loadgen.workload import WorkItem
 
 APPS: tuple[str, ...] = ("litestar", "fastapi", "floor")
+TRACED_APPS: tuple[str, ...] = ("traced", "otel-asgi")
 FACTORIES = {"litestar": "apps:litestar_app", "fastapi": "apps:fastapi_app",
-             "floor": "apps:floor_app"}
+             "floor": "apps:floor_app", "traced": "apps:litestar_traced_app",
+             "otel-asgi": "apps:litestar_otel_asgi_app"}
 APIS: tuple[str, ...] = ("translate", "chat", "chat-stream")
 SERVED_NAME = "bench-model"  # as benchmarks/apps.py serves it
 
@@ -55,7 +62,12 @@ def _pin(cpus: set[int] | None):
     return lambda: os.sched_setaffinity(0, cpus)
 
 
-def start_app(name: str, bench_dir: Path, port: int, cpus: set[int] | None) -> subprocess.Popen:
+def start_app(name: str, bench_dir: Path, port: int, cpus: set[int] | None,
+              traces_to: str | None = None) -> subprocess.Popen:
+    env = dict(os.environ)
+    if traces_to is not None:
+        env.update({"BENCH_OTLP_TRACES_ENDPOINT": traces_to,
+                    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf"})
     command = [
         sys.executable, "-m", "uvicorn", "--app-dir", str(bench_dir), "--factory",
         FACTORIES[name], "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
@@ -63,7 +75,34 @@ def start_app(name: str, bench_dir: Path, port: int, cpus: set[int] | None) -> s
     ]
     # The request log lines are written (the work is the same for both apps) and dropped.
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            preexec_fn=_pin(cpus), start_new_session=True)
+                            preexec_fn=_pin(cpus), start_new_session=True, env=env)
+
+
+class SpanSink:
+    """An OTLP/HTTP endpoint that takes every export and keeps nothing (its thread runs in
+    the load generator's process, on the load generator's cores)."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                self.send_response(200)
+                self.send_header("content-type", "application/x-protobuf")
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                return None
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1/traces"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
 
 
 def wait_ready(process: subprocess.Popen, port: int, timeout_s: float = 60.0) -> None:
@@ -126,10 +165,18 @@ def summarize_rounds(rounds: list[dict[str, dict[str, float]]], apis: list[str])
     ratio: dict[str, dict[str, float]] = {}
     for api in apis:
         ours, theirs = f"litestar {api}", f"fastapi {api}"
+        for traced in TRACED_APPS:
+            # What tracing adds to the service's CPU per request (median of per-round gaps).
+            arm = f"{traced} {api}"
+            with_arm = [r for r in rounds if arm in r and ours in r]
+            if with_arm:
+                ratio.setdefault(api, {})[f"{traced}_extra_us"] = median([
+                    r[arm]["server_cpu_us_per_request"] - r[ours]["server_cpu_us_per_request"]
+                    for r in with_arm])
         pairs = [r for r in rounds if ours in r and theirs in r]
         if not pairs:
             continue
-        ratio[api] = {
+        ratio.setdefault(api, {}).update({
             "requests_per_s": median([r[ours]["requests_per_s"] / r[theirs]["requests_per_s"]
                                       for r in pairs]),
             # >1: FastAPI spends that many times our CPU per request.
@@ -137,7 +184,7 @@ def summarize_rounds(rounds: list[dict[str, dict[str, float]]], apis: list[str])
                 r[theirs]["server_cpu_us_per_request"] / r[ours]["server_cpu_us_per_request"]
                 for r in pairs
             ]),
-        }
+        })
         floor = f"floor {api}"
         with_floor = [r for r in pairs if floor in r]
         if with_floor:
@@ -161,12 +208,18 @@ def format_summary(summary: dict) -> str:
                      f"{m['latency_p99_ms']:>8.2f} "
                      f"{'' if per_token is None else f'{per_token:,.1f}':>13}")
     for api, r in summary["ratios"].items():
-        line = (f"{api}: Litestar/FastAPI requests/s {r['requests_per_s']:.2f}x; "
-                f"FastAPI uses {r['cpu_per_request']:.2f}x the server CPU per request")
+        parts = []
+        if "requests_per_s" in r:
+            parts.append(f"Litestar/FastAPI requests/s {r['requests_per_s']:.2f}x; FastAPI "
+                         f"uses {r['cpu_per_request']:.2f}x the server CPU per request")
         if "litestar_above_floor_us" in r:
-            line += (f"; above the bare ASGI floor: Litestar {r['litestar_above_floor_us']:,.0f}"
-                     f" us, FastAPI {r['fastapi_above_floor_us']:,.0f} us per request")
-        lines.append(line)
+            parts.append(f"above the bare ASGI floor: Litestar "
+                         f"{r['litestar_above_floor_us']:,.0f} us, FastAPI "
+                         f"{r['fastapi_above_floor_us']:,.0f} us per request")
+        for traced in TRACED_APPS:
+            if f"{traced}_extra_us" in r:
+                parts.append(f"{traced} adds {r[f'{traced}_extra_us']:,.0f} us CPU per request")
+        lines.append(f"{api}: " + "; ".join(parts))
     lines.append("medians over rounds; ratios are medians of per-round ratios")
     return "\n".join(lines)
 
@@ -187,15 +240,22 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
     server_cpus = {cpus[0]} if pinned else None
     client_cpus = set(cpus[1:]) if pinned else None
 
-    ports = {name: free_port() for name in APPS}
-    processes = {name: start_app(name, bench_dir, ports[name], server_cpus) for name in APPS}
+    apps = [a.strip() for a in args.apps.split(",") if a.strip()]
+    unknown = sorted(set(apps) - set(FACTORIES))
+    if unknown:
+        raise ValueError(f"unknown app(s) {', '.join(unknown)}; choose from {', '.join(FACTORIES)}")
+    sink = SpanSink() if set(apps) & set(TRACED_APPS) else None
+    ports = {name: free_port() for name in apps}
+    processes = {name: start_app(name, bench_dir, ports[name], server_cpus,
+                                 sink.url if sink and name in TRACED_APPS else None)
+                 for name in apps}
     previous_affinity = os.sched_getaffinity(0)
     try:
-        for name in APPS:
+        for name in apps:
             wait_ready(processes[name], ports[name])
         if client_cpus:
             os.sched_setaffinity(0, client_cpus)
-        arms = [(app, api) for api in apis for app in APPS]
+        arms = [(app, api) for api in apis for app in apps]
         rounds = []
         for r in range(args.rounds):
             shift = r % len(arms)
@@ -207,7 +267,7 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
                     args.warmup
                 ))
                 f = figures[f"{app} {api}"]
-                log(f"round {r + 1}/{args.rounds} {app:>8} {api:<9} "
+                log(f"round {r + 1}/{args.rounds} {app:>9} {api:<11} "
                     f"{f['requests_per_s']:8,.0f} req/s  "
                     f"{f['server_cpu_us_per_request']:6,.0f} us cpu/req  {f['errors']} errors")
             rounds.append(figures)
@@ -220,9 +280,12 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
                 process.wait(10)
             except subprocess.TimeoutExpired:
                 process.kill()
+        if sink is not None:
+            sink.close()
     summary = summarize_rounds(rounds, apis)
     return {
-        "config": {"rounds": args.rounds, "requests": args.requests, "warmup": args.warmup,
+        "config": {"apps": apps, "rounds": args.rounds, "requests": args.requests,
+                   "warmup": args.warmup,
                    "concurrency": args.concurrency, "apis": apis, "pinned": pinned,
                    "stream_tokens": args.stream_tokens,
                    "server_cpus": sorted(server_cpus or []),
@@ -236,6 +299,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bench-dir", default=None, help="the folder of apps.py (default: this one)")
     parser.add_argument("--apis", default=",".join(APIS),
                         help=f"routes to compare (default: {','.join(APIS)})")
+    parser.add_argument("--apps", default=",".join(APPS),
+                        help=f"arms to run (default: {','.join(APPS)}; also: "
+                        f"{','.join(TRACED_APPS)})")
     parser.add_argument("--stream-tokens", type=int, default=64,
                         help="tokens per chat-stream answer (default 64)")
     parser.add_argument("--rounds", type=int, default=5, help="alternating repeats (default 5)")

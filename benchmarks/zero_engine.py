@@ -14,7 +14,7 @@ on top of that is its own.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 
 from translate_server.inference.engine import (
     ChatMessage,
@@ -46,7 +46,8 @@ class ZeroLatencyEngine:
         return [0] * (chars // 4 + 4 * len(messages) + 3)
 
     async def generate(
-        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
+        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str,
+        trace_headers: Mapping[str, str] | None = None,
     ) -> AsyncGenerator[EngineOutput, None]:
         if options.ignore_eos:
             for count in range(1, options.max_tokens + 1):

@@ -7,7 +7,9 @@ import asyncio
 import contextlib
 import re
 import threading
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+
+import msgspec
 
 from translate_server.inference.engine import (
     ChatMessage,
@@ -15,6 +17,7 @@ from translate_server.inference.engine import (
     EngineInfo,
     EngineOutput,
     EngineRejectedError,
+    EngineTimings,
     GenerationStep,
     SamplingOptions,
     TokenLogprob,
@@ -64,6 +67,10 @@ class FakeEngine:
         # A chat template's refusal: tokenize_chat raises it (e.g. "system role not supported").
         self.template_refusal: str | None = None
         self._previous_prompt: list[int] = []
+        # The engine's own figures on each request's last output, as vLLM gives them with its
+        # statistics on: fixed, or chosen per request from its prompt text; None: off.
+        self.timings: EngineTimings | Callable[[str], EngineTimings] | None = None
+        self.trace_headers: list[Mapping[str, str] | None] = []  # as each request brought
 
     # -- Engine protocol -------------------------------------------------------------------
     @property
@@ -86,13 +93,22 @@ class FakeEngine:
         return self._encode(text)
 
     async def generate(
-        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
+        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str,
+        trace_headers: Mapping[str, str] | None = None,
     ) -> AsyncGenerator[EngineOutput, None]:
         """Every step's delta or, for `final_only`, one output of the whole choices at the end
         (as vLLM's FINAL_ONLY gives them)."""
+        self.trace_headers.append(trace_headers)
+        timings = self.timings
+        if callable(timings):
+            timings = timings(self.decode(prompt_token_ids))
         async with contextlib.aclosing(self._deltas(prompt_token_ids, options, request_id)) as deltas:
             if not options.final_only:
                 async for output in deltas:
+                    if output.finished and timings is not None:
+                        # vLLM reports one prefix-cache count, in both places.
+                        output = msgspec.structs.replace(
+                            output, timings=timings, cached_tokens=timings.cached_tokens)
                     yield output
                 return
             texts: dict[int, str] = {}
@@ -109,7 +125,8 @@ class FakeEngine:
             self.final_outputs += 1
             yield EngineOutput(len(prompt_token_ids), [
                 GenerationStep(i, texts[i], counts[i], reasons[i], logprobs.get(i))
-                for i in sorted(texts)], True, output.cached_tokens)
+                for i in sorted(texts)], True,
+                output.cached_tokens if timings is None else timings.cached_tokens, timings)
 
     async def _deltas(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str

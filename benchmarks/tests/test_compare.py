@@ -195,6 +195,47 @@ def test_http_layer_summary_measures_each_app_above_the_floor() -> None:
     assert "14.1" in text  # the floor's CPU per token, in its row
 
 
+def test_http_layer_summary_prices_tracing_without_fastapi() -> None:
+    def arm(cpu: float) -> dict[str, float]:
+        return {"requests_per_s": 1e6 / cpu, "server_cpu_us_per_request": cpu,
+                "latency_p50_ms": 1.0, "latency_p99_ms": 2.0, "errors": 0}
+
+    rounds = [{"litestar translate": arm(300.0), "traced translate": arm(700.0),
+               "otel-asgi translate": arm(900.0)},
+              {"litestar translate": arm(320.0), "traced translate": arm(760.0),
+               "otel-asgi translate": arm(860.0)}]
+    ratios = summarize_rounds(rounds, ["translate"])["ratios"]["translate"]
+    assert ratios == {"traced_extra_us": pytest.approx(420.0),
+                      "otel-asgi_extra_us": pytest.approx(570.0)}
+    text = format_summary(summarize_rounds(rounds, ["translate"]))
+    assert "translate: traced adds 420 us CPU per request; otel-asgi adds 570 us" in text
+
+
+def test_traced_apps_serve(tmp_path) -> None:
+    """Both tracing arms build and answer, exporting to a sink."""
+    import os
+
+    from litestar.testing import TestClient
+
+    from benchmarks import http_layer
+
+    sink = http_layer.SpanSink()
+    os.environ["BENCH_OTLP_TRACES_ENDPOINT"] = sink.url
+    os.environ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] = "http/protobuf"
+    try:
+        import apps
+
+        for factory in (apps.litestar_traced_app, apps.litestar_otel_asgi_app):
+            with TestClient(factory()) as client:
+                response = client.post("/translate", json={
+                    "text": "Good morning", "source_lang": "en", "target_lang": "de"})
+                assert response.status_code == 200
+    finally:
+        del os.environ["BENCH_OTLP_TRACES_ENDPOINT"]
+        del os.environ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"]
+        sink.close()
+
+
 def test_bench_dir_is_found_in_the_checkout() -> None:
     assert find_bench_dir(str(BENCH_DIR)) == BENCH_DIR
     with pytest.raises(FileNotFoundError):

@@ -24,6 +24,7 @@ from translate_server.http.observability import RequestObserver, ServiceMetrics
 from translate_server.http.openapi import DOCS_PATH, openapi_config
 from translate_server.http.route_paths import RoutePaths
 from translate_server.http.services import Services
+from translate_server.http.tracing import Tracing, build_tracing
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.inference.generation import GenerationService
@@ -49,17 +50,22 @@ def create_app(
     engine_factory: Callable[[], Engine],
     *,
     on_engine_death: Callable[[], None] | None = None,
+    tracing: Tracing | None = None,
 ) -> Litestar:
     """Build the app around an engine made by `engine_factory` when the app starts.
 
     `on_engine_death` is called once if the engine fails; the CLI uses it to exit non-zero so
-    that a supervisor restarts the process.
+    that a supervisor restarts the process. `tracing` defaults to OTLP export where
+    `--otlp-traces-endpoint` is set (tests pass one with an in-memory exporter).
     """
     metrics_ = ServiceMetrics()
+    if tracing is None:
+        tracing = build_tracing(settings.engine.otlp_traces_endpoint)
     admission = Admission(
         slots=settings.engine.max_num_seqs,
         queue_limit=settings.limits.queue_limit(settings.engine.max_num_seqs),
         metrics=metrics_,
+        tracing=tracing,
     )
 
     @asynccontextmanager
@@ -68,7 +74,7 @@ def create_app(
         engine = engine_factory()
         log.info("engine_ready", model=engine.info.model, seconds=round(
             time.perf_counter() - started, 1))
-        app.state.services = build_services(engine, settings, admission, metrics_)
+        app.state.services = build_services(engine, settings, admission, metrics_, tracing)
         watcher = asyncio.create_task(_watch_engine(engine, on_engine_death))
         try:
             yield
@@ -76,6 +82,8 @@ def create_app(
             watcher.cancel()
             engine.shutdown()
             log.info("engine_stopped")
+            if tracing is not None:
+                tracing.shutdown()  # sends the spans still waiting for a batch
 
     app = Litestar(
         route_handlers=[*API_ROUTES, *OPEN_ROUTES, deepl_router(), libretranslate_router()],
@@ -95,12 +103,12 @@ def create_app(
                    body_key_prefixes=("/v2/", "/libretranslate/"))
     # LibreTranslate's browser clients need CORS, its preflights answered before the gate.
     app.asgi_handler = RequestObserver(Cors(gate, ("/libretranslate/",)), metrics_,
-                                       paths.known)
+                                       paths.known, tracing)
     return app
 
 
 def build_services(engine: Engine, settings: Settings, admission: Admission,
-                   metrics_: ServiceMetrics) -> Services:
+                   metrics_: ServiceMetrics, tracing: Tracing | None = None) -> Services:
     # Imported here: the translation service pulls in the language registry and detector.
     from translate_server.translation.cache import TranslationCache
     from translate_server.translation.compat.deepl.accounts import DeepLAccounts
@@ -109,7 +117,7 @@ def build_services(engine: Engine, settings: Settings, admission: Admission,
     from translate_server.translation.prompts.templates import PromptTemplates
     from translate_server.translation.service import TranslationService
 
-    generation = GenerationService(engine)
+    generation = GenerationService(engine, tracing)
     model_name = settings.engine.model_name
     options = settings.translation
     detection = LanguageDetection(options.detection_accuracy)

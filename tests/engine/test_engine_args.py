@@ -48,3 +48,9 @@ def test_explicit_values_win():
 def test_engine_metrics_can_be_turned_off():
     settings = EngineSettings(engine_metrics=False)
     assert engine_args_kwargs(settings, "m", True)["disable_log_stats"] is True
+
+
+def test_vllm_exports_its_spans_only_where_traces_go():
+    assert "otlp_traces_endpoint" not in engine_args_kwargs(EngineSettings(), "m", True)
+    settings = EngineSettings(otlp_traces_endpoint="http://jaeger:4317")
+    assert engine_args_kwargs(settings, "m", True)["otlp_traces_endpoint"] == "http://jaeger:4317"

@@ -2,7 +2,15 @@
 
 A pure ASGI middleware opens a `RequestRecord` for each request, the service fills in what it
 learns (tokens, engine timings), and when the last byte is sent the middleware writes the log
-line and feeds Prometheus from the same record, so the two can never disagree.
+line and feeds Prometheus from the same record, so the two can never disagree. Where tracing
+is on, the same middleware opens and ends the request's span (`http.tracing`).
+
+The engine's own figures (`EngineTimings`: wait for a batch slot, prefill, time to first token,
+decode, preemptions, cached prompt tokens) arrive with each engine request's last output. A
+request of several engine requests (a /translate of many texts or pieces, all submitted at
+once) reports the figures of its slowest engine request, the one with the longest time from
+arrival in the engine to its last token, since that one decides when the answer is complete;
+`preemptions` and `cached_tokens` are sums over all of them.
 """
 
 from __future__ import annotations
@@ -13,7 +21,7 @@ import re
 import sys
 import time
 from collections.abc import Awaitable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import structlog
@@ -27,6 +35,10 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+
+if TYPE_CHECKING:
+    from translate_server.http.tracing import RequestTrace, Tracing
+    from translate_server.inference.engine.protocol import EngineTimings
 
 REQUEST_ID_HEADER = b"x-request-id"
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=-]{1,128}")
@@ -43,7 +55,8 @@ class RequestRecord:
 
     __slots__ = ("request_id", "route", "method", "started", "status", "model",
                  "prompt_tokens", "completion_tokens", "engine_requests", "submitted",
-                 "first_token", "finished", "finish_reason", "error_code", "cached_tokens")
+                 "first_token", "finished", "finish_reason", "error_code", "engine",
+                 "preemptions", "cached_tokens", "trace")
 
     def __init__(self, request_id: str, route: str, method: str) -> None:
         self.request_id = request_id
@@ -60,8 +73,13 @@ class RequestRecord:
         self.finished: float | None = None
         self.finish_reason: str | None = None
         self.error_code: str | None = None
-        # Prompt tokens the engine found in its prefix cache (the last engine request's).
+        # The slowest engine request's figures; None where the engine measures nothing.
+        self.engine: EngineTimings | None = None
+        self.preemptions = 0
+        # Prompt tokens found in the engine's prefix cache, summed; None where not reported.
         self.cached_tokens: int | None = None
+        # The request's span, where tracing is on.
+        self.trace: RequestTrace | None = None
 
     def engine_submitted(self) -> None:
         now = time.perf_counter()
@@ -73,10 +91,34 @@ class RequestRecord:
         if self.first_token is None:
             self.first_token = time.perf_counter()
 
-    def engine_finished(self, prompt_tokens: int, completion_tokens: int) -> None:
+    def engine_finished(self, prompt_tokens: int, completion_tokens: int,
+                        timings: EngineTimings | None = None,
+                        cached_tokens: int | None = None) -> None:
         self.prompt_tokens += prompt_tokens
         self.completion_tokens += completion_tokens
         self.finished = time.perf_counter()
+        if cached_tokens is not None:
+            self.cached_tokens = (self.cached_tokens or 0) + cached_tokens
+        if timings is not None:
+            self.preemptions += timings.preemptions
+            slowest = self.engine
+            if slowest is None or (timings.first_token + timings.decode
+                                   > slowest.first_token + slowest.decode):
+                self.engine = timings
+
+    def engine_fields(self) -> dict[str, float | int]:
+        """The engine's figures for the log line; none at all where it measured nothing."""
+        timings = self.engine
+        if timings is None:
+            return {}
+        return {
+            "engine_wait_ms": round(timings.wait * 1000, 3),
+            "prefill_ms": round(timings.prefill * 1000, 3),
+            "engine_ttft_ms": round(timings.first_token * 1000, 3),
+            "decode_ms": round(timings.decode * 1000, 3),
+            "preemptions": self.preemptions,
+            "cached_tokens": self.cached_tokens or 0,
+        }
 
     def timings_ms(self, ended: float) -> dict[str, float]:
         def ms(start: float | None, end: float | None) -> float | None:
@@ -119,6 +161,24 @@ class ServiceMetrics:
         self.waiting = Gauge("translate_requests_waiting",
                              "Engine requests admitted beyond the batch slots, waiting for one.",
                              registry=r)
+        # The engine's view of the same requests (the slowest engine request of each, as in
+        # the log line), beside the service's: where the two part, the time went elsewhere.
+        self.engine_wait = Histogram(
+            "translate_engine_wait_seconds",
+            "Time a request waited inside the engine for a batch slot (queued to scheduled).",
+            ["route"], buckets=_TTFT_BUCKETS, registry=r)
+        self.engine_prefill = Histogram(
+            "translate_engine_prefill_seconds",
+            "Time from a request's scheduling in the engine to its first token.",
+            ["route"], buckets=_TTFT_BUCKETS, registry=r)
+        self.engine_ttft = Histogram(
+            "translate_engine_time_to_first_token_seconds",
+            "Time from a request's arrival in the engine to its first token.",
+            ["route"], buckets=_TTFT_BUCKETS, registry=r)
+        self.engine_decode = Histogram(
+            "translate_engine_decode_seconds",
+            "Time from a request's first token to its last, inside the engine.",
+            ["route"], buckets=_LATENCY_BUCKETS, registry=r)
         self.rejected = Counter("translate_requests_rejected",
                                 "Requests turned away before reaching the engine.", ["reason"],
                                 registry=r)
@@ -134,6 +194,12 @@ class ServiceMetrics:
             per_route.prompt_tokens.inc(record.prompt_tokens)
         if record.completion_tokens:
             per_route.completion_tokens.inc(record.completion_tokens)
+        timings = record.engine
+        if timings is not None:
+            per_route.engine_wait.observe(timings.wait)
+            per_route.engine_prefill.observe(timings.prefill)
+            per_route.engine_ttft.observe(timings.first_token)
+            per_route.engine_decode.observe(timings.decode)
 
     def for_route(self, route: str) -> _RouteMetrics:
         # Labelled children are looked up once per route, not once per request.
@@ -149,7 +215,8 @@ class ServiceMetrics:
 
 class _RouteMetrics:
     __slots__ = ("_metrics", "_route", "_by_status", "latency", "ttft", "prompt_tokens",
-                 "completion_tokens", "in_flight")
+                 "completion_tokens", "in_flight", "engine_wait", "engine_prefill",
+                 "engine_ttft", "engine_decode")
 
     def __init__(self, metrics: ServiceMetrics, route: str) -> None:
         self._metrics = metrics
@@ -160,6 +227,10 @@ class _RouteMetrics:
         self.prompt_tokens = metrics.prompt_tokens.labels(route)
         self.completion_tokens = metrics.completion_tokens.labels(route)
         self.in_flight = metrics.in_flight.labels(route)
+        self.engine_wait = metrics.engine_wait.labels(route)
+        self.engine_prefill = metrics.engine_prefill.labels(route)
+        self.engine_ttft = metrics.engine_ttft.labels(route)
+        self.engine_decode = metrics.engine_decode.labels(route)
 
     def requests(self, status: int) -> Any:
         child = self._by_status.get(status)
@@ -172,10 +243,12 @@ class _RouteMetrics:
 class RequestObserver:
     """ASGI middleware: request id, the canonical log line and the request metrics."""
 
-    def __init__(self, app: ASGIApp, metrics: ServiceMetrics, routes: frozenset[str]) -> None:
+    def __init__(self, app: ASGIApp, metrics: ServiceMetrics, routes: frozenset[str],
+                 tracing: Tracing | None = None) -> None:
         self.app = app
         self.metrics = metrics
         self.routes = routes
+        self.tracing = tracing
         self.log = structlog.get_logger("translate_server.access")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -201,6 +274,8 @@ class RequestObserver:
 
         in_flight = self.metrics.for_route(route).in_flight
         in_flight.inc()
+        if self.tracing is not None:
+            record.trace = self.tracing.begin(record, scope)
         try:
             await self.app(scope, receive, send_observed)
         finally:
@@ -210,6 +285,8 @@ class RequestObserver:
                 record.status = 499  # the client left before any answer started
             self.metrics.observe(record, ended)
             self._log(record, ended)
+            if record.trace is not None:
+                record.trace.end(record)
 
     def _log(self, record: RequestRecord, ended: float) -> None:
         fields: dict[str, Any] = {
@@ -228,6 +305,8 @@ class RequestObserver:
         if record.error_code:
             fields["error_code"] = record.error_code
         fields.update(record.timings_ms(ended))
+        if record.engine is not None:
+            fields.update(record.engine_fields())
         level = logging.WARNING if record.status >= 500 else logging.INFO
         self.log.log(level, "request", **fields)
 

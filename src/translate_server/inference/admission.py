@@ -8,9 +8,13 @@ honest refusals rather than as latency that grows without bound.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from translate_server.errors import OverloadedError, UnavailableError
 from translate_server.http.observability import ServiceMetrics
+
+if TYPE_CHECKING:
+    from translate_server.http.tracing import Tracing
 
 
 class Ticket:
@@ -30,8 +34,10 @@ class Ticket:
 
 
 class Admission:
-    def __init__(self, slots: int, queue_limit: int, metrics: ServiceMetrics) -> None:
+    def __init__(self, slots: int, queue_limit: int, metrics: ServiceMetrics,
+                 tracing: Tracing | None = None) -> None:
         self.slots = slots
+        self.tracing = tracing
         self.capacity = slots + queue_limit
         self.in_flight = 0
         self.draining = False
@@ -44,6 +50,15 @@ class Admission:
 
     def admit(self, weight: int = 1) -> Ticket:
         """Reserve `weight` engine sequences or raise at once."""
+        if self.tracing is None:
+            return self._admit(weight)
+        with self.tracing.span("admission", {"admission.weight": weight}) as span:
+            ticket = self._admit(weight)
+            span.set_attributes({"admission.in_flight": self.in_flight,
+                                 "admission.waiting": self.waiting})
+            return ticket
+
+    def _admit(self, weight: int) -> Ticket:
         if self.draining:
             self._metrics.rejected.labels("draining").inc()
             raise UnavailableError("The server is shutting down; retry on another replica.",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import AsyncGenerator, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
@@ -28,6 +28,9 @@ from translate_server.inference.engine import (
     SamplingOptions,
     TokenLogprob,
 )
+
+if TYPE_CHECKING:
+    from translate_server.http.tracing import Tracing
 
 # Characters of chat content from which a prompt is tokenized off the event loop. Tokenizing
 # costs 4-5 us per token on a slow core, so 2,000 characters (about 500 tokens) would stall
@@ -67,8 +70,9 @@ class StartedStream(NamedTuple):
 
 
 class GenerationService:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, tracing: Tracing | None = None) -> None:
         self.engine = engine
+        self.tracing = tracing
         self._ids = itertools.count()
         self._id_prefix = f"ts-{id(self):x}-"
         self._active: set[str] = set()
@@ -84,6 +88,8 @@ class GenerationService:
     async def render(self, messages: Sequence[ChatMessage]) -> Prompt:
         """The chat's prompt. A long one is tokenized in a worker thread: the tokenizer lets
         go of the GIL there, and the streams in flight on the event loop go on meanwhile."""
+        if self.tracing is not None:
+            return await self._render_traced(messages, self.tracing)
         if sum(len(message["content"]) for message in messages) < THREAD_PROMPT_CHARS:
             return self.render_inline(messages)
         return Prompt(await asyncio.to_thread(self.engine.tokenize_chat, messages))
@@ -94,6 +100,16 @@ class GenerationService:
             return self.check(Prompt(self.engine.tokenize_text(text)), param)
         return self.check(Prompt(await asyncio.to_thread(self.engine.tokenize_text, text)),
                           param)
+
+    async def _render_traced(self, messages: Sequence[ChatMessage], tracing: Tracing) -> Prompt:
+        with tracing.span("tokenize") as span:
+            if sum(len(message["content"]) for message in messages) < THREAD_PROMPT_CHARS:
+                prompt = self.render_inline(messages)
+            else:
+                span.set_attribute("tokenize.thread", True)
+                prompt = Prompt(await asyncio.to_thread(self.engine.tokenize_chat, messages))
+            span.set_attribute("gen_ai.usage.input_tokens", prompt.tokens)
+            return prompt
 
     def render_inline(self, messages: Sequence[ChatMessage]) -> Prompt:
         """The chat's prompt, tokenized on the caller's thread (short prompts only)."""
@@ -126,12 +142,11 @@ class GenerationService:
         # Nothing reaches the client before the end, so the engine need not hand over every
         # token either (and a time to first token would mean nothing here: none is recorded).
         options = msgspec.structs.replace(options, final_only=True)
-        request_id, outputs = self._submit(prompt, options, record)
+        request_id, outputs, span = self._submit(prompt, options, record)
+        output: EngineOutput | None = None
         try:
             async with asyncio.timeout_at(deadline):
                 async for output in outputs:
-                    if output.cached_tokens is not None:
-                        record.cached_tokens = output.cached_tokens
                     for step in output.steps:
                         texts[step.index].append(step.text)
                         counts[step.index] = step.completion_tokens
@@ -142,7 +157,7 @@ class GenerationService:
         except TimeoutError:
             raise _deadline_exceeded() from None
         finally:
-            record.engine_finished(prompt.tokens, sum(counts))
+            self._finished(record, prompt, sum(counts), output, span)
             await self._end(request_id, outputs)
         if "abort" in finish_reasons:
             raise UnavailableError("The engine aborted the request.", code="aborted")
@@ -152,7 +167,7 @@ class GenerationService:
             prompt_tokens=prompt.tokens,
             completion_tokens=sum(counts),
             logprobs=None if options.logprobs is None else logprobs,
-            cached_tokens=record.cached_tokens,
+            cached_tokens=None if output is None else output.cached_tokens,
         )
 
     async def start_stream(
@@ -176,8 +191,9 @@ class GenerationService:
         Leaving the iteration early (client gone, deadline) aborts the engine request.
         """
         counts = [0] * options.n
-        request_id, outputs = self._submit(prompt, options, record)
+        request_id, outputs, span = self._submit(prompt, options, record)
         timer = _StreamDeadline(deadline)
+        output: EngineOutput | None = None
         try:
             while True:
                 try:
@@ -185,8 +201,6 @@ class GenerationService:
                 except StopAsyncIteration:
                     return
                 record.token_arrived()
-                if output.cached_tokens is not None:
-                    record.cached_tokens = output.cached_tokens
                 for step in output.steps:
                     counts[step.index] = step.completion_tokens
                     if step.finish_reason == "abort":
@@ -194,20 +208,33 @@ class GenerationService:
                     yield step
         finally:
             timer.cancel()
-            record.engine_finished(prompt.tokens, sum(counts))
+            self._finished(record, prompt, sum(counts), output, span)
             await self._end(request_id, outputs)
 
     # Both loops above iterate the engine's outputs themselves: a generator of our own in
     # between would cost a resumption per output, for every token streamed.
     def _submit(
         self, prompt: Prompt, options: SamplingOptions, record: RequestRecord
-    ) -> tuple[str, AsyncGenerator[EngineOutput, None]]:
+    ) -> tuple[str, AsyncGenerator[EngineOutput, None], Any]:
         if not self.engine.is_alive:
             raise EngineDeadError("engine is not running")
         record.engine_submitted()
         request_id = self._request_id()
         self._active.add(request_id)
-        return request_id, self.engine.generate(prompt.token_ids, options, request_id)
+        if self.tracing is None:
+            return request_id, self.engine.generate(prompt.token_ids, options, request_id), None
+        span, headers = self.tracing.engine_request(request_id, prompt.tokens, options.max_tokens)
+        return request_id, self.engine.generate(prompt.token_ids, options, request_id,
+                                                trace_headers=headers), span
+
+    def _finished(self, record: RequestRecord, prompt: Prompt, completion_tokens: int,
+                  last: EngineOutput | None, span: Any) -> None:
+        # The engine's figures ride on its last output: read once per request, not per token.
+        timings = None if last is None else last.timings
+        cached = None if last is None else last.cached_tokens
+        record.engine_finished(prompt.tokens, completion_tokens, timings, cached)
+        if span is not None and self.tracing is not None:
+            self.tracing.engine_request_ended(span, completion_tokens, timings)
 
     async def _end(self, request_id: str, outputs: AsyncGenerator[EngineOutput, None]) -> None:
         # Closing the engine's generator at once aborts a request that was left early.

@@ -6,7 +6,7 @@ vLLM's moving API stays inside one adapter module (`vllm_engine.py`).
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Protocol, TypedDict
 
 import msgspec
@@ -73,6 +73,26 @@ class GenerationStep(msgspec.Struct, frozen=True):
     logprobs: tuple[TokenLogprob, ...] | None = None
 
 
+class EngineTimings(msgspec.Struct, frozen=True):
+    """What the engine measured of one request, in seconds (vLLM's per-request statistics).
+
+    Only the finished output carries them, and only when the engine keeps statistics.
+    """
+
+    # Queued in the engine -> first scheduled into a batch: the wait for a batch slot.
+    wait: float
+    # First scheduled -> first token: the prompt's prefill (several steps when chunked).
+    prefill: float
+    # Arrival in the engine -> first token, as the engine's front end saw it.
+    first_token: float
+    # First token -> last token.
+    decode: float
+    # Times the scheduler took the request out of the batch to free KV cache.
+    preemptions: int = 0
+    # Prompt tokens whose KV came from the prefix cache (not prefilled again).
+    cached_tokens: int = 0
+
+
 class EngineOutput(msgspec.Struct, frozen=True):
     """One item of a generation stream: the steps of the choices that advanced."""
 
@@ -81,6 +101,8 @@ class EngineOutput(msgspec.Struct, frozen=True):
     finished: bool
     # Prompt tokens found in the engine's prefix cache, where it reports them.
     cached_tokens: int | None = None
+    # On the last output only, where the engine measures its requests (see EngineTimings).
+    timings: EngineTimings | None = None
 
 
 class EngineInfo(msgspec.Struct, frozen=True):
@@ -128,10 +150,14 @@ class Engine(Protocol):
         ...
 
     def generate(
-        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
+        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str,
+        trace_headers: Mapping[str, str] | None = None,
     ) -> AsyncGenerator[EngineOutput, None]:
         """Stream outputs until every choice finished. Closing the generator early aborts the
-        request in the engine. Raises EngineDeadError if the engine fails."""
+        request in the engine. Raises EngineDeadError if the engine fails.
+
+        `trace_headers` (W3C `traceparent`), given only when tracing is on, make the engine's
+        own span of the request a child of the caller's."""
         ...
 
     async def abort(self, request_id: str) -> None: ...

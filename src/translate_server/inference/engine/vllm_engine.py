@@ -29,6 +29,16 @@ Facts about the installed vLLM 0.32 this adapter relies on (checked against its 
   output (xgrammar, which also runs on a CPU). Invalid values of these raise
   `VLLMValidationError` (with `parameter`) when the request is added.
 - `RequestOutput.num_cached_tokens` is the prompt's prefix-cache hits.
+- With statistics on (`disable_log_stats=False`), every `RequestOutput` carries `metrics`, a
+  `RequestStateStats` shared with the output processor and updated before each output is built,
+  so the finished output (FINAL_ONLY included) holds the request's whole history: `queued_ts`,
+  `scheduled_ts` (the first scheduling; preemptions do not move it), `first_token_ts` and
+  `last_token_ts` are the engine core's monotonic clock; `first_token_latency` is the front
+  end's wall clock from arrival to the first token; `num_preemptions` counts preemptions.
+  `num_cached_tokens` is the prompt's prefix-cache hit. With statistics off, `metrics` is None.
+- `generate(..., trace_headers=...)` (a W3C `traceparent`) makes vLLM's own `llm_request` span,
+  exported to `otlp_traces_endpoint` from the front-end process, a child of the caller's span;
+  without an endpoint vLLM drops the headers with a warning, so they are passed only then.
 - Shutting down waits up to 5 s for the worker process by default and then kills the
   EngineCore, leaking shared memory; on a busy CPU machine a clean exit takes 5-7 s, so
   `shutdown()` allows more.
@@ -38,7 +48,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -50,6 +60,7 @@ from translate_server.inference.engine.protocol import (
     EngineInfo,
     EngineOutput,
     EngineRejectedError,
+    EngineTimings,
     GenerationStep,
     PromptTooLongError,
     SamplingOptions,
@@ -146,7 +157,8 @@ class VllmEngine:
         )
 
     async def generate(
-        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
+        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str,
+        trace_headers: Mapping[str, str] | None = None,
     ) -> AsyncGenerator[EngineOutput, None]:
         engine = self._engine
         if engine is None or engine.errored:
@@ -158,7 +170,10 @@ class VllmEngine:
             params = self._params(options)
         except (self._validation_error, ValueError, TypeError) as exc:
             raise EngineRejectedError(str(exc), getattr(exc, "parameter", None)) from None
-        stream = engine.generate(self._tokens_input(prompt_token_ids), params, request_id)
+        stream = engine.generate(
+            self._tokens_input(prompt_token_ids), params, request_id,
+            **({} if trace_headers is None else {"trace_headers": trace_headers}),
+        )
         top_n = options.logprobs
         completion_tokens = [0] * options.n
         try:
@@ -193,7 +208,10 @@ class VllmEngine:
                         self._logprobs(choice.token_ids, choice.logprobs, top_n))
             steps.append(GenerationStep(index, choice.text, completion_tokens[index], reason,
                                         logprobs))
-        return EngineOutput(prompt_tokens, steps, output.finished, output.num_cached_tokens)
+        if output.finished:
+            return EngineOutput(prompt_tokens, steps, True, output.num_cached_tokens,
+                                _timings(output))
+        return EngineOutput(prompt_tokens, steps, False, output.num_cached_tokens)
 
     def _logprobs(self, token_ids: Sequence[int], positions: Any,
                   top_n: int) -> tuple[TokenLogprob, ...]:
@@ -244,6 +262,22 @@ def _finite(logprob: float) -> float:
     return max(logprob, -9999.0)
 
 
+def _timings(output: Any) -> EngineTimings | None:
+    """The finished request's figures, where the engine keeps statistics and it produced a
+    token (an aborted request that never ran has nothing to tell)."""
+    stats = output.metrics
+    if stats is None or not stats.first_token_ts:
+        return None
+    return EngineTimings(
+        wait=max(0.0, stats.scheduled_ts - stats.queued_ts),
+        prefill=max(0.0, stats.first_token_ts - stats.scheduled_ts),
+        first_token=max(0.0, stats.first_token_latency),
+        decode=max(0.0, stats.last_token_ts - stats.first_token_ts),
+        preemptions=stats.num_preemptions,
+        cached_tokens=output.num_cached_tokens or 0,
+    )
+
+
 def _request_failed(reason: str) -> str:
     raise RuntimeError(f"the engine failed the request (finish reason {reason!r})")
 
@@ -284,6 +318,9 @@ def engine_args_kwargs(settings: EngineSettings, model: str, on_cpu: bool) -> di
         "disable_log_stats": not settings.engine_metrics,
         "enable_log_requests": False,
     }
+    if settings.otlp_traces_endpoint:
+        # vLLM exports its own span of every request there (needs its statistics on).
+        kwargs["otlp_traces_endpoint"] = settings.otlp_traces_endpoint
     if not on_cpu:
         kwargs["gpu_memory_utilization"] = settings.gpu_memory_utilization
     kv_cache_gib = settings.kv_cache_gib
@@ -314,6 +351,9 @@ def create_vllm_engine(settings: EngineSettings) -> VllmEngine:
     from vllm import AsyncEngineArgs, AsyncLLMEngine
 
     kwargs = engine_args_kwargs(settings, model, on_cpu)
+    if settings.otlp_traces_endpoint:
+        # vLLM's spans name no service of their own ("unknown_service"); ours set theirs.
+        os.environ.setdefault("OTEL_SERVICE_NAME", "vllm")
     log.info(
         "engine_starting",
         model=model,

@@ -1,0 +1,58 @@
+"""The real engine on the CPU: the log line of a request answered whole (no stream, so no
+service-side time to first token) still says how long it waited in the engine, its time to
+first token and its decode, consistent with its own total."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from structlog.testing import capture_logs
+
+from translate_server.app import create_app
+from translate_server.inference.engine.vllm_engine import create_vllm_engine
+from translate_server.settings import load_settings
+
+from harness import running
+
+pytestmark = pytest.mark.engine
+
+SLOTS = 2
+CLIENTS = 4
+TOKENS = 32
+
+
+async def test_engine_figures_of_requests_answered_whole(tiny_model) -> None:
+    settings = load_settings({"model": str(tiny_model), "served_model_name": "tiny",
+                              "max_model_len": 512, "max_num_seqs": SLOTS}, environ={})
+    app = create_app(settings, lambda: create_vllm_engine(settings.engine))
+    body = {"model": "tiny", "max_tokens": TOKENS, "ignore_eos": True, "seed": 1,
+            # Longer than one of the engine's KV blocks (128 tokens on a CPU), which is what
+            # its prefix cache keeps.
+            "messages": [{"role": "user", "content": "Translate this, please: " + 8 * (
+                "The train to Berlin leaves at nine from platform four. ")}]}
+    async with running(app) as client:
+        with capture_logs() as logs:
+            # More requests than the engine has slots: the last ones wait for a slot.
+            responses = await asyncio.gather(*(
+                client.post("/v1/chat/completions", json=body) for _ in range(CLIENTS)))
+        assert all(r.status_code == 200 for r in responses)
+    lines = [entry for entry in logs if entry["event"] == "request"]
+    assert len(lines) == CLIENTS
+    print("\n" + "\n".join(" ".join(f"{k}={v}" for k, v in line.items()) for line in lines))
+    for line in lines:
+        assert "ttft_ms" not in line  # not streamed: the service saw no first token
+        assert 0 <= line["engine_wait_ms"] <= line["engine_ttft_ms"] <= line["engine_ms"]
+        assert line["prefill_ms"] <= line["engine_ttft_ms"]
+        assert line["engine_ms"] <= line["total_ms"]
+        # Arrival -> first token -> last token lies within the engine request's time. (The
+        # time to first token is read when vLLM's front end handles the first token, the
+        # decode from its core's clock: on a busy machine the two can overlap a little.)
+        engine_view = line["engine_ttft_ms"] + line["decode_ms"]
+        assert 0 < engine_view <= line["engine_ms"] * 1.05 + 5
+        assert line["decode_ms"] > 0 and line["preemptions"] == 0
+    waits = sorted(line["engine_wait_ms"] for line in lines)
+    # Only SLOTS run at once: the others waited for one to decode its answer.
+    assert waits[-1] > 0.5 * min(line["decode_ms"] for line in lines)
+    # The same prompt again: those that waited found its prefix in the engine's cache.
+    assert max(line["cached_tokens"] for line in lines) >= 128
