@@ -29,6 +29,9 @@ from translate_server.routes.libretranslate import libretranslate_router
 from translate_server.routes.openai import chat_completions, list_models, retrieve_model
 from translate_server.routes.translate import detect, languages, translate
 from translate_server.settings import Settings
+from translate_server.ui.routes import OPEN_PATH as UI_PATH
+from translate_server.ui.routes import OPEN_PREFIX as UI_PREFIX
+from translate_server.ui.routes import ui_router
 
 log = structlog.get_logger("translate_server.app")
 
@@ -79,8 +82,10 @@ def create_app(
             engine.shutdown()
             log.info("engine_stopped")
 
+    page = [ui_router(settings)] if settings.server.ui else []
     app = Litestar(
-        route_handlers=[*API_ROUTES, *OPEN_ROUTES, deepl_router(), libretranslate_router()],
+        route_handlers=[*API_ROUTES, *OPEN_ROUTES, deepl_router(), libretranslate_router(),
+                        *page],
         lifespan=[engine_lifespan],
         state=State({"metrics": metrics_, "admission": admission, "limits": settings.limits,
                      "model_name": settings.engine.model_name,
@@ -92,8 +97,11 @@ def create_app(
     )
     keys = ApiKeys(settings.server.api_keys) if settings.server.api_keys else None
     open_paths = OPEN_PATHS if settings.server.metrics_require_key else OPEN_PATHS | {"/metrics"}
+    if settings.server.ui:
+        open_paths |= {UI_PATH}
     gate = ApiGate(app.asgi_handler, open_paths=open_paths, json_bodies=JSON_BODY_PATHS,
-                   keys=keys, error_shapes=(("/v2/", deepl_error_shape),
+                   keys=keys, open_prefixes=(UI_PREFIX,) if settings.server.ui else (),
+                   error_shapes=(("/v2/", deepl_error_shape),
                                             ("/libretranslate/", libre_error_shape)))
     app.asgi_handler = RequestObserver(gate, metrics_, KNOWN_PATHS)
     return app
