@@ -8,6 +8,7 @@ from pathlib import Path
 
 import msgspec
 from litestar import Router, get
+from litestar.datastructures import CacheControlHeader
 from litestar.response import File
 from litestar.static_files import create_static_files_router
 
@@ -17,6 +18,8 @@ STATIC = Path(__file__).parent / "static"
 # Paths the API gate lets through without a key: the page itself and everything under it.
 OPEN_PATH = "/"
 OPEN_PREFIX = "/ui/"
+# Revalidated on every load: after an upgrade, the page and its script never disagree.
+REVALIDATE = CacheControlHeader(no_cache=True)
 
 
 class PageConfig(msgspec.Struct, kw_only=True):
@@ -30,17 +33,17 @@ def ui_router(settings: Settings) -> Router:
     config = PageConfig(max_text_chars=settings.limits.max_text_chars,
                         api_key_required=bool(settings.server.api_keys))
 
-    @get("/", include_in_schema=False, name="ui/index")
+    @get("/", include_in_schema=False, name="ui/index", cache_control=REVALIDATE)
     async def index() -> File:
         # The page's own links are relative ("ui/app.js", "translate"), so it works under
         # whatever path prefix a proxy in front gives the service.
         return File(STATIC / "index.html", content_disposition_type="inline",
-                    media_type="text/html; charset=utf-8")
+                    media_type="text/html")
 
     @get("/ui/config.json", include_in_schema=False, name="ui/config")
     async def page_config() -> PageConfig:
         return config
 
     assets = create_static_files_router("/ui", [STATIC], name="ui/assets",
-                                        include_in_schema=False)
+                                        cache_control=REVALIDATE, include_in_schema=False)
     return Router("/", route_handlers=[index, page_config, assets], include_in_schema=False)
