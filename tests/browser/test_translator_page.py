@@ -298,3 +298,47 @@ def test_screenshots(page: Any, served: Any) -> None:
     # Nothing wider than the phone: no sideways scrolling.
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.screenshot(path=SCREENSHOTS / "translator-page-phone.png", full_page=True)
+
+
+# Contrast of text against the first opaque background behind it (WCAG 2 relative luminance).
+CONTRASTS = """() => {
+  const rgb = (c) => c.match(/[\\d.]+/g).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => {
+    v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  }).reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const background = (el) => {
+    for (; el; el = el.parentElement) {
+      const c = rgb(getComputedStyle(el).backgroundColor);
+      if (c.length < 4 || c[3] === 1) return c;
+    }
+    return [255, 255, 255];
+  };
+  const out = {};
+  for (const el of document.querySelectorAll("label, button:enabled, a, p, span, li, legend, "
+                                             + "summary, th, select, textarea, #result")) {
+    if (!el.offsetParent || !el.textContent.trim() && !el.value) continue;
+    const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(background(el))];
+    out[el.id || el.textContent.trim().slice(0, 30)] =
+      (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  }
+  return out;
+}"""
+
+
+def test_every_control_is_labelled_and_text_has_contrast(page: Any, site: str) -> None:
+    open_page(page, site)
+    page.click("#options summary")
+    page.fill("#source-text", "Hello there, general.")
+    page.click("#translate")
+    translated(page)
+    page.fill("#source-text", "")
+    page.click("#detect")  # nothing to detect: an error message shows too
+    assert page.is_visible("#error")
+    unlabelled = page.evaluate("""() => [...document.querySelectorAll(
+        "input, select, textarea, button, [tabindex]")].filter((el) => el.offsetParent &&
+        !(el.labels && el.labels.length) && !el.getAttribute("aria-label") &&
+        !el.getAttribute("aria-labelledby") && !el.textContent.trim()).map((el) => el.outerHTML)""")
+    assert unlabelled == []
+    low = {name: round(ratio, 2) for name, ratio in page.evaluate(CONTRASTS).items()
+           if ratio < 4.5}
+    assert low == {}
