@@ -5,6 +5,7 @@
 
 const KEY_STORE = "translate-server.api-key"; // sessionStorage: gone when the tab closes
 const CHOICES_STORE = "translate-server.choices"; // localStorage: no text, only settings
+const NEED_KEY = "This server needs an API key: choose \u201cAPI key\u201d at the top to enter one.";
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -435,7 +436,9 @@ async function start() {
       translate();
     }
   });
-  ui.keyButton.addEventListener("click", () => askForKey());
+  ui.keyButton.addEventListener("click", async () => {
+    if ((await askForKey()) && !state.names.size) await loadLanguagesWithKey();
+  });
   ui.keyDialog.addEventListener("close", keyDialogClosed);
 
   try {
@@ -447,21 +450,31 @@ async function start() {
   updateCount();
   setUpDocuments();
   ui.keyButton.hidden = !state.config.api_key_required;
-  if (state.config.api_key_required && !apiKey()) await askForKey();
+  if (state.config.api_key_required && !apiKey() && !(await askForKey())) {
+    showError(NEED_KEY);
+    return;
+  }
+  await loadLanguagesWithKey();
+}
+
+// The languages need the key where there are keys: ask again until one is accepted or the
+// person gives up (the API key button asks again later).
+async function loadLanguagesWithKey() {
   for (;;) {
     try {
       await loadLanguages();
-      break;
+      clearError();
+      document.body.dataset.ready = "true"; // for tests and scripts: languages are in
+      return;
     } catch (err) {
-      if (err.status !== 401) { handleError(err); break; }
+      if (err.status !== 401) { handleError(err); return; }
       sessionStorage.removeItem(KEY_STORE);
       if (!(await askForKey("That key was not accepted. Try another."))) {
-        showError(err.message);
-        break;
+        showError(NEED_KEY);
+        return;
       }
     }
   }
-  document.body.dataset.ready = "true"; // for tests and scripts: languages are in
 }
 
 start();
