@@ -102,7 +102,7 @@ def create_app(
     gate = ApiGate(app.asgi_handler, open_paths=open_paths, json_bodies=JSON_BODY_PATHS,
                    keys=keys, open_prefixes=(UI_PREFIX,) if settings.server.ui else (),
                    error_shapes=(("/v2/", deepl_error_shape),
-                                            ("/libretranslate/", libre_error_shape)))
+                                 ("/libretranslate/", libre_error_shape)))
     app.asgi_handler = RequestObserver(gate, metrics_, KNOWN_PATHS)
     return app
 
