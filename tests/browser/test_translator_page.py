@@ -175,8 +175,8 @@ def test_keyboard_only(page: Any, site: str) -> None:
         page.keyboard.press("Tab")
         order.append(page.evaluate("document.activeElement.id || "
                                    "document.activeElement.tagName.toLowerCase()"))
-    expected = ["source-lang", "swap", "target-lang", "source-text", "detect", "result",
-                "translate", "summary"]
+    expected = ["source-lang", "swap", "target-lang", "source-text", "detect", "translate",
+                "result", "summary"]
     positions = [order.index(name) for name in expected]
     assert positions == sorted(positions), order
     # Type and translate without the mouse.
