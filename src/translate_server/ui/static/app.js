@@ -5,7 +5,8 @@
 
 const KEY_STORE = "translate-server.api-key"; // sessionStorage: gone when the tab closes
 const CHOICES_STORE = "translate-server.choices"; // localStorage: no text, only settings
-const NEED_KEY = "This server needs an API key: choose \u201cAPI key\u201d at the top to enter one.";
+const NEED_KEY =
+  "This server needs an API key: choose \u201cAPI key\u201d at the top to enter one.";
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -127,6 +128,7 @@ async function translate() {
       if (event.error) throw new ApiError(200, event.error.message || "The translation failed.");
       if (event.delta) {
         ui.result.textContent += event.delta;
+        ui.result.scrollTop = ui.result.scrollHeight; // follow the text as it grows
         ui.copy.disabled = false;
       }
       if (event.finish_reason) {
@@ -150,14 +152,17 @@ function showFinal(event) {
     parts.push(`Translated from ${nameOf(lang.language)} (detected)`);
     showDetected(lang.language, lang.confidence);
   }
-  if (event.finish_reason === "length") parts.push("cut short: the answer reached its length limit");
+  if (event.finish_reason === "length") {
+    parts.push("cut short: the answer reached its length limit");
+  }
   if (event.usage) parts.push(`${event.usage.total_tokens} tokens`);
   ui.resultInfo.textContent = parts.join(" · ");
   // Warnings of the server's quality checks, when it sends any.
   const warnings = Array.isArray(event.warnings) ? event.warnings : [];
   ui.warnings.replaceChildren(...warnings.map((warning) => {
     const item = document.createElement("li");
-    item.textContent = typeof warning === "string" ? warning : (warning.message || JSON.stringify(warning));
+    item.textContent = typeof warning === "string" ? warning
+      : (warning.message || JSON.stringify(warning));
     return item;
   }));
   ui.warnings.hidden = warnings.length === 0;
