@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 ENGINE ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo gpu || echo cpu)
 STAMP  := $(VENV)/.installed-$(ENGINE)
 
-.PHONY: install serve test test-fast bench openapi clean
+.PHONY: install browser serve test test-fast bench openapi clean
 
 install: $(STAMP)
 
@@ -26,8 +26,14 @@ endif
 serve: $(STAMP)
 	$(BIN)/translate-server serve
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/python -m pytest -ra
+
+# Chromium for the translator page's browser tests (Playwright's own download cannot be
+# relied on). Where it cannot be installed, those tests skip and say why.
+browser:
+	-command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium) || \
+		echo "chromium not installed: the browser tests will be skipped"
 
 # Unit and HTTP tests only (no real engine): seconds, not minutes.
 test-fast: $(STAMP)

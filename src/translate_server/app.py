@@ -36,6 +36,7 @@ from translate_server.translation.compat.libretranslate.routes import (
 )
 from translate_server.translation.compat.libretranslate.routes import libretranslate_router
 from translate_server.translation.routes import detect, languages, translate
+from translate_server.ui.routes import ui_router
 
 log = structlog.get_logger(__name__)
 
@@ -85,8 +86,10 @@ def create_app(
             if tracing is not None:
                 tracing.shutdown()  # sends the spans still waiting for a batch
 
+    page = [ui_router(settings)] if settings.server.ui else []
     app = Litestar(
-        route_handlers=[*API_ROUTES, *OPEN_ROUTES, deepl_router(), libretranslate_router()],
+        route_handlers=[*API_ROUTES, *OPEN_ROUTES, deepl_router(), libretranslate_router(),
+                        *page],
         lifespan=[engine_lifespan],
         state=State({"api_keys_required": bool(settings.server.api_keys)}, deep_copy=False),
         exception_handlers=exception_handlers(),
@@ -98,7 +101,7 @@ def create_app(
                           metrics_need_key=settings.server.metrics_require_key)
     keys = ApiKeys(settings.server.api_keys) if settings.server.api_keys else None
     gate = ApiGate(app.asgi_handler, open_paths=paths.open, json_bodies=paths.json_bodies,
-                   keys=keys, error_shapes=(("/v2/", deepl_error_shape),
+                   keys=keys, open_prefixes=paths.open_prefixes, error_shapes=(("/v2/", deepl_error_shape),
                                             ("/libretranslate/", libre_error_shape)),
                    body_key_prefixes=("/v2/", "/libretranslate/"))
     # LibreTranslate's browser clients need CORS, its preflights answered before the gate.

@@ -70,6 +70,7 @@ class ServerSettings(_Settings):
     log_level: str = "info"
     api_keys: tuple[str, ...] = ()
     metrics_require_key: bool = False
+    ui: bool = True
 
 
 class TranslationSettings(_Settings):
@@ -170,6 +171,7 @@ OPTIONS: tuple[Option, ...] = (
            "comma-separated in the variable).", str, repeatable=True),
     Option("api_key_file", "server", "File with one API key per line."),
     Option("metrics_require_key", "server", "Put /metrics behind the API key too.", bool),
+    Option("ui", "server", "Serve the translator page at `/` (`--no-ui` turns it off).", bool),
 )
 
 

@@ -60,14 +60,17 @@ class ApiGate:
         open_paths: frozenset[str],
         json_bodies: frozenset[str],
         keys: ApiKeys | None,
+        open_prefixes: tuple[str, ...] = (),
         error_shapes: tuple[tuple[str, ErrorShape], ...] = (),
         body_key_prefixes: tuple[str, ...] = (),
     ) -> None:
-        """Every path but `open_paths` needs the key (when keys are set); POST bodies under
-        the `json_bodies` paths must be JSON. Refusals under a prefix of `error_shapes` take
-        that shape (compatible APIs' clients expect their own), others the OpenAI envelope."""
+        """Every path but `open_paths` and those under `open_prefixes` needs the key (when
+        keys are set); POST bodies under the `json_bodies` paths must be JSON. Refusals under
+        a prefix of `error_shapes` take that shape (compatible APIs' clients expect their
+        own), others the OpenAI envelope."""
         self.app = app
         self.open_paths = open_paths
+        self.open_prefixes = open_prefixes
         self.json_bodies = json_bodies
         self.keys = keys
         self.error_shapes = error_shapes
@@ -97,7 +100,8 @@ class ApiGate:
         # As the router will see it: a trailing or doubled slash reaches the same route.
         path = normalize_path(scope["path"])
         headers = dict(scope["headers"])
-        if self.keys is not None and path not in self.open_paths:
+        if (self.keys is not None and path not in self.open_paths
+                and not path.startswith(self.open_prefixes)):
             authorization = headers.get(b"authorization", b"")
             if not self.keys.accepts(authorization):
                 if not authorization and path.startswith(self.body_key_prefixes):

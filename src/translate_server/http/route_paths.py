@@ -23,14 +23,21 @@ class RoutePaths:
     known: frozenset[str]  # reported as themselves in logs and metrics; others are "unmatched"
     open: frozenset[str]  # served without an API key
     json_bodies: frozenset[str]  # POST bodies must be JSON
+    # Open routes with path parameters (static files): everything under these prefixes.
+    open_prefixes: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, app: Litestar, *, docs_path: str, metrics_need_key: bool) -> RoutePaths:
         open_access = {"open"} if metrics_need_key else {"open", "metrics"}
         known, open_, json_bodies = set(), {docs_path, f"{docs_path}/openapi.json"}, set()
+        open_prefixes = set()
         for route in app.routes:
-            # Paths with parameters never equal a request's path; the docs are not the API's.
-            if "{" in route.path or route.path.startswith(docs_path):
+            if route.path.startswith(docs_path):  # the docs are not the API's
+                continue
+            if "{" in route.path:
+                # Paths with parameters never equal a request's path.
+                if any(h.opt.get(ACCESS) == "open" for h in route.route_handlers):
+                    open_prefixes.add(route.path[:route.path.index("{")])
                 continue
             known.add(route.path)
             for handler in route.route_handlers:
@@ -38,4 +45,5 @@ class RoutePaths:
                     open_.add(route.path)
                 if handler.opt.get(JSON_BODY):
                     json_bodies.add(route.path)
-        return cls(frozenset(known), frozenset(open_), frozenset(json_bodies))
+        return cls(frozenset(known), frozenset(open_), frozenset(json_bodies),
+                   tuple(sorted(open_prefixes)))

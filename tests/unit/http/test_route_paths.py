@@ -15,10 +15,15 @@ def paths(metrics_need_key: bool) -> RoutePaths:
 
 def test_open_paths_are_health_docs_and_metrics_unless_metrics_need_the_key() -> None:
     # LibreTranslate's languages and web-page settings are open, as LibreTranslate's own.
+    # And the translator page, which asks for the key itself.
     assert paths(False).open == {"/health", "/health/live", "/metrics", "/docs",
                                  "/docs/openapi.json", "/libretranslate/languages",
-                                 "/libretranslate/frontend/settings"}
+                                 "/libretranslate/frontend/settings", "/", "/ui/config.json"}
     assert "/metrics" not in paths(True).open
+
+
+def test_the_pages_assets_are_open_by_prefix() -> None:
+    assert paths(False).open_prefixes == ("/ui/",)
 
 
 def test_json_bodies_are_the_routes_that_decode_json_themselves() -> None:

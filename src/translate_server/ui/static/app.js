@@ -1,0 +1,485 @@
+// The translator page: plain DOM code over the service's own API (/languages, /detect,
+// /translate with `stream: true`). Every URL is relative, so the page works under whatever
+// path prefix a proxy gives the service.
+"use strict";
+
+const KEY_STORE = "translate-server.api-key"; // sessionStorage: gone when the tab closes
+const CHOICES_STORE = "translate-server.choices"; // localStorage: no text, only settings
+const NEED_KEY =
+  "This server needs an API key: choose \u201cAPI key\u201d at the top to enter one.";
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  form: $("translator"), source: $("source-lang"), target: $("target-lang"), swap: $("swap"),
+  text: $("source-text"), count: $("char-count"), detect: $("detect"), detected: $("detected"),
+  result: $("result"), resultInfo: $("result-info"), warnings: $("warnings"), copy: $("copy"),
+  translate: $("translate"), stop: $("stop"), error: $("error"), errorMessage: $("error-message"),
+  retry: $("retry"), formality: $("formality"), html: $("html-mode"),
+  glossaryRows: $("glossary-rows"), glossaryAdd: $("glossary-add"), keyButton: $("key-button"),
+  keyDialog: $("key-dialog"), keyForm: $("key-form"), keyInput: $("key-input"),
+  keyReason: $("key-reason"), documents: $("documents"),
+};
+
+const state = {
+  config: { max_text_chars: 20000, api_key_required: false, documents: false },
+  names: new Map(), // language code -> name
+  running: null, // the AbortController of the translation in progress
+  countdown: null, // the timer of a Retry-After countdown
+};
+
+// ---- API ------------------------------------------------------------------------------------
+
+class ApiError extends Error {
+  constructor(status, message, retryAfter) {
+    super(message);
+    this.status = status;
+    this.retryAfter = retryAfter;
+  }
+}
+
+function apiKey() {
+  return sessionStorage.getItem(KEY_STORE) || "";
+}
+
+async function api(path, { body, signal } = {}) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (apiKey()) headers.Authorization = "Bearer " + apiKey();
+  let response;
+  try {
+    response = await fetch(path, {
+      method: body === undefined ? "GET" : "POST",
+      headers, signal, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    if (err.name === "AbortError") throw err;
+    throw new ApiError(0, "The server cannot be reached. Check your connection and try again.");
+  }
+  if (!response.ok) throw await errorOf(response);
+  return response;
+}
+
+async function errorOf(response) {
+  let message = `The server answered ${response.status} ${response.statusText}.`;
+  try {
+    const body = await response.json();
+    if (body && body.error && body.error.message) message = body.error.message;
+  } catch (_) { /* not JSON: keep the status line */ }
+  const retry = parseInt(response.headers.get("Retry-After") || "", 10);
+  return new ApiError(response.status, message, Number.isFinite(retry) ? retry : null);
+}
+
+// Server-sent events over fetch: `data: <json>` events separated by a blank line.
+async function* events(response) {
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value.replace(/\r\n/g, "\n");
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = block.split("\n").filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).replace(/^ /, "")).join("\n");
+      if (data === "[DONE]") return;
+      if (data) yield JSON.parse(data);
+    }
+  }
+}
+
+// ---- Translation ----------------------------------------------------------------------------
+
+function request() {
+  const body = {
+    text: ui.text.value,
+    source_lang: ui.source.value,
+    target_lang: ui.target.value,
+    formality: ui.formality.value,
+    format: ui.html.checked ? "html" : "text",
+    stream: true,
+  };
+  const glossary = glossaryEntries();
+  if (Object.keys(glossary).length) body.glossary = glossary;
+  return body;
+}
+
+async function translate() {
+  if (state.running) return;
+  if (!ui.text.value.trim()) {
+    showError("Type or paste some text to translate first.");
+    ui.text.focus();
+    return;
+  }
+  if (charCount() > state.config.max_text_chars) {
+    showError(`The text is longer than this server's limit of ` +
+      `${state.config.max_text_chars.toLocaleString()} characters.`);
+    return;
+  }
+  clearError();
+  clearResult();
+  const controller = new AbortController();
+  setRunning(controller);
+  let finished = false;
+  try {
+    const response = await api("translate", { body: request(), signal: controller.signal });
+    for await (const event of events(response)) {
+      if (event.error) throw new ApiError(200, event.error.message || "The translation failed.");
+      if (event.delta) {
+        ui.result.textContent += event.delta;
+        ui.result.scrollTop = ui.result.scrollHeight; // follow the text as it grows
+        ui.copy.disabled = false;
+      }
+      if (event.finish_reason) {
+        finished = true;
+        showFinal(event);
+      }
+    }
+    if (!finished) ui.resultInfo.textContent = "The translation ended early.";
+  } catch (err) {
+    if (err.name === "AbortError") ui.resultInfo.textContent = "Stopped.";
+    else handleError(err);
+  } finally {
+    setRunning(null);
+  }
+}
+
+function showFinal(event) {
+  const parts = [];
+  if (event.detected_source_lang) {
+    const lang = event.detected_source_lang;
+    parts.push(`Translated from ${nameOf(lang.language)} (detected)`);
+    showDetected(lang.language, lang.confidence);
+  }
+  if (event.finish_reason === "length") {
+    parts.push("cut short: the answer reached its length limit");
+  }
+  if (event.usage) parts.push(`${event.usage.total_tokens} tokens`);
+  ui.resultInfo.textContent = parts.join(" · ");
+  // Warnings of the server's quality checks, when it sends any.
+  const warnings = Array.isArray(event.warnings) ? event.warnings : [];
+  ui.warnings.replaceChildren(...warnings.map((warning) => {
+    const item = document.createElement("li");
+    item.textContent = typeof warning === "string" ? warning
+      : (warning.message || JSON.stringify(warning));
+    return item;
+  }));
+  ui.warnings.hidden = warnings.length === 0;
+}
+
+function setRunning(controller) {
+  state.running = controller;
+  ui.translate.disabled = controller !== null;
+  ui.stop.disabled = controller === null;
+  ui.result.setAttribute("aria-busy", controller ? "true" : "false");
+  if (controller) ui.resultInfo.textContent = "Translating…";
+  else if (ui.resultInfo.textContent === "Translating…") ui.resultInfo.textContent = "";
+  // Keep keyboard focus somewhere useful when the focused button is disabled.
+  if (controller && document.activeElement === ui.translate) ui.stop.focus();
+  if (!controller && document.activeElement === ui.stop) ui.translate.focus();
+}
+
+function clearResult() {
+  ui.result.textContent = "";
+  ui.resultInfo.textContent = "";
+  ui.warnings.hidden = true;
+  ui.warnings.replaceChildren();
+  ui.copy.disabled = true;
+}
+
+// ---- Detection ------------------------------------------------------------------------------
+
+async function detect() {
+  if (!ui.text.value.trim()) {
+    showError("Type or paste some text to detect its language.");
+    return;
+  }
+  clearError();
+  ui.detected.textContent = "Detecting…";
+  try {
+    const response = await api("detect", { body: { text: ui.text.value } });
+    const found = await response.json();
+    showDetected(found.language, found.confidence, found.name);
+  } catch (err) {
+    ui.detected.textContent = "";
+    handleError(err);
+  }
+}
+
+function showDetected(code, confidence, name) {
+  const shown = name || nameOf(code);
+  ui.detected.textContent = `Detected: ${shown} (${Math.round(confidence * 100)}% sure)`;
+  ui.detected.dataset.language = code;
+  ui.source.options[0].textContent = `Detect language: ${shown}`;
+}
+
+// ---- Languages ------------------------------------------------------------------------------
+
+function nameOf(code) {
+  return state.names.get(code) || code;
+}
+
+async function loadLanguages() {
+  const response = await api("languages");
+  const { languages } = await response.json();
+  languages.sort((a, b) => a.name.localeCompare(b.name));
+  state.names = new Map(languages.map((lang) => [lang.code, lang.name]));
+  const option = (lang) => new Option(`${lang.name}`, lang.code);
+  ui.source.replaceChildren(new Option("Detect language", "auto"), ...languages.map(option));
+  ui.target.replaceChildren(...languages.map(option));
+  // Into the browser's language, unless that is English, the likeliest source.
+  const browser = (navigator.language || "en").split("-")[0];
+  ui.target.value = browser !== "en" && state.names.has(browser) ? browser : "de";
+  restoreChoices();
+}
+
+function swap() {
+  const detected = ui.detected.dataset.language;
+  const source = ui.source.value === "auto" ? detected : ui.source.value;
+  const target = ui.target.value;
+  if (!source || !state.names.has(source)) {
+    showError("Detect the source language first, or pick it, to swap.");
+    return;
+  }
+  clearError();
+  ui.source.value = target;
+  ui.target.value = source;
+  // The translation becomes the text to translate back.
+  if (ui.result.textContent) {
+    ui.text.value = ui.result.textContent;
+    clearResult();
+    updateCount();
+  }
+  saveChoices();
+}
+
+// ---- Glossary -------------------------------------------------------------------------------
+
+function addGlossaryRow(term = "", translation = "", focus = false) {
+  const row = $("glossary-row").content.firstElementChild.cloneNode(true);
+  row.querySelector(".term").value = term;
+  row.querySelector(".translation").value = translation;
+  row.querySelector(".remove").addEventListener("click", () => {
+    row.remove();
+    saveChoices();
+    ui.glossaryAdd.focus();
+  });
+  row.addEventListener("change", saveChoices);
+  ui.glossaryRows.append(row);
+  if (focus) row.querySelector(".term").focus();
+}
+
+function glossaryEntries() {
+  const entries = {};
+  for (const row of ui.glossaryRows.rows) {
+    const term = row.querySelector(".term").value.trim();
+    const translation = row.querySelector(".translation").value.trim();
+    if (term && translation) entries[term] = translation;
+  }
+  return entries;
+}
+
+// ---- Character count, copy ------------------------------------------------------------------
+
+function charCount() {
+  // The server counts code points, as Python's len() does.
+  let n = 0;
+  for (const _ of ui.text.value) n += 1;
+  return n;
+}
+
+function updateCount() {
+  const n = charCount();
+  const max = state.config.max_text_chars;
+  ui.count.textContent = `${n.toLocaleString()} / ${max.toLocaleString()}`;
+  ui.count.classList.toggle("over", n > max);
+  ui.count.title = n > max ? "Too long for this server" : "";
+}
+
+async function copyResult() {
+  const text = ui.result.textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch (_) {
+    // Plain http off localhost has no clipboard API: copy through a selection instead.
+    const scratch = document.createElement("textarea");
+    scratch.value = text;
+    document.body.append(scratch);
+    scratch.select();
+    document.execCommand("copy");
+    scratch.remove();
+  }
+  ui.resultInfo.textContent = "Copied.";
+}
+
+// ---- Errors ---------------------------------------------------------------------------------
+
+function handleError(err) {
+  if (err.status === 401) {
+    const hadKey = Boolean(apiKey());
+    sessionStorage.removeItem(KEY_STORE);
+    askForKey(hadKey ? "That key was not accepted. Try another." : err.message);
+  }
+  showError(err.message, err.status === 503 || err.status === 429 ? err.retryAfter : null);
+}
+
+function showError(message, retryAfter = null) {
+  clearError();
+  ui.errorMessage.textContent = message;
+  ui.error.hidden = false;
+  if (retryAfter) startCountdown(retryAfter);
+}
+
+function startCountdown(seconds) {
+  let left = seconds;
+  const tick = () => {
+    if (left <= 0) {
+      clearInterval(state.countdown);
+      state.countdown = null;
+      ui.retry.textContent = "You can try again now.";
+      return;
+    }
+    ui.retry.textContent = `Try again in ${left} s.`;
+    left -= 1;
+  };
+  ui.retry.hidden = false;
+  tick();
+  state.countdown = setInterval(tick, 1000);
+}
+
+function clearError() {
+  if (state.countdown) clearInterval(state.countdown);
+  state.countdown = null;
+  ui.error.hidden = true;
+  ui.errorMessage.textContent = "";
+  ui.retry.hidden = true;
+  ui.retry.textContent = "";
+}
+
+// ---- API key --------------------------------------------------------------------------------
+
+let keyWaiters = [];
+
+function askForKey(reason) {
+  ui.keyReason.textContent = reason ||
+    "This server needs an API key. It is kept only in this browser tab.";
+  ui.keyInput.value = "";
+  if (!ui.keyDialog.open) ui.keyDialog.showModal();
+  ui.keyInput.focus();
+  return new Promise((resolve) => keyWaiters.push(resolve));
+}
+
+function keyDialogClosed() {
+  const key = ui.keyInput.value.trim();
+  if (ui.keyDialog.returnValue === "save" && key) sessionStorage.setItem(KEY_STORE, key);
+  ui.keyButton.hidden = !state.config.api_key_required && !apiKey();
+  const waiters = keyWaiters;
+  keyWaiters = [];
+  waiters.forEach((resolve) => resolve(apiKey()));
+}
+
+// ---- Remembered choices ---------------------------------------------------------------------
+
+function saveChoices() {
+  const choices = {
+    source: ui.source.value, target: ui.target.value, formality: ui.formality.value,
+    html: ui.html.checked, glossary: glossaryEntries(),
+  };
+  try { localStorage.setItem(CHOICES_STORE, JSON.stringify(choices)); } catch (_) { /* full */ }
+}
+
+function restoreChoices() {
+  let choices;
+  try { choices = JSON.parse(localStorage.getItem(CHOICES_STORE) || "{}") || {}; } catch (_) {
+    choices = {};
+  }
+  if (choices.source && (choices.source === "auto" || state.names.has(choices.source))) {
+    ui.source.value = choices.source;
+  }
+  if (choices.target && state.names.has(choices.target)) ui.target.value = choices.target;
+  if (["default", "formal", "informal"].includes(choices.formality)) {
+    ui.formality.value = choices.formality;
+  }
+  ui.html.checked = Boolean(choices.html);
+  ui.glossaryRows.replaceChildren();
+  for (const [term, translation] of Object.entries(choices.glossary || {})) {
+    addGlossaryRow(term, translation);
+  }
+  if (!ui.glossaryRows.rows.length) addGlossaryRow();
+}
+
+// ---- Documents (hook) -----------------------------------------------------------------------
+
+// File translation lives in its own section, shown only when the server says it has it. The
+// wiring goes here once the documents API exists; until then the section stays hidden.
+function setUpDocuments() {
+  ui.documents.hidden = !state.config.documents;
+}
+
+// ---- Start ----------------------------------------------------------------------------------
+
+async function start() {
+  ui.form.addEventListener("submit", (event) => { event.preventDefault(); translate(); });
+  ui.stop.addEventListener("click", () => state.running && state.running.abort());
+  ui.detect.addEventListener("click", detect);
+  ui.swap.addEventListener("click", swap);
+  ui.copy.addEventListener("click", copyResult);
+  ui.text.addEventListener("input", updateCount);
+  ui.glossaryAdd.addEventListener("click", () => addGlossaryRow("", "", true));
+  for (const control of [ui.source, ui.target, ui.formality, ui.html]) {
+    control.addEventListener("change", saveChoices);
+  }
+  ui.source.addEventListener("change", () => {
+    ui.detected.textContent = "";
+    delete ui.detected.dataset.language;
+    ui.source.options[0].textContent = "Detect language";
+  });
+  document.addEventListener("keydown", (event) => {
+    if ((event.ctrlKey || event.metaKey) && event.key === "Enter" && !ui.keyDialog.open) {
+      event.preventDefault();
+      translate();
+    }
+  });
+  ui.keyButton.addEventListener("click", async () => {
+    if ((await askForKey()) && !state.names.size) await loadLanguagesWithKey();
+  });
+  ui.keyDialog.addEventListener("close", keyDialogClosed);
+
+  try {
+    const response = await api("ui/config.json");
+    state.config = { ...state.config, ...(await response.json()) };
+  } catch (err) {
+    handleError(err);
+  }
+  updateCount();
+  setUpDocuments();
+  ui.keyButton.hidden = !state.config.api_key_required;
+  if (state.config.api_key_required && !apiKey() && !(await askForKey())) {
+    showError(NEED_KEY);
+    return;
+  }
+  await loadLanguagesWithKey();
+}
+
+// The languages need the key where there are keys: ask again until one is accepted or the
+// person gives up (the API key button asks again later).
+async function loadLanguagesWithKey() {
+  for (;;) {
+    try {
+      await loadLanguages();
+      clearError();
+      document.body.dataset.ready = "true"; // for tests and scripts: languages are in
+      return;
+    } catch (err) {
+      if (err.status !== 401) { handleError(err); return; }
+      sessionStorage.removeItem(KEY_STORE);
+      if (!(await askForKey("That key was not accepted. Try another."))) {
+        showError(NEED_KEY);
+        return;
+      }
+    }
+  }
+}
+
+start();

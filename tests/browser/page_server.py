@@ -1,0 +1,43 @@
+"""The app over an engine double behind a real HTTP server, for a browser to open."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import uvicorn
+
+from translate_server.app import create_app
+from translate_server.settings import load_settings
+
+from fakes import FakeEngine
+
+
+@contextmanager
+def serve(engine: FakeEngine, **overrides: Any) -> Iterator[str]:
+    """The app over `engine` behind a real uvicorn server on a free loopback port, in a thread
+    with its own event loop (the browser is a separate process, it needs real HTTP)."""
+    settings = load_settings({"served_model_name": "fake-model", **overrides}, environ={})
+    app = create_app(settings, lambda: engine)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_config=None))
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])),
+                              name="page-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise AssertionError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()

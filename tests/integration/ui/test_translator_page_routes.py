@@ -1,0 +1,56 @@
+"""How the app serves the translator page: open without a key, outside the OpenAPI document,
+and gone with `--no-ui`. (What the page does is tested in a browser, tests/browser.)"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from litestar import Litestar
+
+from harness import AppClient, running
+
+AppFactory = Callable[..., Litestar]
+
+
+async def test_the_page_and_its_assets(client: AppClient) -> None:
+    page = await client.get("/")
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assert 'src="ui/app.js"' in page.text
+    for asset, media_type in (("app.js", "javascript"), ("style.css", "text/css")):
+        response = await client.get(f"/ui/{asset}")
+        assert response.status_code == 200
+        assert media_type in response.headers["content-type"]
+    assert (await client.get("/ui/nothing-here.js")).status_code == 404
+
+
+async def test_config_tells_the_page_the_servers_limits(make_app: AppFactory) -> None:
+    async with running(make_app(max_text_chars=1234)) as client:
+        config = (await client.get("/ui/config.json")).json()
+    assert config == {"max_text_chars": 1234, "api_key_required": False, "documents": False}
+
+
+async def test_with_api_keys_the_page_is_open_and_the_api_is_not(make_app: AppFactory) -> None:
+    async with running(make_app(api_key=["secret"])) as client:
+        assert (await client.get("/")).status_code == 200
+        assert (await client.get("/ui/app.js")).status_code == 200
+        assert (await client.get("/ui/config.json")).json()["api_key_required"] is True
+        assert (await client.get("/languages")).status_code == 401
+        # Open means the page's paths only, not whatever starts like them.
+        assert (await client.get("/uix")).status_code == 401
+
+
+async def test_the_page_is_not_in_the_openapi_document(client: AppClient) -> None:
+    paths = (await client.get("/docs/openapi.json")).json()["paths"]
+    assert "/" not in paths
+    assert not [path for path in paths if path.startswith("/ui")]
+
+
+async def test_no_ui_turns_the_page_off(make_app: AppFactory) -> None:
+    async with running(make_app(ui=False, api_key=["secret"])) as client:
+        # Not found, and no longer open: without the page, its paths need the key like any.
+        assert (await client.get("/")).status_code == 401
+        assert (await client.get("/ui/app.js", headers={"authorization": "Bearer secret"})
+                ).status_code == 404
+        assert (await client.get("/", headers={"authorization": "Bearer secret"})
+                ).status_code == 404
