@@ -29,7 +29,7 @@ def test_other_models_are_passed_through(tmp_path):
 
 @needs_wheel
 def test_a_failed_conversion_leaves_nothing_behind(tmp_path, monkeypatch):
-    def crash(gguf_path: Path, out_dir: Path) -> None:
+    def crash(bundle: models.BundledModel, gguf_path: Path, out_dir: Path) -> None:
         (out_dir / "config.json").write_text("{}")
         raise MemoryError("killed mid-conversion")
 
