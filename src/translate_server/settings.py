@@ -115,8 +115,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("max_num_seqs", "engine", "Sequences the engine batches at once; size it to the "
            "real concurrency.", int),
     Option("max_model_len", "engine", "Context length in tokens (default: the model's).", int),
-    Option("dtype", "engine", "Weight and activation dtype (auto = float32 on CPU, the "
-           "model's own on GPU).", str, ("auto", "float32", "float16", "bfloat16")),
+    Option("dtype", "engine", "Weight and activation dtype (auto = on CPU bfloat16 where "
+           "it has AVX512-BF16 or AMX, else float32; the model's own on GPU).", str, ("auto", "float32", "float16", "bfloat16")),
     Option("gpu_memory_utilization", "engine", "Fraction of GPU memory the engine may use.",
            float),
     Option("kv_cache_gib", "engine", "KV cache size in GiB (default: 2 on CPU; on GPU what "
