@@ -24,7 +24,13 @@ _USER = re.compile(r"<\|im_start\|>user\n(.*?)<\|im_end\|>", re.DOTALL)
 
 def fake_translator(prompt: str, _: SamplingOptions) -> str:
     """Answers a translation prompt with the source text upper-cased, any other chat with
-    an echo of the last user message: recognisable, deterministic output."""
+    an echo of the last user message: recognisable, deterministic output. A few-shot
+    completion prompt ("English: text\nGerman:") is continued as a base model would: the
+    text upper-cased, then another pair that only the stop at the end of the line cuts off."""
+    if not prompt.startswith("<|im_start|>"):
+        source_line, target_line = prompt.rsplit("\n", 2)[-2:]
+        source = source_line.split(": ", 1)[0]
+        return f" {source_line.split(': ', 1)[1].upper()}\n{source}: and so on\n{target_line}"
     match = _SOURCE.search(prompt)
     if match:
         return match.group(1).upper()
@@ -42,9 +48,11 @@ class FakeEngine:
         model: str = "fake-model",
         token_delay: float = 0.0,
         first_token_delay: float = 0.0,
+        chat_template: bool = True,
     ) -> None:
         self.responder = responder
-        self._info = EngineInfo(model=model, max_model_len=max_model_len)
+        self._info = EngineInfo(model=model, max_model_len=max_model_len,
+                                chat_template=chat_template)
         self.token_delay = token_delay
         self.first_token_delay = first_token_delay
         self.alive = True
@@ -72,6 +80,9 @@ class FakeEngine:
             f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages
         ) + "<|im_start|>assistant\n"
         return self._encode(rendered)
+
+    def tokenize_text(self, text: str) -> list[int]:
+        return self._encode(text)
 
     async def generate(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str

@@ -67,16 +67,24 @@ class GenerationService:
         """Render and tokenize a chat; a prompt that leaves no room to answer is refused."""
         return self.check(await self.render(messages), param)
 
-    async def render(self, messages: Sequence[ChatMessage]) -> Prompt:
-        """The chat's prompt. A long one is tokenized in a worker thread: the tokenizer lets
-        go of the GIL there, and the streams in flight on the event loop go on meanwhile."""
-        if sum(len(message["content"]) for message in messages) < THREAD_PROMPT_CHARS:
+    async def render(self, messages: Sequence[ChatMessage] | str) -> Prompt:
+        """The prompt of a chat, or of a plain text (a base model's completion prompt). A long
+        one is tokenized in a worker thread: the tokenizer lets go of the GIL there, and the
+        streams in flight on the event loop go on meanwhile."""
+        chars = (len(messages) if isinstance(messages, str)
+                 else sum(len(message["content"]) for message in messages))
+        if chars < THREAD_PROMPT_CHARS:
             return self.render_inline(messages)
-        return Prompt(await asyncio.to_thread(self.engine.tokenize_chat, messages))
+        return Prompt(await asyncio.to_thread(self._tokenize, messages))
 
-    def render_inline(self, messages: Sequence[ChatMessage]) -> Prompt:
-        """The chat's prompt, tokenized on the caller's thread (short prompts only)."""
-        return Prompt(self.engine.tokenize_chat(messages))
+    def render_inline(self, messages: Sequence[ChatMessage] | str) -> Prompt:
+        """The prompt, tokenized on the caller's thread (short prompts only)."""
+        return Prompt(self._tokenize(messages))
+
+    def _tokenize(self, messages: Sequence[ChatMessage] | str) -> list[int]:
+        if isinstance(messages, str):
+            return self.engine.tokenize_text(messages)
+        return self.engine.tokenize_chat(messages)
 
     def check(self, prompt: Prompt, param: str) -> Prompt:
         if prompt.tokens >= self.max_model_len:

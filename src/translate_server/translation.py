@@ -32,7 +32,7 @@ from translate_server.observability import RequestRecord
 from translate_server.prompting import (
     PromptTemplate,
     StreamCleaner,
-    build_translation_messages,
+    build_translation_prompt,
     clean_translation,
     translation_stop,
     translation_token_budget,
@@ -48,7 +48,7 @@ from translate_server.protocol.translate import (
     TranslateRequest,
     TranslateResponse,
 )
-from translate_server.segmentation import Document, refit, split_document
+from translate_server.segmentation import Document, refit, split_document, split_lines
 from translate_server.settings import LimitSettings
 from translate_server.translation_cache import CachedTranslation, TranslationCache
 
@@ -402,6 +402,8 @@ class TranslationService:
             param = _param(is_batch, i)
             document = (parse_html(text, max_chars) if request.format == "html"
                         else split_document(text, max_chars))
+            if self.template is not None and self.template.line_by_line:
+                document = split_lines(document)
             detection = None
             if detect and document.pieces:
                 detection = self.detection.detect(" ".join(document.pieces), param)
@@ -501,19 +503,19 @@ class TranslationService:
     @lru_cache(maxsize=1024)  # noqa: B019 - one service per app; the key is small
     def _overhead(self, source: Language, target: Language,
                   glossary: tuple[tuple[str, str], ...], formality: str) -> int:
-        messages = build_translation_messages(
-            "", source.name, target.name, glossary=dict(glossary),
-            formality=formality, template=self.template)
-        return self.generation.check(self.generation.render_inline(messages), "text").tokens
+        prompt = build_translation_prompt(
+            "", source, target, glossary=dict(glossary), formality=formality,
+            template=self.template)
+        return self.generation.check(self.generation.render_inline(prompt), "text").tokens
 
     async def _tokenized(self, piece: _Piece, job: _Job) -> tuple[Prompt, int, int]:
         """The piece's prompt, rendered and tokenized once; the piece's own share of its
         tokens (the prompt less the instructions around it), and how many it may have."""
         formality = job.request.formality
-        messages = build_translation_messages(
-            piece.text, piece.source.name, job.target.name, glossary=piece.glossary,
+        text = build_translation_prompt(
+            piece.text, piece.source, job.target, glossary=piece.glossary,
             formality=formality, template=self.template)
-        prompt = await self.generation.render(messages)
+        prompt = await self.generation.render(text)
         overhead = self._overhead(piece.source, job.target, tuple(piece.glossary.items()),
                                   formality)
         return prompt, max(1, prompt.tokens - overhead), self._token_budget(overhead, piece.param)
@@ -528,7 +530,7 @@ class TranslationService:
             budget = min(max_tokens, remaining)
         # Greedy: a translation should not change from one call to the next.
         return SamplingOptions(max_tokens=budget, temperature=0.0,
-                               stop=translation_stop(piece.text))
+                               stop=translation_stop(piece.text, self.template))
 
     def _remember(self, piece: _Piece, result: PieceResult) -> None:
         if self.cache is not None and piece.key is not None and result.finish_reason == "stop":

@@ -60,6 +60,8 @@ class EngineOutput(msgspec.Struct, frozen=True):
 class EngineInfo(msgspec.Struct, frozen=True):
     model: str
     max_model_len: int
+    # Whether the model ships a chat template (base models do not).
+    chat_template: bool = True
 
 
 class EngineDeadError(RuntimeError):
@@ -84,6 +86,11 @@ class Engine(Protocol):
 
     def tokenize_chat(self, messages: Sequence[ChatMessage]) -> list[int]:
         """Render messages with the model's chat template (generation prompt added) to token ids."""
+        ...
+
+    def tokenize_text(self, text: str) -> list[int]:
+        """A plain prompt's token ids (for base models), with the special tokens the tokenizer
+        adds to any text (a BOS); special tokens written in `text` stay plain text."""
         ...
 
     def generate(

@@ -80,12 +80,14 @@ class VllmEngine:
         self._dead_error = VllmEngineDeadError
         self.on_cpu = on_cpu
         max_model_len = engine.model_config.max_model_len
-        self._info = EngineInfo(model=model_name, max_model_len=max_model_len)
         # vLLM needs room for at least one output token after the prompt.
         self._max_prompt_tokens = max_model_len - 1
         self._tokenizer: Any = engine.get_tokenizer()
         self._chat_prompt = ChatPromptTokenizer(self._tokenizer)
-        if not self._chat_prompt.has_chat_template:
+        has_template = self._chat_prompt.has_chat_template
+        self._info = EngineInfo(model=model_name, max_model_len=max_model_len,
+                                chat_template=has_template)
+        if not has_template:
             log.warning("engine.no_chat_template", model=model_name, fallback="chatml")
 
     @property
@@ -99,6 +101,11 @@ class VllmEngine:
 
     def tokenize_chat(self, messages: Sequence[ChatMessage]) -> list[int]:
         return self._chat_prompt(messages)
+
+    def tokenize_text(self, text: str) -> list[int]:
+        # The tokenizer's own special tokens (Gemma's BOS) are added; text that spells one
+        # ("<eos>") is split like any other text, so a user's text cannot end the prompt.
+        return self._tokenizer.encode(text, add_special_tokens=True, split_special_tokens=True)
 
     def _params(self, options: SamplingOptions) -> Any:
         return self._sampling_params(
