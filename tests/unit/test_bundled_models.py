@@ -13,13 +13,14 @@ from translate_server.settings import DEFAULT_MODEL, EngineSettings
 
 
 def test_the_table_holds_the_default_and_gemma():
-    assert set(models.BUNDLED) >= {DEFAULT_MODEL, models.GEMMA3_270M}
+    assert set(models.BUNDLED) >= {models.SMOLLM2_135M, models.GEMMA3_270M}
+    assert DEFAULT_MODEL in models.BUNDLED  # the default works offline
     assert len({bundle.name for bundle in models.BUNDLED.values()}) == len(models.BUNDLED)
     gemma = models.BUNDLED[models.GEMMA3_270M]
     assert gemma.add_bos_token and gemma.eos_token_ids == (1, 106)
     assert gemma.chat_template is None  # a base model: none is made up for it
     assert "data/GEMMA_TERMS.html" in gemma.terms
-    assert models.BUNDLED[DEFAULT_MODEL].rope_theta == 100000.0
+    assert models.BUNDLED[models.SMOLLM2_135M].rope_theta == 100000.0
 
 
 @pytest.mark.skipif(not models.bundled_model_available(models.GEMMA3_270M),
@@ -39,14 +40,14 @@ def test_only_bundled_ids_are_prepared(tmp_path, monkeypatch):
 
     monkeypatch.setattr(models, "prepare_bundled_model", prepare)
     monkeypatch.setattr(models, "bundled_model_available", lambda model: True)
-    for model in (models.GEMMA3_270M, DEFAULT_MODEL, "google/gemma-3-1b-it"):
+    for model in (models.GEMMA3_270M, models.SMOLLM2_135M, "google/gemma-3-1b-it"):
         settings = EngineSettings(model=model, model_cache_dir=str(tmp_path))
         resolved = models.resolve_model(settings)
         if model in models.BUNDLED:
             assert resolved == str(tmp_path / models.BUNDLED[model].name)
         else:
             assert resolved == model
-    assert prepared == [models.GEMMA3_270M, DEFAULT_MODEL]
+    assert prepared == [models.GEMMA3_270M, models.SMOLLM2_135M]
 
 
 def test_a_missing_wheel_leaves_the_id_to_vllm(tmp_path, monkeypatch):
