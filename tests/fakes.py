@@ -212,3 +212,7 @@ class TokenizerWatchingEngine(FakeEngine):
         if self.hold is not None and len(self.threads) == 1:
             self.held_until_released = self.hold.wait(timeout=10)
         return super().tokenize_chat(messages)
+
+    def tokenize_text(self, text: str) -> list[int]:
+        self.threads.append(threading.get_ident())
+        return super().tokenize_text(text)
