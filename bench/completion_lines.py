@@ -48,6 +48,7 @@ def whole_prompt(text: str, source, target, template) -> str:
 
 async def main(args: argparse.Namespace) -> None:
     engine = create_vllm_engine(EngineSettings(model=args.model, max_model_len=2048,
+                                               kv_cache_gib=0.5,
                                                model_cache_dir=args.model_cache_dir))
     try:
         template = PromptTemplates.load().for_model(args.model)

@@ -79,8 +79,8 @@ async def main(args: argparse.Namespace) -> None:
         order = ["float32", "bfloat16"] if round_ % 2 == 0 else ["bfloat16", "float32"]
         for dtype in order:
             settings = EngineSettings(model=args.model, dtype=dtype, max_model_len=1024,
-                                      max_num_seqs=max(16, args.batch), engine_metrics=False,
-                                      model_cache_dir=args.model_cache_dir)
+                                      max_num_seqs=max(16, args.batch), kv_cache_gib=0.5,
+                                      engine_metrics=False, model_cache_dir=args.model_cache_dir)
             row = await measure(settings, args)
             rows[dtype].append(row)
             print(f"round {round_ + 1} {dtype:9} single {row['single_tok_s']:6.1f} tok/s   "

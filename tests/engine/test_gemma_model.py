@@ -12,7 +12,7 @@ import pytest
 from translate_server import models
 from translate_server.detection import LanguageDetection
 
-from server_process import start
+from server_process import STARTUP_TIMEOUT, ServerProcess
 
 GEMMA = models.GEMMA3_270M
 # Three short sentences into three languages, Japanese's script included.
@@ -32,12 +32,17 @@ def prepared(model_cache_dir: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def server(prepared: Path, model_cache_dir: Path, tmp_path_factory):
-    process = start(
+    process = ServerProcess(
         ["--model", GEMMA, "--model-cache-dir", str(model_cache_dir), "--max-model-len", "1024"],
         tmp_path_factory.mktemp("gemma-server") / "server.log",
     )
-    yield process
-    process.stop()
+    try:
+        # Gemma starts about twice as slowly as SmolLM2 (about 50 s against 22 on an idle
+        # machine: its tokenizer alone has a 262k vocabulary).
+        process.wait_ready(timeout=2 * STARTUP_TIMEOUT)
+        yield process
+    finally:
+        process.stop()
 
 
 @pytest.mark.engine
