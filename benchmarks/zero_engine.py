@@ -45,6 +45,9 @@ class ZeroLatencyEngine:
         chars = sum(len(m["content"]) for m in messages)
         return [0] * (chars // 4 + 4 * len(messages) + 3)
 
+    def tokenize_text(self, text: str, *, special_tokens_as_text: bool = True) -> list[int]:
+        return [0] * (len(text) // 4 + 1)
+
     async def generate(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str,
         trace_headers: Mapping[str, str] | None = None,

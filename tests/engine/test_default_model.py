@@ -29,7 +29,7 @@ def test_other_models_are_passed_through(tmp_path):
 
 @needs_wheel
 def test_a_failed_conversion_leaves_nothing_behind(tmp_path, monkeypatch):
-    def crash(gguf_path: Path, out_dir: Path) -> None:
+    def crash(bundle: models.BundledModel, gguf_path: Path, out_dir: Path) -> None:
         (out_dir / "config.json").write_text("{}")
         raise MemoryError("killed mid-conversion")
 
@@ -73,8 +73,11 @@ def test_prepare_model_command_reuses_it(prepared: Path, model_cache_dir: Path):
 
 @pytest.fixture(scope="module")
 def server(prepared: Path, model_cache_dir: Path, tmp_path_factory):
+    # float32 on every machine: `--dtype auto` would pick bfloat16 where the CPU has AMX,
+    # and a 135M model's greedy answers change with it ("Paris" or not).
     process = start(
-        ["--model-cache-dir", str(model_cache_dir), "--max-model-len", "2048"],
+        ["--model-cache-dir", str(model_cache_dir), "--max-model-len", "2048",
+         "--dtype", "float32"],
         tmp_path_factory.mktemp("default-server") / "server.log",
     )
     yield process

@@ -132,6 +132,11 @@ class ChatService:
     def _validate(self, request: ChatCompletionRequest, record: RequestRecord) -> list[ChatMessage]:
         record.model = self.model_name
         check_model(request.model, self.model_name)
+        if not self.generation.engine.info.chat_template:
+            # A base model prompted through a made-up chat format loops; it translates only.
+            raise InvalidRequestError(
+                f"The model {self.model_name} is a base model without a chat template: it "
+                "serves /translate only.", param="model", code="chat_not_supported")
         if len(request.messages) > self.limits.max_messages:
             raise InvalidRequestError(
                 f"At most {self.limits.max_messages} messages per request.", param="messages"

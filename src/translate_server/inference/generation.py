@@ -7,6 +7,7 @@ engine as soon as it is admitted, so continuous batching sees every request at o
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 from collections.abc import AsyncGenerator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -85,35 +86,47 @@ class GenerationService:
         """Render and tokenize a chat; a prompt that leaves no room to answer is refused."""
         return self.check(await self.render(messages), param)
 
-    async def render(self, messages: Sequence[ChatMessage]) -> Prompt:
-        """The chat's prompt. A long one is tokenized in a worker thread: the tokenizer lets
-        go of the GIL there, and the streams in flight on the event loop go on meanwhile."""
+    async def render(self, messages: Sequence[ChatMessage] | str) -> Prompt:
+        """The prompt of a chat, or of a plain text (a base model's completion prompt). A long
+        one is tokenized in a worker thread: the tokenizer lets go of the GIL there, and the
+        streams in flight on the event loop go on meanwhile."""
         if self.tracing is not None:
             return await self._render_traced(messages, self.tracing)
-        if sum(len(message["content"]) for message in messages) < THREAD_PROMPT_CHARS:
+        chars = (len(messages) if isinstance(messages, str)
+                 else sum(len(message["content"]) for message in messages))
+        if chars < THREAD_PROMPT_CHARS:
             return self.render_inline(messages)
-        return Prompt(await asyncio.to_thread(self.engine.tokenize_chat, messages))
+        return Prompt(await asyncio.to_thread(self._tokenize, messages))
 
     async def prepare_text(self, text: str, param: str) -> Prompt:
-        """Tokenize a plain text prompt (legacy completions), a long one off the loop."""
+        """Tokenize a legacy completion's raw prompt as vLLM's server does (special tokens
+        spelled in it are special), a long one off the loop."""
+        tokenize = functools.partial(self.engine.tokenize_text, special_tokens_as_text=False)
         if len(text) < THREAD_PROMPT_CHARS:
-            return self.check(Prompt(self.engine.tokenize_text(text)), param)
-        return self.check(Prompt(await asyncio.to_thread(self.engine.tokenize_text, text)),
-                          param)
+            return self.check(Prompt(tokenize(text)), param)
+        return self.check(Prompt(await asyncio.to_thread(tokenize, text)), param)
 
-    async def _render_traced(self, messages: Sequence[ChatMessage], tracing: Tracing) -> Prompt:
+    async def _render_traced(self, messages: Sequence[ChatMessage] | str,
+                             tracing: Tracing) -> Prompt:
         with tracing.span("tokenize") as span:
-            if sum(len(message["content"]) for message in messages) < THREAD_PROMPT_CHARS:
+            chars = (len(messages) if isinstance(messages, str)
+                     else sum(len(message["content"]) for message in messages))
+            if chars < THREAD_PROMPT_CHARS:
                 prompt = self.render_inline(messages)
             else:
                 span.set_attribute("tokenize.thread", True)
-                prompt = Prompt(await asyncio.to_thread(self.engine.tokenize_chat, messages))
+                prompt = Prompt(await asyncio.to_thread(self._tokenize, messages))
             span.set_attribute("gen_ai.usage.input_tokens", prompt.tokens)
             return prompt
 
-    def render_inline(self, messages: Sequence[ChatMessage]) -> Prompt:
-        """The chat's prompt, tokenized on the caller's thread (short prompts only)."""
-        return Prompt(self.engine.tokenize_chat(messages))
+    def render_inline(self, messages: Sequence[ChatMessage] | str) -> Prompt:
+        """The prompt, tokenized on the caller's thread (short prompts only)."""
+        return Prompt(self._tokenize(messages))
+
+    def _tokenize(self, messages: Sequence[ChatMessage] | str) -> list[int]:
+        if isinstance(messages, str):
+            return self.engine.tokenize_text(messages)
+        return self.engine.tokenize_chat(messages)
 
     def check(self, prompt: Prompt, param: str) -> Prompt:
         if prompt.tokens >= self.max_model_len:

@@ -25,7 +25,7 @@ from translate_server.translation.languages import Language
 from translate_server.translation.plan import MAX_PIECE_TOKENS, Job, Piece, PieceResult
 from translate_server.translation.prompts.templates import (
     PromptTemplate,
-    build_translation_messages,
+    build_translation_prompt,
     translation_stop,
     translation_token_budget,
 )
@@ -178,19 +178,19 @@ class PieceTranslator:
     @lru_cache(maxsize=1024)  # noqa: B019 - one translator per app; the key is small
     def _overhead(self, source: Language, target: Language,
                   glossary: tuple[tuple[str, str], ...], formality: str) -> int:
-        messages = build_translation_messages(
-            "", source.name, target.name, glossary=dict(glossary),
-            formality=formality, template=self.template)
-        return self.generation.check(self.generation.render_inline(messages), "text").tokens
+        prompt = build_translation_prompt(
+            "", source, target, glossary=dict(glossary), formality=formality,
+            template=self.template)
+        return self.generation.check(self.generation.render_inline(prompt), "text").tokens
 
     async def _tokenized(self, piece: Piece, job: Job) -> tuple[Prompt, int, int]:
         """The piece's prompt, rendered and tokenized once; the piece's own share of its
         tokens (the prompt less the instructions around it), and how many it may have."""
         formality = job.request.formality
-        messages = build_translation_messages(
-            piece.text, piece.source.name, job.target.name, glossary=piece.glossary,
+        text = build_translation_prompt(
+            piece.text, piece.source, job.target, glossary=piece.glossary,
             formality=formality, template=self.template)
-        prompt = await self.generation.render(messages)
+        prompt = await self.generation.render(text)
         overhead = self._overhead(piece.source, job.target, tuple(piece.glossary.items()),
                                   formality)
         return prompt, max(1, prompt.tokens - overhead), self._token_budget(overhead, piece.param)
@@ -205,7 +205,7 @@ class PieceTranslator:
             budget = min(max_tokens, remaining)
         # Greedy: a translation should not change from one call to the next.
         return SamplingOptions(max_tokens=budget, temperature=0.0,
-                               stop=translation_stop(piece.text))
+                               stop=translation_stop(piece.text, self.template))
 
     def _remember(self, piece: Piece, result: PieceResult) -> None:
         if self.cache is not None and piece.key is not None and result.finish_reason == "stop":

@@ -23,7 +23,7 @@ from translate_server.translation.glossary import entries_in, validate_glossary
 from translate_server.translation.languages import Language, UnknownLanguageError, resolve_language
 from translate_server.translation.markup import parse_html
 from translate_server.translation.protocol import TranslateRequest
-from translate_server.translation.segmentation import Document, split_document
+from translate_server.translation.segmentation import Document, split_document, split_lines
 
 # Source tokens per engine request: small pieces translate better with small models and
 # spread over the batch; the model's context may allow less.
@@ -112,6 +112,7 @@ class Planner:
     max_model_len: int
     detection: LanguageDetection
     cache: TranslationCache | None = None
+    line_by_line: bool = False
 
     def plan(self, request: TranslateRequest) -> Plan:
         texts, is_batch = self._texts(request)
@@ -135,6 +136,9 @@ class Planner:
                                    ignore_tags=tuple(request.ignore_tags or ()))
                         if request.format != "text"
                         else split_document(text, max_chars))
+            if self.line_by_line:
+                # Few-shot completion prompts answer one line: each line is its own piece.
+                document = split_lines(document)
             detection = None
             if detect and document.pieces:
                 detection = self.detection.detect(" ".join(document.pieces), param)

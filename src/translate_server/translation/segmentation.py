@@ -138,3 +138,27 @@ def refit(piece: str, tokens: int, max_tokens: int) -> Document:
     fewer characters per token), split again at a character size scaled to its tokens."""
     max_chars = max(1, int(len(piece) * max_tokens / max(tokens, 1) * 0.9))
     return split_document(piece, max_chars)
+
+
+# A line break (str.splitlines' boundaries) with the whitespace around it.
+_LINE_BREAK = re.compile(r"([ \t]*(?:\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029])\s*)")
+
+
+def split_lines(document: Document) -> Document:
+    """`document` with each piece split at its line breaks, which stay in the layout as they
+    were: for prompts whose answer is a single line (a base model's few-shot completion)."""
+    pieces: list[str] = []
+    layout: list[str | int] = []
+    for part in document.layout:
+        if isinstance(part, str):
+            layout.append(part)
+            continue
+        # re.split with one group alternates line, break, line, ...; a piece has no
+        # whitespace at either end, so it starts and ends with a line.
+        for index, span in enumerate(_LINE_BREAK.split(document.pieces[part])):
+            if index % 2:
+                layout.append(span)
+            elif span:
+                layout.append(len(pieces))
+                pieces.append(span)
+    return Document(pieces, layout, document.escape)

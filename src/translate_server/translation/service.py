@@ -58,7 +58,7 @@ class TranslationService:
         self.model_name = model_name
         self.detection = detection or LanguageDetection()
         self.planner = Planner(limits, model_name, generation.max_model_len, self.detection,
-                               cache)
+                               cache, line_by_line=template is not None and template.line_by_line)
         self.pieces = PieceTranslator(generation, admission, limits, cache=cache,
                                       template=template)
         self.streams = TranslationStream(self.pieces, admission)

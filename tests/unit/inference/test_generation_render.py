@@ -47,3 +47,14 @@ async def test_a_long_prompt_that_fails_to_tokenize_raises_to_the_request() -> N
 
     with pytest.raises(ValueError, match="chat template"):
         await GenerationService(BrokenTokenizer()).render(chat(THREAD_PROMPT_CHARS))
+
+
+async def test_a_plain_prompt_is_tokenized_as_text_and_off_the_loop_when_long() -> None:
+    engine = TokenizerWatchingEngine()
+    service = GenerationService(engine)
+    short = await service.render("English: Hi\nGerman:")
+    long_text = "English: " + "word " * THREAD_PROMPT_CHARS
+    long = await service.render(long_text)
+    assert engine.decode(short.token_ids) == "English: Hi\nGerman:"
+    assert engine.decode(long.token_ids) == long_text
+    assert engine.threads[0] == threading.get_ident() != engine.threads[1]

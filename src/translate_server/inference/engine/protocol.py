@@ -108,6 +108,8 @@ class EngineOutput(msgspec.Struct, frozen=True):
 class EngineInfo(msgspec.Struct, frozen=True):
     model: str
     max_model_len: int
+    # Whether the model ships a chat template (base models do not).
+    chat_template: bool = True
 
 
 class EngineDeadError(RuntimeError):
@@ -144,9 +146,11 @@ class Engine(Protocol):
         """Render messages with the model's chat template (generation prompt added) to token ids."""
         ...
 
-    def tokenize_text(self, text: str) -> list[int]:
-        """Plain text (a legacy completion's prompt) to token ids, as the model's tokenizer
-        encodes it with its special tokens."""
+    def tokenize_text(self, text: str, *, special_tokens_as_text: bool = True) -> list[int]:
+        """A plain prompt's token ids (a base model's completion prompt, a legacy completion),
+        with the special tokens the tokenizer adds to any text (a BOS). Special tokens spelled
+        in `text` stay plain text unless `special_tokens_as_text` is False (a raw completion
+        prompt, read as vLLM's own server reads it)."""
         ...
 
     def generate(

@@ -1,1 +1,2 @@
-"""Translation prompts: the templates per model family and how a request becomes a prompt."""
+"""Translation prompts: the templates per model family, and how a request becomes a chat or
+a few-shot completion prompt."""

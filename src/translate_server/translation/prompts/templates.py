@@ -1,5 +1,6 @@
-"""Pure functions: a translation request becomes chat messages, stop strings and a token
-budget. (The model's answer is cleaned in `translation.hygiene`.)
+"""Pure functions: a translation request becomes a prompt (chat messages for an
+instruction-tuned model, a few-shot completion text for a base model), stop strings and a
+token budget. (The model's answer is cleaned in `translation.hygiene`.)
 
 The prompt's wording lives in `templates.toml` beside this module (one table per model
 family), not here.
@@ -13,11 +14,13 @@ from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 from translate_server.inference.engine import ChatMessage
+from translate_server.translation.languages import Language
+from translate_server.translation.prompts import completion
 
 # The fence around the text in every prompt; hygiene strips echoes of it from answers.
 OPEN_MARKER, CLOSE_MARKER = "<source>", "</source>"
@@ -30,6 +33,18 @@ class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     formality_informal: str
     system_role: bool = True
     match: tuple[str, ...] = ()
+    # "chat": instructions rendered by the model's chat template (instruction-tuned models);
+    # "completion": a few-shot text the model continues (base models).
+    kind: Literal["chat", "completion"] = "chat"
+    # Completion prompts only: a first line ({source}, {target}), and example sentences by
+    # language tag, shown as pairs for the languages they hold.
+    prefix: str = ""
+    examples: tuple[dict[str, str], ...] = ()
+
+    @property
+    def line_by_line(self) -> bool:
+        """Whether each line of a text is its own prompt (a completion's answer is one line)."""
+        return self.kind == "completion"
 
 
 class TemplateError(ValueError):
@@ -86,6 +101,27 @@ def default_template() -> PromptTemplate:
     return PromptTemplates.load().families["default"]
 
 
+def build_translation_prompt(
+    text: str,
+    source: Language,
+    target: Language,
+    *,
+    glossary: Mapping[str, str] | None = None,
+    formality: str | None = None,
+    template: PromptTemplate | None = None,
+) -> list[ChatMessage] | str:
+    """The prompt for translating `text`: chat messages, or for a completion family the text
+    a base model continues (which has no place for `formality`: a base model follows no
+    instructions)."""
+    template = template or default_template()
+    if template.kind == "completion":
+        return completion.completion_prompt(
+            text, source, target, prefix=template.prefix, examples=template.examples,
+            glossary=glossary)
+    return build_translation_messages(text, source.name, target.name, glossary=glossary,
+                                      formality=formality, template=template)
+
+
 def build_translation_messages(
     text: str,
     source_name: str,
@@ -118,13 +154,15 @@ def build_translation_messages(
     return [{"role": "system", "content": instructions}, {"role": "user", "content": user}]
 
 
-def translation_stop(text: str) -> tuple[str, ...]:
+def translation_stop(text: str, template: PromptTemplate | None = None) -> tuple[str, ...]:
     """Where a translation of `text` has certainly ended.
 
     Small models add commentary or loop after the translation; a paragraph break the source
     does not have is where that begins. (A single newline is not used: some models open their
-    answer with one.)
+    answer with one.) A completion prompt's answer ends with its line.
     """
+    if template is not None and template.kind == "completion":
+        return completion.STOP
     return (CLOSE_MARKER,) if "\n\n" in text.strip() else (CLOSE_MARKER, "\n\n")
 
 
