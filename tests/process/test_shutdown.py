@@ -48,7 +48,8 @@ async def test_engine_death_fails_requests_and_exits_non_zero(streaming: bool) -
             assert response.status_code == 200
             assert '"error"' in response.text.strip().split("\n\n")[-1]
         else:
-            assert response.status_code == 503
+            # It reached the engine before the engine died: 502, which no router replays.
+            assert response.status_code == 502
         assert process.wait(timeout=20) == 1
     finally:
         process.kill()
