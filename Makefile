@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 ENGINE ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo gpu || echo cpu)
 STAMP  := $(VENV)/.installed-$(ENGINE)
 
-.PHONY: install serve test test-fast bench openapi clean
+.PHONY: install serve test test-fast bench openapi clean haproxy
 
 install: $(STAMP)
 
@@ -26,8 +26,15 @@ endif
 serve: $(STAMP)
 	$(BIN)/translate-server serve
 
-test: $(STAMP)
+test: $(STAMP) haproxy
 	$(BIN)/python -m pytest -ra
+
+# The load balancer the replica tests (tests/scale) run; they are skipped without it.
+haproxy:
+	@command -v haproxy >/dev/null 2>&1 || test -x /usr/sbin/haproxy || \
+	  apt-get install -y -qq haproxy >/dev/null 2>&1 || \
+	  { apt-get update -qq && apt-get install -y -qq haproxy; } || \
+	  echo "haproxy could not be installed: the tests in tests/scale will be skipped"
 
 # Unit and HTTP tests only (no real engine): seconds, not minutes.
 test-fast: $(STAMP)
