@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from deploy_kustomize import render, resource_id
-from test_deploy_kubernetes import by_kind, kustomize_command, kubernetes_versions, selects
+from test_deploy_kubernetes import by_kind, kubernetes_versions, kustomize_command, selects
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "deploy" / "haproxy" / "haproxy.cfg"
