@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 ENGINE ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo gpu || echo cpu)
 STAMP  := $(VENV)/.installed-$(ENGINE)
 
-.PHONY: install model browser serve test test-fast bench openapi clean
+.PHONY: install model browser haproxy serve test test-fast bench openapi clean
 
 install: $(STAMP)
 
@@ -33,7 +33,7 @@ model:
 serve: $(STAMP)
 	$(BIN)/translate-server serve
 
-test: $(STAMP) browser
+test: $(STAMP) browser haproxy
 	$(BIN)/python -m pytest -ra
 
 # Chromium for the translator page's browser tests (Playwright's own download cannot be
@@ -41,6 +41,13 @@ test: $(STAMP) browser
 browser:
 	-command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium) || \
 		echo "chromium not installed: the browser tests will be skipped"
+
+# The load balancer the replica tests (tests/scale) run; they are skipped without it.
+haproxy:
+	@command -v haproxy >/dev/null 2>&1 || test -x /usr/sbin/haproxy || \
+	  apt-get install -y -qq haproxy >/dev/null 2>&1 || \
+	  { apt-get update -qq && apt-get install -y -qq haproxy; } || \
+	  echo "haproxy could not be installed: the tests in tests/scale will be skipped"
 
 # Unit and HTTP tests only (no real engine): seconds, not minutes.
 test-fast: $(STAMP)

@@ -113,6 +113,18 @@ class UnavailableError(ApiError):
     code = "engine_unavailable"
 
 
+class EngineFailedError(ApiError):
+    """The engine took the request and then failed it: it died, or shutdown aborted it.
+
+    502, never 503: every 503 means that nothing reached an engine, which is what lets a load
+    balancer replay a 503 on another replica. This request may have done work: not replayed.
+    """
+
+    status_code = 502
+    type = "server_error"
+    code = "engine_failed"
+
+
 class DeadlineExceededError(ApiError):
     status_code = 504
     type = "timeout_error"

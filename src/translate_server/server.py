@@ -23,6 +23,10 @@ log = structlog.get_logger(__name__)
 
 EXIT_ENGINE_DIED = 1
 EXIT_STARTUP_FAILED = 3
+# A draining server closes its socket only once no request has been refused for this long:
+# until a load balancer's health checks notice the drain it keeps sending requests, which
+# are refused (503, retried elsewhere); a request that met the socket closing would fail.
+DRAIN_QUIET_SECONDS = 1.0
 
 
 class DrainingServer(uvicorn.Server):
@@ -57,8 +61,11 @@ class DrainingServer(uvicorn.Server):
         found: Services = self.config.app.state.services  # type: ignore[union-attr]
         admission = found.admission
         admission.draining = True
+        admission.last_refused = time.monotonic()  # at least one quiet period, traffic or not
         deadline = time.monotonic() + self.grace
-        while admission.in_flight and time.monotonic() < deadline:
+        while time.monotonic() < deadline and (
+                admission.in_flight
+                or time.monotonic() - admission.last_refused < DRAIN_QUIET_SECONDS):
             await asyncio.sleep(0.05)
         if admission.in_flight:
             log.warning("drain_grace_expired", aborting=admission.in_flight)

@@ -119,11 +119,15 @@ def test_prometheus_scrapes_whichever_server_variant_runs(compose) -> None:
     config = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())
     (job,) = [j for j in config["scrape_configs"] if j["job_name"] == "translate-server"]
     assert job.get("metrics_path", "/metrics") == "/metrics"
-    (target,) = job["static_configs"][0]["targets"]
-    host, port = target.split(":")
+    # Every address of the name: one server, or each replica behind the router.
+    (discovery,) = job["dns_sd_configs"]
+    (host,) = discovery["names"]
+    assert discovery["type"] == "A"
+    port = str(discovery["port"])
     assert port == compose["services"]["translate-server"]["environment"]["TRANSLATE_PORT"]
-    cpu_aliases = compose["services"]["translate-server-cpu"]["networks"]["default"]["aliases"]
-    assert host == "translate-server" and host in cpu_aliases
+    for variant in ("translate-server-cpu", "translate-server-replica"):
+        aliases = compose["services"][variant]["networks"]["default"]["aliases"]
+        assert host == "translate-server" and host in aliases
     mounts = compose["services"]["prometheus"]["volumes"]
     assert "./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro" in mounts
 
@@ -152,3 +156,23 @@ def test_third_party_images_are_pinned(compose) -> None:
         image = service["image"]
         repository, _, tag = image.rpartition(":")
         assert repository and re.search(r"\d", tag) and tag != "latest", (name, image)
+
+
+def test_scale_profile_runs_replicas_behind_the_router(compose, root) -> None:
+    services = compose["services"]
+    replica, router = services["translate-server-replica"], services["router"]
+    assert replica["profiles"] == router["profiles"] == ["scale"]
+    assert int(replica["deploy"]["replicas"]) == 2
+    assert replica["build"]["dockerfile"] == "deploy/docker/Dockerfile.cpu"
+    # Only the router is published, on the port a single server would use.
+    assert "ports" not in replica
+    assert router["ports"][0] == services["translate-server"]["ports"][0] == "8000:8000"
+    # The router runs the repository's HAProxy configuration and finds the replicas by name.
+    mounts = dict(v.rsplit(":", 1)[0].split(":", 1) for v in router["volumes"])
+    assert mounts["./deploy/haproxy/haproxy.cfg"] == "/usr/local/etc/haproxy/haproxy.cfg"
+    host, port = router["environment"]["REPLICAS_DNS"].split(":")
+    assert host == "translate-server-replica"
+    assert port == replica["environment"]["TRANSLATE_PORT"]
+    assert router["image"].startswith("haproxy:")
+    grace = float(replica["environment"]["TRANSLATE_SHUTDOWN_GRACE"])
+    assert float(replica["stop_grace_period"].removesuffix("s")) > grace

@@ -36,6 +36,25 @@ async def test_sigterm_lets_accepted_requests_finish() -> None:
         process.kill()
 
 
+async def test_draining_keeps_refusing_until_requests_stop_coming() -> None:
+    """A load balancer sends requests until its health check sees the drain: each must be
+    refused (a 503 it retries elsewhere), never met by a closed socket."""
+    process, base = start_fake_server()
+    try:
+        async with httpx.AsyncClient(base_url=base, timeout=10) as client:
+            process.send_signal(signal.SIGTERM)
+            codes = []
+            for _ in range(15):  # 3 s, well past the quiet period the drain waits for
+                response = await client.post("/translate", json=TRANSLATE)
+                codes.append(response.json()["error"]["code"])
+                await asyncio.sleep(0.2)
+            assert process.poll() is None
+        assert codes == ["shutting_down"] * 15
+        assert process.wait(timeout=20) == 0
+    finally:
+        process.kill()
+
+
 @pytest.mark.parametrize("streaming", [False, True])
 async def test_engine_death_fails_requests_and_exits_non_zero(streaming: bool) -> None:
     process, base = start_fake_server("0.05", "5")
@@ -48,7 +67,8 @@ async def test_engine_death_fails_requests_and_exits_non_zero(streaming: bool) -
             assert response.status_code == 200
             assert '"error"' in response.text.strip().split("\n\n")[-1]
         else:
-            assert response.status_code == 503
+            # It reached the engine before the engine died: 502, which no router replays.
+            assert response.status_code == 502
         assert process.wait(timeout=20) == 1
     finally:
         process.kill()

@@ -31,6 +31,7 @@ _ERROR_DESCRIPTIONS = {
     413: "Request body too large",
     415: "Body is not JSON",
     429: "Overloaded: retry later (DeepL and LibreTranslate clients expect 429)",
+    502: "The engine stopped while generating this request (not retried by a load balancer)",
     503: "Overloaded (with Retry-After), shutting down, or the engine is not running",
     504: "The request missed its deadline and was aborted",
 }
@@ -46,7 +47,7 @@ def error_responses(*statuses: int, shape: type = ErrorResponse) -> dict[int, Re
     }
 
 
-API_ERRORS = (400, 401, 404, 413, 415, 503, 504)
+API_ERRORS = (400, 401, 404, 413, 415, 502, 503, 504)
 
 
 def answer_or_stream(answer: type, description: str) -> dict[int, ResponseSpec]:
@@ -57,4 +58,4 @@ def answer_or_stream(answer: type, description: str) -> dict[int, ResponseSpec]:
 
 # What the DeepL- and LibreTranslate-compatible routes answer instead: 403 for a bad key and
 # 429 when overloaded, as their clients expect.
-COMPAT_ERRORS = (400, 403, 404, 413, 429, 503, 504)
+COMPAT_ERRORS = (400, 403, 404, 413, 429, 502, 503, 504)

@@ -41,6 +41,7 @@ class Admission:
         self.capacity = slots + queue_limit
         self.in_flight = 0
         self.draining = False
+        self.last_refused = 0.0  # time.monotonic() of the last request refused while draining
         self._metrics = metrics
         self._mean_seconds = 1.0  # smoothed time a ticket is held
 
@@ -60,6 +61,7 @@ class Admission:
 
     def _admit(self, weight: int) -> Ticket:
         if self.draining:
+            self.last_refused = time.monotonic()
             self._metrics.rejected.labels("draining").inc()
             raise UnavailableError("The server is shutting down; retry on another replica.",
                                    code="shutting_down", headers={"Retry-After": "1"})

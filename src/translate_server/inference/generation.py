@@ -16,8 +16,8 @@ import msgspec
 
 from translate_server.errors import (
     DeadlineExceededError,
+    EngineFailedError,
     InvalidRequestError,
-    UnavailableError,
 )
 from translate_server.http.observability import RequestRecord
 from translate_server.inference.engine import (
@@ -169,11 +169,13 @@ class GenerationService:
                             finish_reasons[step.index] = step.finish_reason
         except TimeoutError:
             raise _deadline_exceeded() from None
+        except EngineDeadError as exc:
+            raise _engine_failed() from exc
         finally:
             self._finished(record, prompt, sum(counts), output, span)
             await self._end(request_id, outputs)
         if "abort" in finish_reasons:
-            raise UnavailableError("The engine aborted the request.", code="aborted")
+            raise _engine_aborted()
         return Completion(
             texts=["".join(parts) for parts in texts],
             finish_reasons=finish_reasons,
@@ -213,11 +215,13 @@ class GenerationService:
                     output = await timer.next(outputs)
                 except StopAsyncIteration:
                     return
+                except EngineDeadError as exc:
+                    raise _engine_failed() from exc
                 record.token_arrived()
                 for step in output.steps:
                     counts[step.index] = step.completion_tokens
                     if step.finish_reason == "abort":
-                        raise UnavailableError("The engine aborted the request.", code="aborted")
+                        raise _engine_aborted()
                     yield step
         finally:
             timer.cancel()
@@ -295,6 +299,16 @@ class _StreamDeadline:
 
     def cancel(self) -> None:
         self._handle.cancel()
+
+
+# Failures after `_submit` handed the request to the engine: 502, so never replayed by a load
+# balancer (a dead engine before that is still EngineDeadError, a 503).
+def _engine_failed() -> EngineFailedError:
+    return EngineFailedError("The engine stopped while generating this request.")
+
+
+def _engine_aborted() -> EngineFailedError:
+    return EngineFailedError("The engine aborted the request.", code="aborted")
 
 
 def _deadline_exceeded() -> DeadlineExceededError:

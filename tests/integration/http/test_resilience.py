@@ -110,10 +110,17 @@ async def test_engine_death_mid_stream_ends_with_an_error_event(make_app) -> Non
         events = [e[6:] for e in response.text.split("\n\n") if e]
         assert events[-1] != "[DONE]"
         error = json.loads(events[-1])["error"]
-        assert error["type"] == "service_unavailable_error"
-        # Non-streaming: the same failure is a 503.
+        assert (error["type"], error["code"]) == ("server_error", "engine_failed")
+        # Non-streaming: the same failure is a 502 (the engine had the request: not a 503,
+        # which a load balancer would replay elsewhere).
+        dying.alive, dying.fail_after_tokens = True, 1
         failed = await client.post("/v1/chat/completions", json=CHAT)
-        assert failed.status_code == 503
+        assert failed.status_code == 502
+        assert failed.json()["error"]["code"] == "engine_failed"
+        # Once it is known dead, nothing reaches it: a 503, safe to retry elsewhere.
+        refused = await client.post("/v1/chat/completions", json=CHAT)
+        assert refused.status_code == 503
+        assert refused.json()["error"]["code"] == "engine_unavailable"
 
 
 async def test_stream_failing_before_the_first_token_is_a_plain_error(make_app) -> None:
@@ -121,8 +128,9 @@ async def test_stream_failing_before_the_first_token_is_a_plain_error(make_app) 
     dying.fail_after_tokens = 0
     async with running(make_app(dying)) as client:
         response = await client.post("/v1/chat/completions", json={**CHAT, "stream": True})
-        assert response.status_code == 503
-        assert response.json()["error"]["code"] == "engine_unavailable"
+        # The engine had the request when it failed: 502, not a retryable 503.
+        assert response.status_code == 502
+        assert response.json()["error"]["code"] == "engine_failed"
         # Capacity was given back.
         assert client.app.state.services.admission.in_flight == 0
 

@@ -93,6 +93,6 @@ async def test_engine_failure_before_the_first_token_is_a_status(
     engine.fail_after_tokens = 0
     response = await client.post("/translate", json={
         "text": "one two three", "source_lang": "en", "target_lang": "de", "stream": True})
-    assert response.status_code == 503
-    assert response.json()["error"]["type"] == "service_unavailable_error"
+    assert response.status_code == 502
+    assert response.json()["error"]["code"] == "engine_failed"
     assert client.app.state.services.admission.in_flight == 0

@@ -1,0 +1,358 @@
+"""Two real replicas on the tiny model behind the real HAProxy, running
+deploy/haproxy/haproxy.cfg: load spreads, a replica's overload refusals are retried on the
+other, a rolling restart loses nothing, a killed replica fails only what it was running.
+
+The tests share the replicas and run in file order; the last one kills a replica. Each prints
+its figures (requests sent, failed, retried, per-replica split).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import pytest
+
+from cluster import Replica, Router, haproxy_binary
+from engine.tiny_model import tiny_model_dir
+
+pytestmark = [
+    pytest.mark.engine,
+    pytest.mark.skipif(haproxy_binary() is None,
+                       reason="haproxy is not installed (`apt-get install haproxy`; "
+                              "`make test` installs it)"),
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+# Each replica runs 8 sequences and queues none: a 9th request is refused at once (503), so
+# the overload test needs only 8 held requests to fill one.
+SLOTS = 8
+REPLICA_ARGS = [
+    "--served-model-name", "tiny", "--max-model-len", "1024",
+    "--max-num-seqs", str(SLOTS), "--max-queued-requests", "0",
+    # Every request goes to the engine (repeated texts would be answered from the cache).
+    "--translation-cache-size", "0",
+]
+TEXT = "Good morning, how are you? Where is the train station?"
+
+
+def translate_body(source: str = "en", target: str = "de", **extra) -> dict:
+    return {"text": TEXT, "source_lang": source, "target_lang": target, "max_tokens": 12,
+            **extra}
+
+
+@pytest.fixture(scope="module")
+def replicas(tmp_path_factory) -> Iterator[list[Replica]]:
+    model = tiny_model_dir(ROOT / ".cache" / "test-models")
+    log_dir = tmp_path_factory.mktemp("replicas")
+    started = [Replica(f"replica{i}", ["--model", str(model), *REPLICA_ARGS], log_dir)
+               for i in (1, 2)]
+    try:
+        for replica in started:
+            replica.start()
+        for replica in started:
+            print(f"\n{replica.name} ready in {replica.wait_ready():.1f} s")
+        yield started
+    finally:
+        for replica in started:
+            replica.stop()
+
+
+@pytest.fixture(scope="module")
+def router(replicas, tmp_path_factory) -> Iterator[Router]:
+    proxy = Router(replicas, tmp_path_factory.mktemp("router"))
+    try:
+        for name in ("replica1", "replica2"):
+            proxy.wait_status(name, "UP")
+        yield proxy
+    finally:
+        proxy.stop()
+
+
+# --- a load generator that records every outcome ---------------------------------------
+
+
+@dataclass
+class Outcome:
+    started: float
+    status: int | None  # None: the connection failed or the body was cut off
+    replica: str | None
+    stream: bool
+    error: str | None = None
+
+
+@dataclass
+class Load:
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def failed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.status != 200 or o.error]
+
+    def split(self) -> Counter:
+        return Counter(o.replica for o in self.outcomes if o.status == 200)
+
+    def summary(self) -> str:
+        statuses = Counter(o.status for o in self.outcomes)
+        return (f"sent {len(self.outcomes)}, failed {len(self.failed())}, "
+                f"statuses {dict(statuses)}, split {dict(self.split())}")
+
+
+async def one_request(client: httpx.AsyncClient, stream: bool, load: Load,
+                      body: dict | None = None) -> Outcome:
+    outcome = Outcome(time.monotonic(), None, None, stream)
+    load.outcomes.append(outcome)
+    body = body or translate_body(stream=stream)
+    try:
+        if not stream:
+            response = await client.post("/translate", json=body)
+            outcome.status, outcome.replica = response.status_code, response.headers.get(
+                "x-replica")
+            if response.status_code == 200:
+                assert "translation" in response.json()
+            return outcome
+        async with client.stream("POST", "/translate", json=body) as response:
+            outcome.status, outcome.replica = response.status_code, response.headers.get(
+                "x-replica")
+            events = [line[6:] async for line in response.aiter_lines()
+                      if line.startswith("data: ")]
+        if response.status_code == 200 and (events[-1:] != ["[DONE]"] or any(
+                "error" in json.loads(e) for e in events[:-1])):
+            outcome.error = f"stream ended with {events[-1:]}"
+    except (httpx.TransportError, httpx.StreamError) as exc:
+        outcome.error = f"{type(exc).__name__}: {exc}"
+    return outcome
+
+
+async def steady_load(base_url: str, workers: int, stop: asyncio.Event, load: Load,
+                      pause: float = 0.0) -> None:
+    """`workers` clients, each sending its next request when the last is answered (every
+    third one streamed) until `stop` is set."""
+    async with httpx.AsyncClient(base_url=base_url, timeout=60) as client:
+        async def worker(index: int) -> None:
+            sent = index
+            while not stop.is_set():
+                await one_request(client, stream=sent % 3 == 0, load=load)
+                sent += 1
+                if pause:
+                    await asyncio.sleep(pause)
+
+        await asyncio.gather(*(worker(i) for i in range(workers)))
+
+
+class Hold:
+    """Chat streams that occupy engine slots for as long as the test wants: each reads its
+    first event, then stops reading. Its client's receive buffer is tiny, so the replica's
+    writes soon block, and a blocked stream keeps its slots (`n` choices hold `n` slots)
+    however fast the engine is. `release()` reads each to its end; `close()` hangs up."""
+
+    def __init__(self, base_url: str, count: int, choices: int) -> None:
+        transport = httpx.AsyncHTTPTransport(
+            socket_options=[(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)])
+        self.client = httpx.AsyncClient(base_url=base_url, timeout=120, transport=transport)
+        self.body = {"model": "tiny", "messages": [{"role": "user", "content": "Count."}],
+                     "max_tokens": 960, "ignore_eos": True, "stream": True, "seed": 1,
+                     "n": choices}
+        self.count = count
+        self.released = asyncio.Event()
+        self.started: asyncio.Queue[str] = asyncio.Queue()
+        self.tasks: list[asyncio.Task] = []
+
+    async def start(self) -> list[str]:
+        """The replica of each stream, once every one has its first event."""
+        self.tasks = [asyncio.create_task(self._stream()) for _ in range(self.count)]
+        return [await asyncio.wait_for(self.started.get(), 60) for _ in range(self.count)]
+
+    async def _stream(self) -> tuple[str | None, list[str], str | None]:
+        replica, events = None, []
+        try:
+            async with self.client.stream("POST", "/v1/chat/completions",
+                                          json=self.body) as response:
+                replica = response.headers.get("x-replica", "direct")
+                assert response.status_code == 200, await response.aread()
+                lines = response.aiter_lines()
+                async for line in lines:
+                    if line.startswith("data: "):
+                        events.append(line[6:])
+                        break
+                await self.started.put(replica)
+                await self.released.wait()
+                events += [line[6:] async for line in lines if line.startswith("data: ")]
+            return replica, events, None
+        except (httpx.TransportError, httpx.StreamError) as exc:
+            return replica, events, f"{type(exc).__name__}: {exc}"
+
+    async def release(self) -> list[tuple[str | None, list[str], str | None]]:
+        self.released.set()
+        try:
+            return await asyncio.gather(*self.tasks)
+        finally:
+            await self.client.aclose()
+
+    async def close(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        await self.client.aclose()
+
+
+# --- the tests -------------------------------------------------------------------------
+
+
+async def test_load_spreads_over_both_replicas(router: Router, replicas) -> None:
+    # A replica's first requests are slow (allocations, the language detector loading):
+    # warm both up, so that the split reflects steady serving.
+    for replica in replicas:
+        async with httpx.AsyncClient(base_url=replica.base_url, timeout=60) as direct:
+            warm = Load()
+            await asyncio.gather(*(one_request(direct, i % 2 == 0, warm) for i in range(8)))
+            assert not warm.failed(), warm.failed()
+    load = Load()
+    async with httpx.AsyncClient(base_url=router.base_url, timeout=60) as client:
+        async def client_loop(index: int) -> None:
+            for sent in range(6):
+                await one_request(client, stream=(index + sent) % 3 == 0, load=load)
+
+        await asyncio.gather(*(client_loop(i) for i in range(16)))
+    print(f"\nspread, 16 clients: {load.summary()}")
+    assert not load.failed(), load.failed()[:5]
+    split = load.split()
+    assert set(split) == {"replica1", "replica2"}
+    # A fair share: least outstanding requests keeps both near half (a replica that is
+    # slower for a while gets less, which is the point of it).
+    assert min(split.values()) >= 0.25 * len(load.outcomes), split
+
+
+async def test_language_pair_affinity_is_an_option(router: Router, replicas, tmp_path) -> None:
+    pairs = Router(replicas, tmp_path, ROUTER_BALANCE="pair")
+    try:
+        for name in ("replica1", "replica2"):
+            pairs.wait_status(name, "UP")
+        # slowstart ramps a replica's weight for 5 s after it comes up: wait it out, so the
+        # hash ring is the steady one.
+        await asyncio.sleep(5.5)
+        chosen: dict[tuple[str, str], set[str]] = {}
+        async with httpx.AsyncClient(base_url=pairs.base_url, timeout=60) as client:
+            for source, target in [("en", "de"), ("en", "fr"), ("fr", "es"), ("ja", "zh"),
+                                   ("de", "en"), ("en", "es"), ("en", "it"), ("pt", "en")]:
+                for _ in range(3):
+                    response = await client.post(
+                        "/translate", json=translate_body(source, target, max_tokens=2))
+                    assert response.status_code == 200, response.text
+                    chosen.setdefault((source, target), set()).add(response.headers["x-replica"])
+    finally:
+        pairs.stop()
+    print(f"\naffinity: {({f'{s}>{t}': sorted(r) for (s, t), r in chosen.items()})}")
+    assert all(len(names) == 1 for names in chosen.values()), chosen
+    assert set().union(*chosen.values()) == {"replica1", "replica2"}
+
+
+async def test_overload_refusals_are_retried_on_the_other_replica(router: Router,
+                                                                  replicas) -> None:
+    first = replicas[0]
+    retries_before = router.counter("replica1", "wretr")
+    # Fill every slot of replica1 directly, past the router (which cannot see that load),
+    # with its engine frozen so that they stay taken.
+    first.pause_engine()
+    try:
+        async with httpx.AsyncClient(base_url=first.base_url, timeout=60) as direct:
+            held = [asyncio.create_task(direct.post("/translate", json=translate_body()))
+                    for _ in range(SLOTS)]
+            await asyncio.sleep(1)
+            refused = await direct.post("/translate", json=translate_body())
+            assert refused.status_code == 503, refused.text
+            assert refused.json()["error"]["code"] == "overloaded"
+
+            load = Load()
+            async with httpx.AsyncClient(base_url=router.base_url, timeout=60) as client:
+                for _ in range(3):
+                    await asyncio.gather(*(one_request(client, stream=i % 2 == 0, load=load)
+                                           for i in range(6)))
+            # Still full: every refusal above was an overload refusal.
+            assert (await direct.post("/translate", json=translate_body())).status_code == 503
+            first.resume_engine()
+            assert [r.status_code for r in await asyncio.gather(*held)] == [200] * SLOTS
+    finally:
+        first.resume_engine()
+    retried = router.counter("replica1", "wretr") - retries_before
+    print(f"\noverload, replica1 full, 6 clients: {load.summary()}, retried {retried}")
+    assert not load.failed(), load.failed()[:5]
+    assert load.split() == Counter({"replica2": len(load.outcomes)})
+    # Some requests went to replica1 first and were refused there, then retried.
+    assert retried > 0
+
+
+async def test_rolling_restart_loses_no_request(router: Router, replicas) -> None:
+    load, stop = Load(), asyncio.Event()
+    retries_before = sum(router.counter(r.name, "wretr") for r in replicas)
+    traffic = asyncio.create_task(steady_load(router.base_url, 4, stop, load, pause=0.05))
+    timeline = []
+    try:
+        await asyncio.sleep(2)
+        for replica in replicas:
+            code = await asyncio.to_thread(replica.terminate)
+            assert code == 0, replica.output()
+            down = await asyncio.to_thread(router.wait_status, replica.name, "DOWN")
+            replica.start()
+            ready = await asyncio.to_thread(replica.wait_ready)
+            up = await asyncio.to_thread(router.wait_status, replica.name, "UP")
+            timeline.append(f"{replica.name}: down +{down:.1f} s, ready in {ready:.1f} s, "
+                            f"UP +{up:.1f} s")
+            await asyncio.sleep(2)
+    finally:
+        stop.set()
+        await traffic
+    retried = sum(router.counter(r.name, "wretr") for r in replicas) - retries_before
+    print(f"\nrolling restart, 4 clients: {load.summary()}, retried {retried}; "
+          + "; ".join(timeline))
+    assert not load.failed(), load.failed()[:5]
+    assert not [o for o in load.outcomes if o.status and o.status >= 500]
+    assert len(load.outcomes) > 50
+
+
+async def test_killed_replica_fails_only_its_requests_in_flight(router: Router,
+                                                                replicas) -> None:
+    victim = replicas[0]
+    # One long stream on each replica (least outstanding requests puts the second on the
+    # other one), each generating when the kill comes.
+    hold = Hold(router.base_url, 2, choices=SLOTS // 2)
+    names = await hold.start()
+    assert sorted(names) == ["replica1", "replica2"], names
+    # The victim's engine stops: its stream is certainly still running when it dies.
+    victim.pause_engine()
+    load, stop = Load(), asyncio.Event()
+    traffic = asyncio.create_task(steady_load(router.base_url, 3, stop, load))
+    await asyncio.sleep(1)
+    victim.kill()
+    killed_at = time.monotonic()
+    noticed = await asyncio.to_thread(router.wait_status, "replica1", "DOWN", 10)
+    sessions_when_down = router.counter("replica1", "stot")
+    await asyncio.sleep(3)
+    stop.set()
+    await traffic
+    streams = await hold.release()
+
+    (on_victim,) = [s for s in streams if s[0] == "replica1"]
+    (survivor,) = [s for s in streams if s[0] == "replica2"]
+    late = [o for o in load.outcomes if o.started > killed_at]
+    print(f"\nSIGKILL replica1: noticed DOWN after {noticed:.1f} s; its stream: "
+          f"{on_victim[2]}; load {load.summary()}; after the kill: {len(late)} sent, "
+          f"{len([o for o in late if o.status != 200 or o.error])} failed")
+    # The stream in flight on the killed replica fails as the client sees it: cut off,
+    # without its [DONE]; the one on the other replica finishes.
+    assert on_victim[2] is not None and "[DONE]" not in on_victim[1], on_victim[2]
+    assert survivor[2] is None and survivor[1][-1] == "[DONE]", survivor[2]
+    # Requests sent after the kill all succeed: a refused connection is retried on the
+    # other replica until the health check takes the dead one out.
+    assert late and all(o.status == 200 and not o.error for o in late), \
+        [o for o in late if o.status != 200 or o.error][:5]
+    # Failures are requests that were running on replica1 when it died.
+    assert all(o.started < killed_at for o in load.failed())
+    # Nothing more was sent to it once it was marked down.
+    assert router.counter("replica1", "stot") == sessions_when_down
