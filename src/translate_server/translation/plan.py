@@ -112,6 +112,19 @@ class Planner:
     cache: TranslationCache | None = None
 
     def plan(self, request: TranslateRequest) -> Plan:
+        return self.look_up(self.prepare(request))
+
+    def look_up(self, plan: Plan) -> Plan:
+        """The plan's pieces looked up in the cache (on the event loop: the cache is not
+        shared with other threads)."""
+        if self.cache is not None:
+            for piece in plan.pieces.values():
+                piece.cached = self.cache.get(piece.key)
+        return plan
+
+    def prepare(self, request: TranslateRequest) -> Plan:
+        """Everything but the cache: CPU work linear in the request, which may run in a
+        worker thread."""
         texts, is_batch = self._texts(request)
         target = _language(request.target_lang, "target_lang")
         detect = is_auto(request.source_lang)
@@ -125,6 +138,7 @@ class Planner:
         max_chars = piece_chars(self.max_model_len)
         planned: list[PlannedText] = []
         pieces: dict[Hashable, Piece] = {}
+        entries_of: dict[str, dict[str, str]] = {}  # a repeated piece is looked up once
         for i, text in enumerate(texts):
             param = text_param(is_batch, i)
             document = (parse_html(text, max_chars) if request.format == "html"
@@ -135,13 +149,19 @@ class Planner:
             language = detection.language if detection else source or target
             slots = []
             for piece_text in document.pieces:
-                entries = entries_in(piece_text, glossary)
+                entries = entries_of.get(piece_text)
+                if entries is None:
+                    entries = entries_of[piece_text] = entries_in(piece_text, glossary)
                 key = (self.model_name, language.tag, target.tag, tuple(entries.items()),
                        request.formality, request.max_tokens, piece_text)
                 if key not in pieces:
-                    cached = self.cache.get(key) if self.cache is not None else None
-                    pieces[key] = Piece(piece_text, language, entries, key, param, cached)
+                    pieces[key] = Piece(piece_text, language, entries, key, param, None)
                 slots.append(key)
+            if len(pieces) > self.limits.max_pieces:
+                raise InvalidRequestError(
+                    f"This request would need more than {self.limits.max_pieces} engine "
+                    "requests (text nodes, parts of long texts); send fewer or shorter texts.",
+                    param=param, code="too_many_pieces")
             planned.append(PlannedText(document, language, detection, slots))
         return Plan(request, is_batch, target, glossary, planned, pieces)
 

@@ -15,7 +15,9 @@ import msgspec
 # Separators, largest boundary first. A separator is never translated: it stays as it was.
 _BOUNDARIES = (
     re.compile(r"\n[ \t]*\n\s*"),  # blank line(s): paragraphs
-    re.compile(r"[ \t]*\n\s*"),  # line breaks
+    # Line breaks. Only from the start of a run of blanks: tried from inside one, the pattern
+    # would rescan the rest of the run at every position (quadratic on a long run of spaces).
+    re.compile(r"(?<![ \t])[ \t]*\n\s*"),
     # After a sentence's end (with its closing quote or bracket), or after a CJK full stop.
     re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’»)\]]))\s+|(?<=[。！？])\s*"),
     re.compile(r"(?<=[,;:，、；])\s*"),  # clauses
@@ -27,21 +29,25 @@ class Document(msgspec.Struct):
     """Pieces to translate and the layout that puts their translations back.
 
     `layout` holds literal text (kept as is) and indexes into `pieces`; `escape` is applied to
-    each translation as it goes in (HTML text nodes need their `<` and `&` escaped).
+    each translation as it goes in (HTML text nodes need their `<` and `&` escaped);
+    `originals`, where given, are the pieces as the source spelled them (HTML entities): a
+    translation that is its piece unchanged goes back as it was written.
     """
 
     pieces: list[str]
     layout: list[str | int]
     escape: Callable[[str], str] | None = None
+    originals: list[str] | None = None
 
     def assemble(self, translations: Sequence[str]) -> str:
-        escape = self.escape or _identity
-        return "".join(part if isinstance(part, str) else escape(translations[part])
+        return "".join(part if isinstance(part, str) else self.render(part, translations[part])
                        for part in self.layout)
 
-
-def _identity(text: str) -> str:
-    return text
+    def render(self, index: int, translation: str) -> str:
+        """The translation of piece `index` as it goes into the document."""
+        if self.originals is not None and translation == self.pieces[index]:
+            return self.originals[index]
+        return self.escape(translation) if self.escape is not None else translation
 
 
 def split_document(text: str, max_chars: int) -> Document:

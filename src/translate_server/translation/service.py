@@ -66,7 +66,7 @@ class TranslationService:
     async def translate(
         self, request: TranslateRequest, record: RequestRecord, deadline: float
     ) -> TranslateResponse:
-        plan = self._plan(request, record)
+        plan = await self._plan(request, record)
         await self._run(plan, plan.job(record, deadline))
         return self.respond(plan, record)
 
@@ -74,14 +74,18 @@ class TranslationService:
         self, request: TranslateRequest, record: RequestRecord, deadline: float
     ) -> AsyncGenerator[bytes, None]:
         """Server-sent events of one text's translation (see `stream`)."""
-        plan = self._plan(request, record)
+        plan = await self._plan(request, record)
         if not self.generation.engine.is_alive:
             raise EngineDeadError("engine is not running")
         return await self.streams.open(plan, record, deadline, self.respond)
 
-    def _plan(self, request: TranslateRequest, record: RequestRecord) -> Plan:
+    async def _plan(self, request: TranslateRequest, record: RequestRecord) -> Plan:
         record.model = self.model_name
-        return self.planner.plan(request)
+        if _planning_work(request) < THREAD_PLAN_WORK:
+            return self.planner.plan(request)
+        # Splitting, parsing, glossary lookups and detection are linear, but a request within
+        # every limit still holds a megabyte of text: the event loop does not wait for it.
+        return self.planner.look_up(await asyncio.to_thread(self.planner.prepare, request))
 
     async def _run(self, plan: Plan, job: Job) -> None:
         plan.take_cached()
@@ -171,6 +175,23 @@ class TranslationService:
             LanguageInfo(code=language.tag, name=language.name)
             for language in detectable_languages()
         ])
+
+
+# Planning work (characters; a detection or a glossary term counted as a thousand) done on
+# the event loop rather than in a worker thread: a few milliseconds at most.
+THREAD_PLAN_WORK = 8_000
+DETECTION_WORK = 1_000
+
+
+def _planning_work(request: TranslateRequest) -> int:
+    texts = request.text if isinstance(request.text, list) else [request.text]
+    work = sum(len(text) for text in texts)
+    if is_auto(request.source_lang):
+        work += DETECTION_WORK * len(texts)
+    if request.glossary:
+        # Every term is compiled (once per process) and compared with every piece.
+        work = work * 2 + DETECTION_WORK * len(request.glossary)
+    return work
 
 
 def _detected(detection: Detection | None) -> DetectedLanguage | None:

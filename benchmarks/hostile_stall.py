@@ -1,0 +1,241 @@
+"""How long one hostile but legal request holds the event loop of a running server.
+
+    python benchmarks/hostile_stall.py [--only NAME ...] [--timeout 120]
+
+A real uvicorn server runs the app over an engine double with no latency (its answers are
+fixed; a prompt that holds `BLANK-RUN` is answered with a run of blank lines, as a degenerate
+model may). For each case, the worst input of its kind that stays within every limit the
+server enforces (--max-text-chars, --max-texts, --max-body-bytes, the glossary's bounds) is
+sent once, while another connection asks `/health/live` every 5 ms: the longest of those
+answers is how long everything else on the server waited. Per case: that worst wait, the
+request's own time and its status.
+
+The server is started with its default limits, from this checkout's `src` or `--src` (to
+measure another version of the service with the same cases).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncGenerator, Callable, Sequence
+from pathlib import Path
+
+import httpx
+
+from translate_server.inference.engine import (
+    ChatMessage,
+    EngineOutput,
+    GenerationStep,
+    SamplingOptions,
+)
+from translate_server.settings import LimitSettings
+
+sys.path.insert(0, str(Path(__file__).parent))
+from zero_engine import ZeroLatencyEngine  # noqa: E402
+
+POLL_S = 0.005
+BLANK_RUN = "BLANK-RUN"
+LIMITS = LimitSettings()
+MAX_CHARS, MAX_TEXTS, MAX_BODY = LIMITS.max_text_chars, LIMITS.max_texts, LIMITS.max_body_bytes
+# A degenerate answer: the model repeats its blank line until max_tokens (4096) runs out;
+# one token may hold a few newlines.
+BLANK_LINES = 4096
+
+
+class HostileEngine(ZeroLatencyEngine):
+    """The zero-latency engine, except that a prompt holding `BLANK-RUN` is answered with a
+    line, `BLANK_LINES` blank lines and another line."""
+
+    def tokenize_chat(self, messages: Sequence[ChatMessage]) -> list[int]:
+        flag = int(any(BLANK_RUN in m["content"] for m in messages))
+        return [flag, *super().tokenize_chat(messages)]
+
+    async def generate(
+        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
+    ) -> AsyncGenerator[EngineOutput, None]:
+        if prompt_token_ids[0] != 1:
+            async for output in super().generate(prompt_token_ids, options, request_id):
+                yield output
+            return
+        answer = "Erste Zeile" + "\n" * BLANK_LINES + "zweite Zeile"
+        yield EngineOutput(len(prompt_token_ids), [GenerationStep(0, answer, 100, "stop")],
+                           True)
+
+
+def app():
+    """uvicorn factory: the service around the hostile engine, no translation cache (every
+    request does its whole work)."""
+    from translate_server.app import create_app
+    from translate_server.http.observability import configure_logging
+    from translate_server.settings import load_settings
+
+    configure_logging("json", "warning")
+
+    settings = load_settings({"served_model_name": "bench", "translation_cache_size": 0}, environ={})
+    return create_app(settings, lambda: HostileEngine(model="bench"))
+
+
+# -- the cases ---------------------------------------------------------------------------------
+def _fill(unit: str, chars: int = MAX_CHARS) -> str:
+    return (unit * (chars // len(unit) + 1))[:chars]
+
+
+def _texts(make: Callable[[int], str], extra: dict | None = None) -> dict:
+    """As many texts from `make(index)` as the body limit and --max-texts allow."""
+    body: dict = {"text": [], "source_lang": "en", "target_lang": "de", **(extra or {})}
+    budget = MAX_BODY - len(json.dumps(body)) - 64
+    for index in range(MAX_TEXTS):
+        text = make(index)
+        if not text:
+            break
+        cost = len(json.dumps(text)) + 2
+        if cost > budget:
+            break
+        body["text"].append(text)
+        budget -= cost
+    return body
+
+
+def _html(make: Callable[[int], str]) -> dict:
+    return _texts(make, {"format": "html"})
+
+
+def _glossary() -> dict[str, str]:
+    # 256 long terms that never occur, each compared against every piece.
+    return {f"{i:03d}" + _fill("zq ", 196): "x" for i in range(256)}
+
+
+CASES: dict[str, Callable[[], dict]] = {
+    "html: unterminated attribute `<a b=\"`": lambda: _html(lambda i: _fill('<a b="')),
+    "html: unterminated comments `<!--`": lambda: _html(lambda i: _fill("<!--")),
+    "html: unterminated CDATA `<![CDATA[`": lambda: _html(lambda i: _fill("<![CDATA[")),
+    "html: unterminated PI `<?`": lambda: _html(lambda i: _fill("<?")),
+    "html: unterminated end tags `</a`": lambda: _html(lambda i: _fill("</a")),
+    "html: unterminated declarations `<!x`": lambda: _html(lambda i: _fill("<!x")),
+    "html: bare `<`": lambda: _html(lambda i: _fill("<")),
+    "html: deep nesting, unmatched closers": lambda: _html(
+        lambda i: "<b>" * 3000 + "x" + _fill("</i>", MAX_CHARS - 9001)),
+    "html: many unique text nodes": lambda: _html(
+        lambda i: "".join(f"<b>{i}w{j}</b>" for j in range(MAX_CHARS))[:MAX_CHARS]),
+    "html: max-pieces unique text nodes": lambda: _html(
+        lambda i: "".join(f"<b>w{j}</b>" for j in range(LIMITS.max_pieces)) if i == 0 else ""),
+    "plain: one long run of spaces": lambda: _texts(
+        lambda i: "a" + " " * (MAX_CHARS - 2) + "b"),
+    "plain: spaces and tabs, no line break": lambda: _texts(
+        lambda i: "a" + _fill(" \t", MAX_CHARS - 2) + "b"),
+    "plain: many short sentences": lambda: _texts(lambda i: _fill(f"W{i}. ")),
+    "glossary: 256 long terms, many pieces": lambda: _texts(
+        lambda i: _fill(f"Word {i} and more. "), {"glossary": _glossary()}),
+    "detection: auto on every text": lambda: _texts(
+        lambda i: _fill("Die Besprechung wurde verschoben. "), {"source_lang": "auto"}),
+    "output: a run of blank lines": lambda: _texts(
+        lambda i: f"{BLANK_RUN} {i}\nzweite Zeile"),
+}
+
+
+# -- measuring ---------------------------------------------------------------------------------
+class Poller:
+    """Asks `/health/live` every `POLL_S` and notes how long each answer took; an answer still
+    awaited when the poller stops counts as the time it has waited so far."""
+
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self.client = client
+        self.waits: list[float] = []
+        self.asked_at: float | None = None
+
+    async def run(self) -> None:
+        while True:
+            self.asked_at = time.perf_counter()
+            await self.client.get("/health/live")
+            self.waits.append(time.perf_counter() - self.asked_at)
+            self.asked_at = None
+            await asyncio.sleep(POLL_S)
+
+    def worst(self) -> float:
+        pending = [time.perf_counter() - self.asked_at] if self.asked_at is not None else []
+        return max(self.waits + pending)
+
+
+async def measure(base: str, body: dict, timeout: float) -> dict:
+    payload = json.dumps(body).encode()
+    async with httpx.AsyncClient(base_url=base, timeout=None) as poll_client, \
+            httpx.AsyncClient(base_url=base, timeout=timeout) as sender:
+        await poll_client.get("/health/live")
+        poller = Poller(poll_client)
+        polling = asyncio.create_task(poller.run())
+        await asyncio.sleep(0.05)
+        began = time.perf_counter()
+        try:
+            response = await sender.post("/translate", content=payload,
+                                         headers={"content-type": "application/json"})
+            status = str(response.status_code)
+        except httpx.TimeoutException:
+            status = "timeout"
+        elapsed = time.perf_counter() - began
+        await asyncio.sleep(0.05)
+        worst = poller.worst()
+        polling.cancel()
+    return {"worst_ms": worst * 1e3, "request_s": elapsed, "status": status,
+            "bytes": len(payload), "texts": len(body["text"])}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+async def _start_server(src: Path) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(src), os.environ.get("PYTHONPATH", "")])}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "--factory", "hostile_stall:app", "--app-dir",
+         str(Path(__file__).parent), "--port", str(port), "--log-level", "warning"],
+        env=env)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(1200):
+        try:
+            if httpx.get(base + "/health", timeout=1).status_code == 200:
+                return server, base
+        except httpx.HTTPError:
+            pass
+        await asyncio.sleep(0.1)
+    server.kill()
+    raise RuntimeError("the server did not start")
+
+
+async def main(args: argparse.Namespace) -> None:
+    print(f"{'case':<42} {'texts':>5} {'KiB':>5} {'status':>7} {'request s':>9} "
+          f"{'worst /health/live ms':>21}", flush=True)
+    for name, build in CASES.items():
+        if args.only and not any(word in name for word in args.only):
+            continue
+        # A server of its own per case: one still busy with a case must not delay the next.
+        server, base = await _start_server(args.src)
+        try:
+            result = await measure(base, build(), args.timeout)
+        finally:
+            server.kill()
+            server.wait()
+        print(f"{name:<42} {result['texts']:>5} {result['bytes'] // 1024:>5} "
+              f"{result['status']:>7} {result['request_s']:>9.2f} "
+              f"{result['worst_ms']:>21.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", nargs="*", help="run the cases whose name holds a word")
+    parser.add_argument("--timeout", type=float, default=60.0,
+                        help="seconds to wait for one answer")
+    parser.add_argument("--src", type=Path, default=Path(__file__).parents[1] / "src",
+                        help="the service's source folder to run")
+    asyncio.run(main(parser.parse_args()))
