@@ -48,6 +48,7 @@ _UNQUOTED = re.compile(r"[^\s>]*")
 _COMMENT_END = re.compile(r"--!?>")
 _ENTITY = re.compile(r"&(?:#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]*;?)")
 _LETTER = re.compile(r"[A-Za-z]")
+_MARKUP_START = re.compile(r"<[A-Za-z!/?]")  # any other `<` is text
 
 
 def parse_html(markup: str, max_chars: int) -> Document:
@@ -111,9 +112,10 @@ class _Scanner:
         markup, length = self.markup, len(self.markup)
         position = text_start = 0
         while position < length:
-            lt = markup.find("<", position)
-            if lt < 0:
+            found = _MARKUP_START.search(markup, position)
+            if found is None:
                 break
+            lt = found.start()
             outside_skipped = not self._skipping()  # before the markup opens or closes one
             end = self._markup_at(lt)
             if end is None:  # a `<` that starts nothing is text
