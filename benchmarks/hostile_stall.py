@@ -6,9 +6,10 @@ A real uvicorn server runs the app over an engine double with no latency (its an
 fixed; a prompt that holds `BLANK-RUN` is answered with a run of blank lines, as a degenerate
 model may). For each case, the worst input of its kind that stays within every limit the
 server enforces (--max-text-chars, --max-texts, --max-body-bytes, the glossary's bounds) is
-sent once, while another connection asks `/health/live` every 5 ms: the longest of those
-answers is how long everything else on the server waited. Per case: that worst wait, the
-request's own time and its status.
+sent, while another connection asks `/health/live` every 5 ms: the longest of those answers
+is how long everything else on the server waited. Per case, medians over `--rounds` runs:
+that worst wait and the request's own time; and its status. The baseline (one short text)
+shows what the machine itself adds: on a loaded machine, threads wait for a core too.
 
 The server is started with its default limits, from this checkout's `src` or `--src` (to
 measure another version of the service with the same cases).
@@ -21,6 +22,7 @@ import asyncio
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -38,7 +40,7 @@ from translate_server.inference.engine import (
 from translate_server.settings import LimitSettings
 
 sys.path.insert(0, str(Path(__file__).parent))
-from zero_engine import ZeroLatencyEngine  # noqa: E402
+from zero_engine import ZeroLatencyEngine
 
 POLL_S = 0.005
 BLANK_RUN = "BLANK-RUN"
@@ -113,6 +115,7 @@ def _glossary() -> dict[str, str]:
 
 
 CASES: dict[str, Callable[[], dict]] = {
+    "baseline: one short text": lambda: _texts(lambda i: "Good morning." if i == 0 else ""),
     "html: unterminated attribute `<a b=\"`": lambda: _html(lambda i: _fill('<a b="')),
     "html: unterminated comments `<!--`": lambda: _html(lambda i: _fill("<!--")),
     "html: unterminated CDATA `<![CDATA[`": lambda: _html(lambda i: _fill("<![CDATA[")),
@@ -192,7 +195,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-async def _start_server(src: Path) -> tuple[subprocess.Popen, str]:
+def _start_server(src: Path) -> tuple[subprocess.Popen, str]:
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(src), os.environ.get("PYTHONPATH", "")])}
@@ -207,7 +210,7 @@ async def _start_server(src: Path) -> tuple[subprocess.Popen, str]:
                 return server, base
         except httpx.HTTPError:
             pass
-        await asyncio.sleep(0.1)
+        time.sleep(0.1)
     server.kill()
     raise RuntimeError("the server did not start")
 
@@ -218,13 +221,20 @@ async def main(args: argparse.Namespace) -> None:
     for name, build in CASES.items():
         if args.only and not any(word in name for word in args.only):
             continue
-        # A server of its own per case: one still busy with a case must not delay the next.
-        server, base = await _start_server(args.src)
-        try:
-            result = await measure(base, build(), args.timeout)
-        finally:
-            server.kill()
-            server.wait()
+        rounds = []
+        for _ in range(args.rounds):
+            # A server of its own per case: one still busy with a case must not delay the
+            # next.
+            server, base = _start_server(args.src)
+            try:
+                rounds.append(await measure(base, build(), args.timeout))
+            finally:
+                server.kill()
+                server.wait()
+            if rounds[-1]["status"] == "timeout":
+                break
+        result = {**rounds[0], **{key: statistics.median(r[key] for r in rounds)
+                                  for key in ("worst_ms", "request_s")}}
         print(f"{name:<42} {result['texts']:>5} {result['bytes'] // 1024:>5} "
               f"{result['status']:>7} {result['request_s']:>9.2f} "
               f"{result['worst_ms']:>21.1f}", flush=True)
@@ -234,6 +244,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", nargs="*", help="run the cases whose name holds a word")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="runs per case (a fresh server each); the medians are shown")
     parser.add_argument("--timeout", type=float, default=60.0,
                         help="seconds to wait for one answer")
     parser.add_argument("--src", type=Path, default=Path(__file__).parents[1] / "src",

@@ -103,10 +103,14 @@ class TranslationService:
             return
         try:
             async with asyncio.TaskGroup() as group:
-                tasks = {
-                    piece.key: group.create_task(self.pieces.translate(piece, job))
-                    for piece in misses
-                }
+                tasks = {}
+                for index, piece in enumerate(misses):
+                    if index and index % FAN_OUT_SLICE == 0:
+                        # Tasks created together take their first steps (prompt rendering,
+                        # tokenizing, submitting) in one loop turn: a thousand pieces would
+                        # hold the loop for that long. A slice per turn lets others in.
+                        await asyncio.sleep(0)
+                    tasks[piece.key] = group.create_task(self.pieces.translate(piece, job))
         except* Exception as failures:
             # One failed piece fails the request (its siblings are cancelled): report the first.
             raise failures.exceptions[0] from None
@@ -177,6 +181,8 @@ class TranslationService:
         ])
 
 
+# Pieces whose engine requests are started in one turn of the event loop.
+FAN_OUT_SLICE = 16
 # Planning work (characters; a detection or a glossary term counted as a thousand) done on
 # the event loop rather than in a worker thread: a few milliseconds at most.
 THREAD_PLAN_WORK = 8_000

@@ -52,3 +52,12 @@ def test_refit_scales_by_tokens() -> None:
     document = refit(piece, tokens=40, max_tokens=10)
     assert len(document.pieces) > 3
     assert document.assemble(document.pieces) == piece
+
+
+def test_a_long_run_of_blanks_is_one_separator() -> None:
+    # The line-break pattern was tried from every blank of the run: quadratic.
+    for blanks in (" " * 30_000, " \t" * 15_000):
+        text = "a" + blanks + "b"
+        document = split_document(text, 100)
+        assert document.pieces == ["a", "b"]
+        assert document.assemble(document.pieces) == text
