@@ -7,9 +7,12 @@ fixed; a prompt that holds `BLANK-RUN` is answered with a run of blank lines, as
 model may). For each case, the worst input of its kind that stays within every limit the
 server enforces (--max-text-chars, --max-texts, --max-body-bytes, the glossary's bounds) is
 sent, while another connection asks `/health/live` every 5 ms: the longest of those answers
-is how long everything else on the server waited. Per case, medians over `--rounds` runs:
-that worst wait and the request's own time; and its status. The baseline (one short text)
-shows what the machine itself adds: on a loaded machine, threads wait for a core too.
+is how long everything else on the server waited ("/health ms"). The server also times every
+callback of its event loop in CPU time of the loop's thread and reports the longest ("loop
+turn ms"): the loop's own work, which a loaded machine does not inflate (it runs the asyncio
+loop for that, not uvloop). Per case, medians over `--rounds` runs, the request's own time
+and its status. The baseline (one short text) shows what the machine itself adds to the wall
+times: on a loaded machine, threads wait for a core too.
 
 The server is started with its default limits, from this checkout's `src` or `--src` (to
 measure another version of the service with the same cases).
@@ -21,10 +24,12 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
@@ -43,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from zero_engine import ZeroLatencyEngine
 
 POLL_S = 0.005
+TURNS_FILE = "HOSTILE_STALL_TURNS_FILE"
 BLANK_RUN = "BLANK-RUN"
 LIMITS = LimitSettings()
 MAX_CHARS, MAX_TEXTS, MAX_BODY = LIMITS.max_text_chars, LIMITS.max_texts, LIMITS.max_body_bytes
@@ -71,9 +77,31 @@ class HostileEngine(ZeroLatencyEngine):
                            True)
 
 
+def _note_longest_loop_turn(path: str) -> None:
+    """Measure every callback the event loop runs in CPU time of its thread (what the loop
+    itself spends, whatever else the machine runs); the longest so far is kept in `path`."""
+    longest = [0.0]
+    run = asyncio.events.Handle._run
+
+    def timed(handle: asyncio.events.Handle) -> None:
+        began = time.thread_time()
+        try:
+            run(handle)
+        finally:
+            if (spent := time.thread_time() - began) > longest[0]:
+                longest[0] = spent
+                Path(path).write_text(str(spent))
+
+    asyncio.events.Handle._run = timed  # type: ignore[method-assign]
+    # SIGUSR1: start again (the benchmark sends it once the server is warm).
+    signal.signal(signal.SIGUSR1, lambda *_: longest.__setitem__(0, 0.0))
+
+
 def app():
     """uvicorn factory: the service around the hostile engine, no translation cache (every
     request does its whole work)."""
+    if path := os.environ.get(TURNS_FILE):
+        _note_longest_loop_turn(path)
     from translate_server.app import create_app
     from translate_server.http.observability import configure_logging
     from translate_server.settings import load_settings
@@ -166,11 +194,19 @@ class Poller:
         return max(self.waits + pending)
 
 
-async def measure(base: str, body: dict, timeout: float) -> dict:
+async def measure(base: str, body: dict, timeout: float, server: subprocess.Popen) -> dict:
     payload = json.dumps(body).encode()
     async with httpx.AsyncClient(base_url=base, timeout=None) as poll_client, \
             httpx.AsyncClient(base_url=base, timeout=timeout) as sender:
         await poll_client.get("/health/live")
+        # A first request warms what the first one pays for (imports, compiled patterns).
+        await sender.post("/translate", json={"text": "Warm up.", "source_lang": "en",
+                                              "target_lang": "de"})
+        await sender.post("/translate", json={"text": "<p>Warm up.</p>", "format": "html",
+                                              "target_lang": "de"})
+        await asyncio.sleep(0.2)
+        server.send_signal(signal.SIGUSR1)  # the longest loop turn counts from here
+        await asyncio.sleep(0.1)
         poller = Poller(poll_client)
         polling = asyncio.create_task(poller.run())
         await asyncio.sleep(0.05)
@@ -195,14 +231,15 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _start_server(src: Path) -> tuple[subprocess.Popen, str]:
+def _start_server(src: Path, turns: Path) -> tuple[subprocess.Popen, str]:
     port = _free_port()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+    env = {**os.environ, TURNS_FILE: str(turns), "PYTHONPATH": os.pathsep.join(
         [str(src), os.environ.get("PYTHONPATH", "")])}
+    # The asyncio loop rather than uvloop: its callbacks can be timed.
     server = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "--factory", "hostile_stall:app", "--app-dir",
-         str(Path(__file__).parent), "--port", str(port), "--log-level", "warning"],
-        env=env)
+         str(Path(__file__).parent), "--port", str(port), "--log-level", "warning",
+         "--loop", "asyncio"], env=env)
     base = f"http://127.0.0.1:{port}"
     for _ in range(1200):
         try:
@@ -217,7 +254,7 @@ def _start_server(src: Path) -> tuple[subprocess.Popen, str]:
 
 async def main(args: argparse.Namespace) -> None:
     print(f"{'case':<42} {'texts':>5} {'KiB':>5} {'status':>7} {'request s':>9} "
-          f"{'worst /health/live ms':>21}", flush=True)
+          f"{'/health ms':>12} {'loop turn ms':>13}", flush=True)
     for name, build in CASES.items():
         if args.only and not any(word in name for word in args.only):
             continue
@@ -225,19 +262,25 @@ async def main(args: argparse.Namespace) -> None:
         for _ in range(args.rounds):
             # A server of its own per case: one still busy with a case must not delay the
             # next.
-            server, base = _start_server(args.src)
-            try:
-                rounds.append(await measure(base, build(), args.timeout))
-            finally:
-                server.kill()
-                server.wait()
+            with tempfile.TemporaryDirectory() as folder:
+                turns = Path(folder) / "turns"
+                server, base = _start_server(args.src, turns)
+                try:
+                    rounds.append(await measure(base, build(), args.timeout, server))
+                    # A loop stuck in one turn has not reported it yet.
+                    busy = rounds[-1]["status"] == "timeout"
+                    rounds[-1]["turn_ms"] = (float("inf") if busy
+                                             else float(turns.read_text()) * 1e3)
+                finally:
+                    server.kill()
+                    server.wait()
             if rounds[-1]["status"] == "timeout":
                 break
         result = {**rounds[0], **{key: statistics.median(r[key] for r in rounds)
-                                  for key in ("worst_ms", "request_s")}}
+                                  for key in ("worst_ms", "request_s", "turn_ms")}}
         print(f"{name:<42} {result['texts']:>5} {result['bytes'] // 1024:>5} "
               f"{result['status']:>7} {result['request_s']:>9.2f} "
-              f"{result['worst_ms']:>21.1f}", flush=True)
+              f"{result['worst_ms']:>12.1f} {result['turn_ms']:>13.1f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -68,7 +68,10 @@ class TranslationService:
     ) -> TranslateResponse:
         plan = await self._plan(request, record)
         await self._run(plan, plan.job(record, deadline))
-        return self.respond(plan, record)
+        if len(plan.pieces) * len(plan.glossary) < THREAD_GLOSSARY_CHECKS:
+            return self.respond(plan, record)
+        # Which glossary terms each translation applied: as much work as finding them.
+        return await asyncio.to_thread(self.respond, plan, record)
 
     async def open_stream(
         self, request: TranslateRequest, record: RequestRecord, deadline: float
@@ -181,6 +184,8 @@ class TranslationService:
         ])
 
 
+# Glossary checks (pieces x terms) of an answer made on the event loop.
+THREAD_GLOSSARY_CHECKS = 256
 # Pieces whose engine requests are started in one turn of the event loop.
 FAN_OUT_SLICE = 16
 # Planning work (characters; a detection or a glossary term counted as a thousand) done on

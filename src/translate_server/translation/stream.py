@@ -76,7 +76,8 @@ async def _events(
                 continue
             key = text.slots[part]
             if key in plan.results:
-                yield sse.event(TranslateChunk(delta=escape(plan.results[key].text)))
+                yield sse.event(TranslateChunk(
+                    delta=text.document.render(part, plan.results[key].text)))
                 continue
             async for item in sources[key]:
                 if isinstance(item, PieceResult):
