@@ -102,9 +102,10 @@ def _atoms(text: str, max_chars: int, level: int) -> list[tuple[str, str]]:
         content = text[position:match.start()]
         atoms.extend(_with_separator(_atoms(content, max_chars, level + 1), match.group()))
         position = match.end()
-    atoms.extend(_atoms(text[position:], max_chars, level + 1) if position < len(text) else [])
-    if position == 0:
+    if position == 0:  # no boundary of this size: the next smaller one splits it all
         return _atoms(text, max_chars, level + 1)
+    if position < len(text):
+        atoms.extend(_atoms(text[position:], max_chars, level + 1))
     return atoms
 
 

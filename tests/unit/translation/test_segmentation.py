@@ -61,3 +61,22 @@ def test_a_long_run_of_blanks_is_one_separator() -> None:
         document = split_document(text, 100)
         assert document.pieces == ["a", "b"]
         assert document.assemble(document.pieces) == text
+
+
+def test_a_text_without_large_boundaries_is_split_once_per_level(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # A level with no boundary used to split the whole text at the next level twice (once
+    # kept, once thrown away): 2^levels times the work for clause- or word-only texts.
+    from translate_server.translation import segmentation
+
+    calls = []
+    atoms = segmentation._atoms
+
+    def counting(text: str, max_chars: int, level: int) -> list[tuple[str, str]]:
+        calls.append(level)
+        return atoms(text, max_chars, level)
+
+    monkeypatch.setattr(segmentation, "_atoms", counting)
+    text = "a," * 1000
+    document = split_document(text, 100)
+    assert document.assemble(document.pieces) == text
+    assert len(calls) < 1100  # one per clause, and one per level above
