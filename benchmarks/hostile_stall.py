@@ -164,6 +164,9 @@ CASES: dict[str, Callable[[], dict]] = {
     "plain: many short sentences": lambda: _texts(lambda i: _fill(f"W{i}. ")),
     "glossary: 256 long terms, many pieces": lambda: _texts(
         lambda i: _fill(f"Word {i} and more. "), {"glossary": _glossary()}),
+    "glossary: 256 terms found in every piece": lambda: _texts(
+        lambda i: _fill(" ".join(f"t{(j * 7 + i) % 256}x" for j in range(256)) + ". "),
+        {"glossary": {f"t{j}x": f"T{j}Y" for j in range(256)}}),
     "detection: auto on every text": lambda: _texts(
         lambda i: _fill("Die Besprechung wurde verschoben. "), {"source_lang": "auto"}),
     "output: a run of blank lines": lambda: _texts(

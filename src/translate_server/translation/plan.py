@@ -33,6 +33,9 @@ MAX_PIECE_TOKENS = 512
 CHARS_PER_TOKEN = 3
 # Context set aside for the instructions when sizing pieces before tokenization.
 PROMPT_ALLOWANCE = 256
+# Pieces whose engine requests are started in one turn of the event loop: tasks created
+# together take their first steps (rendering, tokenizing, submitting) in the same turn.
+FAN_OUT_SLICE = 16
 
 
 class PieceResult(msgspec.Struct, frozen=True):

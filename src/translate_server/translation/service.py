@@ -25,7 +25,7 @@ from translate_server.translation.detection import (
 )
 from translate_server.translation.glossary import applied_terms
 from translate_server.translation.pieces import PieceTranslator
-from translate_server.translation.plan import Job, Plan, Planner, is_auto
+from translate_server.translation.plan import FAN_OUT_SLICE, Job, Plan, Planner, is_auto
 from translate_server.translation.prompts.templates import PromptTemplate
 from translate_server.translation.protocol import (
     DetectedLanguage,
@@ -186,8 +186,6 @@ class TranslationService:
 
 # Glossary checks (pieces x terms) of an answer made on the event loop.
 THREAD_GLOSSARY_CHECKS = 256
-# Pieces whose engine requests are started in one turn of the event loop.
-FAN_OUT_SLICE = 16
 # Planning work (characters; a detection or a glossary term counted as a thousand) done on
 # the event loop rather than in a worker thread: a few milliseconds at most.
 THREAD_PLAN_WORK = 8_000
