@@ -65,11 +65,12 @@ def parse_html(markup: str, max_chars: int) -> Document:
             continue
         _note_entities(raw, spellings)
         for part, is_piece in split_text(raw, max_chars):
-            if is_piece:
+            text = html.unescape(part) if is_piece else ""
+            if text.strip():
                 layout.append(len(pieces))
-                pieces.append(html.unescape(part))
+                pieces.append(text)
                 originals.append(part)
-            else:
+            else:  # whitespace, or entities that spell nothing else (`&nbsp;`)
                 layout.append(part)
     return Document(pieces, layout, escape=_escaper(spellings), originals=originals)
 

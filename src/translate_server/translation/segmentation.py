@@ -45,9 +45,15 @@ class Document(msgspec.Struct):
 
     def render(self, index: int, translation: str) -> str:
         """The translation of piece `index` as it goes into the document."""
-        if self.originals is not None and translation == self.pieces[index]:
+        piece = self.pieces[index]
+        if self.originals is not None and translation == piece:
             return self.originals[index]
-        return self.escape(translation) if self.escape is not None else translation
+        if self.escape is None:
+            return translation
+        # Whitespace that only entities spell (`&nbsp;Price`) is the piece's own: an answer
+        # is always stripped, so it is put back.
+        lead, trail = piece[:len(piece) - len(piece.lstrip())], piece[len(piece.rstrip()):]
+        return self.escape(lead + translation.strip() + trail)
 
 
 def split_document(text: str, max_chars: int) -> Document:

@@ -122,3 +122,27 @@ async def test_a_large_request_is_planned_off_the_event_loop(client: AppClient) 
     assert (await client.post("/translate", json=small)).status_code == 200
     assert (await client.post("/translate", json=large)).status_code == 200
     assert threads[-1] != threading.get_ident()
+
+
+html_documents = st.lists(st.one_of(
+    st.sampled_from(["<p>", "</p>", "<b class='x y'>", "</b>", "<a title=\"t&amp;t\">", "</a>",
+                     "<!-- note -->", "<br/>", "&amp;", "&nbsp;", "&#169;", "<i translate=NO>",
+                     "</i>", "<code>", "</code>"]),
+    st.text(alphabet="abc xyz.!" + LINE_BREAKS, min_size=1, max_size=10)),
+    min_size=1, max_size=12).map("".join)
+_MARKUP_TOKEN = re.compile(r"<[^>]*>|&[#\w]+;")
+
+
+@FUZZ
+@given(page=html_documents)
+async def test_translated_html_keeps_every_tag_attribute_comment_and_entity(
+        client: AppClient, page: str) -> None:
+    # The default engine double answers with its source upper-cased.
+    response = await client.post("/translate", json={
+        "text": page, "source_lang": "en", "target_lang": "de", "format": "html"})
+    if not page.strip() or not re.search("[a-z]", _MARKUP_TOKEN.sub("", page)):
+        assert response.status_code < 500, response.text
+        return
+    assert response.status_code == 200, response.text
+    translation = response.json()["translation"]
+    assert _MARKUP_TOKEN.findall(translation) == _MARKUP_TOKEN.findall(page)

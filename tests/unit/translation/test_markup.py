@@ -111,3 +111,9 @@ def test_an_unchanged_piece_goes_back_as_it_was_written() -> None:
     page = "<p>It&#39;s &quot;here&quot; &lt;3</p>"
     document = parse_html(page, 1000)
     assert document.assemble(document.pieces) == page
+
+
+def test_whitespace_spelled_as_entities_stays_around_a_translation() -> None:
+    document = parse_html("<p>&nbsp;Price&#32;</p><p>&nbsp;</p>", 1000)
+    assert document.pieces == ["\xa0Price "]
+    assert document.assemble(["Preis"]) == "<p>&nbsp;Preis </p><p>&nbsp;</p>"

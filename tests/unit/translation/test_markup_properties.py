@@ -161,4 +161,5 @@ def test_every_text_outside_skipped_elements_is_a_piece(body: str) -> None:
     document = parse_html(body, 1000)
     output = document.assemble([_rewrite(piece) for piece in document.pieces])
     rest = re.sub(r"<(?:[^>\"']|\"[^\"]*\"|'[^']*')*>|&[#\w]+;", "", output.replace(KEPT, ""))
-    assert not re.search("[a-j]", rest)
+    # (A title inside an element that is not translated stays as it is.)
+    assert not re.search("[a-j]", rest.replace("a title", ""))
