@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from translate_server.translation.markup import parse_html
@@ -73,6 +73,8 @@ def elements(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     return st.one_of(element(), kept())
 
 
+_KEPT_DIV = re.compile(r"<div (?:translate=\"no\"|translate=NO|TRANSLATE='No'|"
+                       r"class=\"x notranslate\")>")
 documents = st.lists(st.recursive(LEAVES, elements, max_leaves=12), min_size=1,
                      max_size=5).map("".join)
 unterminated = st.sampled_from(["", "<!-- not closed", "<!--", "<!-- x -- y", "<a href='x",
@@ -144,6 +146,9 @@ def test_generated_html_comes_back_unchanged(body: str, tail: str, max_chars: in
 @given(documents, unterminated)
 def test_rewritten_text_keeps_every_tag_attribute_comment_and_entity(
         body: str, tail: str) -> None:
+    # The standard library's parser, the oracle here, predates the empty comments of the
+    # HTML standard: to it, `<!-->` opens a comment.
+    assume("<!-->" not in body and "<!--->" not in body)
     markup = body + tail
     document = parse_html(markup, 1000)
     output = document.assemble([_rewrite(piece) for piece in document.pieces])
@@ -158,6 +163,9 @@ def test_rewritten_text_keeps_every_tag_attribute_comment_and_entity(
 @PROPERTY
 @given(documents)
 def test_every_text_outside_skipped_elements_is_a_piece(body: str) -> None:
+    # Only the elements made to be kept may keep their text here.
+    assume(not re.search(r"(?i)notranslate|translate=['\"]?no(?![a-z])",
+                         re.sub(_KEPT_DIV, "", body)))
     document = parse_html(body, 1000)
     output = document.assemble([_rewrite(piece) for piece in document.pieces])
     rest = re.sub(r"<(?:[^>\"']|\"[^\"]*\"|'[^']*')*>|&[#\w]+;", "", output.replace(KEPT, ""))
