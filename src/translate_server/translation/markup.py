@@ -57,21 +57,28 @@ def parse_html(markup: str, max_chars: int) -> Document:
     pieces: list[str] = []
     originals: list[str] = []
     layout: list[str | int] = []
+    literal_from = 0  # where the markup and whitespace since the last piece began
     spellings: dict[str, str] = {}
     for start, end, translatable in _Scanner(markup).spans():
         raw = markup[start:end]
         if not translatable or not raw.strip():
-            layout.append(raw)
             continue
         _note_entities(raw, spellings)
+        position = start
         for part, is_piece in split_text(raw, max_chars):
             text = html.unescape(part) if is_piece else ""
             if text.strip():
+                # Everything between two pieces is one literal: the layout stays as long
+                # as the pieces, however much markup there is.
+                if position > literal_from:
+                    layout.append(markup[literal_from:position])
                 layout.append(len(pieces))
                 pieces.append(text)
                 originals.append(part)
-            else:  # whitespace, or entities that spell nothing else (`&nbsp;`)
-                layout.append(part)
+                literal_from = position + len(part)
+            position += len(part)
+    if len(markup) > literal_from:
+        layout.append(markup[literal_from:])
     return Document(pieces, layout, escape=_escaper(spellings), originals=originals)
 
 

@@ -68,9 +68,10 @@ class TranslationService:
     ) -> TranslateResponse:
         plan = await self._plan(request, record)
         await self._run(plan, plan.job(record, deadline))
-        if len(plan.pieces) * len(plan.glossary) < THREAD_GLOSSARY_CHECKS:
+        if len(plan.pieces) * (1 + len(plan.glossary)) < THREAD_RESPOND_WORK:
             return self.respond(plan, record)
-        # Which glossary terms each translation applied: as much work as finding them.
+        # Reassembling a thousand pieces, and finding which glossary terms each translation
+        # applied (as much work as finding the terms), is too long a turn for the loop.
         return await asyncio.to_thread(self.respond, plan, record)
 
     async def open_stream(
@@ -184,8 +185,9 @@ class TranslationService:
         ])
 
 
-# Glossary checks (pieces x terms) of an answer made on the event loop.
-THREAD_GLOSSARY_CHECKS = 256
+# Pieces (times the glossary's terms checked in each, plus one) of an answer assembled on
+# the event loop.
+THREAD_RESPOND_WORK = 256
 # Planning work (characters; a detection or a glossary term counted as a thousand) done on
 # the event loop rather than in a worker thread: a few milliseconds at most.
 THREAD_PLAN_WORK = 8_000

@@ -140,6 +140,8 @@ def test_generated_html_comes_back_unchanged(body: str, tail: str, max_chars: in
     markup = body + tail
     document = parse_html(markup, max_chars)
     assert document.assemble(document.pieces) == markup
+    # One literal between two pieces, however much markup: reassembling costs the pieces.
+    assert len(document.layout) <= 2 * len(document.pieces) + 1
 
 
 @PROPERTY
