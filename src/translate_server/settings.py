@@ -53,6 +53,7 @@ class LimitSettings(_Settings):
     max_body_bytes: int = 1_048_576
     max_text_chars: int = 20_000
     max_texts: int = 128
+    max_pieces: int = 1024
     max_messages: int = 256
     max_tokens: int = 4096
 
@@ -150,6 +151,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("max_body_bytes", "limits", "Largest request body accepted (413 beyond).", int),
     Option("max_text_chars", "limits", "Characters per text to translate.", int),
     Option("max_texts", "limits", "Texts per /translate request.", int),
+    Option("max_pieces", "limits", "Engine requests one /translate request may need after "
+           "splitting (text nodes of HTML, parts of long texts; repeats count once).", int),
     Option("max_messages", "limits", "Messages per chat completion request.", int),
     Option("max_tokens", "limits", "Most tokens one completion gets: OpenAI requests asking "
            "for more are shortened to it, as vLLM's server does; /translate refuses them.",

@@ -48,8 +48,39 @@ def _pattern(term: str) -> re.Pattern[str]:
     return re.compile(start + re.escape(term) + end, re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
+def _literal(term: str) -> re.Pattern[str]:
+    # The term alone, with the same case rules: a pattern that starts with a literal is found
+    # by a fast scan, where one that starts with a lookbehind is tried at every position,
+    # hundreds of times slower (seconds for a full glossary over a long text).
+    return re.compile(re.escape(term), re.IGNORECASE)
+
+
+# Occurrences of a term checked one by one for word boundaries before the whole-word pattern
+# takes over: enough for real texts, and a text built to repeat a term inside longer words
+# costs one linear search more.
+_CANDIDATES = 8
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"  # what `\w` matches
+
+
 def _contains(text: str, term: str) -> bool:
-    return _pattern(term).search(text) is not None
+    # Most terms do not occur at all, and most that occur do as whole words: both are found
+    # by the literal scan.
+    literal = _literal(term)
+    found = literal.search(text)
+    check_start, check_end = term[:1].isalnum(), term[-1:].isalnum()
+    for _ in range(_CANDIDATES):
+        if found is None:
+            return False
+        start, end = found.span()
+        if not (check_start and start > 0 and _is_word_char(text[start - 1])) and not (
+                check_end and end < len(text) and _is_word_char(text[end])):
+            return True
+        found = literal.search(text, start + 1)
+    return found is not None and _pattern(term).search(text, found.start()) is not None
 
 
 def entries_in(text: str, glossary: Mapping[str, str]) -> dict[str, str]:

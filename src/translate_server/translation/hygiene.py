@@ -45,8 +45,13 @@ _TAG_LINES = regex.compile(r"^(?:<[A-Za-z][\w-]*>[ \t]*\n\s*){1,2}")
 _QUOTES = {'"': '"', "“": "”", "„": "“", "«": "»", "»": "«", "「": "」", "『": "』",
            "'": "'", "‘": "’", "‚": "‘"}
 _CLOSING_QUOTES = frozenset(_QUOTES.values())
+# A note on a line of its own after the translation ("Note: ...", "(Translator's note: ...").
+# Tried only at line starts and never across lines: a pattern that let whitespace (blank lines)
+# come before and inside the note was tried from every line break of a run of blank lines and
+# backtracked through the rest of the run twice over, cubic in a degenerate answer.
 _TRAILING_NOTE = re.compile(
-    r"\n\s*\(?\s*(?:note|notes|translator'?s note|explanation)\s*:.*\Z", re.IGNORECASE | re.DOTALL
+    r"(?<=\n)[ \t]*\(?[ \t]*(?:note|notes|translator'?s note|explanation)[ \t]*:",
+    re.IGNORECASE,
 )
 
 
@@ -75,7 +80,9 @@ def clean_translation(
     if "\n" not in source:
         cleaned = cleaned.split("\n", 1)[0].rstrip()
     elif final and not re.search(r"\bnote", source, re.IGNORECASE):
-        cleaned = _TRAILING_NOTE.sub("", cleaned).rstrip()
+        if note := _TRAILING_NOTE.search(cleaned):
+            cleaned = cleaned[:note.start()]
+        cleaned = cleaned.rstrip()
     if final:
         cleaned = _without_cut_marker(cleaned, source)
     opening = cleaned[:1]
@@ -97,7 +104,9 @@ def _without_cut_marker(text: str, source: str) -> str:
     return text
 
 
-_ARRIVING_MARKER = re.compile(r"<[^>\s]*$")
+# The last `<` of an answer, when nothing after it ends a tag. Not `<[^>\s]*$`: from every
+# `<` of "<a<a<a ... x" that one ran to the next blank and back, quadratic per delta.
+_ARRIVING_MARKER = re.compile(r"<[^<>\s]*\Z")
 
 
 class StreamCleaner:

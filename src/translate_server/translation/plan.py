@@ -33,6 +33,9 @@ MAX_PIECE_TOKENS = 512
 CHARS_PER_TOKEN = 3
 # Context set aside for the instructions when sizing pieces before tokenization.
 PROMPT_ALLOWANCE = 256
+# Pieces whose engine requests are started in one turn of the event loop: tasks created
+# together take their first steps (rendering, tokenizing, submitting) in the same turn.
+FAN_OUT_SLICE = 16
 
 
 class PieceResult(msgspec.Struct, frozen=True):
@@ -115,6 +118,20 @@ class Planner:
     line_by_line: bool = False
 
     def plan(self, request: TranslateRequest) -> Plan:
+        return self.look_up(self.prepare(request))
+
+    def look_up(self, plan: Plan) -> Plan:
+        """The plan's pieces looked up in the cache (on the event loop: the cache is not
+        shared with other threads)."""
+        # The cache holds no alternatives: a request for them asks the engine.
+        if self.cache is not None and not plan.request.alternatives:
+            for piece in plan.pieces.values():
+                piece.cached = self.cache.get(piece.key)
+        return plan
+
+    def prepare(self, request: TranslateRequest) -> Plan:
+        """Everything but the cache: CPU work linear in the request, which may run in a
+        worker thread."""
         texts, is_batch = self._texts(request)
         target = _language(request.target_lang, "target_lang")
         detect = is_auto(request.source_lang)
@@ -130,6 +147,7 @@ class Planner:
         max_chars = piece_chars(self.max_model_len)
         planned: list[PlannedText] = []
         pieces: dict[Hashable, Piece] = {}
+        entries_of: dict[str, dict[str, str]] = {}  # a repeated piece is looked up once
         for i, text in enumerate(texts):
             param = text_param(is_batch, i)
             document = (parse_html(text, max_chars, xml=request.format == "xml",
@@ -149,15 +167,19 @@ class Planner:
             language = detection.language if detection else source or target
             slots = []
             for piece_text in document.pieces:
-                entries = entries_in(piece_text, glossary)
+                entries = entries_of.get(piece_text)
+                if entries is None:
+                    entries = entries_of[piece_text] = entries_in(piece_text, glossary)
                 key = (self.model_name, language.tag, target.tag, tuple(entries.items()),
                        request.formality, request.max_tokens, piece_text)
                 if key not in pieces:
-                    # The cache holds no alternatives: a request for them asks the engine.
-                    cached = (self.cache.get(key)
-                              if self.cache is not None and not request.alternatives else None)
-                    pieces[key] = Piece(piece_text, language, entries, key, param, cached)
+                    pieces[key] = Piece(piece_text, language, entries, key, param, None)
                 slots.append(key)
+            if len(pieces) > self.limits.max_pieces:
+                raise InvalidRequestError(
+                    f"This request would need more than {self.limits.max_pieces} engine "
+                    "requests (text nodes, parts of long texts); send fewer or shorter texts.",
+                    param=param, code="too_many_pieces")
             planned.append(PlannedText(document, language, detection, slots))
         return Plan(request, is_batch, target, glossary, planned, pieces)
 

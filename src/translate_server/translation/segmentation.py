@@ -15,7 +15,9 @@ import msgspec
 # Separators, largest boundary first. A separator is never translated: it stays as it was.
 _BOUNDARIES = (
     re.compile(r"\n[ \t]*\n\s*"),  # blank line(s): paragraphs
-    re.compile(r"[ \t]*\n\s*"),  # line breaks
+    # Line breaks. Only from the start of a run of blanks: tried from inside one, the pattern
+    # would rescan the rest of the run at every position (quadratic on a long run of spaces).
+    re.compile(r"(?<![ \t])[ \t]*\n\s*"),
     # After a sentence's end (with its closing quote or bracket), or after a CJK full stop.
     re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’»)\]]))\s+|(?<=[。！？])\s*"),
     re.compile(r"(?<=[,;:，、；])\s*"),  # clauses
@@ -27,21 +29,31 @@ class Document(msgspec.Struct):
     """Pieces to translate and the layout that puts their translations back.
 
     `layout` holds literal text (kept as is) and indexes into `pieces`; `escape` is applied to
-    each translation as it goes in (HTML text nodes need their `<` and `&` escaped).
+    each translation as it goes in (HTML text nodes need their `<` and `&` escaped);
+    `originals`, where given, are the pieces as the source spelled them (HTML entities): a
+    translation that is its piece unchanged goes back as it was written.
     """
 
     pieces: list[str]
     layout: list[str | int]
     escape: Callable[[str], str] | None = None
+    originals: list[str] | None = None
 
     def assemble(self, translations: Sequence[str]) -> str:
-        escape = self.escape or _identity
-        return "".join(part if isinstance(part, str) else escape(translations[part])
+        return "".join(part if isinstance(part, str) else self.render(part, translations[part])
                        for part in self.layout)
 
-
-def _identity(text: str) -> str:
-    return text
+    def render(self, index: int, translation: str) -> str:
+        """The translation of piece `index` as it goes into the document."""
+        piece = self.pieces[index]
+        if self.originals is not None and translation == piece:
+            return self.originals[index]
+        if self.escape is None:
+            return translation
+        # Whitespace that only entities spell (`&nbsp;Price`) is the piece's own: an answer
+        # is always stripped, so it is put back.
+        lead, trail = piece[:len(piece) - len(piece.lstrip())], piece[len(piece.rstrip()):]
+        return self.escape(lead + translation.strip() + trail)
 
 
 def split_document(text: str, max_chars: int) -> Document:
@@ -96,9 +108,10 @@ def _atoms(text: str, max_chars: int, level: int) -> list[tuple[str, str]]:
         content = text[position:match.start()]
         atoms.extend(_with_separator(_atoms(content, max_chars, level + 1), match.group()))
         position = match.end()
-    atoms.extend(_atoms(text[position:], max_chars, level + 1) if position < len(text) else [])
-    if position == 0:
+    if position == 0:  # no boundary of this size: the next smaller one splits it all
         return _atoms(text, max_chars, level + 1)
+    if position < len(text):
+        atoms.extend(_atoms(text[position:], max_chars, level + 1))
     return atoms
 
 

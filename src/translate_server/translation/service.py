@@ -25,7 +25,7 @@ from translate_server.translation.detection import (
 )
 from translate_server.translation.glossary import applied_terms
 from translate_server.translation.pieces import PieceTranslator
-from translate_server.translation.plan import Job, Plan, Planner, is_auto
+from translate_server.translation.plan import FAN_OUT_SLICE, Job, Plan, Planner, is_auto
 from translate_server.translation.prompts.templates import PromptTemplate
 from translate_server.translation.protocol import (
     DetectedLanguage,
@@ -66,22 +66,30 @@ class TranslationService:
     async def translate(
         self, request: TranslateRequest, record: RequestRecord, deadline: float
     ) -> TranslateResponse:
-        plan = self._plan(request, record)
+        plan = await self._plan(request, record)
         await self._run(plan, plan.job(record, deadline))
-        return self.respond(plan, record)
+        if len(plan.pieces) * (1 + len(plan.glossary)) < THREAD_RESPOND_WORK:
+            return self.respond(plan, record)
+        # Reassembling a thousand pieces, and finding which glossary terms each translation
+        # applied (as much work as finding the terms), is too long a turn for the loop.
+        return await asyncio.to_thread(self.respond, plan, record)
 
     async def open_stream(
         self, request: TranslateRequest, record: RequestRecord, deadline: float
     ) -> AsyncGenerator[bytes, None]:
         """Server-sent events of one text's translation (see `stream`)."""
-        plan = self._plan(request, record)
+        plan = await self._plan(request, record)
         if not self.generation.engine.is_alive:
             raise EngineDeadError("engine is not running")
         return await self.streams.open(plan, record, deadline, self.respond)
 
-    def _plan(self, request: TranslateRequest, record: RequestRecord) -> Plan:
+    async def _plan(self, request: TranslateRequest, record: RequestRecord) -> Plan:
         record.model = self.model_name
-        return self.planner.plan(request)
+        if _planning_work(request) < THREAD_PLAN_WORK:
+            return self.planner.plan(request)
+        # Splitting, parsing, glossary lookups and detection are linear, but a request within
+        # every limit still holds a megabyte of text: the event loop does not wait for it.
+        return self.planner.look_up(await asyncio.to_thread(self.planner.prepare, request))
 
     async def _run(self, plan: Plan, job: Job) -> None:
         plan.take_cached()
@@ -99,10 +107,14 @@ class TranslationService:
             return
         try:
             async with asyncio.TaskGroup() as group:
-                tasks = {
-                    piece.key: group.create_task(self.pieces.translate(piece, job))
-                    for piece in misses
-                }
+                tasks = {}
+                for index, piece in enumerate(misses):
+                    if index and index % FAN_OUT_SLICE == 0:
+                        # Tasks created together take their first steps (prompt rendering,
+                        # tokenizing, submitting) in one loop turn: a thousand pieces would
+                        # hold the loop for that long. A slice per turn lets others in.
+                        await asyncio.sleep(0)
+                    tasks[piece.key] = group.create_task(self.pieces.translate(piece, job))
         except* Exception as failures:
             # One failed piece fails the request (its siblings are cancelled): report the first.
             raise failures.exceptions[0] from None
@@ -177,6 +189,26 @@ class TranslationService:
             LanguageInfo(code=language.tag, name=language.name)
             for language in detectable_languages()
         ])
+
+
+# Pieces (times the glossary's terms checked in each, plus one) of an answer assembled on
+# the event loop.
+THREAD_RESPOND_WORK = 256
+# Planning work (characters; a detection or a glossary term counted as a thousand) done on
+# the event loop rather than in a worker thread: a few milliseconds at most.
+THREAD_PLAN_WORK = 8_000
+DETECTION_WORK = 1_000
+
+
+def _planning_work(request: TranslateRequest) -> int:
+    texts = request.text if isinstance(request.text, list) else [request.text]
+    work = sum(len(text) for text in texts)
+    if is_auto(request.source_lang):
+        work += DETECTION_WORK * len(texts)
+    if request.glossary:
+        # Every term is compiled (once per process) and compared with every piece.
+        work = work * 2 + DETECTION_WORK * len(request.glossary)
+    return work
 
 
 def _detected(detection: Detection | None) -> DetectedLanguage | None:

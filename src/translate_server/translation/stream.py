@@ -17,7 +17,7 @@ from translate_server.http.errors import stream_failure
 from translate_server.http.observability import RequestRecord
 from translate_server.inference.admission import Admission, Ticket
 from translate_server.translation.pieces import PieceTranslator
-from translate_server.translation.plan import PieceResult, Plan
+from translate_server.translation.plan import FAN_OUT_SLICE, PieceResult, Plan
 from translate_server.translation.protocol import TranslateChunk, TranslateResponse
 
 Source = AsyncIterator[str | PieceResult]
@@ -44,7 +44,9 @@ class TranslationStream:
         sources: dict[Hashable, Source] = {}
         tasks: list[asyncio.Task[None]] = []
         try:
-            for piece in misses[1:]:
+            for index, piece in enumerate(misses[1:], 1):
+                if index % FAN_OUT_SLICE == 0:
+                    await asyncio.sleep(0)  # a slice per loop turn
                 queue: asyncio.Queue[str | PieceResult | BaseException] = asyncio.Queue()
                 sources[piece.key] = _drained(queue)
                 tasks.append(asyncio.create_task(_pump(self.pieces.open(piece, job), queue)))
@@ -76,7 +78,8 @@ async def _events(
                 continue
             key = text.slots[part]
             if key in plan.results:
-                yield sse.event(TranslateChunk(delta=escape(plan.results[key].text)))
+                yield sse.event(TranslateChunk(
+                    delta=text.document.render(part, plan.results[key].text)))
                 continue
             async for item in sources[key]:
                 if isinstance(item, PieceResult):

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from translate_server.errors import InvalidRequestError
 from translate_server.translation.glossary import applied_terms, entries_in, validate_glossary
@@ -52,3 +56,22 @@ def test_an_entry_cannot_add_lines_to_the_instructions(entry: dict[str, str]) ->
     with pytest.raises(InvalidRequestError) as caught:
         validate_glossary(entry)
     assert caught.value.code == "invalid_glossary_entry"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab _-.+ßſK", max_size=40), st.text(alphabet="ab _-.+ßsk", min_size=1,
+                                                            max_size=4))
+def test_terms_are_found_as_the_whole_word_pattern_finds_them(text: str, term: str) -> None:
+    # The literal scan and the occurrence checks in front of the pattern change nothing.
+    assume(term.strip())
+    start = r"(?<!\w)" if term[:1].isalnum() else ""
+    end = r"(?!\w)" if term[-1:].isalnum() else ""
+    pattern = re.compile(start + re.escape(term) + end, re.IGNORECASE)
+    found = entries_in(text, {term: "x"})
+    assert bool(found) == (pattern.search(text) is not None)
+
+
+def test_a_term_repeated_inside_longer_words_is_still_found_as_a_word() -> None:
+    text = "abc " * 20 + "ab"
+    assert entries_in(text, {"ab": "x"}) == {"ab": "x"}
+    assert entries_in("abc " * 20, {"ab": "x"}) == {}

@@ -61,3 +61,72 @@ def test_xml_is_read_as_xml() -> None:
         '<doc><script>x &lt; y</script><br>C</br><code lang="x">D</code><keep>e</keep></doc>')
     html = parse_html("<p>a <code>b</code> <i>c</i></p>", 1000, ignore_tags=("I",))
     assert html.pieces == ["a"]
+
+
+# -- regressions: what the standard library's parser got wrong ---------------------------------
+def test_line_break_characters_do_not_shift_the_markup() -> None:
+    # \x0b, \x1c and \u2028 end a line for str.splitlines but not for html.parser's counting:
+    # offsets drifted, so tags were translated as text and text kept as markup.
+    page = "<p>one\x0btwo</p>\n\x1c<b title='keep me'>three\u2028four</b>\r\n<i>five</i>\x85"
+    document = parse_html(page, 1000)
+    assert document.pieces == ["one\x0btwo", "three\u2028four", "five"]
+    assert document.assemble([p.upper() for p in document.pieces]) == (
+        "<p>ONE\x0bTWO</p>\n\x1c<b title='keep me'>THREE\u2028FOUR</b>\r\n<i>FIVE</i>\x85")
+
+
+def test_translate_no_is_case_insensitive() -> None:
+    for attribute in ('translate="NO"', "TRANSLATE=No", "translate='no'"):
+        document = parse_html(f"<p {attribute}>Brand <b>Name</b></p><p>text</p>", 1000)
+        assert document.pieces == ["text"], attribute
+
+
+def test_an_unterminated_comment_runs_to_the_end_as_markup() -> None:
+    for tail in ("<!-- not closed <p>text</p>", "<!--", "<!-- a -- b"):
+        document = parse_html(f"<p>Hello</p>{tail}", 1000)
+        assert document.pieces == ["Hello"]
+        assert document.assemble(["HALLO"]) == f"<p>HALLO</p>{tail}"
+
+
+def test_unterminated_constructs_are_markup_to_the_end_once() -> None:
+    # Each of these made the old parser search to the end of the document from every `<`.
+    for unit in ('<a b="', "<!--", "<![CDATA[", "<?", "</a", "<!x"):
+        page = "<p>Hi</p>" + unit * 4000
+        document = parse_html(page, 1000)
+        assert document.pieces == ["Hi"], unit
+        assert document.assemble(document.pieces) == page
+
+
+def test_bare_less_than_signs_are_text() -> None:
+    document = parse_html("a < b <3 <<< c", 1000)
+    assert document.pieces == ["a < b <3 <<< c"]
+    assert document.assemble(["x < y"]) == "x &lt; y"
+
+
+def test_unmatched_closing_tags_close_nothing() -> None:
+    page = "<code>" + "<b>" * 3000 + "x" + "</i>" * 3000 + "</code><p>y</p>"
+    assert parse_html(page, 1000).pieces == ["y"]
+
+
+def test_raw_text_elements_hold_no_markup() -> None:
+    document = parse_html("<title>A <b> title</title><script>if (a<b) x = '</p>'</script>"
+                          "<textarea><p>kept</p></textarea><p>end</p>", 1000)
+    assert document.pieces == ["A <b> title", "end"]
+
+
+def test_entities_are_spelled_again_in_a_translation() -> None:
+    document = parse_html("<p>a&nbsp;b &#169; 2024 &mdash; c &amp; d</p>", 1000)
+    assert document.pieces == ["a\xa0b © 2024 — c & d"]
+    assert document.assemble(["x\xa0y © 2024 — z & w"]) == (
+        "<p>x&nbsp;y &#169; 2024 &mdash; z &amp; w</p>")
+
+
+def test_an_unchanged_piece_goes_back_as_it_was_written() -> None:
+    page = "<p>It&#39;s &quot;here&quot; &lt;3</p>"
+    document = parse_html(page, 1000)
+    assert document.assemble(document.pieces) == page
+
+
+def test_whitespace_spelled_as_entities_stays_around_a_translation() -> None:
+    document = parse_html("<p>&nbsp;Price&#32;</p><p>&nbsp;</p>", 1000)
+    assert document.pieces == ["\xa0Price "]
+    assert document.assemble(["Preis"]) == "<p>&nbsp;Preis </p><p>&nbsp;</p>"

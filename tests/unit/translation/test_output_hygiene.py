@@ -131,3 +131,19 @@ def test_a_broken_templates_file_is_reported(tmp_path: Path) -> None:
         PromptTemplates.load(str(path))
     with pytest.raises(TemplateError):
         PromptTemplates.load(str(tmp_path / "missing.toml"))
+
+
+def test_a_run_of_blank_lines_in_an_answer_is_cleaned_in_one_pass() -> None:
+    # The trailing-note pattern was cubic in a run of blank lines.
+    answer = "Erste Zeile" + "\n" * 20_000 + "zweite Zeile"
+    assert clean_translation(answer, "first\nsecond") == answer
+    noted = answer + "\n\n(Note: the source was odd.)"
+    assert clean_translation(noted, "first\nsecond") == answer
+
+
+def test_a_stream_of_many_angle_brackets_is_cleaned_in_one_pass() -> None:
+    # The arriving-marker pattern ran from every `<` to the next blank.
+    cleaner = StreamCleaner("a b")
+    answer = "<a" * 20_000 + " done <sour"
+    sent = cleaner.feed(answer)
+    assert answer.startswith(sent) and not sent.endswith("<sour")

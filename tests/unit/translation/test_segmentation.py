@@ -52,3 +52,31 @@ def test_refit_scales_by_tokens() -> None:
     document = refit(piece, tokens=40, max_tokens=10)
     assert len(document.pieces) > 3
     assert document.assemble(document.pieces) == piece
+
+
+def test_a_long_run_of_blanks_is_one_separator() -> None:
+    # The line-break pattern was tried from every blank of the run: quadratic.
+    for blanks in (" " * 30_000, " \t" * 15_000):
+        text = "a" + blanks + "b"
+        document = split_document(text, 100)
+        assert document.pieces == ["a", "b"]
+        assert document.assemble(document.pieces) == text
+
+
+def test_a_text_without_large_boundaries_is_split_once_per_level(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # A level with no boundary used to split the whole text at the next level twice (once
+    # kept, once thrown away): 2^levels times the work for clause- or word-only texts.
+    from translate_server.translation import segmentation
+
+    calls = []
+    atoms = segmentation._atoms
+
+    def counting(text: str, max_chars: int, level: int) -> list[tuple[str, str]]:
+        calls.append(level)
+        return atoms(text, max_chars, level)
+
+    monkeypatch.setattr(segmentation, "_atoms", counting)
+    text = "a," * 1000
+    document = split_document(text, 100)
+    assert document.assemble(document.pieces) == text
+    assert len(calls) < 1100  # one per clause, and one per level above
