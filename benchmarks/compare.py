@@ -456,7 +456,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--model", default=None, help="model id or directory (default: the "
-                        "service's default model, prepared locally)")
+                        "bundled SmolLM2-135M-Instruct, prepared locally: the chat arms need "
+                        "a chat template)")
     parser.add_argument("--arms", default=",".join(ARMS),
                         help=f"comma-separated subset of {','.join(ARMS)}; the first is the "
                         "baseline of the ratios")
@@ -501,11 +502,12 @@ def _workload_argv(args: argparse.Namespace) -> list[str]:
 
 
 def resolve_local_model(model: str | None) -> str:
-    """A path every arm can load: the service's default model is prepared (once) locally."""
-    from translate_server.inference.model_files import resolve_model
+    """A path every arm can load: a bundled model is prepared (once) locally."""
+    from translate_server.inference.model_files import SMOLLM2_135M, resolve_model
     from translate_server.settings import EngineSettings
 
-    settings = EngineSettings() if model is None else EngineSettings(model=model)
+    # The chat arms need a chat template: the bundled instruction-tuned model by default.
+    settings = EngineSettings(model=model or SMOLLM2_135M)
     return resolve_model(settings)
 
 

