@@ -134,7 +134,8 @@ class VllmEngine:
             params = self._params(options)
         except (ValueError, TypeError) as exc:
             raise EngineRejectedError(f"The engine refused the request: {exc}") from None
-        stream = engine.generate(self._tokens_input(prompt_token_ids), params, request_id)
+        stream = engine.generate(self._tokens_input(prompt_token_ids), params, request_id,
+                                 priority=options.priority)
         completion_tokens = [0] * options.n
         try:
             # aclosing: leaving early (client gone, deadline) closes vLLM's generator right
@@ -230,6 +231,9 @@ def engine_args_kwargs(settings: EngineSettings, model: str, on_cpu: bool) -> di
         # use, running/waiting requests) in prometheus_client's default registry.
         "disable_log_stats": not settings.engine_metrics,
         "enable_log_requests": False,
+        # Waiting requests are taken by `SamplingOptions.priority`, then arrival: document
+        # jobs (priority 1) never hold up interactive requests (0) in the engine's queue.
+        "scheduling_policy": "priority",
     }
     if not on_cpu:
         kwargs["gpu_memory_utilization"] = settings.gpu_memory_utilization
