@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -13,6 +14,7 @@ from litestar.datastructures import State
 
 from translate_server.chat.routes import chat_completions, list_models, retrieve_model
 from translate_server.chat.service import ChatService
+from translate_server.documents.routes import document_routers
 from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate, ApiKeys
 from translate_server.http.health import health, live, metrics
@@ -63,17 +65,25 @@ def create_app(
         engine = engine_factory()
         log.info("engine_ready", model=engine.info.model, seconds=round(
             time.perf_counter() - started, 1))
-        app.state.services = build_services(engine, settings, admission, metrics_)
+        # Imported here: the document formats pull in their libraries (python-docx, polib...).
+        from translate_server.documents.service import close_documents, open_documents
+
+        found = build_services(engine, settings, admission, metrics_)
+        documents = await open_documents(settings, found.translation, metrics_)
+        app.state.services = dataclasses.replace(found, documents=documents)
         watcher = asyncio.create_task(_watch_engine(engine, on_engine_death))
         try:
             yield
         finally:
             watcher.cancel()
+            # Before the engine: running jobs stop where they stand and resume on next start.
+            await close_documents(documents)
             engine.shutdown()
             log.info("engine_stopped")
 
     app = Litestar(
-        route_handlers=[*API_ROUTES, *OPEN_ROUTES, deepl_router(), libretranslate_router()],
+        route_handlers=[*API_ROUTES, *OPEN_ROUTES, deepl_router(), libretranslate_router(),
+                        *document_routers(settings.documents.max_document_bytes)],
         lifespan=[engine_lifespan],
         state=State(deep_copy=False),
         exception_handlers=exception_handlers(),
