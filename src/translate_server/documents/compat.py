@@ -21,7 +21,7 @@ from translate_server.documents.protocol import (
     LibreFileTranslated,
 )
 from translate_server.documents.routes import document_errors, documents_of, result_response
-from translate_server.errors import ApiError, InvalidRequestError
+from translate_server.errors import ApiError, DocumentNotReadyError, InvalidRequestError
 from translate_server.http.openapi import COMPAT_ERRORS
 from translate_server.translation.compat.common import read_body
 from translate_server.translation.compat.deepl.protocol import DeepLError
@@ -73,9 +73,21 @@ async def deepl_document_result(request: Request, document_id: str) -> Response[
     documents = documents_of(request)
     body = await read_body(request, DeepLDocumentKey)
     owner = documents.owner(request)
-    job, data = await documents.jobs.result(document_id, body.document_key, owner)
+    try:
+        job, data = await documents.jobs.result(document_id, body.document_key, owner)
+    except DocumentNotReadyError as exc:
+        raise _NotReady(exc.message, param=exc.param) from None
     return result_response(job, data, background=BackgroundTask(
         documents.jobs.forget, document_id, body.document_key, owner))
+
+
+class _NotReady(ApiError):
+    """DeepL answers a download before the document is done with a 503, which its clients
+    read as "not ready yet" (a 409 would be an unexpected error to them)."""
+
+    status_code = 503
+    type = "server_error"
+    code = "document_not_ready"
 
 
 @post("/translate_file", status_code=200, summary="LibreTranslate: translate a file",
