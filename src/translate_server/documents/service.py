@@ -16,6 +16,7 @@ from translate_server.documents.store import JobStore
 from translate_server.documents.translator import (
     DOCUMENT_PRIORITY,
     DocumentAdmission,
+    EngineBudget,
     document_translator,
     runner_limits,
 )
@@ -80,14 +81,18 @@ async def open_documents(settings: Settings, translation: TranslationService,
     engine_requests = options.engine_requests(settings.engine.max_num_seqs)
     service = TranslationService(
         translation.generation,
-        DocumentAdmission(slots=engine_requests, queue_limit=0, metrics=metrics),
+        # Never refuses: the budget below bounds document requests (pieces split again
+        # once tokenized may add a few).
+        DocumentAdmission(slots=engine_requests, queue_limit=4 * engine_requests,
+                          metrics=metrics),
         settings.limits, translation.model_name, detection=translation.detection,
         cache=translation.pieces.cache, template=translation.pieces.template,
         priority=DOCUMENT_PRIORITY)
     store = await JobStore.open(options.document_dir, options.document_retention)
     limits = runner_limits(engine_requests, max_characters=options.max_document_chars,
                            max_in_flight_per_owner=options.max_documents_per_key)
-    jobs = DocumentJobs(store, document_translator(service), limits,
+    jobs = DocumentJobs(store, document_translator(service, EngineBudget(engine_requests)),
+                        limits,
                         gauge=JobGauge(metrics.registry))
     await jobs.start()
     return Documents(jobs, options.max_document_bytes, keyed=bool(settings.server.api_keys))

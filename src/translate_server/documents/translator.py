@@ -6,9 +6,10 @@ Why a service of its own:
   requests than slots, interactive ones (priority 0) are scheduled first.
 - Admission: its requests do not count in the interactive admission. Counting them would let
   a long document fill the interactive queue and turn interactive requests away (503) for
-  capacity that the document only borrows at low priority. They are bounded instead by the
-  runner (`runner_limits`: a share of `max_num_seqs`) and counted in an admission of their own
-  whose capacity is that share, so a document can never take more.
+  capacity that the document only borrows at low priority. They are bounded instead by an
+  engine budget of their own (`EngineBudget`: a share of `max_num_seqs`, see
+  `DocumentSettings.engine_requests`) that every batch waits for, so all documents together
+  never have more requests in the engine and interactive requests always find free slots.
 The translation cache and the language detector are shared with the interactive service.
 """
 
@@ -45,19 +46,37 @@ class DocumentAdmission(Admission):
         pass
 
 
+class EngineBudget:
+    """Engine requests that document batches may have outstanding together; a batch waits
+    for its share (a batch larger than the whole budget runs alone)."""
+
+    def __init__(self, requests: int) -> None:
+        self.requests = requests
+        self.used = 0
+        self._changed = asyncio.Condition()
+
+    async def take(self, weight: int) -> None:
+        async with self._changed:
+            await self._changed.wait_for(
+                lambda: self.used == 0 or self.used + weight <= self.requests)
+            self.used += weight
+
+    async def give(self, weight: int) -> None:
+        async with self._changed:
+            self.used -= weight
+            self._changed.notify_all()
+
+
 def runner_limits(engine_requests: int, *, max_characters: int,
                   max_in_flight_per_owner: int) -> RunnerLimits:
-    """Bounds that keep every document's outstanding engine requests within
-    `engine_requests`: jobs x batches in flight x segments per batch."""
-    max_jobs = 2 if engine_requests >= 4 else 1
-    batches_in_flight = 2 if engine_requests >= 2 * max_jobs else 1
-    batch_segments = max(1, engine_requests // (max_jobs * batches_in_flight))
+    """Two documents at once, two batches each, batches of half the engine budget: one
+    document alone fills the budget, and two share it (the budget holds the rest back)."""
     return RunnerLimits(max_characters=max_characters,
-                        max_in_flight_per_owner=max_in_flight_per_owner, max_jobs=max_jobs,
-                        batches_in_flight=batches_in_flight, batch_segments=batch_segments)
+                        max_in_flight_per_owner=max_in_flight_per_owner, max_jobs=2,
+                        batches_in_flight=2, batch_segments=max(1, engine_requests // 2))
 
 
-def document_translator(service: TranslationService) -> Translate:
+def document_translator(service: TranslationService, budget: EngineBudget) -> Translate:
     async def translate(texts: list[str], source_lang: str | None, target_lang: str,
                         options: DocumentOptions) -> list[str]:
         # Blank segments need no model (and /translate refuses empty texts).
@@ -73,7 +92,11 @@ def document_translator(service: TranslationService) -> Translate:
             glossary=options.glossary or None)
         record = RequestRecord(f"document-{next(_ids)}", "document", "JOB")
         deadline = asyncio.get_running_loop().time() + BATCH_TIMEOUT
-        response = await service.translate(request, record, deadline)
+        await budget.take(len(batch))
+        try:
+            response = await service.translate(request, record, deadline)
+        finally:
+            await budget.give(len(batch))
         for index, text in zip(wanted, response.translations or [], strict=True):
             translations[index] = text
         return translations
