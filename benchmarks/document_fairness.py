@@ -59,14 +59,30 @@ async def short_request(client: httpx.AsyncClient, index: int, stream: bool) -> 
 
 
 async def interactive_phase(client: httpx.AsyncClient, count: int, rate: float,
-                            offset: int) -> tuple[list[float], list[float]]:
+                            offset: int) -> tuple[list[float], list[float], list[float]]:
+    """Latencies, times to first token, and the event loop's lateness meanwhile (how much of
+    the figures is this process or machine stalling rather than the engine's queue)."""
     async def one(i: int) -> tuple[bool, float]:
         await asyncio.sleep(i / rate)
         stream = i % 2 == 1
         return stream, await short_request(client, offset + i, stream)
 
+    lateness: list[float] = []
+
+    async def tick() -> None:
+        while True:
+            started = time.perf_counter()
+            await asyncio.sleep(TICK_S)
+            lateness.append(time.perf_counter() - started - TICK_S)
+
+    ticker = asyncio.create_task(tick())
     results = await asyncio.gather(*(one(i) for i in range(count)))
-    return ([s for stream, s in results if not stream], [s for stream, s in results if stream])
+    ticker.cancel()
+    return ([s for stream, s in results if not stream], [s for stream, s in results if stream],
+            lateness)
+
+
+TICK_S = 0.01
 
 
 def figures(values: list[float]) -> tuple[float, float]:
@@ -126,10 +142,11 @@ async def main(args: argparse.Namespace) -> None:
           "| p50 ratio | p95 ratio |")
     print("|---|---|---|---|---|---|---|")
     for name, before, after in (("latency (/translate)", idle[0], loaded[0]),
-                                ("time to first token (stream)", idle[1], loaded[1])):
+                                ("time to first token (stream)", idle[1], loaded[1]),
+                                ("event-loop lateness (10 ms ticker)", idle[2], loaded[2])):
         (b50, b95), (a50, a95) = figures(before), figures(after)
-        print(f"| {name} | {b50:.0f} | {b95:.0f} | {a50:.0f} | {a95:.0f} | {a50 / b50:.2f} "
-              f"| {a95 / b95:.2f} |")
+        print(f"| {name} | {b50:.1f} | {b95:.1f} | {a50:.1f} | {a95:.1f} "
+              f"| {a50 / max(b50, 1e-3):.2f} | {a95 / max(b95, 1e-3):.2f} |")
     print()
     print(f"document: {args.segments} segments, {status['status']} in {document_s:.1f} s "
           f"({args.segments / document_s:.0f} segments/s); "
