@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -31,12 +30,13 @@ import httpx
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 
+from batching_engine import BatchingEngine
+
 from translate_server.app import create_app
 from translate_server.http.observability import configure_logging
 from translate_server.loadgen.stats import percentile
 from translate_server.settings import load_settings
 
-from batching_engine import BatchingEngine
 from harness import served
 
 
@@ -52,9 +52,9 @@ async def short_request(client: httpx.AsyncClient, index: int, stream: bool) -> 
     async with client.stream("POST", "/translate", json=body) as response:
         response.raise_for_status()
         async for line in response.aiter_lines():
-            if line.startswith("data: ") and line != "data: [DONE]":
-                if json.loads(line[6:]).get("delta"):
-                    return time.perf_counter() - started
+            if (line.startswith("data: ") and line != "data: [DONE]"
+                    and json.loads(line[6:]).get("delta")):
+                return time.perf_counter() - started
     return time.perf_counter() - started
 
 

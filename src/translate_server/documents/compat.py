@@ -103,8 +103,8 @@ async def libre_translate_file(request: Request) -> LibreFileTranslated:
     job, key = await documents.jobs.submit(
         upload.data, filename=upload.filename, target_lang=target,
         source_lang=None if source in (None, "", "auto") else source, owner=owner)
-    async for job in documents.jobs.watch(job.id, key, owner):
-        pass
+    async for state in documents.jobs.watch(job.id, key, owner):
+        job = state
     if job.status == "error":
         raise _Failed(job.error or "Translation failed.")
     base = str(request.base_url).rstrip("/")

@@ -73,4 +73,4 @@ class DeepLDocumentStatus(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class LibreFileTranslated(msgspec.Struct):
-    translatedFileUrl: str  # noqa: N815 - LibreTranslate's field name
+    translatedFileUrl: str

@@ -50,6 +50,8 @@ def document_errors(*statuses: int, shape: type = ErrorResponse) -> dict[int, Re
 
 _ERRORS = document_errors(400, 401, 404, 409, 413, 429)
 _FORMALITY = ("default", "formal", "informal")
+# Room for a multipart body's boundaries and form fields beside the file itself.
+FORM_OVERHEAD = 64 * 1024
 
 
 def documents_of(request: Request) -> Documents:
@@ -162,13 +164,12 @@ async def _progress(documents: Documents, document_id: str, key: str,
 def document_routers(max_bytes: int) -> list[Router]:
     """Ours, DeepL's and LibreTranslate's document routes, each taking bodies up to a
     document's size (the app's body limit is for JSON requests)."""
-    from translate_server.documents.service import FORM_OVERHEAD
+    from translate_server.documents import compat
+    from translate_server.http.errors import exception_handlers
     from translate_server.translation.compat.deepl.routes import error_shape as deepl_shape
     from translate_server.translation.compat.libretranslate.routes import (
         error_shape as libre_shape,
     )
-    from translate_server.documents import compat
-    from translate_server.http.errors import exception_handlers
 
     size = max_bytes + FORM_OVERHEAD
     return [

@@ -27,10 +27,6 @@ if TYPE_CHECKING:
     from translate_server.settings import Settings
     from translate_server.translation.service import TranslationService
 
-# Room for a multipart body's boundaries and form fields beside the file itself.
-FORM_OVERHEAD = 64 * 1024
-
-
 @dataclass(frozen=True, slots=True)
 class Upload:
     data: bytes
