@@ -6,8 +6,9 @@ interactive load through the real engine under `scheduling_policy="fcfs"` and `"
 
 Closed loop, `--concurrency` requests at a time, each a translation prompt of the service's
 shape with exactly `--max-tokens` tokens (`ignore_eos`), streamed. Each policy gets its own
-engine; rounds are run back to back per engine and the figures are over all rounds: output
-tokens per second, p50/p95 latency and time to first token.
+engine, both started at once; their rounds alternate (fcfs, priority, fcfs, ...), so a shared,
+busy machine's load falls on both alike. Figures over all rounds but the warm-up: output tokens
+per second, p50/p95 latency and time to first token.
 """
 
 from __future__ import annotations
@@ -36,38 +37,35 @@ async def one(engine: Any, prompt: list[int], max_tokens: int) -> tuple[float, f
     return time.perf_counter() - started, (first or time.perf_counter()) - started
 
 
-async def run_policy(policy: str, args: argparse.Namespace) -> dict[str, float]:
+def start_engine(policy: str, args: argparse.Namespace) -> Any:
     original = vllm_engine.engine_args_kwargs
     vllm_engine.engine_args_kwargs = lambda *a: {**original(*a), "scheduling_policy": policy}
     try:
         settings = load_settings({"model": args.model, "max_num_seqs": args.concurrency,
                                   "max_model_len": 512}, environ={})
-        engine = vllm_engine.create_vllm_engine(settings.engine)
+        return vllm_engine.create_vllm_engine(settings.engine)
     finally:
         vllm_engine.engine_args_kwargs = original
+
+
+async def run_round(engine: Any, args: argparse.Namespace) -> tuple[float, list]:
     prompt = engine.tokenize_chat([{"role": "user", "content": (
         "Translate the text from English to German.\n<source>\nThe meeting moved to "
         "Thursday afternoon.\n</source>")}])
-    results: list[tuple[float, float]] = []
-    elapsed = 0.0
-    try:
-        for round_ in range(args.rounds + 1):  # the first is a warm-up
-            queue = list(range(args.requests))
-            got: list[tuple[float, float]] = []
+    queue = list(range(args.requests))
+    got: list[tuple[float, float]] = []
 
-            async def worker(got: list[tuple[float, float]] = got,
-                             queue: list[int] = queue) -> None:
-                while queue:
-                    queue.pop()
-                    got.append(await one(engine, prompt, args.max_tokens))
+    async def worker() -> None:
+        while queue:
+            queue.pop()
+            got.append(await one(engine, prompt, args.max_tokens))
 
-            started = time.perf_counter()
-            await asyncio.gather(*(worker() for _ in range(args.concurrency)))
-            if round_:
-                elapsed += time.perf_counter() - started
-                results += got
-    finally:
-        engine.shutdown()
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(args.concurrency)))
+    return time.perf_counter() - started, got
+
+
+def summary(elapsed: float, results: list, args: argparse.Namespace) -> dict[str, float]:
     latency = sorted(r[0] for r in results)
     ttft = sorted(r[1] for r in results)
     return {"tokens_per_s": len(results) * args.max_tokens / elapsed,
@@ -77,11 +75,22 @@ async def run_policy(policy: str, args: argparse.Namespace) -> dict[str, float]:
 
 
 async def main(args: argparse.Namespace) -> None:
+    engines = {policy: start_engine(policy, args) for policy in ("fcfs", "priority")}
+    elapsed = dict.fromkeys(engines, 0.0)
+    results: dict[str, list] = {policy: [] for policy in engines}
     loads = []
-    rows = {}
-    for policy in ("fcfs", "priority"):
-        loads.append(os.getloadavg()[0])
-        rows[policy] = await run_policy(policy, args)
+    try:
+        for round_ in range(args.rounds + 1):  # the first is a warm-up
+            for policy, engine in engines.items():
+                loads.append(os.getloadavg()[0])
+                seconds, got = await run_round(engine, args)
+                if round_:
+                    elapsed[policy] += seconds
+                    results[policy] += got
+    finally:
+        for engine in engines.values():
+            engine.shutdown()
+    rows = {policy: summary(elapsed[policy], results[policy], args) for policy in engines}
     print(f"model {args.model}; {args.rounds} rounds x {args.requests} requests, concurrency "
           f"{args.concurrency}, {args.max_tokens} tokens each; load average "
           f"{statistics.mean(loads):.1f} on {os.cpu_count()} CPUs")
