@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,12 +22,14 @@ def engine() -> FakeEngine:
 
 
 @pytest.fixture
-def make_app(engine: FakeEngine) -> AppFactory:
-    """An app around the fake engine; keyword arguments are settings overrides by option name."""
+def make_app(engine: FakeEngine, tmp_path: Path) -> AppFactory:
+    """An app around the fake engine; keyword arguments are settings overrides by option name.
+    Its document jobs live in the test's own directory."""
 
     def build(engine_: FakeEngine | None = None, **overrides: Any) -> Litestar:
         settings: Settings = load_settings(
-            {"served_model_name": "fake-model", **overrides}, environ={}
+            {"served_model_name": "fake-model", "document_dir": str(tmp_path / "documents"),
+             **overrides}, environ={}
         )
         chosen = engine_ or engine
         return create_app(settings, lambda: chosen)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -16,6 +17,7 @@ from translate_server.chat.routes import chat_completions, list_models, retrieve
 from translate_server.chat.service import ChatService
 from translate_server.completions.routes import completions
 from translate_server.completions.service import CompletionService
+from translate_server.documents.routes import document_routers
 from translate_server.http.cors import Cors
 from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate, ApiKeys
@@ -75,12 +77,19 @@ def create_app(
         engine = engine_factory()
         log.info("engine_ready", model=engine.info.model, seconds=round(
             time.perf_counter() - started, 1))
-        app.state.services = build_services(engine, settings, admission, metrics_, tracing)
+        # Imported here: the document formats pull in their libraries (python-docx, polib...).
+        from translate_server.documents.service import close_documents, open_documents
+
+        found = build_services(engine, settings, admission, metrics_, tracing)
+        documents = await open_documents(settings, found.translation, metrics_)
+        app.state.services = dataclasses.replace(found, documents=documents)
         watcher = asyncio.create_task(_watch_engine(engine, on_engine_death))
         try:
             yield
         finally:
             watcher.cancel()
+            # Before the engine: running jobs stop where they stand and resume on next start.
+            await close_documents(documents)
             engine.shutdown()
             log.info("engine_stopped")
             if tracing is not None:
@@ -89,7 +98,7 @@ def create_app(
     page = [ui_router(settings)] if settings.server.ui else []
     app = Litestar(
         route_handlers=[*API_ROUTES, *OPEN_ROUTES, deepl_router(), libretranslate_router(),
-                        *page],
+                        *page, *document_routers(settings.documents.max_document_bytes)],
         lifespan=[engine_lifespan],
         state=State({"api_keys_required": bool(settings.server.api_keys)}, deep_copy=False),
         exception_handlers=exception_handlers(),

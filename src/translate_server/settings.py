@@ -85,11 +85,26 @@ class TranslationSettings(_Settings):
     glossary_db: str | None = None
 
 
+class DocumentSettings(_Settings):
+    document_dir: str = str(Path("~/.cache/translate-server/documents").expanduser())
+    document_retention: Annotated[float, msgspec.Meta(gt=0)] = 86_400.0
+    max_document_bytes: Annotated[int, msgspec.Meta(gt=0)] = 10 * 2**20
+    max_document_chars: Annotated[int, msgspec.Meta(gt=0)] = 1_000_000
+    max_documents_per_key: Annotated[int, msgspec.Meta(gt=0)] = 4
+    document_share: Annotated[float, msgspec.Meta(gt=0, le=1)] = 0.5
+
+    def engine_requests(self, max_num_seqs: int) -> int:
+        """Engine requests all document jobs together may have outstanding: a share of the
+        engine's slots, so interactive requests always find free ones."""
+        return max(1, int(max_num_seqs * self.document_share))
+
+
 class Settings(_Settings):
     engine: EngineSettings = EngineSettings()
     limits: LimitSettings = LimitSettings()
     server: ServerSettings = ServerSettings()
     translation: TranslationSettings = TranslationSettings()
+    documents: DocumentSettings = DocumentSettings()
 
 
 @dataclass(frozen=True)
@@ -168,6 +183,19 @@ OPTIONS: tuple[Option, ...] = (
            "model family (added to the bundled ones)."),
     Option("glossary_db", "translation", "SQLite file where DeepL glossaries are kept "
            "(default: glossaries.sqlite3 in --model-cache-dir)."),
+    Option("document_dir", "documents", "Where document jobs and their files are kept "
+           "(an SQLite database and a folder per job); jobs left unfinished resume on start."),
+    Option("document_retention", "documents", "Seconds a finished document job (its result) "
+           "is kept before it is deleted.", float),
+    Option("max_document_bytes", "documents", "Largest document file accepted (413 beyond).",
+           int),
+    Option("max_document_chars", "documents", "Characters to translate per document (413 "
+           "beyond).", int),
+    Option("max_documents_per_key", "documents", "Documents one API key (or, without keys, "
+           "all clients together) may have in translation at once (429 beyond).", int),
+    Option("document_share", "documents", "Share of the engine's slots (--max-num-seqs) that "
+           "document jobs may fill at once; they also run at a lower engine priority than "
+           "interactive requests.", float),
     Option("host", "server", "Address to listen on."),
     Option("port", "server", "Port to listen on.", int),
     Option("log_format", "server", "Log output: json, console, or auto (console on a TTY).",
@@ -207,7 +235,7 @@ def load_settings(
     environ = os.environ if environ is None else environ
     overrides = overrides or {}
     sections: dict[str, dict[str, Any]] = {
-        "engine": {}, "limits": {}, "server": {}, "translation": {}}
+        "engine": {}, "limits": {}, "server": {}, "translation": {}, "documents": {}}
     api_keys: list[str] = []
     for option in OPTIONS:
         value = overrides.get(option.name)
@@ -252,13 +280,18 @@ def _read_key_file(path: str) -> list[str]:
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
+# Defaults under the home directory, as the README shows them (not this machine's path).
+_HOME_DEFAULTS = {"model_cache_dir": "~/.cache/translate-server",
+                  "document_dir": "~/.cache/translate-server/documents"}
+
+
 def configuration_table(options: Sequence[Option] = OPTIONS) -> str:
     """The Markdown table of every option, as the README shows it."""
     rows = ["| flag | environment variable | default | meaning |", "|---|---|---|---|"]
     for option in options:
         default = option.default
-        if option.name == "model_cache_dir":
-            default = "~/.cache/translate-server"
+        if option.name in _HOME_DEFAULTS:
+            default = _HOME_DEFAULTS[option.name]
         shown = "" if default in (None, ()) else f"`{default}`"
         rows.append(f"| `{option.flag}` | `{option.env}` | {shown} | {option.help} |")
     return "\n".join(rows)

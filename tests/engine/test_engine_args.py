@@ -23,6 +23,8 @@ def test_cpu_defaults():
     assert "max_num_batched_tokens" not in kwargs
     # A bounded KV cache, not vLLM's 92% of the machine's memory.
     assert kwargs["kv_cache_memory_bytes"] == 2 * 2**30
+    # Document jobs ask for a later priority than interactive requests.
+    assert kwargs["scheduling_policy"] == "priority"
 
 
 def test_gpu_defaults():

@@ -1,5 +1,6 @@
 """`translate-server serve`'s server loop around the engine double, as its own process:
-`python fake_server.py PORT [token_delay] [die_after_tokens]`."""
+`python fake_server.py PORT [token_delay] [die_after_tokens] [document_dir]` (default: a new
+temporary directory for the document jobs)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,11 @@ from fakes import FakeEngine
 def main() -> int:
     port = int(sys.argv[1])
     token_delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
-    die_after_tokens = int(sys.argv[3]) if len(sys.argv) > 3 else None
+    die_after_tokens = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] else None
+    document_dir = sys.argv[4] if len(sys.argv) > 4 else tempfile.mkdtemp()
     settings = load_settings({"port": port, "served_model_name": "fake-model",
                               "shutdown_grace": 10.0, "log_format": "json",
+                              "document_dir": document_dir,
                               # Glossaries of a throwaway database, not the user's.
                               "glossary_db": str(Path(tempfile.mkdtemp()) / "glossaries.db")},
                              environ={})

@@ -29,6 +29,7 @@ from translate_server.documents.formats import (
     extract,
     format_named,
 )
+from translate_server.documents.metrics import JobGauge
 from translate_server.documents.store import Job, JobStore
 from translate_server.errors import (
     ApiError,
@@ -45,7 +46,8 @@ class DocumentOptions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=T
     """What a client asked for besides the languages; stored with the job."""
 
     formality: str | None = None
-    glossary_id: str | None = None
+    glossary: dict[str, str] | None = None  # terms to translate as given
+    glossary_id: str | None = None  # DeepL's stored glossaries: none on this server (ignored)
     retranslate: bool = False
 
 
@@ -71,10 +73,11 @@ class RunnerLimits:
 
 class DocumentJobs:
     def __init__(self, store: JobStore, translate: Translate,
-                 limits: RunnerLimits = RunnerLimits()) -> None:
+                 limits: RunnerLimits = RunnerLimits(), gauge: JobGauge | None = None) -> None:
         self.store = store
         self.translate = translate
         self.limits = limits
+        self.gauge = gauge
         self._slots = asyncio.Semaphore(limits.max_jobs)
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._changes: dict[str, asyncio.Event] = {}
@@ -91,6 +94,7 @@ class DocumentJobs:
         if resumed:
             log.info("document_jobs_resumed", jobs=len(resumed))
         self._expiry = asyncio.create_task(self._expire_forever(), name="document-expiry")
+        await self._count()
         return resumed
 
     async def close(self) -> None:
@@ -107,6 +111,12 @@ class DocumentJobs:
             expired = await self.store.expire()
             if expired:
                 log.info("document_jobs_expired", jobs=len(expired))
+                await self._count()
+
+    async def _count(self) -> None:
+        """Publish the jobs by status (after every change of status)."""
+        if self.gauge is not None:
+            self.gauge.set(await self.store.count_by_status())
 
     # -- Client calls -----------------------------------------------------------------------
     async def submit(self, data: bytes, *, filename: str | None, target_lang: str,
@@ -132,6 +142,7 @@ class DocumentJobs:
                 target_lang=target_lang, owner=owner, options=msgspec.to_builtins(options),
                 billed_characters=characters, segments_total=len(extracted.segments))
         self._schedule(job.id)
+        await self._count()
         return job, key
 
     async def _check_in_flight(self, owner: str | None) -> None:
@@ -150,6 +161,14 @@ class DocumentJobs:
             raise DocumentNotReadyError(f"The document is not translated yet ({job.status}).",
                                         param="document_id")
         return job, await self.store.read_result(job)
+
+    async def forget(self, job_id: str, key: str, owner: str | None = None) -> None:
+        """Delete a job and its files now (DeepL's clients download a result once)."""
+        job = await self.store.authorize(job_id, key, owner)
+        if not job.finished:
+            return  # still running: deleted after its retention time instead
+        await self.store.delete(job_id)
+        await self._count()
 
     async def watch(self, job_id: str, key: str, owner: str | None = None
                     ) -> AsyncIterator[Job]:
@@ -174,6 +193,7 @@ class DocumentJobs:
         async with self._slots:
             job = await self.store.start(job_id)
             await self._notify(job_id)
+            await self._count()
             timings = _Timings(start=time.perf_counter())
             try:
                 job = await self._translate_job(job, timings)
@@ -189,6 +209,7 @@ class DocumentJobs:
                 log.info("document_job", **_summary(job, timings))
             finally:
                 await self._notify(job_id)
+        await self._count()
 
     async def _translate_job(self, job: Job, timings: _Timings) -> Job:
         options = msgspec.convert(job.options, DocumentOptions)

@@ -16,6 +16,7 @@ from litestar import Request
 if TYPE_CHECKING:  # the services' modules load with the engine, not with the routes
     from translate_server.chat.service import ChatService
     from translate_server.completions.service import CompletionService
+    from translate_server.documents.service import Documents
     from translate_server.http.observability import ServiceMetrics
     from translate_server.inference.admission import Admission
     from translate_server.inference.engine import Engine
@@ -40,6 +41,8 @@ class Services:
     started_at: int
     # Lingua's models load in the background: the first detection waits for them.
     detector_loading: asyncio.Task[None]
+    # Document jobs: opened by the lifespan once the services are built.
+    documents: Documents | None = None
 
 
 def services(request: Request) -> Services:

@@ -44,12 +44,14 @@ class PieceTranslator:
         *,
         cache: TranslationCache | None = None,
         template: PromptTemplate | None = None,
+        priority: int = 0,
     ) -> None:
         self.generation = generation
         self.admission = admission
         self.limits = limits
         self.cache = cache
         self.template = template
+        self.priority = priority  # the engine's scheduling order of every request made here
 
     async def translate(self, piece: Piece, job: Job) -> PieceResult:
         """The piece's translation, whole."""
@@ -205,7 +207,8 @@ class PieceTranslator:
             budget = min(max_tokens, remaining)
         # Greedy: a translation should not change from one call to the next.
         return SamplingOptions(max_tokens=budget, temperature=0.0,
-                               stop=translation_stop(piece.text, self.template))
+                               stop=translation_stop(piece.text, self.template),
+                               priority=self.priority)
 
     def _remember(self, piece: Piece, result: PieceResult) -> None:
         if self.cache is not None and piece.key is not None and result.finish_reason == "stop":

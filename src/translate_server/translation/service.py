@@ -51,6 +51,7 @@ class TranslationService:
         detection: LanguageDetection | None = None,
         cache: TranslationCache | None = None,
         template: PromptTemplate | None = None,
+        priority: int = 0,
     ) -> None:
         self.generation = generation
         self.admission = admission
@@ -60,7 +61,7 @@ class TranslationService:
         self.planner = Planner(limits, model_name, generation.max_model_len, self.detection,
                                cache, line_by_line=template is not None and template.line_by_line)
         self.pieces = PieceTranslator(generation, admission, limits, cache=cache,
-                                      template=template)
+                                      template=template, priority=priority)
         self.streams = TranslationStream(self.pieces, admission)
 
     async def translate(

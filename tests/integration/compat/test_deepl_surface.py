@@ -163,6 +163,6 @@ async def test_legacy_auth_key_field_and_query(make_app, overrides: dict) -> Non
 async def test_unknown_v2_paths_answer_in_deepl_shape(make_app) -> None:
     async with served(make_app()) as url:
         for method in ("GET", "POST"):
-            response = await _http(method, f"{url}/v2/document/abc")
+            response = await _http(method, f"{url}/v2/write/rephrase")
             assert response.status_code == 404
             assert set(response.json()) == {"message"}

@@ -49,6 +49,9 @@ class SamplingOptions(msgspec.Struct, frozen=True, kw_only=True):
     # Only the finished answer is wanted: the engine may skip the output of every step and
     # deliver each choice once, whole, when it ends.
     final_only: bool = False
+    # Scheduling order when the engine has more requests than slots: lower goes first
+    # (vLLM's priority scheduling). Interactive requests keep 0; document jobs run later.
+    priority: int = 0
 
 
 class TokenLogprob(msgspec.Struct, frozen=True, array_like=True):

@@ -178,6 +178,7 @@ class VllmEngine:
             raise EngineRejectedError(str(exc), getattr(exc, "parameter", None)) from None
         stream = engine.generate(
             self._tokens_input(prompt_token_ids), params, request_id,
+            priority=options.priority,
             **({} if trace_headers is None else {"trace_headers": trace_headers}),
         )
         top_n = options.logprobs
@@ -355,6 +356,9 @@ def engine_args_kwargs(
         # use, running/waiting requests) in prometheus_client's default registry.
         "disable_log_stats": not settings.engine_metrics,
         "enable_log_requests": False,
+        # Waiting requests are taken by `SamplingOptions.priority`, then arrival: document
+        # jobs (priority 1) never hold up interactive requests (0) in the engine's queue.
+        "scheduling_policy": "priority",
     }
     if settings.otlp_traces_endpoint:
         # vLLM exports its own span of every request there (needs its statistics on).

@@ -1,0 +1,134 @@
+"""DeepL's document API (`/v2/document...`) and LibreTranslate's `translate_file`, over the same
+document jobs as `/translate/document`.
+
+DeepL: the official clients upload a multipart form, then poll the status and fetch the result
+with `{"document_key": ...}` as JSON (older ones and curl send it as a form: both are read). A
+result is deleted once downloaded, as DeepL does. `glossary_id`/`glossary` name DeepL's
+stored glossaries, which this server has none of: they are accepted and ignored.
+
+LibreTranslate: `translate_file` answers once the file is translated (as LibreTranslate does)
+with `translatedFileUrl`, a download link that carries the job's id and key.
+"""
+
+from __future__ import annotations
+
+from litestar import Request, Response, get, post
+
+from translate_server.documents.protocol import (
+    DeepLDocumentHandle,
+    DeepLDocumentKey,
+    DeepLDocumentStatus,
+    LibreFileTranslated,
+)
+from translate_server.documents.routes import document_errors, documents_of, result_response
+from translate_server.errors import ApiError, DocumentNotReadyError, InvalidRequestError
+from translate_server.http.openapi import COMPAT_ERRORS
+from translate_server.translation.compat.common import read_body
+from translate_server.translation.compat.deepl.protocol import DeepLError
+from translate_server.translation.compat.libretranslate.protocol import LibreError
+
+_DEEPL_ERRORS = document_errors(*COMPAT_ERRORS, 409, shape=DeepLError)
+_LIBRE_ERRORS = document_errors(*COMPAT_ERRORS, shape=LibreError)
+
+
+@post("/document", status_code=200, summary="DeepL v2: upload a document to translate",
+      tags=["deepl"], responses=_DEEPL_ERRORS)
+async def deepl_upload_document(request: Request) -> DeepLDocumentHandle:
+    from translate_server.documents.runner import DocumentOptions
+
+    documents = documents_of(request)
+    upload = await documents.read_upload(request)
+    fields = upload.fields
+    target = fields.get("target_lang")
+    if not target:
+        raise InvalidRequestError("Parameter 'target_lang' not specified.", param="target_lang")
+    wanted = fields.get("output_format")
+    if wanted and not (upload.filename or "").lower().endswith("." + wanted.lower()):
+        raise InvalidRequestError("Documents are translated into their own format only.",
+                                  param="output_format")
+    job, key = await documents.jobs.submit(
+        upload.data, filename=upload.filename, target_lang=target,
+        source_lang=fields.get("source_lang") or None, owner=documents.owner(request),
+        options=DocumentOptions(formality=fields.get("formality") or None,
+                                glossary_id=fields.get("glossary_id") or None))
+    return DeepLDocumentHandle(document_id=job.id, document_key=key)
+
+
+@post("/document/{document_id:str}", status_code=200,
+      summary="DeepL v2: a document's translation status", tags=["deepl"],
+      responses=_DEEPL_ERRORS)
+async def deepl_document_status(request: Request, document_id: str) -> DeepLDocumentStatus:
+    documents = documents_of(request)
+    body = await read_body(request, DeepLDocumentKey)
+    job = await documents.jobs.status(document_id, body.document_key, documents.owner(request))
+    return DeepLDocumentStatus.of(job)
+
+
+@post("/document/{document_id:str}/result", status_code=200,
+      summary="DeepL v2: download a translated document (once)", tags=["deepl"],
+      responses=_DEEPL_ERRORS, media_type="application/octet-stream")
+async def deepl_document_result(request: Request, document_id: str) -> Response[bytes]:
+    from litestar.background_tasks import BackgroundTask
+
+    documents = documents_of(request)
+    body = await read_body(request, DeepLDocumentKey)
+    owner = documents.owner(request)
+    try:
+        job, data = await documents.jobs.result(document_id, body.document_key, owner)
+    except DocumentNotReadyError as exc:
+        raise _NotReady(exc.message, param=exc.param) from None
+    return result_response(job, data, background=BackgroundTask(
+        documents.jobs.forget, document_id, body.document_key, owner))
+
+
+class _NotReady(ApiError):
+    """DeepL answers a download before the document is done with a 503, which its clients
+    read as "not ready yet" (a 409 would be an unexpected error to them)."""
+
+    status_code = 503
+    type = "server_error"
+    code = "document_not_ready"
+
+
+@post("/translate_file", status_code=200, summary="LibreTranslate: translate a file",
+      tags=["libretranslate"], responses=_LIBRE_ERRORS)
+async def libre_translate_file(request: Request) -> LibreFileTranslated:
+    documents = documents_of(request)
+    upload = await documents.read_upload(request)
+    target = upload.fields.get("target")
+    if not target:
+        raise InvalidRequestError("Invalid request: missing target parameter", param="target")
+    source = upload.fields.get("source")
+    owner = documents.owner(request)
+    job, key = await documents.jobs.submit(
+        upload.data, filename=upload.filename, target_lang=target,
+        source_lang=None if source in (None, "", "auto") else source, owner=owner)
+    async for state in documents.jobs.watch(job.id, key, owner):
+        job = state
+    if job.status == "error":
+        raise _Failed(job.error or "Translation failed.")
+    base = str(request.base_url).rstrip("/")
+    return LibreFileTranslated(f"{base}/libretranslate/download_file/{job.id}/{key}")
+
+
+class _Failed(ApiError):
+    """The file was accepted but its translation failed (LibreTranslate answers a 500 too)."""
+
+    status_code = 500
+    type = "server_error"
+    code = "document_failed"
+
+
+@get("/download_file/{document_id:str}/{document_key:str}",
+     summary="LibreTranslate: download a translated file", tags=["libretranslate"],
+     responses=_LIBRE_ERRORS, media_type="application/octet-stream")
+async def libre_download_file(request: Request, document_id: str,
+                              document_key: str) -> Response[bytes]:
+    documents = documents_of(request)
+    job, data = await documents.jobs.result(document_id, document_key,
+                                            documents.owner(request))
+    return result_response(job, data)
+
+
+DEEPL_ROUTES = [deepl_upload_document, deepl_document_status, deepl_document_result]
+LIBRE_ROUTES = [libre_translate_file, libre_download_file]

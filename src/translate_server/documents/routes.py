@@ -1,0 +1,182 @@
+"""POST /translate/document and its status, result and progress stream: documents translated as
+background jobs, for curl users (`curl -F file=@talk.srt -F target_lang=de .../translate/document`).
+
+A job is read with its key, as the query parameter `key` or the header `X-Document-Key`; where
+API keys are configured, only the key that submitted it can read it. Bodies are multipart
+forms, so no route here declares a JSON body in its `opt`; none is open without an API key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+import msgspec
+from litestar import Request, Response, Router, get, post
+from litestar.openapi.datastructures import ResponseSpec
+
+from translate_server.documents.protocol import DocumentStatus, DocumentSubmitted
+from translate_server.errors import InvalidRequestError
+from translate_server.http import sse
+from translate_server.http.openapi import error_responses
+from translate_server.http.services import services
+from translate_server.wire import ErrorResponse
+
+if TYPE_CHECKING:
+    from translate_server.documents.service import Documents
+    from translate_server.documents.store import Job
+
+_DESCRIPTIONS = {
+    400: "Invalid request, unsupported document format (`unsupported_document_format`) or a "
+         "file its format's library cannot read (`invalid_document`)",
+    404: "No document with this id and key (for this API key)",
+    409: "The document is not translated yet",
+    413: "File over --max-document-bytes (`document_too_large`) or text over "
+         "--max-document-chars (`document_too_long`)",
+    429: "Too many documents in translation for this API key (`too_many_documents`)",
+}
+
+
+def document_errors(*statuses: int, shape: type = ErrorResponse) -> dict[int, ResponseSpec]:
+    """OpenAPI entries for the document routes' error answers."""
+    found = error_responses(*(s for s in statuses if s not in _DESCRIPTIONS), shape=shape)
+    for status in statuses:
+        if status in _DESCRIPTIONS:
+            found[status] = ResponseSpec(data_container=shape, generate_examples=False,
+                                         description=_DESCRIPTIONS[status])
+    return found
+
+
+_ERRORS = document_errors(400, 401, 404, 409, 413, 429)
+_FORMALITY = ("default", "formal", "informal")
+# Room for a multipart body's boundaries and form fields beside the file itself.
+FORM_OVERHEAD = 64 * 1024
+
+
+def documents_of(request: Request) -> Documents:
+    found = services(request).documents
+    if found is None:  # only while the app starts or stops
+        raise RuntimeError("document jobs are not running")
+    return found
+
+
+def document_key(request: Request) -> str:
+    key = request.query_params.get("key") or request.headers.get("x-document-key")
+    if not key:
+        raise InvalidRequestError("Give the document's key as `?key=` or `X-Document-Key`.",
+                                  param="key")
+    return key
+
+
+def result_response(job: Job, data: bytes, **kwargs: object) -> Response[bytes]:
+    """The translated file, with its format's media type and its upload's name."""
+    from translate_server.documents.formats import format_named
+
+    filename = job.filename or f"document{format_named(job.format).extensions[0]}"
+    return Response(content=data, media_type=format_named(job.format).media_type, headers={
+        "content-disposition": f"attachment; filename*=UTF-8''{quote(filename)}"},
+        **kwargs)  # type: ignore[arg-type]
+
+
+@post("/translate/document", status_code=202, summary="Translate a document (background job)",
+      description="Multipart form: `file`, `target_lang`, optional `source_lang` (default: "
+      "detected), `formality` (default, formal, informal), `glossary` (a JSON object of "
+      "required term translations), `retranslate` (catalogs: translate entries that already "
+      "have a translation). Answers the job's id and key and where to follow it.",
+      tags=["documents"], responses=_ERRORS)
+async def submit_document(request: Request) -> DocumentSubmitted:
+    from translate_server.documents.runner import DocumentOptions
+
+    documents = documents_of(request)
+    upload = await documents.read_upload(request)
+    fields = upload.fields
+    target = fields.get("target_lang")
+    if not target:
+        raise InvalidRequestError("Give `target_lang`.", param="target_lang")
+    formality = fields.get("formality") or "default"
+    if formality not in _FORMALITY:
+        raise InvalidRequestError(f"`formality` is one of {', '.join(_FORMALITY)}.",
+                                  param="formality")
+    options = DocumentOptions(formality=formality, glossary=_glossary(fields.get("glossary")),
+                              retranslate=fields.get("retranslate", "").lower() in
+                              ("1", "true", "yes", "on"))
+    source = fields.get("source_lang")
+    job, key = await documents.jobs.submit(
+        upload.data, filename=upload.filename, target_lang=target,
+        source_lang=None if source in (None, "", "auto") else source,
+        owner=documents.owner(request), options=options)
+    base = f"{str(request.base_url).rstrip('/')}/translate/document/{job.id}"
+    query = f"?key={key}"
+    return DocumentSubmitted(document_id=job.id, document_key=key, status=job.status,
+                             status_url=base + query, result_url=f"{base}/result{query}",
+                             events_url=f"{base}/events{query}")
+
+
+def _glossary(raw: str | None) -> dict[str, str] | None:
+    if not raw:
+        return None
+    try:
+        return msgspec.json.decode(raw, type=dict[str, str])
+    except msgspec.DecodeError:
+        raise InvalidRequestError("`glossary` is a JSON object of term translations.",
+                                  param="glossary") from None
+
+
+@get("/translate/document/{document_id:str}", summary="A document job's status",
+     tags=["documents"], responses=_ERRORS)
+async def document_status(request: Request, document_id: str) -> DocumentStatus:
+    documents = documents_of(request)
+    job = await documents.jobs.status(document_id, document_key(request),
+                                      documents.owner(request))
+    return DocumentStatus.of(job)
+
+
+@get("/translate/document/{document_id:str}/result", summary="A translated document",
+     tags=["documents"], responses=_ERRORS, media_type="application/octet-stream")
+async def document_result(request: Request, document_id: str) -> Response[bytes]:
+    documents = documents_of(request)
+    job, data = await documents.jobs.result(document_id, document_key(request),
+                                            documents.owner(request))
+    return result_response(job, data)
+
+
+@get("/translate/document/{document_id:str}/events",
+     summary="A document job's progress as server-sent events",
+     description="The job's status now and after each translated batch, as `data: <status>` "
+     "events, until it is done or failed; then `[DONE]`.",
+     tags=["documents"], responses=_ERRORS, media_type=sse.MEDIA_TYPE)
+async def document_events(request: Request, document_id: str) -> sse.EventStream:
+    documents = documents_of(request)
+    key, owner = document_key(request), documents.owner(request)
+    # Checked before the stream starts, so a wrong key is a 404, not a broken stream.
+    await documents.jobs.status(document_id, key, owner)
+    return sse.EventStream(_progress(documents, document_id, key, owner))
+
+
+async def _progress(documents: Documents, document_id: str, key: str,
+                    owner: str | None) -> AsyncGenerator[bytes, None]:
+    async for job in documents.jobs.watch(document_id, key, owner):
+        yield sse.event(DocumentStatus.of(job))
+    yield sse.DONE
+
+
+def document_routers(max_bytes: int) -> list[Router]:
+    """Ours, DeepL's and LibreTranslate's document routes, each taking bodies up to a
+    document's size (the app's body limit is for JSON requests)."""
+    from translate_server.documents import compat
+    from translate_server.http.errors import exception_handlers
+    from translate_server.translation.compat.deepl.routes import error_shape as deepl_shape
+    from translate_server.translation.compat.libretranslate.routes import (
+        error_shape as libre_shape,
+    )
+
+    size = max_bytes + FORM_OVERHEAD
+    return [
+        Router(path="/", route_handlers=[submit_document, document_status, document_result,
+                                         document_events], request_max_body_size=size),
+        Router(path="/v2", route_handlers=compat.DEEPL_ROUTES, request_max_body_size=size,
+               exception_handlers=exception_handlers(deepl_shape)),
+        Router(path="/libretranslate", route_handlers=compat.LIBRE_ROUTES,
+               request_max_body_size=size, exception_handlers=exception_handlers(libre_shape)),
+    ]

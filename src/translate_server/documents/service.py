@@ -1,0 +1,101 @@
+"""The document jobs as the routes use them: opened and closed with the app, and what every
+document route shares (reading an upload, who owns a job, what a job's status says)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from litestar import Request
+from litestar.datastructures import UploadFile
+
+from translate_server.documents.metrics import JobGauge
+from translate_server.documents.runner import DocumentJobs
+from translate_server.documents.store import JobStore
+from translate_server.documents.translator import (
+    DOCUMENT_PRIORITY,
+    DocumentAdmission,
+    EngineBudget,
+    document_translator,
+    runner_limits,
+)
+from translate_server.errors import InvalidRequestError, PayloadTooLargeError
+
+if TYPE_CHECKING:
+    from translate_server.http.observability import ServiceMetrics
+    from translate_server.settings import Settings
+    from translate_server.translation.service import TranslationService
+
+@dataclass(frozen=True, slots=True)
+class Upload:
+    data: bytes
+    filename: str | None
+    fields: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Documents:
+    jobs: DocumentJobs
+    max_bytes: int
+    keyed: bool  # API keys are configured: a job belongs to the key that submitted it
+
+    def owner(self, request: Request) -> str | None:
+        """The digest of the caller's API key where keys are configured (the gate has already
+        checked it), so one key's jobs are invisible to every other; else nobody."""
+        if not self.keyed:
+            return None
+        _, _, token = request.headers.get("authorization", "").partition(" ")
+        return hashlib.sha256(token.strip().encode()).hexdigest()
+
+    async def read_upload(self, request: Request) -> Upload:
+        """The multipart form's `file` and its other fields; 413 for a file too large."""
+        media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if media_type != "multipart/form-data":
+            raise InvalidRequestError(
+                "Send the document as multipart/form-data with the file in the field `file`.",
+                param="file")
+        form = await request.form()
+        upload = form.get("file")
+        if not isinstance(upload, UploadFile):
+            raise InvalidRequestError("The form has no file in the field `file`.", param="file")
+        data = await upload.read()
+        if len(data) > self.max_bytes:
+            raise PayloadTooLargeError(
+                f"The file has {len(data)} bytes; at most {self.max_bytes} are accepted.",
+                param="file", code="document_too_large")
+        fields = {key: value for key, value in form.items() if isinstance(value, str)}
+        return Upload(data, upload.filename or None, fields)
+
+
+async def open_documents(settings: Settings, translation: TranslationService,
+                         metrics: ServiceMetrics) -> Documents:
+    """Open the job store and start the runner (which resumes unfinished jobs)."""
+    from translate_server.translation.service import TranslationService
+
+    options = settings.documents
+    engine_requests = options.engine_requests(settings.engine.max_num_seqs)
+    service = TranslationService(
+        translation.generation,
+        # Never refuses: the budget below bounds document requests (pieces split again
+        # once tokenized may add a few).
+        DocumentAdmission(slots=engine_requests, queue_limit=4 * engine_requests,
+                          metrics=metrics),
+        settings.limits, translation.model_name, detection=translation.detection,
+        cache=translation.pieces.cache, template=translation.pieces.template,
+        priority=DOCUMENT_PRIORITY)
+    store = await JobStore.open(options.document_dir, options.document_retention)
+    limits = runner_limits(engine_requests, max_characters=options.max_document_chars,
+                           max_in_flight_per_owner=options.max_documents_per_key)
+    jobs = DocumentJobs(store, document_translator(service, EngineBudget(engine_requests)),
+                        limits,
+                        gauge=JobGauge(metrics.registry))
+    await jobs.start()
+    return Documents(jobs, options.max_document_bytes, keyed=bool(settings.server.api_keys))
+
+
+async def close_documents(documents: Documents) -> None:
+    """Stop the running jobs where they stand (they resume on the next start), then the
+    store."""
+    await documents.jobs.close()
+    await documents.jobs.store.close()

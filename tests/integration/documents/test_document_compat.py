@@ -1,0 +1,117 @@
+"""The official `deepl` client's document translation, and LibreTranslate's `translate_file` as
+its web page uses it, against a real uvicorn server over the engine double."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from pathlib import Path
+
+import deepl
+import docx
+import httpx
+import pytest
+
+from document_doubles import make_docx
+from fakes import FakeEngine
+from harness import served
+
+SRT = (b"1\n00:00:01,000 --> 00:00:02,500\nGood morning, everyone.\n\n"
+       b"2\n00:00:03,000 --> 00:00:04,000\nWelcome to the talk.\n")
+
+
+def paragraphs(data: bytes) -> list[str]:
+    return [p.text for p in docx.Document(io.BytesIO(data)).paragraphs if p.text]
+
+
+async def test_deepl_client_translates_a_docx_file(make_app, tmp_path: Path,
+                                                   engine: FakeEngine) -> None:
+    source = tmp_path / "report.docx"
+    source.write_bytes(make_docx())
+    target = tmp_path / "report.de.docx"
+    async with served(make_app()) as url:
+        translator = deepl.Translator("any-key", server_url=url)
+        status = await asyncio.to_thread(translator.translate_document_from_filepath,
+                                         source, target, source_lang="EN", target_lang="DE",
+                                         formality="more")
+    assert status.done and status.billed_characters > 0
+    expected = [text.upper() for text in paragraphs(source.read_bytes())]
+    assert paragraphs(target.read_bytes()) == expected
+    prompt = engine.decode(engine.requests[0][1])
+    assert "from English to German" in prompt and "formal" in prompt
+
+
+async def test_deepl_client_streams_and_the_result_is_deleted_once_downloaded(
+        make_app) -> None:
+    async with served(make_app()) as url:
+        translator = deepl.Translator("any-key", server_url=url)
+        out = io.BytesIO()
+        await asyncio.to_thread(translator.translate_document, io.BytesIO(SRT), out,
+                                target_lang="DE", filename="talk.srt")
+        assert b"GOOD MORNING, EVERYONE." in out.getvalue()
+        assert b"00:00:03,000 --> 00:00:04,000" in out.getvalue()
+        # Step by step, as older clients and curl do it: forms, not JSON.
+        async with httpx.AsyncClient(base_url=url) as client:
+            handle = (await client.post("/v2/document", files={"file": ("talk.srt", SRT)},
+                                        data={"target_lang": "DE"})).json()
+            form = {"document_key": handle["document_key"]}
+            document = f"/v2/document/{handle['document_id']}"
+            for _ in range(200):
+                status = (await client.post(document, data=form)).json()
+                if status["status"] == "done":
+                    break
+                assert status["status"] in ("queued", "translating")
+                await asyncio.sleep(0.01)
+            assert status == {"document_id": handle["document_id"], "status": "done",
+                              "billed_characters": 43}
+            result = await client.post(f"{document}/result", data=form)
+            assert result.status_code == 200 and b"WELCOME TO THE TALK." in result.content
+            gone = await client.post(document, data=form)
+            assert gone.status_code == 404 and "message" in gone.json()
+
+
+async def test_deepl_errors_reach_the_client(make_app) -> None:
+    async with served(make_app(FakeEngine(token_delay=0.5))) as url:
+        translator = deepl.Translator("any-key", server_url=url)
+        with pytest.raises(deepl.DeepLException, match="cannot be translated"):
+            await asyncio.to_thread(translator.translate_document_upload, b"MZ",
+                                    target_lang="DE", filename="tool.exe")
+        handle = await asyncio.to_thread(translator.translate_document_upload, SRT,
+                                         target_lang="DE", filename="talk.srt")
+        # A download too early is DeepL's 503, which its clients retry as "not ready".
+        async with httpx.AsyncClient(base_url=url) as client:
+            early = await client.post(f"/v2/document/{handle.document_id}/result",
+                                      json={"document_key": handle.document_key})
+        assert early.status_code == 503 and "not translated yet" in early.json()["message"]
+        wrong = deepl.DocumentHandle(handle.document_id, "not-the-key")
+        with pytest.raises(deepl.DeepLException, match="Not found"):
+            await asyncio.to_thread(translator.translate_document_get_status, wrong)
+
+
+async def test_deepl_keys_keep_documents_apart(make_app) -> None:
+    async with served(make_app(api_key=["alice", "bob"])) as url:
+        alice = deepl.Translator("alice", server_url=url)
+        bob = deepl.Translator("bob", server_url=url)
+        handle = await asyncio.to_thread(alice.translate_document_upload, SRT,
+                                         target_lang="DE", filename="talk.srt")
+        assert (await asyncio.to_thread(alice.translate_document_get_status, handle)).ok
+        with pytest.raises(deepl.DeepLException, match="Not found"):
+            await asyncio.to_thread(bob.translate_document_get_status, handle)
+
+
+async def test_libretranslate_translate_file_and_download(make_app) -> None:
+    async with served(make_app()) as url, httpx.AsyncClient() as client:
+        # As LibreTranslate's web page sends it: a form with the file, source and target.
+        response = await client.post(f"{url}/libretranslate/translate_file",
+                                     files={"file": ("talk.srt", SRT)},
+                                     data={"source": "auto", "target": "de"})
+        assert response.status_code == 200, response.text
+        link = response.json()["translatedFileUrl"]
+        assert link.startswith(f"{url}/libretranslate/download_file/")
+        download = await client.get(link)
+        assert download.status_code == 200
+        assert b"GOOD MORNING, EVERYONE." in download.content
+        assert "talk.srt" in download.headers["content-disposition"]
+        refused = await client.post(f"{url}/libretranslate/translate_file",
+                                    files={"file": ("tool.exe", b"MZ")}, data={"target": "de"})
+        assert refused.status_code == 400 and "cannot be translated" in refused.json()["error"]
