@@ -75,6 +75,7 @@ class TranslationSettings(_Settings):
     translation_cache_size: int = 10_000
     detection_accuracy: str = "low"
     prompt_templates: str | None = None
+    quality_guard: bool = True
 
 
 class Settings(_Settings):
@@ -149,6 +150,9 @@ OPTIONS: tuple[Option, ...] = (
            ("low", "high")),
     Option("prompt_templates", "translation", "TOML file of translation prompt templates per "
            "model family (added to the bundled ones)."),
+    Option("quality_guard", "translation", "Mask placeholders, URLs and code before translating "
+           "and check each answer (empty, echo, wrong language, lost placeholder): one retry, "
+           "then `warnings` in the response (docs/quality.md).", bool),
     Option("host", "server", "Address to listen on."),
     Option("port", "server", "Port to listen on.", int),
     Option("log_format", "server", "Log output: json, console, or auto (console on a TTY).",

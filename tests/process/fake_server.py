@@ -20,7 +20,8 @@ def main() -> int:
     token_delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
     die_after_tokens = int(sys.argv[3]) if len(sys.argv) > 3 else None
     settings = load_settings({"port": port, "served_model_name": "fake-model",
-                              "shutdown_grace": 10.0, "log_format": "json"}, environ={})
+                              "shutdown_grace": 10.0, "log_format": "json",
+                              "quality_guard": False}, environ={})
     configure_logging("json", "info")
 
     def make_engine() -> FakeEngine:

@@ -40,6 +40,7 @@ class PieceResult(msgspec.Struct, frozen=True):
     finish_reason: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    warnings: tuple[str, ...] = ()  # what the guard found still wrong (guard.py)
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from msgspec import Meta
 
@@ -25,6 +25,19 @@ SourceLanguage = Annotated[
         description="BCP-47 language tag of the text, or `auto` (the default) to detect it.",
         examples=["en"],
     ),
+]
+
+
+# What the guard found still wrong with a translation it sends (docs/quality.md).
+WARNING_KINDS = ["empty", "echo", "wrong_language", "placeholders_lost"]
+_WARNINGS = {"type": "array", "items": {"type": "string", "enum": WARNING_KINDS}}
+Warnings = Annotated[
+    list[Any],
+    Meta(description="Only when something is wrong: what the quality guard still found wrong "
+                     "with the translation after its retry (`empty`: the source is sent back "
+                     "untranslated; `placeholders_lost`: the lost ones are appended at the end). "
+                     "For a list of texts, one list per text.",
+         extra_json_schema={"oneOf": [_WARNINGS, {"type": "array", "items": _WARNINGS}]}),
 ]
 
 
@@ -72,6 +85,7 @@ class TranslateResponse(ResponseStruct, kw_only=True):
     detected_source_langs: list[DetectedLanguage] | None = None
     # Glossary terms found in the source whose required translation is in the translation.
     glossary_applied: list[str] | None = None
+    warnings: Warnings | None = None
     model: str
     usage: Usage
 
@@ -85,6 +99,9 @@ class TranslateChunk(ResponseStruct, kw_only=True):
     source_lang: str | None = None
     detected_source_lang: DetectedLanguage | None = None
     glossary_applied: list[str] | None = None
+    warnings: Annotated[list[str], Meta(
+        description="What the quality guard found wrong with the translation sent (a stream "
+                    "is checked when it ends, never retried).")] | None = None
     usage: Usage | None = None
 
 

@@ -24,6 +24,7 @@ from translate_server.translation.detection import (
     detectable_languages,
 )
 from translate_server.translation.glossary import applied_terms
+from translate_server.translation.guard import Guard
 from translate_server.translation.pieces import PieceTranslator
 from translate_server.translation.plan import Job, Plan, Planner, is_auto
 from translate_server.translation.prompts.templates import PromptTemplate
@@ -51,6 +52,7 @@ class TranslationService:
         detection: LanguageDetection | None = None,
         cache: TranslationCache | None = None,
         template: PromptTemplate | None = None,
+        quality_guard: bool = True,
     ) -> None:
         self.generation = generation
         self.admission = admission
@@ -59,8 +61,9 @@ class TranslationService:
         self.detection = detection or LanguageDetection()
         self.planner = Planner(limits, model_name, generation.max_model_len, self.detection,
                                cache)
+        guard = Guard(self.detection, self.detection.accuracy) if quality_guard else None
         self.pieces = PieceTranslator(generation, admission, limits, cache=cache,
-                                      template=template)
+                                      template=template, guard=guard)
         self.streams = TranslationStream(self.pieces, admission)
 
     async def translate(
@@ -114,11 +117,12 @@ class TranslationService:
     def respond(self, plan: Plan, record: RequestRecord) -> TranslateResponse:
         """The answer, from the plan's results: texts reassembled, usage counted once per
         unique piece, the detection and the glossary terms applied."""
-        translations, reasons = [], []
+        translations, reasons, warnings = [], [], []
         applied: set[str] = set()
         for text in plan.texts:
             results = [plan.results[key] for key in text.slots]
             translations.append(text.document.assemble([r.text for r in results]))
+            warnings.append(list(dict.fromkeys(w for r in results for w in r.warnings)))
             reasons.append("length" if any(r.finish_reason == "length" for r in results)
                            else "stop")
             for key, result in zip(text.slots, results, strict=True):
@@ -142,11 +146,13 @@ class TranslationService:
                 translations=translations, finish_reasons=reasons,
                 source_lang="auto" if detected else plan.texts[0].source.tag,
                 detected_source_langs=detections if detected else None,
+                warnings=warnings if any(warnings) else None,
                 **common,
             )
         return TranslateResponse(
             translation=translations[0], finish_reason=reasons[0],
-            source_lang=plan.texts[0].source.tag, detected_source_lang=detections[0], **common,
+            source_lang=plan.texts[0].source.tag, detected_source_lang=detections[0],
+            warnings=warnings[0] or None, **common,
         )
 
     # -- /detect and /languages ------------------------------------------------------------

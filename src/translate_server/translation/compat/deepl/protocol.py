@@ -35,10 +35,12 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
         )
 
 
-class DeepLTranslation(msgspec.Struct, kw_only=True):
+class DeepLTranslation(msgspec.Struct, kw_only=True, omit_defaults=True):
     detected_source_language: str
     text: str
     billed_characters: int
+    # Not DeepL's: what the quality guard found wrong (DeepL's clients ignore unknown fields).
+    warnings: list[str] | None = None
 
 
 class DeepLTranslateResponse(msgspec.Struct, kw_only=True):
@@ -52,10 +54,12 @@ class DeepLTranslateResponse(msgspec.Struct, kw_only=True):
             sources = [deepl_code(d.language) for d in response.detected_source_langs]
         else:
             sources = [deepl_code(response.source_lang)] * len(translations)
+        warnings = response.warnings or [[]] * len(translations)
         return cls(translations=[
             DeepLTranslation(detected_source_language=source, text=text,
-                             billed_characters=len(original))
-            for source, text, original in zip(sources, translations, request.text, strict=True)
+                             billed_characters=len(original), warnings=warned or None)
+            for source, text, original, warned in zip(sources, translations, request.text,
+                                                      warnings, strict=True)
         ])
 
 

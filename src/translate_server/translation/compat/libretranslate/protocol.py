@@ -3,7 +3,7 @@ conversion to and from the plain translation API."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
@@ -42,16 +42,21 @@ class LibreDetected(msgspec.Struct, kw_only=True):
 class LibreTranslateResponse(ResponseStruct, kw_only=True):
     translatedText: str | list[str]
     detectedLanguage: LibreDetected | list[LibreDetected] | None = None
+    # Not LibreTranslate's: what the quality guard found wrong, as /translate gives it
+    # (its clients ignore unknown fields).
+    warnings: list[Any] | None = None
 
     @classmethod
     def of(cls, response: TranslateResponse) -> LibreTranslateResponse:
         if response.translations is not None:
             detected = ([LibreDetected.of(d) for d in response.detected_source_langs]
                         if response.detected_source_langs else None)
-            return cls(translatedText=response.translations, detectedLanguage=detected)
+            return cls(translatedText=response.translations, detectedLanguage=detected,
+                       warnings=response.warnings)
         single = (LibreDetected.of(response.detected_source_lang)
                   if response.detected_source_lang else None)
-        return cls(translatedText=response.translation or "", detectedLanguage=single)
+        return cls(translatedText=response.translation or "", detectedLanguage=single,
+                   warnings=response.warnings)
 
 
 class LibreDetectRequest(RequestStruct, kw_only=True):

@@ -1,0 +1,112 @@
+"""The guard after generation: what the model answered, checked before it is sent.
+
+A piece's protected spans are masked before the model sees them (masking.py) and restored in
+its answer; the answer is then checked (checks.py) for the failures a retry can fix:
+
+- `empty`: nothing for a source with text; a lone made-up tag (`<text>`, `<label>`) that the
+  source does not have counts as nothing.
+- `echo`: the source sent back, when source and target languages differ.
+- `wrong_language`: confidently in another language than the target. Only answers with
+  enough letters are judged (checks.MIN_LETTERS), and not when the answer is already an echo.
+- `placeholders_lost`: a protected span whose token the answer lost.
+
+On any of them the piece gets ONE more engine request with other sampling (`RETRY_SAMPLING`),
+and the better of the two answers is kept. What is still wrong is reported in `warnings`;
+spans still lost are appended to the answer, so none is ever missing. An answer still empty
+after the retry is replaced by the source, with the warning `empty`: an empty string is
+never a success.
+
+Pure decisions; pieces.py runs the engine requests.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import msgspec
+
+from translate_server.translation.checks import (
+    FAILURE_KINDS,
+    Detector,
+    FailureKind,
+    LanguageJudge,
+    base_language,
+    check_translation,
+)
+from translate_server.translation.masking import DEFAULT_STYLE, Masked, mask
+
+# Failures a second try may fix, and how bad each is when choosing between two answers: a
+# lost span is appended back, an answer in the wrong language is at least an answer.
+_WEIGHTS = {
+    FailureKind.EMPTY: 8,
+    FailureKind.ECHO: 4,
+    FailureKind.WRONG_LANGUAGE: 3,
+    FailureKind.PLACEHOLDERS_LOST: 1,
+}
+GUARDED_KINDS: tuple[FailureKind, ...] = tuple(k for k in FAILURE_KINDS if k in _WEIGHTS)
+# The retry: a little randomness, seeded so that it repeats, and a penalty on the prompt's
+# own tokens, which is what an echo copies.
+RETRY_SAMPLING = {"temperature": 0.3, "seed": 1, "repetition_penalty": 1.2}
+
+_LONE_TAG = re.compile(r"\s*</?[A-Za-z][\w:-]{0,30}\s*/?>\s*")
+
+
+class Review(msgspec.Struct, frozen=True):
+    """One answer, unmasked and checked."""
+
+    text: str
+    failures: tuple[FailureKind, ...] = ()
+    lost: tuple[str, ...] = ()  # protected spans the answer lost
+
+    @property
+    def badness(self) -> int:
+        return sum(_WEIGHTS[kind] for kind in self.failures)
+
+
+class Outcome(msgspec.Struct, frozen=True):
+    """What is sent: the chosen answer, repaired, and what is still wrong with it."""
+
+    text: str
+    warnings: tuple[str, ...]
+    chosen: int  # which attempt
+
+
+class Guard:
+    def __init__(self, detector: Detector, accuracy: str = "low",
+                 style: str = DEFAULT_STYLE) -> None:
+        self.judge = LanguageJudge(detector, accuracy)
+        self.style = style
+
+    def mask(self, text: str, text_format: str) -> Masked:
+        # In HTML the parser has decoded entities already: `&amp;` there is text.
+        return mask(text, entities=text_format == "text", style=self.style)
+
+    def review(self, source: str, masked: Masked, answer: str, source_lang: str,
+               target_lang: str) -> Review:
+        unmasked = masked.unmask(answer)
+        text = unmasked.text
+        if _LONE_TAG.fullmatch(text) and text.strip() not in source:
+            text = ""
+        verdict = check_translation(source, text, source_lang, target_lang)
+        failures = {kind for kind in verdict.failures if kind in _WEIGHTS}
+        if unmasked.lost:
+            failures.add(FailureKind.PLACEHOLDERS_LOST)
+        if (text and not failures & {FailureKind.ECHO}
+                and base_language(source_lang) != base_language(target_lang)
+                and self.judge.wrong_language(text, target_lang) is not None):
+            failures.add(FailureKind.WRONG_LANGUAGE)
+        return Review(text, tuple(k for k in GUARDED_KINDS if k in failures), unmasked.lost)
+
+    @staticmethod
+    def choose(source: str, reviews: Sequence[Review]) -> Outcome:
+        """The least bad answer (the first on a tie: greedy before sampled), repaired."""
+        index = min(range(len(reviews)), key=lambda i: (reviews[i].badness, i))
+        best = reviews[index]
+        if not best.text.strip():
+            text = source  # untranslated rather than nothing; `empty` says so
+        elif best.lost:
+            text = " ".join([best.text.rstrip(), *best.lost])
+        else:
+            text = best.text
+        return Outcome(text, tuple(str(kind) for kind in best.failures), index)
