@@ -104,9 +104,7 @@ class Guard:
         index = min(range(len(reviews)), key=lambda i: (reviews[i].badness, i))
         best = reviews[index]
         if not best.text.strip():
-            text = source  # untranslated rather than nothing; `empty` says so
-        elif best.lost:
-            text = " ".join([best.text.rstrip(), *best.lost])
-        else:
-            text = best.text
+            # Untranslated rather than nothing (spans and all); `empty` says so.
+            return Outcome(source, (str(FailureKind.EMPTY),), index)
+        text = " ".join([best.text.rstrip(), *best.lost]) if best.lost else best.text
         return Outcome(text, tuple(str(kind) for kind in best.failures), index)
