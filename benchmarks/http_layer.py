@@ -35,8 +35,10 @@ from translate_server.loadgen.stats import median
 from translate_server.loadgen.workload import WorkItem
 
 APPS: tuple[str, ...] = ("litestar", "fastapi", "floor")
+# Not compared by default: the service without its translation quality guard (`--apps
+# litestar,unguarded` shows what the guard costs).
 FACTORIES = {"litestar": "apps:litestar_app", "fastapi": "apps:fastapi_app",
-             "floor": "apps:floor_app"}
+             "floor": "apps:floor_app", "unguarded": "apps:unguarded_app"}
 APIS: tuple[str, ...] = ("translate", "chat", "chat-stream")
 SERVED_NAME = "bench-model"  # as benchmarks/apps.py serves it
 
@@ -151,12 +153,12 @@ def summarize_rounds(rounds: list[dict[str, dict[str, float]]], apis: list[str])
 
 
 def format_summary(summary: dict) -> str:
-    lines = [f"{'arm':<22} {'req/s':>9} {'server cpu us/req':>18} {'capacity req/s':>15} "
+    lines = [f"{'arm':<24} {'req/s':>9} {'server cpu us/req':>18} {'capacity req/s':>15} "
              f"{'p50 ms':>8} {'p99 ms':>8} {'cpu us/token':>13}"]
     for arm, m in summary["medians"].items():
         cpu = m["server_cpu_us_per_request"]
         per_token = m.get("server_cpu_us_per_token")
-        lines.append(f"{arm:<22} {m['requests_per_s']:>9,.0f} {cpu:>18,.0f} "
+        lines.append(f"{arm:<24} {m['requests_per_s']:>9,.0f} {cpu:>18,.0f} "
                      f"{1e6 / cpu if cpu else 0:>15,.0f} {m['latency_p50_ms']:>8.2f} "
                      f"{m['latency_p99_ms']:>8.2f} "
                      f"{'' if per_token is None else f'{per_token:,.1f}':>13}")
@@ -187,15 +189,18 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
     server_cpus = {cpus[0]} if pinned else None
     client_cpus = set(cpus[1:]) if pinned else None
 
-    ports = {name: free_port() for name in APPS}
-    processes = {name: start_app(name, bench_dir, ports[name], server_cpus) for name in APPS}
+    names = [a.strip() for a in args.apps.split(",") if a.strip()]
+    if set(names) - set(FACTORIES):
+        raise ValueError(f"unknown app(s); choose from {', '.join(FACTORIES)}")
+    ports = {name: free_port() for name in names}
+    processes = {name: start_app(name, bench_dir, ports[name], server_cpus) for name in names}
     previous_affinity = os.sched_getaffinity(0)
     try:
-        for name in APPS:
+        for name in names:
             wait_ready(processes[name], ports[name])
         if client_cpus:
             os.sched_setaffinity(0, client_cpus)
-        arms = [(app, api) for api in apis for app in APPS]
+        arms = [(app, api) for api in apis for app in names]
         rounds = []
         for r in range(args.rounds):
             shift = r % len(arms)
@@ -207,7 +212,7 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
                     args.warmup
                 ))
                 f = figures[f"{app} {api}"]
-                log(f"round {r + 1}/{args.rounds} {app:>8} {api:<9} "
+                log(f"round {r + 1}/{args.rounds} {app:>9} {api:<9} "
                     f"{f['requests_per_s']:8,.0f} req/s  "
                     f"{f['server_cpu_us_per_request']:6,.0f} us cpu/req  {f['errors']} errors")
             rounds.append(figures)
@@ -234,6 +239,8 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bench-dir", default=None, help="the folder of apps.py (default: this one)")
+    parser.add_argument("--apps", default=",".join(APPS),
+                        help=f"apps to compare (default: {','.join(APPS)}; also: unguarded)")
     parser.add_argument("--apis", default=",".join(APIS),
                         help=f"routes to compare (default: {','.join(APIS)})")
     parser.add_argument("--stream-tokens", type=int, default=64,
