@@ -3,8 +3,8 @@
 A piece's protected spans are masked before the model sees them (masking.py) and restored in
 its answer; the answer is then checked (checks.py) for the failures a retry can fix:
 
-- `empty`: nothing for a source with text; a lone made-up tag (`<text>`, `<label>`) that the
-  source does not have counts as nothing.
+- `empty`: nothing for a source with text; an answer of made-up tags alone (`<text>`,
+  `<span class="text-white">`) that the source does not have counts as nothing.
 - `echo`: the source sent back, when source and target languages differ.
 - `wrong_language`: confidently in another language than the target. Only answers with
   enough letters are judged (checks.MIN_LETTERS), and not when the answer is already an echo.
@@ -49,7 +49,8 @@ GUARDED_KINDS: tuple[FailureKind, ...] = tuple(k for k in FAILURE_KINDS if k in 
 # own tokens, which is what an echo copies.
 RETRY_SAMPLING = {"temperature": 0.3, "seed": 1, "repetition_penalty": 1.2}
 
-_LONE_TAG = re.compile(r"\s*</?[A-Za-z][\w:-]{0,30}\s*/?>\s*")
+# An answer of nothing but tags (`<text>`, `<span class="x"></span>`).
+_LONE_TAG = re.compile(r"(?:\s*</?[A-Za-z][\w:-]{0,30}(?:\s[^<>]{0,200})?/?>)+\s*")
 
 
 class Review(msgspec.Struct, frozen=True):

@@ -44,6 +44,7 @@ def test_a_good_answer_passes() -> None:
 def test_empty_echo_and_lone_tag() -> None:
     assert review("Good morning", "").failures == (K.EMPTY,)
     assert review("Good morning", "  <text> ").failures == (K.EMPTY,)
+    assert review("Good morning", '<span class="text-white"></span>').failures == (K.EMPTY,)
     assert review("Good morning", "Good morning.").failures == (K.ECHO,)
     # The same language on both sides is not an echo.
     assert review("Good morning", "Good morning", target_lang="en").failures == ()
