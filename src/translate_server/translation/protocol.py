@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from msgspec import Meta
 
@@ -28,16 +28,14 @@ SourceLanguage = Annotated[
 ]
 
 
-# What the guard found still wrong with a translation it sends (docs/quality.md).
-WARNING_KINDS = ["empty", "echo", "wrong_language", "placeholders_lost"]
-_WARNINGS = {"type": "array", "items": {"type": "string", "enum": WARNING_KINDS}}
+# What the guard found still wrong with a translation it sends (docs/quality.md): one list
+# of kinds for a text, one list per text for a list of texts.
 Warnings = Annotated[
-    list[Any],
+    list[str | list[str]],
     Meta(description="Only when something is wrong: what the quality guard still found wrong "
-                     "with the translation after its retry (`empty`: the source is sent back "
-                     "untranslated; `placeholders_lost`: the lost ones are appended at the end). "
-                     "For a list of texts, one list per text.",
-         extra_json_schema={"oneOf": [_WARNINGS, {"type": "array", "items": _WARNINGS}]}),
+                     "with the translation after its retry: `empty` (the source is sent back "
+                     "untranslated), `echo`, `wrong_language`, `placeholders_lost` (the lost "
+                     "ones are appended at the end). For a list of texts, one list per text."),
 ]
 
 

@@ -3,7 +3,7 @@ conversion to and from the plain translation API."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import Meta
@@ -44,7 +44,7 @@ class LibreTranslateResponse(ResponseStruct, kw_only=True):
     detectedLanguage: LibreDetected | list[LibreDetected] | None = None
     # Not LibreTranslate's: what the quality guard found wrong, as /translate gives it
     # (its clients ignore unknown fields).
-    warnings: list[Any] | None = None
+    warnings: list[str | list[str]] | None = None
 
     @classmethod
     def of(cls, response: TranslateResponse) -> LibreTranslateResponse:
