@@ -6,8 +6,10 @@ its answer; the answer is then checked (checks.py) for the failures a retry can 
 - `empty`: nothing for a source with text; an answer of made-up tags alone (`<text>`,
   `<span class="text-white">`) that the source does not have counts as nothing.
 - `echo`: the source sent back, when source and target languages differ.
-- `wrong_language`: confidently in another language than the target. Only answers with
-  enough letters are judged (checks.MIN_LETTERS), and not when the answer is already an echo.
+- `wrong_language`: confidently in another language than the target (checks.LanguageJudge),
+  or left in the source language: the detector gives the source at least `SOURCE_LANGUAGE`
+  and the target at most 0.02. Only answers with enough letters are judged
+  (checks.MIN_LETTERS), and not when the answer is already an echo.
 - `placeholders_lost`: a protected span whose token the answer lost.
 
 On any of them the piece gets ONE more engine request with other sampling (`RETRY_SAMPLING`),
@@ -28,11 +30,13 @@ import msgspec
 
 from translate_server.translation.checks import (
     FAILURE_KINDS,
+    Candidate,
     Detector,
     FailureKind,
     LanguageJudge,
     base_language,
     check_translation,
+    judged_text,
 )
 from translate_server.translation.masking import DEFAULT_STYLE, Masked, mask
 
@@ -50,6 +54,11 @@ GUARDED_KINDS: tuple[FailureKind, ...] = tuple(k for k in FAILURE_KINDS if k in 
 RETRY_SAMPLING = {"temperature": 0.3, "seed": 1, "repetition_penalty": 1.2}
 
 # An answer of nothing but tags (`<text>`, `<span class="x"></span>`).
+# Left in the source language (docs/quality.md): on Django's catalogs, added to the judge's
+# rule, human translations flagged 40 -> 50 of 2,950, untranslated sources caught 73% -> 84%.
+SOURCE_LANGUAGE = 0.3
+_TARGET_AT_MOST = 0.02
+
 _LONE_TAG = re.compile(r"(?:\s*</?[A-Za-z][\w:-]{0,30}(?:\s[^<>]{0,200})?/?>)+\s*")
 
 
@@ -76,7 +85,8 @@ class Outcome(msgspec.Struct, frozen=True):
 class Guard:
     def __init__(self, detector: Detector, accuracy: str = "low",
                  style: str = DEFAULT_STYLE) -> None:
-        self.judge = LanguageJudge(detector, accuracy)
+        self.detector = _LastAnswer(detector)
+        self.judge = LanguageJudge(self.detector, accuracy)
         self.style = style
 
     def mask(self, text: str, text_format: str) -> Masked:
@@ -95,9 +105,22 @@ class Guard:
             failures.add(FailureKind.PLACEHOLDERS_LOST)
         if (text and not failures & {FailureKind.ECHO}
                 and base_language(source_lang) != base_language(target_lang)
-                and self.judge.wrong_language(text, target_lang) is not None):
+                and self._wrong_language(text, source_lang, target_lang)):
             failures.add(FailureKind.WRONG_LANGUAGE)
         return Review(text, tuple(k for k in GUARDED_KINDS if k in failures), unmasked.lost)
+
+    def _wrong_language(self, text: str, source_lang: str, target_lang: str) -> bool:
+        if self.judge.wrong_language(text, target_lang) is not None:
+            return True
+        judged = judged_text(text)
+        if judged is None:
+            return False
+        confidence: dict[str, float] = {}
+        for found in self.detector.candidates(judged, 10):  # the judge's call, remembered
+            language = base_language(found.language.tag)
+            confidence[language] = confidence.get(language, 0.0) + found.confidence
+        return (confidence.get(base_language(source_lang), 0.0) >= SOURCE_LANGUAGE
+                and confidence.get(base_language(target_lang), 0.0) <= _TARGET_AT_MOST)
 
     @staticmethod
     def choose(source: str, reviews: Sequence[Review]) -> Outcome:
@@ -109,3 +132,18 @@ class Guard:
             return Outcome(source, (str(FailureKind.EMPTY),), index)
         text = " ".join([best.text.rstrip(), *best.lost]) if best.lost else best.text
         return Outcome(text, tuple(str(kind) for kind in best.failures), index)
+
+
+class _LastAnswer:
+    """The detector, remembering its last answer: the guard asks twice about the same text."""
+
+    def __init__(self, detector: Detector) -> None:
+        self.detector = detector
+        self.last: tuple[str, int, Sequence[Candidate]] | None = None
+
+    def candidates(self, text: str, limit: int = 3) -> Sequence[Candidate]:
+        if self.last is not None and self.last[0] == text and self.last[1] == limit:
+            return self.last[2]
+        found = self.detector.candidates(text, limit)
+        self.last = (text, limit, found)
+        return found

@@ -96,3 +96,24 @@ def test_html_text_nodes_keep_their_entities_as_text() -> None:
     guard = Guard(StubDetector("de"))
     assert guard.mask("Fish &amp; chips", "html") == Masked("Fish &amp; chips", ())
     assert guard.mask("Fish &amp; chips", "text").spans == ("&amp;",)
+
+
+class Guesses(StubDetector):
+    def __init__(self, *guesses: tuple[str, float]) -> None:
+        super().__init__()
+        self.guesses = guesses
+
+    def candidates(self, text: str, limit: int = 3) -> list[_Guess]:
+        self.calls += 1
+        return [_Guess(_Lang(tag), confidence) for tag, confidence in self.guesses]
+
+
+def test_an_answer_left_in_the_source_language_is_the_wrong_one() -> None:
+    answer = "La valeur de la clé ne sera pas une chaîne"
+    unsure = Guesses(("fr", 0.83), ("eu", 0.16))  # not sure enough for the judge alone
+    assert review("The value will not be a string", answer, detector=unsure, source_lang="fr",
+                  target_lang="en").failures == (K.WRONG_LANGUAGE,)
+    assert unsure.calls == 1  # one detection for both rules
+    target_possible = Guesses(("fr", 0.83), ("en", 0.1))
+    assert review("The value will not be a string", answer, detector=target_possible,
+                  source_lang="fr", target_lang="en").failures == ()
