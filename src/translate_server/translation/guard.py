@@ -49,9 +49,10 @@ _WEIGHTS = {
     FailureKind.PLACEHOLDERS_LOST: 1,
 }
 GUARDED_KINDS: tuple[FailureKind, ...] = tuple(k for k in FAILURE_KINDS if k in _WEIGHTS)
-# The retry: a little randomness, seeded so that it repeats, and a penalty on the prompt's
-# own tokens, which is what an echo copies.
-RETRY_SAMPLING = {"temperature": 0.3, "seed": 1, "repetition_penalty": 1.2}
+# The retry: a little randomness, seeded so that it repeats. (A repetition penalty, which
+# falls on the prompt's tokens that an echo copies, also falls on the end-of-turn token the
+# prompt has: with 1.2, half the retried answers ran on to max_tokens.)
+RETRY_SAMPLING = {"temperature": 0.3, "seed": 1}
 
 # An answer of nothing but tags (`<text>`, `<span class="x"></span>`).
 # Left in the source language (docs/quality.md): on Django's catalogs, added to the judge's

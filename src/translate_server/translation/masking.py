@@ -8,7 +8,7 @@ plain text, HTML entities (`&amp;`, `&#160;`).
 Each span becomes a numbered token (`{1}`, `{2}`, ...) that small models copy through a
 translation far more reliably than `%(count)d` or a URL (docs/quality.md has the measurement).
 Restoring puts each span back once: a token the model repeated is dropped after its first
-use, a token the model lost is reported (`Unmasked.lost`) so that the caller can retry, or
+use, one it made up (`{7}` of two spans) is dropped, a token the model lost is reported (`Unmasked.lost`) so that the caller can retry, or
 append the span and warn.
 """
 
@@ -89,10 +89,10 @@ def unmask(masked: Masked, answer: str) -> Unmasked:
 
     def restore(match: re.Match[str]) -> str:
         number = int(match.group(1))
-        if not 1 <= number <= len(masked.spans):
-            return match.group()
-        if number in used:
-            return _DROPPED  # a repeated token: each span comes back once
+        if number in used or not 1 <= number <= len(masked.spans):
+            # A repeated token (each span comes back once), or one the model made up: the
+            # source had no such text, every brace field of it being masked.
+            return _DROPPED
         used.add(number)
         return masked.spans[number - 1]
 

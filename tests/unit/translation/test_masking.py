@@ -51,8 +51,9 @@ def test_a_url_keeps_its_brace_and_trailing_punctuation_is_not_taken() -> None:
     assert [text[a:b] for a, b in protected_spans(text)] == ["https://example.org/{id}/x", "%s"]
 
 
-def test_numbers_out_of_range_are_the_model_s_own_text() -> None:
-    assert mask("Hi %s").unmask("{1} und {7}").text == "%s und {7}"
+def test_tokens_the_model_made_up_are_dropped() -> None:
+    assert mask("Hi %s").unmask("{1} und {7}").text == "%s und"
+    assert mask("Hi").unmask("Hallo {1}").text == "Hallo {1}"  # nothing was masked
 
 
 # -- any text, any placeholders -----------------------------------------------------------
