@@ -41,10 +41,25 @@ _TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.7
 class RequestRecord:
     """What one request did, filled in as it happens. Times are `time.perf_counter()` values."""
 
-    __slots__ = ("request_id", "route", "method", "started", "status", "model",
-                 "prompt_tokens", "completion_tokens", "engine_requests", "submitted",
-                 "first_token", "finished", "finish_reason", "error_code",
-                 "quality_failures", "quality_retries", "quality_warnings")
+    __slots__ = (
+        "completion_tokens",
+        "engine_requests",
+        "error_code",
+        "finish_reason",
+        "finished",
+        "first_token",
+        "method",
+        "model",
+        "prompt_tokens",
+        "quality_failures",
+        "quality_retries",
+        "quality_warnings",
+        "request_id",
+        "route",
+        "started",
+        "status",
+        "submitted",
+    )
 
     def __init__(self, request_id: str, route: str, method: str) -> None:
         self.request_id = request_id
@@ -180,8 +195,16 @@ class ServiceMetrics:
 
 
 class _RouteMetrics:
-    __slots__ = ("_metrics", "_route", "_by_status", "latency", "ttft", "prompt_tokens",
-                 "completion_tokens", "in_flight")
+    __slots__ = (
+        "_by_status",
+        "_metrics",
+        "_route",
+        "completion_tokens",
+        "in_flight",
+        "latency",
+        "prompt_tokens",
+        "ttft",
+    )
 
     def __init__(self, metrics: ServiceMetrics, route: str) -> None:
         self._metrics = metrics

@@ -10,9 +10,10 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 from structlog.testing import capture_logs
 
+from translate_server.inference.engine import SamplingOptions
+
 from fakes import _SOURCE, FakeEngine
 from harness import AppClient, running
-from translate_server.inference.engine import SamplingOptions
 
 GERMAN = "Die Datei wurde erfolgreich gespeichert und kann jetzt geöffnet werden"
 

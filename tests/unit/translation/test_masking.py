@@ -99,6 +99,6 @@ def test_an_answer_short_of_tokens_reports_exactly_the_lost_spans(
     masked = mask(case[0])
     kept = data.draw(st.lists(st.integers(1, max(1, len(masked.spans))), unique=True))
     kept = [n for n in kept if n <= len(masked.spans)]
-    restored = masked.unmask(" ".join("{%d}" % n for n in kept))
+    restored = masked.unmask(" ".join(f"{{{n}}}" for n in kept))
     assert Counter(restored.lost) == Counter(
         span for i, span in enumerate(masked.spans, 1) if i not in kept)
