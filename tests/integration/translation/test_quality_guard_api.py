@@ -73,7 +73,8 @@ async def test_an_echo_is_retried_and_the_better_answer_sent(guarded) -> None:
     assert body["translation"] == GERMAN
     assert "warnings" not in body
     assert len(engine.requests) == 2
-    assert engine.requests[1][2].temperature == 0.3 and engine.requests[1][2].seed == 1
+    retry = engine.requests[1][2]
+    assert (retry.temperature, retry.seed, retry.repetition_penalty) == (0.3, 1, 1.15)
     assert body["usage"]["completion_tokens"] == 4 + len(GERMAN.split())
     assert 'translate_quality_failures_total{kind="echo",route="/translate"} 1.0' in metrics
     assert 'translate_quality_retries_total{route="/translate"} 1.0' in metrics
