@@ -15,17 +15,22 @@ from zero_engine import ZeroLatencyEngine
 SERVED_NAME = "bench-model"
 
 
-def settings() -> Settings:
+def settings(quality_guard: bool = True) -> Settings:
     # No translation cache: repeated texts would skip the work the comparison app does.
-    return load_settings({"served_model_name": SERVED_NAME, "translation_cache_size": 0},
-                         environ={})
+    return load_settings({"served_model_name": SERVED_NAME, "translation_cache_size": 0,
+                          "quality_guard": quality_guard}, environ={})
 
 
-def litestar_app():
+def litestar_app(quality_guard: bool = True):
     from translate_server.app import create_app
 
     configure_logging("json", "info")
-    return create_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME))
+    return create_app(settings(quality_guard), lambda: ZeroLatencyEngine(model=SERVED_NAME))
+
+
+def unguarded_app():
+    """The service without its translation quality guard: what the guard costs."""
+    return litestar_app(quality_guard=False)
 
 
 def litestar_traced_app():

@@ -41,9 +41,11 @@ from translate_server.loadgen.workload import WorkItem
 
 APPS: tuple[str, ...] = ("litestar", "fastapi", "floor")
 TRACED_APPS: tuple[str, ...] = ("traced", "otel-asgi")
+# Not compared by default: traced arms, and the service without its translation quality guard
+# (`--apps litestar,unguarded` shows what the guard costs).
 FACTORIES = {"litestar": "apps:litestar_app", "fastapi": "apps:fastapi_app",
              "floor": "apps:floor_app", "traced": "apps:litestar_traced_app",
-             "otel-asgi": "apps:litestar_otel_asgi_app"}
+             "otel-asgi": "apps:litestar_otel_asgi_app", "unguarded": "apps:unguarded_app"}
 APIS: tuple[str, ...] = ("translate", "chat", "chat-stream")
 SERVED_NAME = "bench-model"  # as benchmarks/apps.py serves it
 
@@ -198,12 +200,12 @@ def summarize_rounds(rounds: list[dict[str, dict[str, float]]], apis: list[str])
 
 
 def format_summary(summary: dict) -> str:
-    lines = [f"{'arm':<22} {'req/s':>9} {'server cpu us/req':>18} {'capacity req/s':>15} "
+    lines = [f"{'arm':<24} {'req/s':>9} {'server cpu us/req':>18} {'capacity req/s':>15} "
              f"{'p50 ms':>8} {'p99 ms':>8} {'cpu us/token':>13}"]
     for arm, m in summary["medians"].items():
         cpu = m["server_cpu_us_per_request"]
         per_token = m.get("server_cpu_us_per_token")
-        lines.append(f"{arm:<22} {m['requests_per_s']:>9,.0f} {cpu:>18,.0f} "
+        lines.append(f"{arm:<24} {m['requests_per_s']:>9,.0f} {cpu:>18,.0f} "
                      f"{1e6 / cpu if cpu else 0:>15,.0f} {m['latency_p50_ms']:>8.2f} "
                      f"{m['latency_p99_ms']:>8.2f} "
                      f"{'' if per_token is None else f'{per_token:,.1f}':>13}")
@@ -297,6 +299,8 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bench-dir", default=None, help="the folder of apps.py (default: this one)")
+    parser.add_argument("--apps", default=",".join(APPS),
+                        help=f"apps to compare (default: {','.join(APPS)}; also: unguarded)")
     parser.add_argument("--apis", default=",".join(APIS),
                         help=f"routes to compare (default: {','.join(APIS)})")
     parser.add_argument("--apps", default=",".join(APPS),

@@ -14,6 +14,7 @@ on top of that is its own.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncGenerator, Mapping, Sequence
 
 from translate_server.inference.engine import (
@@ -26,6 +27,13 @@ from translate_server.inference.engine import (
 
 REPLY = "Das ist eine kurze Übersetzung, immer dieselbe."
 REPLY_TOKENS = 12
+# The reply in the language a translation prompt asks for ("... from English to French"), so
+# that the service's quality guard passes it as a real answer would (its language check runs;
+# no retry). Anything else gets the German one.
+REPLIES = (REPLY, "C'est une courte traduction, toujours la même.",
+           "Es una traducción corta, siempre la misma.", "This is a short translation, always the same.")
+_TARGETS = {"German": 0, "French": 1, "Spanish": 2, "English": 3}
+_TARGET = re.compile(r"\bto (German|French|Spanish|English)\b")
 TOKEN = " Wort"  # each streamed output's text
 
 
@@ -43,7 +51,10 @@ class ZeroLatencyEngine:
 
     def tokenize_chat(self, messages: Sequence[ChatMessage]) -> list[int]:
         chars = sum(len(m["content"]) for m in messages)
-        return [0] * (chars // 4 + 4 * len(messages) + 3)
+        target = _TARGET.search(messages[0]["content"]) if messages else None
+        # The first token id says which reply to give.
+        return [_TARGETS[target.group(1)] if target else 0] + \
+            [0] * (chars // 4 + 4 * len(messages) + 2)
 
     def tokenize_text(self, text: str, *, special_tokens_as_text: bool = True) -> list[int]:
         return [0] * (len(text) // 4 + 1)
@@ -62,7 +73,8 @@ class ZeroLatencyEngine:
             return
         tokens = min(REPLY_TOKENS, options.max_tokens)
         finish = "stop" if tokens == REPLY_TOKENS else "length"
-        steps = [GenerationStep(i, REPLY, tokens, finish) for i in range(options.n)]
+        reply = REPLIES[prompt_token_ids[0]] if prompt_token_ids else REPLY
+        steps = [GenerationStep(i, reply, tokens, finish) for i in range(options.n)]
         yield EngineOutput(len(prompt_token_ids), steps, True)
 
     async def abort(self, request_id: str) -> None:

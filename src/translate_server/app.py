@@ -137,6 +137,7 @@ def build_services(engine: Engine, settings: Settings, admission: Admission,
         generation, admission, settings.limits, model_name, detection=detection,
         cache=TranslationCache(options.translation_cache_size, metrics_.registry),
         template=PromptTemplates.load(options.prompt_templates).for_model(engine.info.model),
+        quality_guard=options.quality_guard,
     )
     return Services(
         engine=engine, generation=generation, admission=admission, metrics=metrics_,

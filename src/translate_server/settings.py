@@ -83,6 +83,7 @@ class TranslationSettings(_Settings):
     detection_accuracy: str = "low"
     prompt_templates: str | None = None
     glossary_db: str | None = None
+    quality_guard: bool = True
 
 
 class DocumentSettings(_Settings):
@@ -183,6 +184,9 @@ OPTIONS: tuple[Option, ...] = (
            "model family (added to the bundled ones)."),
     Option("glossary_db", "translation", "SQLite file where DeepL glossaries are kept "
            "(default: glossaries.sqlite3 in --model-cache-dir)."),
+    Option("quality_guard", "translation", "Mask placeholders, URLs and code before translating "
+           "and check each answer (empty, echo, wrong language, lost placeholder): one retry, "
+           "then `warnings` in the response (docs/quality.md).", bool),
     Option("document_dir", "documents", "Where document jobs and their files are kept "
            "(an SQLite database and a folder per job); jobs left unfinished resume on start."),
     Option("document_retention", "documents", "Seconds a finished document job (its result) "

@@ -22,7 +22,8 @@ from fakes import FakeEngine
 def serve(engine: FakeEngine, **overrides: Any) -> Iterator[str]:
     """The app over `engine` behind a real uvicorn server on a free loopback port, in a thread
     with its own event loop (the browser is a separate process, it needs real HTTP)."""
-    settings = load_settings({"served_model_name": "fake-model", **overrides}, environ={})
+    settings = load_settings({"served_model_name": "fake-model", "quality_guard": False,
+                              **overrides}, environ={})
     app = create_app(settings, lambda: engine)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))

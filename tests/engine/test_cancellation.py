@@ -21,6 +21,7 @@ CLIENTS = 200
 
 async def test_clients_giving_up_abort_their_engine_requests(tiny_model) -> None:
     settings = load_settings({"model": str(tiny_model), "served_model_name": "tiny",
+                              "quality_guard": False,
                               "max_model_len": 512, "max_num_seqs": 16,
                               "max_queued_requests": CLIENTS}, environ={})
     app = create_app(settings, lambda: create_vllm_engine(settings.engine))

@@ -70,6 +70,7 @@ async def translated(client: AppClient, name: str, data: str) -> bytes:
 async def test_srt_and_po_files_translate_on_the_real_engine(tiny_model: Path,
                                                              tmp_path: Path) -> None:
     settings = load_settings({"model": str(tiny_model), "served_model_name": "tiny",
+                              "quality_guard": False,
                               "max_model_len": 512, "max_num_seqs": 8, "max_tokens": 24,
                               "document_dir": str(tmp_path)}, environ={})
     app = create_app(settings, lambda: create_vllm_engine(settings.engine))

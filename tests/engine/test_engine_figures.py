@@ -24,6 +24,7 @@ TOKENS = 32
 
 async def test_engine_figures_of_requests_answered_whole(tiny_model) -> None:
     settings = load_settings({"model": str(tiny_model), "served_model_name": "tiny",
+                              "quality_guard": False,
                               "max_model_len": 512, "max_num_seqs": SLOTS}, environ={})
     app = create_app(settings, lambda: create_vllm_engine(settings.engine))
     body = {"model": "tiny", "max_tokens": TOKENS, "ignore_eos": True, "seed": 1,

@@ -24,7 +24,7 @@ def main() -> int:
     document_dir = sys.argv[4] if len(sys.argv) > 4 else tempfile.mkdtemp()
     settings = load_settings({"port": port, "served_model_name": "fake-model",
                               "shutdown_grace": 10.0, "log_format": "json",
-                              "document_dir": document_dir,
+                              "document_dir": document_dir, "quality_guard": False,
                               # Glossaries of a throwaway database, not the user's.
                               "glossary_db": str(Path(tempfile.mkdtemp()) / "glossaries.db")},
                              environ={})

@@ -56,7 +56,8 @@ class RequestRecord:
     __slots__ = ("request_id", "route", "method", "started", "status", "model",
                  "prompt_tokens", "completion_tokens", "engine_requests", "submitted",
                  "first_token", "finished", "finish_reason", "error_code", "engine",
-                 "preemptions", "cached_tokens", "trace")
+                 "preemptions", "cached_tokens", "trace", "quality_failures",
+                 "quality_retries", "quality_warnings")
 
     def __init__(self, request_id: str, route: str, method: str) -> None:
         self.request_id = request_id
@@ -80,6 +81,11 @@ class RequestRecord:
         self.cached_tokens: int | None = None
         # The request's span, where tracing is on.
         self.trace: RequestTrace | None = None
+        # The translation guard's findings: failures of first answers, retries, and what
+        # the answers sent still have (None until the guard finds something).
+        self.quality_failures: list[str] | None = None
+        self.quality_retries = 0
+        self.quality_warnings: list[str] | None = None
 
     def engine_submitted(self) -> None:
         now = time.perf_counter()
@@ -119,6 +125,14 @@ class RequestRecord:
             "preemptions": self.preemptions,
             "cached_tokens": self.cached_tokens or 0,
         }
+
+    def quality_checked(self, failures: tuple[str, ...], warnings: tuple[str, ...],
+                        retried: bool) -> None:
+        if failures:
+            self.quality_failures = [*(self.quality_failures or ()), *failures]
+        if warnings:
+            self.quality_warnings = [*(self.quality_warnings or ()), *warnings]
+        self.quality_retries += retried
 
     def timings_ms(self, ended: float) -> dict[str, float]:
         def ms(start: float | None, end: float | None) -> float | None:
@@ -182,6 +196,15 @@ class ServiceMetrics:
         self.rejected = Counter("translate_requests_rejected",
                                 "Requests turned away before reaching the engine.", ["reason"],
                                 registry=r)
+        self.quality_failures = Counter(
+            "translate_quality_failures", "Translation answers the guard found wrong, by kind "
+            "(before its retry).", ["route", "kind"], registry=r)
+        self.quality_retries = Counter("translate_quality_retries",
+                                       "Engine requests made again by the translation guard.",
+                                       ["route"], registry=r)
+        self.quality_warnings = Counter(
+            "translate_quality_warnings", "Failures still in translations sent (the response's "
+            "`warnings`), by kind.", ["route", "kind"], registry=r)
         self._routes: dict[str, _RouteMetrics] = {}
 
     def observe(self, record: RequestRecord, ended: float) -> None:
@@ -200,6 +223,17 @@ class ServiceMetrics:
             per_route.engine_prefill.observe(timings.prefill)
             per_route.engine_ttft.observe(timings.first_token)
             per_route.engine_decode.observe(timings.decode)
+        if record.quality_failures or record.quality_warnings:
+            self._observe_quality(record)
+
+    def _observe_quality(self, record: RequestRecord) -> None:
+        # Rare (a failed answer), so the labelled children are looked up each time.
+        for kind in record.quality_failures or ():
+            self.quality_failures.labels(record.route, kind).inc()
+        if record.quality_retries:
+            self.quality_retries.labels(record.route).inc(record.quality_retries)
+        for kind in record.quality_warnings or ():
+            self.quality_warnings.labels(record.route, kind).inc()
 
     def for_route(self, route: str) -> _RouteMetrics:
         # Labelled children are looked up once per route, not once per request.
@@ -304,6 +338,11 @@ class RequestObserver:
             fields["finish_reason"] = record.finish_reason
         if record.error_code:
             fields["error_code"] = record.error_code
+        if record.quality_failures:
+            fields["quality_failures"] = record.quality_failures
+            fields["quality_retries"] = record.quality_retries
+        if record.quality_warnings:
+            fields["warnings"] = record.quality_warnings
         fields.update(record.timings_ms(ended))
         if record.engine is not None:
             fields.update(record.engine_fields())

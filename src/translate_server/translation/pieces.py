@@ -8,6 +8,7 @@ engine requests are admitted too.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator
 from functools import lru_cache
 
@@ -16,12 +17,14 @@ import msgspec
 from translate_server.errors import InvalidRequestError
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import GenerationStep, SamplingOptions
-from translate_server.inference.generation import Completion, GenerationService, Prompt
+from translate_server.inference.generation import GenerationService, Prompt
 from translate_server.settings import LimitSettings
 from translate_server.translation.cache import CachedTranslation, TranslationCache
 from translate_server.translation.glossary import entries_in
+from translate_server.translation.guard import RETRY_SAMPLING, Guard, Review
 from translate_server.translation.hygiene import StreamCleaner, clean_translation
 from translate_server.translation.languages import Language
+from translate_server.translation.masking import Masked
 from translate_server.translation.plan import MAX_PIECE_TOKENS, Job, Piece, PieceResult
 from translate_server.translation.prompts.templates import (
     PromptTemplate,
@@ -45,6 +48,7 @@ class PieceTranslator:
         cache: TranslationCache | None = None,
         template: PromptTemplate | None = None,
         priority: int = 0,
+        guard: Guard | None = None,
     ) -> None:
         self.generation = generation
         self.admission = admission
@@ -52,45 +56,86 @@ class PieceTranslator:
         self.cache = cache
         self.template = template
         self.priority = priority  # the engine's scheduling order of every request made here
+        self.guard = guard
 
     async def translate(self, piece: Piece, job: Job) -> PieceResult:
         """The piece's translation, whole."""
-        prompt, tokens, budget = await self._tokenized(piece, job)
+        masked = self.guard.mask(piece.text, job.request.format) if self.guard else None
+        # The model sees the piece with its protected spans masked (guard.py).
+        asked = dataclasses.replace(piece, text=masked.text) if masked and masked.spans \
+            else piece
+        prompt, tokens, budget = await self._tokenized(asked, job)
         if document := _refitting(piece, tokens, budget):
             result = await self._translate_refitted(piece, document, job)
         else:
-            options = self._options(prompt, piece, tokens, job.request.max_tokens)
-            completion, alternatives = await self._complete(prompt, options, piece, job)
-            result = PieceResult(
-                clean_translation(completion.texts[0], piece.text,
-                                  languages=job.languages(piece)),
-                completion.finish_reasons[0] or "stop",
-                completion.prompt_tokens + (alternatives.prompt_tokens if alternatives else 0),
-                completion.completion_tokens
-                + (alternatives.completion_tokens if alternatives else 0),
-                tuple(clean_translation(text, piece.text, languages=job.languages(piece))
-                      for text in (alternatives.texts if alternatives else ())),
-            )
+            options = self._options(prompt, asked, tokens, job.request.max_tokens)
+            result = await self._complete(asked, prompt, options, job,
+                                          alternatives=job.request.alternatives)
+            if self.guard is not None and masked is not None:
+                result = await self._guarded(self.guard, piece, masked, prompt, options,
+                                             result, job)
         self._remember(piece, result)
         return result
 
-    async def _complete(self, prompt: Prompt, options: SamplingOptions, piece: Piece,
-                        job: Job) -> tuple[Completion, Completion | None]:
-        """The greedy translation and, when asked for, the sampled alternatives (one engine
+    async def _complete(self, asked: Piece, prompt: Prompt, options: SamplingOptions,
+                        job: Job, *, alternatives: int = 0) -> PieceResult:
+        """The greedy translation and, when asked for, sampled alternatives (one engine
         request of n choices beside it, admitted as one more)."""
-        count = job.request.alternatives
-        if not count:
-            return await self.generation.complete(prompt, options, job.record,
-                                                  job.deadline), None
-        sampled = msgspec.structs.replace(options, n=count, temperature=ALTERNATIVES_TEMPERATURE)
-        ticket = self.admission.admit(1)
-        try:
-            greedy, alternatives = await asyncio.gather(
-                self.generation.complete(prompt, options, job.record, job.deadline),
-                self.generation.complete(prompt, sampled, job.record, job.deadline))
-        finally:
-            ticket.release()
-        return greedy, alternatives
+        if not alternatives:
+            completion = await self.generation.complete(prompt, options, job.record,
+                                                        job.deadline)
+            extra = None
+        else:
+            sampled = msgspec.structs.replace(options, n=alternatives,
+                                              temperature=ALTERNATIVES_TEMPERATURE)
+            ticket = self.admission.admit(1)
+            try:
+                completion, extra = await asyncio.gather(
+                    self.generation.complete(prompt, options, job.record, job.deadline),
+                    self.generation.complete(prompt, sampled, job.record, job.deadline))
+            finally:
+                ticket.release()
+        languages = job.languages(asked)
+        return PieceResult(
+            clean_translation(completion.texts[0], asked.text, languages=languages),
+            completion.finish_reasons[0] or "stop",
+            completion.prompt_tokens + (extra.prompt_tokens if extra else 0),
+            completion.completion_tokens + (extra.completion_tokens if extra else 0),
+            alternatives=tuple(clean_translation(text, asked.text, languages=languages)
+                               for text in (extra.texts if extra else ())),
+        )
+
+    # -- the guard, once the engine has answered (guard.py) ---------------------------------
+    async def _guarded(self, guard: Guard, piece: Piece, masked: Masked, prompt: Prompt,
+                       options: SamplingOptions, first: PieceResult, job: Job) -> PieceResult:
+        """The better of the answer and, when it failed a check, one more try; what is
+        still wrong goes into `warnings` and the request's record."""
+        reviews = [_review(guard, piece, masked, first, job)]
+        attempts = [first]
+        if reviews[0].failures:
+            asked = dataclasses.replace(piece, text=masked.text)
+            retry = msgspec.structs.replace(options, **RETRY_SAMPLING)
+            attempts.append(await self._complete(asked, prompt, retry, job))
+            reviews.append(_review(guard, piece, masked, attempts[1], job))
+        outcome = guard.choose(piece.text, reviews)
+        job.record.quality_checked(tuple(map(str, reviews[0].failures)), outcome.warnings,
+                                   len(attempts) > 1)
+        return PieceResult(
+            outcome.text, attempts[outcome.chosen].finish_reason,
+            sum(a.prompt_tokens for a in attempts), sum(a.completion_tokens for a in attempts),
+            alternatives=tuple(masked.unmask(text).text for text in first.alternatives),
+            warnings=outcome.warnings)
+
+    def _stream_warnings(self, piece: Piece, sent: str, job: Job) -> tuple[str, ...]:
+        """A stream's answer is already sent: checked after the fact, never retried."""
+        if self.guard is None:
+            return ()
+        review = self.guard.review(piece.text, Masked(piece.text, ()), sent,
+                                   piece.source.tag, job.target.tag)
+        warnings = tuple(map(str, review.failures))
+        job.record.quality_checked(warnings, warnings, False)
+        return warnings
+    # -- end of the guard -------------------------------------------------------------------
 
     async def open(self, piece: Piece, job: Job) -> AsyncIterator[str | PieceResult]:
         """Submit the piece's engine request and wait for its first output; the piece's
@@ -101,7 +146,7 @@ class PieceTranslator:
         options = self._options(prompt, piece, tokens, job.request.max_tokens)
         started = await self.generation.start_stream(prompt, options, job.record, job.deadline)
         return self._cleaned(piece, StreamCleaner(piece.text, job.languages(piece)),
-                             prompt, started.first, started.rest)
+                             prompt, started.first, started.rest, job)
 
     async def _cleaned(
         self,
@@ -110,6 +155,7 @@ class PieceTranslator:
         prompt: Prompt,
         first: GenerationStep | None,
         steps: AsyncIterator[GenerationStep],
+        job: Job,
     ) -> AsyncIterator[str | PieceResult]:
         reason, completion_tokens = "stop", 0
         step = first
@@ -126,9 +172,11 @@ class PieceTranslator:
             yield text
         # The cache keeps what a request that is not streamed would have computed from the
         # same answer: a stream cleans as it goes and may have let something through.
+        warnings = self._stream_warnings(piece, cleaner.sent, job)
         self._remember(piece, PieceResult(cleaner.whole, reason, prompt.tokens,
-                                          completion_tokens))
-        yield PieceResult(cleaner.sent, reason, prompt.tokens, completion_tokens)
+                                          completion_tokens, warnings=warnings))
+        yield PieceResult(cleaner.sent, reason, prompt.tokens, completion_tokens,
+                          warnings=warnings)
 
     async def _refitted_stream(
         self, piece: Piece, document: Document, job: Job
@@ -165,6 +213,7 @@ class PieceTranslator:
             tuple(document.assemble([r.alternatives[j] if j < len(r.alternatives) else r.text
                                      for r in results])
                   for j in range(job.request.alternatives)),
+            warnings=tuple(dict.fromkeys(w for r in results for w in r.warnings)),
         )
 
     def _token_budget(self, overhead: int, param: str) -> int:
@@ -211,8 +260,14 @@ class PieceTranslator:
                                priority=self.priority)
 
     def _remember(self, piece: Piece, result: PieceResult) -> None:
-        if self.cache is not None and piece.key is not None and result.finish_reason == "stop":
+        # An answer with warnings is not kept: the next request tries again.
+        if self.cache is not None and piece.key is not None and result.finish_reason == "stop" \
+                and not result.warnings:
             self.cache.put(piece.key, CachedTranslation(result.text, result.completion_tokens))
+
+
+def _review(guard: Guard, piece: Piece, masked: Masked, result: PieceResult, job: Job) -> Review:
+    return guard.review(piece.text, masked, result.text, piece.source.tag, job.target.tag)
 
 
 def _refitting(piece: Piece, tokens: int, budget: int) -> Document | None:

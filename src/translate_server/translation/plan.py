@@ -45,6 +45,7 @@ class PieceResult(msgspec.Struct, frozen=True):
     completion_tokens: int = 0
     # Sampled further translations, when the request asked for alternatives.
     alternatives: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()  # what the guard found still wrong (guard.py)
 
 
 @dataclass

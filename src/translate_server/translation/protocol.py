@@ -28,6 +28,17 @@ SourceLanguage = Annotated[
 ]
 
 
+# What the guard found still wrong with a translation it sends (docs/quality.md): one list
+# of kinds for a text, one list per text for a list of texts.
+Warnings = Annotated[
+    list[str | list[str]],
+    Meta(description="Only when something is wrong: what the quality guard still found wrong "
+                     "with the translation after its retry: `empty` (the source is sent back "
+                     "untranslated), `echo`, `wrong_language`, `placeholders_lost` (the lost "
+                     "ones are appended at the end). For a list of texts, one list per text."),
+]
+
+
 class TranslateRequest(RequestStruct, kw_only=True):
     text: Annotated[
         str | list[str],
@@ -83,6 +94,7 @@ class TranslateResponse(ResponseStruct, kw_only=True):
     glossary_applied: list[str] | None = None
     # With `alternatives`: each text's further translations.
     alternatives: list[list[str]] | None = None
+    warnings: Warnings | None = None
     model: str
     usage: Usage
 
@@ -96,6 +108,9 @@ class TranslateChunk(ResponseStruct, kw_only=True):
     source_lang: str | None = None
     detected_source_lang: DetectedLanguage | None = None
     glossary_applied: list[str] | None = None
+    warnings: Annotated[list[str], Meta(
+        description="What the quality guard found wrong with the translation sent (a stream "
+                    "is checked when it ends, never retried).")] | None = None
     usage: Usage | None = None
 
 

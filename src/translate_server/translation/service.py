@@ -24,6 +24,7 @@ from translate_server.translation.detection import (
     detectable_languages,
 )
 from translate_server.translation.glossary import applied_terms
+from translate_server.translation.guard import Guard
 from translate_server.translation.pieces import PieceTranslator
 from translate_server.translation.plan import FAN_OUT_SLICE, Job, Plan, Planner, is_auto
 from translate_server.translation.prompts.templates import PromptTemplate
@@ -52,6 +53,7 @@ class TranslationService:
         cache: TranslationCache | None = None,
         template: PromptTemplate | None = None,
         priority: int = 0,
+        quality_guard: bool = True,
     ) -> None:
         self.generation = generation
         self.admission = admission
@@ -60,8 +62,9 @@ class TranslationService:
         self.detection = detection or LanguageDetection()
         self.planner = Planner(limits, model_name, generation.max_model_len, self.detection,
                                cache, line_by_line=template is not None and template.line_by_line)
+        guard = Guard(self.detection, self.detection.accuracy) if quality_guard else None
         self.pieces = PieceTranslator(generation, admission, limits, cache=cache,
-                                      template=template, priority=priority)
+                                      template=template, priority=priority, guard=guard)
         self.streams = TranslationStream(self.pieces, admission)
 
     async def translate(
@@ -127,7 +130,7 @@ class TranslationService:
     def respond(self, plan: Plan, record: RequestRecord) -> TranslateResponse:
         """The answer, from the plan's results: texts reassembled, usage counted once per
         unique piece, the detection and the glossary terms applied."""
-        translations, reasons, alternatives = [], [], []
+        translations, reasons, alternatives, warnings = [], [], [], []
         applied: set[str] = set()
         for text in plan.texts:
             results = [plan.results[key] for key in text.slots]
@@ -137,6 +140,7 @@ class TranslationService:
                 text.document.assemble([r.alternatives[j] if j < len(r.alternatives)
                                         else r.text for r in results])
                 for j in range(plan.request.alternatives)])
+            warnings.append(list(dict.fromkeys(w for r in results for w in r.warnings)))
             reasons.append("length" if any(r.finish_reason == "length" for r in results)
                            else "stop")
             for key, result in zip(text.slots, results, strict=True):
@@ -161,11 +165,13 @@ class TranslationService:
                 translations=translations, finish_reasons=reasons,
                 source_lang="auto" if detected else plan.texts[0].source.tag,
                 detected_source_langs=detections if detected else None,
+                warnings=warnings if any(warnings) else None,
                 **common,
             )
         return TranslateResponse(
             translation=translations[0], finish_reason=reasons[0],
-            source_lang=plan.texts[0].source.tag, detected_source_lang=detections[0], **common,
+            source_lang=plan.texts[0].source.tag, detected_source_lang=detections[0],
+            warnings=warnings[0] or None, **common,
         )
 
     # -- /detect and /languages ------------------------------------------------------------

@@ -90,7 +90,8 @@ async def _events(
         yield sse.event(TranslateChunk(
             delta="", finish_reason=final.finish_reason, source_lang=final.source_lang,
             detected_source_lang=final.detected_source_lang,
-            glossary_applied=final.glossary_applied, usage=final.usage))
+            glossary_applied=final.glossary_applied, warnings=final.warnings,
+            usage=final.usage))
         yield sse.DONE
     except Exception as exc:  # noqa: BLE001 - stream_failure logs the unexpected
         # A 200 is already on the wire: the failure becomes the stream's last event.

@@ -35,7 +35,7 @@ def exporter() -> InMemorySpanExporter:
 def traced(exporter: InMemorySpanExporter, engine: FakeEngine):
     provider = sdk_trace.TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    settings = load_settings({"served_model_name": "fake-model"}, environ={})
+    settings = load_settings({"served_model_name": "fake-model", "quality_guard": False}, environ={})
     engine.timings = FIGURES
     return create_app(settings, lambda: engine, tracing=Tracing(provider))
 
@@ -109,7 +109,8 @@ async def test_a_stream_and_a_callers_trace(traced, exporter) -> None:
 async def test_a_refusal_is_a_failed_admission(exporter, engine: FakeEngine) -> None:
     provider = sdk_trace.TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    settings = load_settings({"served_model_name": "fake-model", "max_num_seqs": 1,
+    settings = load_settings({"served_model_name": "fake-model", "quality_guard": False,
+                              "max_num_seqs": 1,
                               "max_queued_requests": 0}, environ={})
     app = create_app(settings, lambda: engine, tracing=Tracing(provider))
     engine.hang = True
@@ -130,7 +131,7 @@ async def test_requests_left_out_by_the_sampler_leave_no_spans(exporter, engine)
 
     provider = sdk_trace.TracerProvider(sampler=ALWAYS_OFF)
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    settings = load_settings({"served_model_name": "fake-model"}, environ={})
+    settings = load_settings({"served_model_name": "fake-model", "quality_guard": False}, environ={})
     engine.timings = FIGURES
     async with running(create_app(settings, lambda: engine, tracing=Tracing(provider))) as client:
         assert (await client.post("/translate", json=TRANSLATE)).status_code == 200

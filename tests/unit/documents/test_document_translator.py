@@ -25,7 +25,8 @@ from fakes import FakeEngine
 def document_service(engine: FakeEngine, metrics: ServiceMetrics) -> TranslationService:
     return TranslationService(GenerationService(engine),
                               DocumentAdmission(slots=4, queue_limit=16, metrics=metrics),
-                              LimitSettings(), "fake-model", priority=DOCUMENT_PRIORITY)
+                              LimitSettings(), "fake-model", priority=DOCUMENT_PRIORITY,
+                              quality_guard=False)
 
 
 async def test_batches_run_at_low_priority_without_interactive_admission() -> None:

@@ -75,6 +75,8 @@ class DeepLTranslation(ResponseStruct, kw_only=True):
     text: str
     billed_characters: int
     model_type_used: str | None = None
+    # Not DeepL's: what the quality guard found wrong (DeepL's clients ignore unknown fields).
+    warnings: list[str] | None = None
 
 
 class DeepLTranslateResponse(msgspec.Struct, kw_only=True):
@@ -92,15 +94,18 @@ class DeepLTranslateResponse(msgspec.Struct, kw_only=True):
         else:
             sources = iter([deepl_code(response.source_lang)] * len(request.text))
         model_type = request.model_type and "quality_optimized"
+        warnings = iter(response.warnings or ())
         result = []
         for i, original in enumerate(request.text):
+            warned = None
             if i in kept:
                 source, text = deepl_code(kept[i]), original
             else:
                 source, text = next(sources), next(translations)
+                warned = next(warnings, None) or None
             result.append(DeepLTranslation(detected_source_language=source, text=text,
                                            billed_characters=len(original),
-                                           model_type_used=model_type))
+                                           model_type_used=model_type, warnings=warned))
         return cls(translations=result)
 
 

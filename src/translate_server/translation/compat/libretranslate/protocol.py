@@ -65,6 +65,9 @@ class LibreTranslateResponse(ResponseStruct, kw_only=True):
     # A text's alternatives, or a list of them per text of a batch (msgspec takes one array
     # type per union, hence the bare list).
     alternatives: list | None = None
+    # Not LibreTranslate's: what the quality guard found wrong, as /translate gives it
+    # (its clients ignore unknown fields).
+    warnings: list[str | list[str]] | None = None
 
     @classmethod
     def of(cls, response: TranslateResponse) -> LibreTranslateResponse:
@@ -72,12 +75,12 @@ class LibreTranslateResponse(ResponseStruct, kw_only=True):
             detected = ([LibreDetected.of(d) for d in response.detected_source_langs]
                         if response.detected_source_langs else None)
             return cls(translatedText=response.translations, detectedLanguage=detected,
-                       alternatives=response.alternatives)
+                       alternatives=response.alternatives, warnings=response.warnings)
         single = (LibreDetected.of(response.detected_source_lang)
                   if response.detected_source_lang else None)
         alternatives = response.alternatives[0] if response.alternatives else None
         return cls(translatedText=response.translation or "", detectedLanguage=single,
-                   alternatives=alternatives)
+                   alternatives=alternatives, warnings=response.warnings)
 
 
 class LibreDetectRequest(RequestStruct, kw_only=True):
