@@ -37,8 +37,9 @@ class Replica:
     process group, so that SIGKILL takes the engine's processes too (as a dying machine or
     container would)."""
 
-    def __init__(self, name: str, args: list[str], log_dir: Path) -> None:
+    def __init__(self, name: str, args: list[str], log_dir: Path, core: int = 0) -> None:
         self.name = name
+        self.core = core
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.args = args
@@ -47,11 +48,12 @@ class Replica:
 
     def start(self) -> None:
         # Unbuffered: the log is complete even when a test kills the process.
-        # nobind: vLLM's CPU worker pins its threads to the first core by default, so two
-        # replicas on one small machine would share one core and a restarting replica's
+        # A core of its own: vLLM's CPU worker pins its threads to the first core by default,
+        # so two replicas on one small machine would share it, and a restarting replica's
         # worker would wait minutes behind the busy one.
+        core = str(self.core % (os.cpu_count() or 1))
         env = {**os.environ, **ENGINE_ENV, "TRANSLATE_LOG_FORMAT": "console",
-               "PYTHONUNBUFFERED": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
+               "PYTHONUNBUFFERED": "1", "VLLM_CPU_OMP_THREADS_BIND": core}
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
                 [*command(), "serve", "--port", str(self.port), *self.args],
