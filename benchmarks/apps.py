@@ -7,7 +7,7 @@ comparison app, each around the zero-latency engine, logging one JSON line per r
 
 from __future__ import annotations
 
-from translate_server.http.observability import configure_logging
+from translate_server.http.logging_setup import configure_logging
 from translate_server.settings import Settings, load_settings
 
 from zero_engine import ZeroLatencyEngine

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 from batching_engine import BatchingEngine
 
 from translate_server.app import create_app
-from translate_server.http.observability import configure_logging
+from translate_server.http.logging_setup import configure_logging
 from translate_server.loadgen.stats import percentile
 from translate_server.settings import load_settings
 

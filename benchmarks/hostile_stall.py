@@ -109,7 +109,7 @@ def app():
     if path := os.environ.get(TURNS_FILE):
         _note_longest_loop_turn(path)
     from translate_server.app import create_app
-    from translate_server.http.observability import configure_logging
+    from translate_server.http.logging_setup import configure_logging
     from translate_server.settings import load_settings
 
     configure_logging("json", "warning")

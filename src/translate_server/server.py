@@ -12,7 +12,7 @@ import structlog
 import uvicorn
 
 from translate_server.app import create_app
-from translate_server.http.observability import configure_logging
+from translate_server.http.logging_setup import configure_logging
 from translate_server.http.services import Services
 from translate_server.inference.engine import Engine
 from translate_server.inference.heap import freeze_startup_heap

@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
-from translate_server.http.observability import configure_logging
+from translate_server.http.logging_setup import configure_logging
 from translate_server.server import run_server
 from translate_server.settings import load_settings
 

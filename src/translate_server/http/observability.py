@@ -18,12 +18,10 @@ from __future__ import annotations
 import logging
 import os
 import re
-import sys
 import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
-import msgspec
 import structlog
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from litestar.utils import normalize_path
@@ -360,56 +358,3 @@ def _request_id(scope: Scope) -> str:
                 return candidate
             break
     return os.urandom(16).hex()  # as random as uuid4().hex, at a fraction of its cost
-
-
-def configure_logging(log_format: str = "auto", level: str = "info") -> None:
-    """Our own lines go straight from structlog to stderr; stdlib loggers (uvicorn, vLLM) come
-    through a formatter with the same renderer, so every line has one shape."""
-    use_console = log_format == "console" or (log_format == "auto" and sys.stderr.isatty())
-    level_number = logging.getLevelName(level.upper())
-    timestamper = structlog.processors.TimeStamper(fmt="iso", utc=True)
-    shared: list[Any] = [structlog.contextvars.merge_contextvars,
-                         structlog.processors.add_log_level, timestamper]
-    if use_console:
-        own_renderer: Any = structlog.dev.ConsoleRenderer()
-        stdlib_renderer: Any = own_renderer
-        factory: Any = structlog.PrintLoggerFactory(sys.stderr)
-    else:
-        shared.append(structlog.processors.format_exc_info)
-        # Bytes straight to the stream: no stdlib LogRecord, no str round trip.
-        own_renderer = structlog.processors.JSONRenderer(serializer=_json_bytes)
-        stdlib_renderer = structlog.processors.JSONRenderer(serializer=_json_str)
-        factory = structlog.BytesLoggerFactory(sys.stderr.buffer)
-    structlog.configure(
-        processors=[*shared, own_renderer],
-        wrapper_class=structlog.make_filtering_bound_logger(level_number),
-        logger_factory=factory,
-        cache_logger_on_first_use=True,
-    )
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(
-        structlog.stdlib.ProcessorFormatter(
-            foreign_pre_chain=[structlog.stdlib.ExtraAdder(), structlog.stdlib.add_logger_name,
-                               *shared],
-            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta,
-                        stdlib_renderer],
-        )
-    )
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(level_number)
-    # uvicorn's access log would duplicate our canonical request line.
-    logging.getLogger("uvicorn.access").disabled = True
-    for name in ("uvicorn", "uvicorn.error", "vllm"):
-        logger = logging.getLogger(name)
-        logger.handlers[:] = []
-        logger.propagate = True
-
-
-def _json_bytes(obj: Any, default: Any = None, **_: Any) -> bytes:
-    # structlog passes its fallback for values JSON has no form for (exceptions, paths...).
-    return msgspec.json.encode(obj, enc_hook=default or repr)
-
-
-def _json_str(obj: Any, default: Any = None, **_: Any) -> str:
-    return _json_bytes(obj, default).decode()
