@@ -37,9 +37,8 @@ class Replica:
     process group, so that SIGKILL takes the engine's processes too (as a dying machine or
     container would)."""
 
-    def __init__(self, name: str, args: list[str], log_dir: Path, core: int = 0) -> None:
+    def __init__(self, name: str, args: list[str], log_dir: Path) -> None:
         self.name = name
-        self.core = core
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.args = args
@@ -48,12 +47,13 @@ class Replica:
 
     def start(self) -> None:
         # Unbuffered: the log is complete even when a test kills the process.
-        # A core of its own: vLLM's CPU worker pins its threads to the first core by default,
-        # so two replicas on one small machine would share it, and a restarting replica's
-        # worker would wait minutes behind the busy one.
-        core = str(self.core % (os.cpu_count() or 1))
+        # No CPU binding, one OpenMP thread: by default vLLM's CPU worker pins itself to a
+        # core, and on a small machine a (re)starting replica then stalls for minutes: at
+        # import, torch probes each core by moving onto it, and waits behind a worker that
+        # holds that core. Unpinned, the replicas share the cores as any two processes do.
         env = {**os.environ, **ENGINE_ENV, "TRANSLATE_LOG_FORMAT": "console",
-               "PYTHONUNBUFFERED": "1", "VLLM_CPU_OMP_THREADS_BIND": core}
+               "PYTHONUNBUFFERED": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind",
+               "OMP_NUM_THREADS": "1"}
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
                 [*command(), "serve", "--port", str(self.port), *self.args],

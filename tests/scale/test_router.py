@@ -54,7 +54,7 @@ def translate_body(source: str = "en", target: str = "de", **extra) -> dict:
 def replicas(tmp_path_factory) -> Iterator[list[Replica]]:
     model = tiny_model_dir(ROOT / ".cache" / "test-models")
     log_dir = tmp_path_factory.mktemp("replicas")
-    started = [Replica(f"replica{i}", ["--model", str(model), *REPLICA_ARGS], log_dir, core=i)
+    started = [Replica(f"replica{i}", ["--model", str(model), *REPLICA_ARGS], log_dir)
                for i in (1, 2)]
     try:
         for replica in started:
