@@ -8,6 +8,7 @@ engine requests are admitted too.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from collections.abc import AsyncIterator
 from functools import lru_cache
@@ -115,7 +116,8 @@ class PieceTranslator:
         if reviews[0].failures:
             asked = dataclasses.replace(piece, text=masked.text)
             retry = msgspec.structs.replace(options, **RETRY_SAMPLING)
-            attempts.append(await self._complete(asked, prompt, retry, job))
+            with self._retry_span(reviews[0]):
+                attempts.append(await self._complete(asked, prompt, retry, job))
             reviews.append(_review(guard, piece, masked, attempts[1], job))
         outcome = guard.choose(piece.text, reviews)
         job.record.quality_checked(tuple(map(str, reviews[0].failures)), outcome.warnings,
@@ -125,6 +127,15 @@ class PieceTranslator:
             sum(a.prompt_tokens for a in attempts), sum(a.completion_tokens for a in attempts),
             alternatives=tuple(masked.unmask(text).text for text in first.alternatives),
             warnings=outcome.warnings)
+
+    def _retry_span(self, first: Review) -> contextlib.AbstractContextManager[object]:
+        """Where tracing is on, the retry is a span of its own (its engine request beneath
+        it), saying what the first answer failed."""
+        tracing = self.generation.tracing
+        if tracing is None:
+            return contextlib.nullcontext()
+        return tracing.span("quality retry",
+                            {"quality.failures": [str(kind) for kind in first.failures]})
 
     def _stream_warnings(self, piece: Piece, sent: str, job: Job) -> tuple[str, ...]:
         """A stream's answer is already sent: checked after the fact, never retried."""

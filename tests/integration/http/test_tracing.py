@@ -91,6 +91,25 @@ async def test_pieces_are_engine_requests_of_one_request(traced, exporter) -> No
         "admission", "engine request", "engine request", "tokenize", "tokenize"]
 
 
+async def test_a_quality_retry_is_a_span_over_its_engine_request(exporter, engine) -> None:
+    provider = sdk_trace.TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    # The engine double answers the source upper-cased: the guard calls it an echo and retries.
+    settings = load_settings({"served_model_name": "fake-model", "quality_guard": True},
+                             environ={})
+    async with running(create_app(settings, lambda: engine, tracing=Tracing(provider))) as client:
+        response = await client.post("/translate", json=TRANSLATE)
+        assert response.status_code == 200 and response.json()["warnings"] == ["echo"]
+    spans = [s for s in exporter.get_finished_spans() if s.name != "GET /metrics"]
+    only_trace(spans)
+    children = tree(spans)
+    assert children["POST /translate"] == ["admission", "engine request", "quality retry",
+                                           "tokenize"]
+    assert children["quality retry"] == ["engine request"]
+    (retry,) = [s for s in spans if s.name == "quality retry"]
+    assert retry.attributes["quality.failures"] == ("echo",)
+
+
 async def test_a_stream_and_a_callers_trace(traced, exporter) -> None:
     caller = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
     async with running(traced) as client:
