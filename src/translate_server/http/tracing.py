@@ -6,8 +6,9 @@ beneath it, in the handler's task or in the tasks it starts for a request's piec
 children: `admission`, `tokenize`, and one `engine request` per engine request, whose own
 children (`engine wait`, `prefill`, `decode`) are laid out from the engine's figures once it
 finishes. A retry of the quality guard is a `quality retry` span (what the first answer
-failed) over its engine request. The engine request's context goes to vLLM as a `traceparent`, so vLLM's own
-`llm_request` span (exported to the same endpoint) hangs beneath it.
+failed) over its engine request. The engine request's context goes to vLLM as a
+`traceparent`, so vLLM's own `llm_request` span (exported to the same endpoint) hangs
+beneath it.
 
 The SDK is used directly, through a provider of our own rather than the global one: vLLM
 sets the global provider for its spans when its tracing is on, and tests give each app an
