@@ -20,7 +20,12 @@ from translate_server.documents.protocol import (
     DeepLDocumentStatus,
     LibreFileTranslated,
 )
-from translate_server.documents.routes import document_errors, documents_of, result_response
+from translate_server.documents.routes import (
+    document_errors,
+    documents_of,
+    naming_job,
+    result_response,
+)
 from translate_server.errors import ApiError, DocumentNotReadyError, InvalidRequestError
 from translate_server.http.openapi import COMPAT_ERRORS
 from translate_server.translation.compat.common import read_body
@@ -33,7 +38,7 @@ _LIBRE_ERRORS = document_errors(*COMPAT_ERRORS, shape=LibreError)
 
 @post("/document", status_code=200, summary="DeepL v2: upload a document to translate",
       tags=["deepl"], responses=_DEEPL_ERRORS)
-async def deepl_upload_document(request: Request) -> DeepLDocumentHandle:
+async def deepl_upload_document(request: Request) -> Response[DeepLDocumentHandle]:
     from translate_server.documents.runner import DocumentOptions
 
     documents = documents_of(request)
@@ -51,7 +56,7 @@ async def deepl_upload_document(request: Request) -> DeepLDocumentHandle:
         source_lang=fields.get("source_lang") or None, owner=documents.owner(request),
         options=DocumentOptions(formality=fields.get("formality") or None,
                                 glossary_id=fields.get("glossary_id") or None))
-    return DeepLDocumentHandle(document_id=job.id, document_key=key)
+    return naming_job(DeepLDocumentHandle(document_id=job.id, document_key=key), job.id, 200)
 
 
 @post("/document/{document_id:str}", status_code=200,
@@ -92,7 +97,7 @@ class _NotReady(ApiError):
 
 @post("/translate_file", status_code=200, summary="LibreTranslate: translate a file",
       tags=["libretranslate"], responses=_LIBRE_ERRORS)
-async def libre_translate_file(request: Request) -> LibreFileTranslated:
+async def libre_translate_file(request: Request) -> Response[LibreFileTranslated]:
     documents = documents_of(request)
     upload = await documents.read_upload(request)
     target = upload.fields.get("target")
@@ -108,7 +113,8 @@ async def libre_translate_file(request: Request) -> LibreFileTranslated:
     if job.status == "error":
         raise _Failed(job.error or "Translation failed.")
     base = str(request.base_url).rstrip("/")
-    return LibreFileTranslated(f"{base}/libretranslate/download_file/{job.id}/{key}")
+    return naming_job(
+        LibreFileTranslated(f"{base}/libretranslate/download_file/{job.id}/{key}"), job.id, 200)
 
 
 class _Failed(ApiError):

@@ -9,7 +9,7 @@ forms, so no route here declares a JSON body in its `opt`; none is open without 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import quote
 
 import msgspec
@@ -26,6 +26,8 @@ from translate_server.wire import ErrorResponse
 if TYPE_CHECKING:
     from translate_server.documents.service import Documents
     from translate_server.documents.store import Job
+
+T = TypeVar("T")
 
 _DESCRIPTIONS = {
     400: "Invalid request, unsupported document format (`unsupported_document_format`) or a "
@@ -79,13 +81,25 @@ def result_response(job: Job, data: bytes, **kwargs: object) -> Response[bytes]:
         **kwargs)  # type: ignore[arg-type]
 
 
+# The response header that names a new document job. A load balancer in front of several
+# replicas reads it to send the job's later requests (status, result, events) to the replica
+# that holds it (deploy/haproxy/haproxy.cfg, a stick table keyed by it).
+DOCUMENT_ID_HEADER = "X-Document-Id"
+
+
+def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
+    """`content` as the response, with the header that names the job it created."""
+    return Response(content, status_code=status_code,
+                    headers={DOCUMENT_ID_HEADER: document_id})
+
+
 @post("/translate/document", status_code=202, summary="Translate a document (background job)",
       description="Multipart form: `file`, `target_lang`, optional `source_lang` (default: "
       "detected), `formality` (default, formal, informal), `glossary` (a JSON object of "
       "required term translations), `retranslate` (catalogs: translate entries that already "
       "have a translation). Answers the job's id and key and where to follow it.",
       tags=["documents"], responses=_ERRORS)
-async def submit_document(request: Request) -> DocumentSubmitted:
+async def submit_document(request: Request) -> Response[DocumentSubmitted]:
     from translate_server.documents.runner import DocumentOptions
 
     documents = documents_of(request)
@@ -108,9 +122,10 @@ async def submit_document(request: Request) -> DocumentSubmitted:
         owner=documents.owner(request), options=options)
     base = f"{str(request.base_url).rstrip('/')}/translate/document/{job.id}"
     query = f"?key={key}"
-    return DocumentSubmitted(document_id=job.id, document_key=key, status=job.status,
-                             status_url=base + query, result_url=f"{base}/result{query}",
-                             events_url=f"{base}/events{query}")
+    return naming_job(DocumentSubmitted(document_id=job.id, document_key=key, status=job.status,
+                                        status_url=base + query,
+                                        result_url=f"{base}/result{query}",
+                                        events_url=f"{base}/events{query}"), job.id, 202)
 
 
 def _glossary(raw: str | None) -> dict[str, str] | None:

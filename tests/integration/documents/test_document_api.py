@@ -50,6 +50,8 @@ async def test_curl_like_submit_status_and_result(client: AppClient, engine: Fak
     assert response.status_code == 202, response.text
     submitted = response.json()
     assert submitted["status"] == "queued"
+    # Named in a header too: a load balancer keys its stick table by it.
+    assert response.headers["x-document-id"] == submitted["document_id"]
     status = await finished(client, submitted)
     assert status["status"] == "done"
     assert status["format"] == "srt" and status["filename"] == "talk.srt"

@@ -52,8 +52,10 @@ async def test_deepl_client_streams_and_the_result_is_deleted_once_downloaded(
         assert b"00:00:03,000 --> 00:00:04,000" in out.getvalue()
         # Step by step, as older clients and curl do it: forms, not JSON.
         async with httpx.AsyncClient(base_url=url) as client:
-            handle = (await client.post("/v2/document", files={"file": ("talk.srt", SRT)},
-                                        data={"target_lang": "DE"})).json()
+            uploaded = await client.post("/v2/document", files={"file": ("talk.srt", SRT)},
+                                         data={"target_lang": "DE"})
+            handle = uploaded.json()
+            assert uploaded.headers["x-document-id"] == handle["document_id"]
             form = {"document_key": handle["document_key"]}
             document = f"/v2/document/{handle['document_id']}"
             for _ in range(200):
@@ -108,6 +110,7 @@ async def test_libretranslate_translate_file_and_download(make_app) -> None:
         assert response.status_code == 200, response.text
         link = response.json()["translatedFileUrl"]
         assert link.startswith(f"{url}/libretranslate/download_file/")
+        assert link.split("/")[-2] == response.headers["x-document-id"]
         download = await client.get(link)
         assert download.status_code == 200
         assert b"GOOD MORNING, EVERYONE." in download.content
