@@ -19,7 +19,6 @@ from translate_server.errors import (
     EngineFailedError,
     InvalidRequestError,
 )
-from translate_server.http.observability import RequestRecord
 from translate_server.inference.engine import (
     ChatMessage,
     Engine,
@@ -29,6 +28,7 @@ from translate_server.inference.engine import (
     SamplingOptions,
     TokenLogprob,
 )
+from translate_server.request_record import RequestRecord
 
 if TYPE_CHECKING:
     from translate_server.http.tracing import Tracing
