@@ -16,8 +16,8 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from translate_server.http.tracing import RequestTrace
     from translate_server.inference.engine.protocol import EngineTimings
+    from translate_server.tracing import RequestTrace
 
 
 class RequestRecord:

@@ -4,7 +4,7 @@ A pure ASGI middleware opens a `RequestRecord` (`translate_server.request_record
 request, the service fills in what it learns (tokens, engine timings), and when the last byte
 is sent the middleware writes the log line and feeds Prometheus from the same record, so the
 two can never disagree. Where tracing is on, the same middleware opens and ends the request's
-span (`http.tracing`).
+span (`translate_server.tracing`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from prometheus_client import (
 from translate_server.request_record import RequestRecord
 
 if TYPE_CHECKING:
-    from translate_server.http.tracing import Tracing
+    from translate_server.tracing import Tracing
 
 REQUEST_ID_HEADER = b"x-request-id"
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=-]{1,128}")

@@ -14,7 +14,7 @@ from translate_server.errors import OverloadedError, UnavailableError
 from translate_server.http.observability import ServiceMetrics
 
 if TYPE_CHECKING:
-    from translate_server.http.tracing import Tracing
+    from translate_server.tracing import Tracing
 
 
 class Ticket:
