@@ -38,7 +38,7 @@ def litestar_traced_app():
     import os
 
     from translate_server.app import create_app
-    from translate_server.http.tracing import build_tracing
+    from translate_server.tracing import build_tracing
 
     configure_logging("json", "info")
     tracing = build_tracing(os.environ["BENCH_OTLP_TRACES_ENDPOINT"])
@@ -54,7 +54,7 @@ def litestar_otel_asgi_app():
     from litestar.plugins.opentelemetry.middleware import OpenTelemetryInstrumentationMiddleware
 
     from translate_server.app import create_app
-    from translate_server.http.tracing import build_tracing
+    from translate_server.tracing import build_tracing
 
     configure_logging("json", "info")
     tracing = build_tracing(os.environ["BENCH_OTLP_TRACES_ENDPOINT"])

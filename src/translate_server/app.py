@@ -26,11 +26,11 @@ from translate_server.http.observability import RequestObserver, ServiceMetrics
 from translate_server.http.openapi import DOCS_PATH, openapi_config
 from translate_server.http.route_paths import RoutePaths
 from translate_server.http.services import Services
-from translate_server.http.tracing import Tracing, build_tracing
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.inference.generation import GenerationService
 from translate_server.settings import Settings
+from translate_server.tracing import Tracing, build_tracing
 from translate_server.translation.compat.deepl.routes import deepl_router
 from translate_server.translation.compat.deepl.routes import error_shape as deepl_error_shape
 from translate_server.translation.compat.libretranslate.routes import (

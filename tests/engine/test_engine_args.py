@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from translate_server.inference.engine.vllm_engine import cpu_dtype, cpu_flags, engine_args_kwargs
+from translate_server.inference.engine.engine_args import cpu_dtype, cpu_flags, engine_args_kwargs
 from translate_server.settings import EngineSettings
 
 AVX2_ONLY = frozenset({"sse4_2", "avx", "avx2", "fma"})

@@ -21,11 +21,11 @@ from translate_server.chat.protocol import (
 from translate_server.errors import InvalidRequestError
 from translate_server.http import sse
 from translate_server.http.errors import stream_failure
-from translate_server.http.observability import RequestRecord
 from translate_server.inference.admission import Admission, Ticket
 from translate_server.inference.engine import ChatMessage, SamplingOptions
 from translate_server.inference.generation import GenerationService, Prompt, StartedStream
 from translate_server.inference.request_limits import check_model
+from translate_server.request_record import RequestRecord
 from translate_server.settings import LimitSettings
 from translate_server.wire import Usage
 

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 from translate_server.documents.runner import DocumentOptions, RunnerLimits, Translate
 from translate_server.errors import ApiError
-from translate_server.http.observability import RequestRecord
 from translate_server.inference.admission import Admission
+from translate_server.request_record import RequestRecord
 from translate_server.translation.protocol import TranslateRequest
 
 if TYPE_CHECKING:

@@ -8,13 +8,22 @@ honest refusals rather than as latency that grows without bound.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from translate_server.errors import OverloadedError, UnavailableError
-from translate_server.http.observability import ServiceMetrics
 
 if TYPE_CHECKING:
-    from translate_server.http.tracing import Tracing
+    from prometheus_client import Counter, Gauge
+
+    from translate_server.tracing import Tracing
+
+
+class AdmissionMetrics(Protocol):
+    """The collectors admission keeps up to date (the app passes its `ServiceMetrics`)."""
+
+    running: Gauge
+    waiting: Gauge
+    rejected: Counter
 
 
 class Ticket:
@@ -34,7 +43,7 @@ class Ticket:
 
 
 class Admission:
-    def __init__(self, slots: int, queue_limit: int, metrics: ServiceMetrics,
+    def __init__(self, slots: int, queue_limit: int, metrics: AdmissionMetrics,
                  tracing: Tracing | None = None) -> None:
         self.slots = slots
         self.tracing = tracing

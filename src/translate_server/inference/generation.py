@@ -19,7 +19,6 @@ from translate_server.errors import (
     EngineFailedError,
     InvalidRequestError,
 )
-from translate_server.http.observability import RequestRecord
 from translate_server.inference.engine import (
     ChatMessage,
     Engine,
@@ -29,9 +28,10 @@ from translate_server.inference.engine import (
     SamplingOptions,
     TokenLogprob,
 )
+from translate_server.request_record import RequestRecord
 
 if TYPE_CHECKING:
-    from translate_server.http.tracing import Tracing
+    from translate_server.tracing import Tracing
 
 # Characters of chat content from which a prompt is tokenized off the event loop. Tokenizing
 # costs 4-5 us per token on a slow core, so 2,000 characters (about 500 tokens) would stall

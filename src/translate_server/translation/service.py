@@ -12,10 +12,10 @@ import asyncio
 from collections.abc import AsyncGenerator
 
 from translate_server.errors import InvalidRequestError
-from translate_server.http.observability import RequestRecord
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import EngineDeadError
 from translate_server.inference.generation import GenerationService
+from translate_server.request_record import RequestRecord
 from translate_server.settings import LimitSettings
 from translate_server.translation.cache import TranslationCache
 from translate_server.translation.detection import (

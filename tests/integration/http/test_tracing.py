@@ -8,9 +8,9 @@ import asyncio
 import pytest
 
 from translate_server.app import create_app
-from translate_server.http.tracing import Tracing
 from translate_server.inference.engine import EngineTimings
 from translate_server.settings import load_settings
+from translate_server.tracing import Tracing
 
 from fakes import FakeEngine
 from harness import running

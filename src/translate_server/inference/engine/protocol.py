@@ -1,7 +1,7 @@
 """What the service needs from an inference engine, and nothing more.
 
 The service never imports vLLM: it talks to this protocol, so tests can pass a double and
-vLLM's moving API stays inside one adapter module (`vllm_engine.py`).
+vLLM's moving API stays inside the adapter (`vllm_engine.py` and the modules it uses).
 """
 
 from __future__ import annotations

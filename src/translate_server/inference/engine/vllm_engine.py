@@ -1,5 +1,9 @@
 """The `Engine` protocol over vLLM's `AsyncLLM` (vLLM 0.32): the only module that imports vLLM.
 
+Beside it, what needs no vLLM import: `engine_args` (the settings as vLLM's engine arguments,
+the CPU's dtype), `outputs` (vLLM's outputs as ours) and `timings` (vLLM's statistics of a
+request as `EngineTimings`); each lists the facts about vLLM it relies on.
+
 vLLM is imported lazily, inside `create_vllm_engine`, so importing the package (the CLI's
 `--help`, unit tests, the OpenAPI export) stays fast and works without vLLM installed.
 
@@ -8,9 +12,8 @@ Facts about the installed vLLM 0.32 this adapter relies on (checked against its 
   synchronous. Created inside a running event loop, it starts its output handler on that loop.
 - `AsyncLLM.get_tokenizer()` is synchronous in 0.32 (earlier releases had it async).
 - `SamplingParams.top_k == 0` disables top-k (-1 is still accepted as a legacy spelling).
-- With `RequestOutputKind.DELTA` every `RequestOutput` carries only the new text and token ids;
-  with n > 1 each item carries the children that advanced, and `finished` turns true once all
-  children finished.
+- With `RequestOutputKind.DELTA` every `RequestOutput` carries only the new text and token ids
+  (`outputs` reads them).
 - A dead engine raises `vllm.v1.engine.exceptions.EngineDeadError`; a too-long prompt raises a
   plain `VLLMValidationError` with no length fields, so this adapter checks lengths itself
   instead of parsing vLLM's message.
@@ -22,20 +25,13 @@ Facts about the installed vLLM 0.32 this adapter relies on (checked against its 
 - vLLM's import keeps an exception traceback alive, which pins the frames that first imported
   it (and their locals) for the life of the process; so no frame here holds the `AsyncLLM` in
   a local variable, or `shutdown()` could not drop the last reference.
-- `SamplingParams.logprobs=k` gives, per generated token, a dict token id -> `Logprob`
-  (logprob, rank, decoded_token) holding the chosen token and the k likeliest; in DELTA mode
-  `CompletionOutput.logprobs` covers just the delta's tokens. `logit_bias` takes token ids;
+- `SamplingParams.logprobs=k` asks for the k likeliest tokens' log probabilities beside each
+  chosen token's (`outputs` reads them). `logit_bias` takes token ids;
   `structured_outputs=StructuredOutputsParams(json=schema | json_object=True)` constrains the
   output (xgrammar, which also runs on a CPU). Invalid values of these raise
   `VLLMValidationError` (with `parameter`) when the request is added.
-- `RequestOutput.num_cached_tokens` is the prompt's prefix-cache hits.
-- With statistics on (`disable_log_stats=False`), every `RequestOutput` carries `metrics`, a
-  `RequestStateStats` shared with the output processor and updated before each output is built,
-  so the finished output (FINAL_ONLY included) holds the request's whole history: `queued_ts`,
-  `scheduled_ts` (the first scheduling; preemptions do not move it), `first_token_ts` and
-  `last_token_ts` are the engine core's monotonic clock; `first_token_latency` is the front
-  end's wall clock from arrival to the first token; `num_preemptions` counts preemptions.
-  `num_cached_tokens` is the prompt's prefix-cache hit. With statistics off, `metrics` is None.
+- With statistics on (`disable_log_stats=False`), every `RequestOutput` carries `metrics`, the
+  request's statistics (`timings` reads them); with statistics off it is None.
 - `generate(..., trace_headers=...)` (a W3C `traceparent`) makes vLLM's own `llm_request` span,
   exported to `otlp_traces_endpoint` from the front-end process, a child of the caller's span;
   without an endpoint vLLM drops the headers with a warning, so they are passed only then.
@@ -53,6 +49,8 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from translate_server.inference.engine.engine_args import engine_args_kwargs
+from translate_server.inference.engine.outputs import OutputReader
 from translate_server.inference.engine.prompt_encoder import ChatPromptTokenizer
 from translate_server.inference.engine.protocol import (
     ChatMessage,
@@ -60,11 +58,8 @@ from translate_server.inference.engine.protocol import (
     EngineInfo,
     EngineOutput,
     EngineRejectedError,
-    EngineTimings,
-    GenerationStep,
     PromptTooLongError,
     SamplingOptions,
-    TokenLogprob,
 )
 from translate_server.settings import EngineSettings
 
@@ -75,12 +70,6 @@ log = structlog.get_logger(__name__)
 
 # Seconds the engine's processes get to exit cleanly before they are killed.
 SHUTDOWN_TIMEOUT = 20.0
-# The KV cache on a CPU when none is configured: ~45k tokens of SmolLM2-135M in float32.
-CPU_KV_CACHE_GIB = 2.0
-
-# vLLM's finish reasons -> ours. "repetition" (vLLM's opt-in loop detector) is the model
-# stopping; "error" is a failed request and is raised instead (see `generate`).
-_FINISH_REASONS = {"stop": "stop", "length": "length", "abort": "abort", "repetition": "stop"}
 
 
 class VllmEngine:
@@ -107,6 +96,7 @@ class VllmEngine:
         self._max_prompt_tokens = max_model_len - 1
         self._tokenizer: Any = engine.get_tokenizer()
         self._chat_prompt = ChatPromptTokenizer(self._tokenizer)
+        self._output = OutputReader(self._tokenizer).read
         has_template = self._chat_prompt.has_chat_template
         self._info = EngineInfo(model=model_name, max_model_len=max_model_len,
                                 chat_template=has_template)
@@ -202,43 +192,6 @@ class VllmEngine:
         except self._dead_error as exc:
             raise EngineDeadError(str(exc)) from exc
 
-    def _output(self, output: Any, prompt_tokens: int, completion_tokens: list[int],
-                top_n: int | None) -> EngineOutput:
-        steps = []
-        for choice in output.outputs:
-            index = choice.index
-            completion_tokens[index] += len(choice.token_ids)
-            reason = choice.finish_reason
-            if reason is not None:
-                reason = _FINISH_REASONS.get(reason) or _request_failed(reason)
-            logprobs = (None if top_n is None else
-                        self._logprobs(choice.token_ids, choice.logprobs, top_n))
-            steps.append(GenerationStep(index, choice.text, completion_tokens[index], reason,
-                                        logprobs))
-        if output.finished:
-            return EngineOutput(prompt_tokens, steps, True, output.num_cached_tokens,
-                                _timings(output))
-        return EngineOutput(prompt_tokens, steps, False, output.num_cached_tokens)
-
-    def _logprobs(self, token_ids: Sequence[int], positions: Any,
-                  top_n: int) -> tuple[TokenLogprob, ...]:
-        """vLLM's per-position dicts (the chosen token and the likeliest `top_n`) as ours."""
-        result = []
-        for token_id, position in zip(token_ids, positions or (), strict=False):
-            chosen = position.get(token_id)
-            top = sorted((lp.rank, self._token(t, lp), _finite(lp.logprob))
-                         for t, lp in position.items() if lp.rank is not None and lp.rank <= top_n)
-            result.append(TokenLogprob(
-                self._token(token_id, chosen),
-                _finite(chosen.logprob) if chosen is not None else -9999.0,
-                tuple((token, logprob) for _, token, logprob in top)))
-        return tuple(result)
-
-    def _token(self, token_id: int, logprob: Any) -> str:
-        if logprob is not None and logprob.decoded_token is not None:
-            return logprob.decoded_token
-        return self._tokenizer.decode([token_id])
-
     async def abort(self, request_id: str) -> None:
         if self._engine is not None:
             await self._engine.abort(request_id)
@@ -264,31 +217,6 @@ class VllmEngine:
             engine.shutdown(timeout=SHUTDOWN_TIMEOUT)
 
 
-def _finite(logprob: float) -> float:
-    # -inf has no JSON spelling; OpenAI's API and vLLM's server send -9999.0 instead.
-    return max(logprob, -9999.0)
-
-
-def _timings(output: Any) -> EngineTimings | None:
-    """The finished request's figures, where the engine keeps statistics and it produced a
-    token (an aborted request that never ran has nothing to tell)."""
-    stats = output.metrics
-    if stats is None or not stats.first_token_ts:
-        return None
-    return EngineTimings(
-        wait=max(0.0, stats.scheduled_ts - stats.queued_ts),
-        prefill=max(0.0, stats.first_token_ts - stats.scheduled_ts),
-        first_token=max(0.0, stats.first_token_latency),
-        decode=max(0.0, stats.last_token_ts - stats.first_token_ts),
-        preemptions=stats.num_preemptions,
-        cached_tokens=output.num_cached_tokens or 0,
-    )
-
-
-def _request_failed(reason: str) -> str:
-    raise RuntimeError(f"the engine failed the request (finish reason {reason!r})")
-
-
 def _prepare_environment() -> bool:
     """Set vLLM's environment before its first import; returns True on a CPU-only machine."""
     os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
@@ -301,81 +229,6 @@ def _prepare_environment() -> bool:
     if on_cpu:
         os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
     return on_cpu
-
-
-# CPU flags (/proc/cpuinfo) of the instructions that make bfloat16 fast: without them vLLM's
-# CPU kernels convert bfloat16 to float32 and back, and float32 is faster.
-BF16_CPU_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})
-
-
-def cpu_flags(cpuinfo: str | None = None) -> frozenset[str]:
-    """The CPU's feature flags, from `/proc/cpuinfo` (empty where there is none)."""
-    if cpuinfo is None:
-        try:
-            with open("/proc/cpuinfo", encoding="utf-8") as file:
-                cpuinfo = file.read()
-        except OSError:
-            return frozenset()
-    for line in cpuinfo.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() in ("flags", "Features"):
-            return frozenset(value.split())
-    return frozenset()
-
-
-def cpu_dtype(flags: frozenset[str]) -> str:
-    """`--dtype auto` on a CPU: bfloat16 where the CPU computes it natively (AVX512-BF16 or
-    AMX: about twice float32's decode speed), float32 everywhere else."""
-    return "bfloat16" if flags & BF16_CPU_FLAGS else "float32"
-
-
-def engine_args_kwargs(
-    settings: EngineSettings, model: str, on_cpu: bool, flags: frozenset[str] | None = None
-) -> dict[str, Any]:
-    """`AsyncEngineArgs` keyword arguments for `settings` (pure given `flags`, the CPU's
-    feature flags; read from /proc/cpuinfo when None)."""
-    if on_cpu:
-        if settings.dtype == "auto":
-            dtype = cpu_dtype(cpu_flags() if flags is None else flags)
-        else:
-            dtype = settings.dtype
-        enforce_eager = True if settings.enforce_eager is None else settings.enforce_eager
-    else:
-        dtype = settings.dtype
-        enforce_eager = bool(settings.enforce_eager)
-    kwargs: dict[str, Any] = {
-        "model": model,
-        "served_model_name": settings.model_name,
-        "max_num_seqs": settings.max_num_seqs,
-        "max_model_len": settings.max_model_len,
-        "dtype": dtype,
-        "enforce_eager": enforce_eager,
-        "tensor_parallel_size": settings.tensor_parallel_size,
-        "seed": settings.seed,
-        # On, vLLM keeps its `vllm:*` Prometheus metrics (TTFT, inter-token latency, KV-cache
-        # use, running/waiting requests) in prometheus_client's default registry.
-        "disable_log_stats": not settings.engine_metrics,
-        "enable_log_requests": False,
-        # Waiting requests are taken by `SamplingOptions.priority`, then arrival: document
-        # jobs (priority 1) never hold up interactive requests (0) in the engine's queue.
-        "scheduling_policy": "priority",
-    }
-    if settings.otlp_traces_endpoint:
-        # vLLM exports its own span of every request there (needs its statistics on).
-        kwargs["otlp_traces_endpoint"] = settings.otlp_traces_endpoint
-    if not on_cpu:
-        kwargs["gpu_memory_utilization"] = settings.gpu_memory_utilization
-    kv_cache_gib = settings.kv_cache_gib
-    if kv_cache_gib is None and on_cpu:
-        # Left alone, vLLM on a CPU reserves 92% of the memory node for the KV cache and
-        # refuses to start when a little of it is taken (the page cache is enough).
-        # VLLM_CPU_KVCACHE_SPACE, where set, still overrides this inside vLLM.
-        kv_cache_gib = CPU_KV_CACHE_GIB
-    if kv_cache_gib is not None:
-        kwargs["kv_cache_memory_bytes"] = int(kv_cache_gib * 2**30)
-    if settings.max_num_batched_tokens is not None:
-        kwargs["max_num_batched_tokens"] = settings.max_num_batched_tokens
-    return kwargs
 
 
 def create_vllm_engine(settings: EngineSettings) -> VllmEngine:

@@ -11,10 +11,10 @@ from litestar.response import Response
 
 from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.http.errors import exception_handlers
-from translate_server.http.observability import RequestRecord
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.services import Services, services
+from translate_server.request_record import RequestRecord
 from translate_server.translation.compat.common import (
     body_key_check,
     compat_status,

@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.trace import Span
 
-    from translate_server.http.observability import RequestRecord
     from translate_server.inference.engine.protocol import EngineTimings
+    from translate_server.request_record import RequestRecord
 
 SERVICE_NAME = "translate-server"
 
