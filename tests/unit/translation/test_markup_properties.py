@@ -68,12 +68,14 @@ def elements(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     def kept(draw: st.DrawFn) -> str:
         marker = draw(st.sampled_from([' translate="no"', " translate=NO", " TRANSLATE='No'",
                                        ' class="x notranslate"']))
-        return f"<div{marker}>{KEPT}<b>{KEPT}</b></div>"
+        # `data-kept` tells these apart from generated elements that happen to draw a
+        # translate="no" of their own (and keep whatever text they drew).
+        return f"<div data-kept{marker}>{KEPT}<b>{KEPT}</b></div>"
 
     return st.one_of(element(), kept())
 
 
-_KEPT_DIV = re.compile(r"<div (?:translate=\"no\"|translate=NO|TRANSLATE='No'|"
+_KEPT_DIV = re.compile(r"<div data-kept (?:translate=\"no\"|translate=NO|TRANSLATE='No'|"
                        r"class=\"x notranslate\")>")
 documents = st.lists(st.recursive(LEAVES, elements, max_leaves=12), min_size=1,
                      max_size=5).map("".join)
