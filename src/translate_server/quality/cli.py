@@ -25,13 +25,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "quality",
         help="translation quality (chrF, BLEU, failure rates) on human translations",
         description="Translate a parallel test set drawn from Django's gettext catalogs through "
-        "/translate and through /v1/chat/completions with a one-line instruction, and score "
+        "/translate and through /v1/chat/completions (or a base model's /v1/completions) with a "
+        "one-line instruction, and score "
         "the answers against the human translations.",
     )
     parser.add_argument("--base-url", default="http://127.0.0.1:8000")
-    parser.add_argument("--api", type=_list, default=list(APIS),
-                        help="translate, chat or both (default translate,chat)")
-    parser.add_argument("--model", default=None, help="chat model name (default: from /v1/models)")
+    parser.add_argument("--api", type=_list, default=["translate", "chat"],
+                        help="translate, chat, completion (a base model's plain instruction "
+                        "through /v1/completions), comma-separated (default translate,chat)")
+    parser.add_argument("--model", default=None,
+                        help="model name for chat and completion (default: from /v1/models)")
     parser.add_argument("--pairs", type=_list, default=list(DEFAULT_PAIRS),
                         help=f"language pairs (default {','.join(DEFAULT_PAIRS)})")
     parser.add_argument("--segments", type=int, default=100, help="segments per pair (default 100)")
@@ -90,7 +93,7 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
     except ValueError as exc:
         raise SystemExit(str(exc)) from exc
     model = args.model
-    if "chat" in args.api and model is None:
+    if set(args.api) - {"translate"} and model is None:
         from translate_server.loadgen.client import discover_model
 
         model = asyncio.run(discover_model(args.base_url))

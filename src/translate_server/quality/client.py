@@ -1,5 +1,6 @@
 """Sends a test set to a server, through `/translate` or, with a plain one-line instruction,
-through any OpenAI-compatible `/v1/chat/completions`; a bounded number of requests at a time."""
+through any OpenAI-compatible `/v1/chat/completions` (instruction-tuned models) or
+`/v1/completions` (base models); a bounded number of requests at a time."""
 
 from __future__ import annotations
 
@@ -15,9 +16,15 @@ import msgspec
 from translate_server.quality.datasets import Segment
 from translate_server.translation.languages import resolve_language
 
-APIS = ("translate", "chat")
+APIS = ("translate", "chat", "completion")
+PATHS = {"translate": "/translate", "chat": "/v1/chat/completions",
+         "completion": "/v1/completions"}
 INSTRUCTION = ("Translate the following text from {source} to {target}. "
                "Answer with the translation only.\n\n{text}")
+# A base model has no chat: the same instruction as a prompt to complete, answered on the
+# line after it (the least a user of a base model writes).
+COMPLETION_INSTRUCTION = ("Translate the following text from {source} to {target}.\n"
+                          "{source}: {text}\n{target}:")
 
 
 class Answer(msgspec.Struct, frozen=True, kw_only=True):
@@ -51,10 +58,29 @@ def chat_body(segment: Segment, model: str, max_tokens: int | None) -> dict[str,
             "max_tokens": max_tokens if max_tokens is not None else chat_max_tokens(segment.source)}
 
 
+def completion_body(segment: Segment, model: str, max_tokens: int | None) -> dict[str, Any]:
+    source = resolve_language(segment.source_lang).name
+    target = resolve_language(segment.target_lang).name
+    prompt = COMPLETION_INSTRUCTION.format(source=source, target=target,
+                                           text=" ".join(segment.source.split()))
+    return {"model": model, "prompt": prompt, "temperature": 0.0, "stop": ["\n"],
+            "max_tokens": max_tokens if max_tokens is not None else chat_max_tokens(segment.source)}
+
+
+def _body(api: str, segment: Segment, model: str, max_tokens: int | None) -> dict[str, Any]:
+    if api == "translate":
+        return translate_body(segment, max_tokens)
+    if api == "chat":
+        return chat_body(segment, model, max_tokens)
+    return completion_body(segment, model, max_tokens)
+
+
 def _parse(api: str, payload: dict[str, Any]) -> tuple[str, str | None]:
     if api == "translate":
         return payload.get("translation") or "", payload.get("finish_reason")
     choice = payload["choices"][0]
+    if api == "completion":
+        return (choice.get("text") or "").strip(), choice.get("finish_reason")
     return (choice.get("message") or {}).get("content") or "", choice.get("finish_reason")
 
 
@@ -92,18 +118,16 @@ async def translate_all(
     `error` set, never an exception."""
     if api not in APIS:
         raise ValueError(f"api is one of {APIS}: {api!r}")
-    if api == "chat" and not model:
-        raise ValueError("the chat API needs a model name")
-    path = "/translate" if api == "translate" else "/v1/chat/completions"
-    url = base_url.rstrip("/") + path
+    if api != "translate" and not model:
+        raise ValueError(f"the {api} API needs a model name")
+    url = base_url.rstrip("/") + PATHS[api]
     gate = asyncio.Semaphore(concurrency)
     connector = aiohttp.TCPConnector(limit=concurrency)
     timeout = aiohttp.ClientTimeout(total=timeout_s)
 
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
         async def one(segment: Segment) -> Answer:
-            body = (translate_body(segment, max_tokens) if api == "translate"
-                    else chat_body(segment, model or "", max_tokens))
+            body = _body(api, segment, model or "", max_tokens)
             async with gate:
                 answer = await _send(session, url, api, body, segment.id)
             if on_answer is not None:

@@ -105,3 +105,28 @@ async def test_refused_requests_are_errors_that_score_empty_but_are_no_model_fai
     assert not any(result["counts"].values())  # the server's refusal is not the model's failure
     line = json.loads((tmp_path / "answers.jsonl").read_text().splitlines()[0])
     assert re.match(r"HTTP 400", line["error"])
+
+
+async def test_a_base_models_plain_instruction_goes_through_completions(
+    make_app, tmp_path: Path
+) -> None:
+    references = {s.source: s.reference for test_set in load_sets(["en-de"], SEGMENTS)
+                  for s in test_set.segments}
+    line = re.compile(r"^English: (.*)\nGerman:$", re.MULTILINE)
+    # Answers as a base model continues "German:": after a space.
+    engine = FakeEngine(responder=lambda prompt, _: " " + references[line.search(prompt)[1]])
+    async with served(make_app(engine)) as url:
+        code = await asyncio.to_thread(bench_main, [
+            "quality", "--base-url", url, "--api", "completion", "--pairs", "en-de",
+            "--segments", str(SEGMENTS), "--detector-accuracy", "low",
+            "--out-dir", str(tmp_path), "--no-progress"])
+    assert code == 0
+    report = json.loads((tmp_path / "quality.json").read_text())
+    assert report["run"]["apis"] == ["completion"] and report["run"]["model"] == "fake-model"
+    (result,) = report["results"]
+    assert result["chrf"] == 100.0 and not any(result["counts"].values())
+    prompts = [(engine.decode(ids), options) for _, ids, options in engine.requests]
+    assert len(prompts) == SEGMENTS
+    for prompt, options in prompts:
+        assert prompt.startswith("Translate the following text from English to German.\n")
+        assert options.temperature == 0.0 and options.stop == ("\n",)
