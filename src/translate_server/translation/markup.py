@@ -4,7 +4,8 @@ A scanner finds where each text node starts and ends in the original string; eve
 (tags, attributes, comments, doctype, CDATA, processing instructions, odd whitespace) is copied
 through untouched, so the structure cannot change. Text in <script>, <style>, <code>, <pre>,
 <textarea>, <kbd>, <samp>, <var>, <template>, <svg>, <math> and in any element with
-`translate="no"` (any case) or class `notranslate` is left as it is. A piece whose translation
+`translate="no"` (any case; an element inside it with `translate="yes"` is translated again,
+as HTML's inheritance has it) or class `notranslate` is left as it is. A piece whose translation
 is its own text (an echo, a name) goes back exactly as it was written, entities included; in a
 translation, a character the document spelled as an entity is spelled that way again.
 
@@ -119,7 +120,8 @@ class _Scanner:
         self.xml = xml
         self._ignored = frozenset(tag.lower() for tag in ignore_tags)
         self._spans: list[tuple[int, int, bool]] = []
-        self._stack: list[tuple[str, bool]] = []  # open elements: (name, skips its text)
+        # Open elements: (name, skips its text, skips it whatever its children say).
+        self._stack: list[tuple[str, bool, bool]] = []
         self._open: dict[str, int] = {}  # how many of each name are on the stack
 
     def spans(self) -> list[tuple[int, int, bool]]:
@@ -228,11 +230,22 @@ class _Scanner:
         if (not self.xml and name in _VOID) or self_closing:
             return end
         # HTML's own ways to keep text (raw elements, `translate="no"`, class notranslate)
-        # mean nothing in XML; the client's `ignore_tags` count in both.
-        skip = self._skipping() or name in self._ignored or (not self.xml and (
-            name in _SKIPPED or attributes.get("translate", "").lower() == "no"
-            or "notranslate" in attributes.get("class", "").split()))
-        self._stack.append((name, skip))
+        # mean nothing in XML; the client's `ignore_tags` count in both. Code, raw text and
+        # ignored tags are kept whole; `translate` is inherited, as HTML defines it, so a
+        # `translate="yes"` (or empty) inside a `translate="no"` translates again.
+        parent_skips, parent_hard = self._stack[-1][1:] if self._stack else (False, False)
+        hard = parent_hard or name in self._ignored or (not self.xml and name in _SKIPPED)
+        translate = None if self.xml else attributes.get("translate")
+        if hard:
+            skip = True
+        elif translate is not None and translate.strip().lower() in ("yes", ""):
+            skip = False
+        elif translate is not None and translate.strip().lower() == "no":
+            skip = True
+        else:  # an invalid `translate` value is no value: inherited, like no attribute
+            skip = parent_skips or (not self.xml and
+                                    "notranslate" in attributes.get("class", "").split())
+        self._stack.append((name, skip, hard))
         self._open[name] = self._open.get(name, 0) + 1
         return end
 
@@ -245,7 +258,7 @@ class _Scanner:
         # with no open element of its name closes nothing. Each element is popped once.
         if self._open.get(name):
             while True:
-                popped, _ = self._stack.pop()
+                popped, _, _ = self._stack.pop()
                 self._open[popped] -= 1
                 if popped == name:
                     break

@@ -130,3 +130,20 @@ def test_whitespace_spelled_as_entities_stays_around_a_translation() -> None:
     document = parse_html("<p>&nbsp;Price&#32;</p><p>&nbsp;</p>", 1000)
     assert document.pieces == ["\xa0Price "]
     assert document.assemble(["Preis"]) == "<p>&nbsp;Preis </p><p>&nbsp;</p>"
+
+
+def test_translate_is_inherited_and_yes_turns_it_back_on() -> None:
+    markup = ('<div translate="no">Acme <span translate="yes">is open</span> '
+              '<b translate>daily</b> <i translate="maybe">Corp</i>'
+              '<code translate="yes">x = 1</code></div>'
+              '<p class="notranslate">Keep <em translate="YES">this too</em></p>'
+              '<p translate="yes">Text</p>')
+    document = parse_html(markup, 1000)
+    # An invalid value inherits ("maybe": kept); code stays code whatever it says.
+    assert document.pieces == ["is open", "daily", "this too", "Text"]
+
+
+def test_translate_yes_means_nothing_in_xml_and_ignored_tags_stay_kept() -> None:
+    markup = '<keep>a <t translate="yes">b</t></keep><t translate="no">c</t>'
+    assert parse_html(markup, 1000, xml=True, ignore_tags=("keep",)).pieces == ["c"]
+    assert parse_html(markup, 1000, ignore_tags=("keep",)).pieces == []
