@@ -108,6 +108,9 @@ class FakeEngine:
         """Every step's delta or, for `final_only`, one output of the whole choices at the end
         (as vLLM's FINAL_ONLY gives them)."""
         self.trace_headers.append(trace_headers)
+        # As vLLM validates a request when it is added: ids it has no token for are refused.
+        if unknown := [t for t in prompt_token_ids if not 0 <= t < len(self.words)]:
+            raise EngineRejectedError(f"Token id {unknown[0]} is out of vocabulary", "prompt")
         timings = self.timings
         if callable(timings):
             timings = timings(self.decode(prompt_token_ids))

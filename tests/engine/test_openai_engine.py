@@ -119,3 +119,11 @@ def test_legacy_completion(sdk: openai.OpenAI, tiny_model) -> None:
     streamed = "".join(c.choices[0].text for c in sdk.completions.create(
         model="tiny", prompt=prompt, max_tokens=4, temperature=0, stream=True) if c.choices)
     assert streamed == completion.choices[0].text
+
+
+def test_token_ids_outside_the_vocabulary(sdk: openai.OpenAI, server: ServerProcess) -> None:
+    # vLLM refuses them as the request is added: the client's 400, and the server serves on.
+    with pytest.raises(openai.BadRequestError) as caught:
+        sdk.completions.create(model="tiny", prompt=[5, 99999999], max_tokens=2)
+    assert "99999999" in caught.value.body["message"]
+    assert sdk.completions.create(model="tiny", prompt=[5, 6], max_tokens=2).choices
