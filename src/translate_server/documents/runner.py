@@ -38,6 +38,7 @@ from translate_server.errors import (
     PayloadTooLargeError,
     TooManyDocumentsError,
 )
+from translate_server.translation.languages import requested_language
 
 log = structlog.get_logger("translate_server.documents")
 
@@ -124,8 +125,12 @@ class DocumentJobs:
                      options: DocumentOptions | None = None) -> tuple[Job, str]:
         """Check the file (its format, that it can be read, its size) and the owner's jobs in
         flight, record the job, queue it; the job and its key. Every refusal is a 4xx here,
-        before any work: 400 unsupported or unreadable, 413 too long, 429 too many."""
+        before any work: 400 an unknown language, a file unsupported or unreadable, 413 too long,
+        429 too many."""
         options = options or DocumentOptions()
+        requested_language(target_lang, "target_lang")
+        if source_lang:
+            requested_language(source_lang, "source_lang")
         fmt = detect_format(filename, data)
         extracted = await asyncio.to_thread(
             extract, fmt, data, _format_options(target_lang, options))

@@ -7,6 +7,8 @@ from functools import lru_cache
 import langcodes
 import msgspec
 
+from translate_server.errors import InvalidRequestError
+
 
 class Language(msgspec.Struct, frozen=True):
     tag: str  # normalized BCP-47, e.g. "pt-BR"
@@ -18,6 +20,14 @@ class UnknownLanguageError(ValueError):
 
 
 @lru_cache(maxsize=1024)
+def requested_language(code: str, param: str) -> Language:
+    """The language a request names in `param`; a 400 `unsupported_language` otherwise."""
+    try:
+        return resolve_language(code)
+    except UnknownLanguageError as exc:
+        raise InvalidRequestError(f"{exc}.", param=param, code="unsupported_language") from None
+
+
 def resolve_language(code: str) -> Language:
     """`pt_br` -> Language("pt-BR", "Portuguese (Brazil)"); raises UnknownLanguageError."""
     try:

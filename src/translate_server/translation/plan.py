@@ -20,7 +20,7 @@ from translate_server.settings import LimitSettings
 from translate_server.translation.cache import CachedTranslation, TranslationCache
 from translate_server.translation.detection import Detection, LanguageDetection
 from translate_server.translation.glossary import entries_in, validate_glossary
-from translate_server.translation.languages import Language, UnknownLanguageError, resolve_language
+from translate_server.translation.languages import Language, requested_language
 from translate_server.translation.markup import parse_html
 from translate_server.translation.protocol import TranslateRequest
 from translate_server.translation.segmentation import Document, split_document, split_lines
@@ -134,9 +134,9 @@ class Planner:
         """Everything but the cache: CPU work linear in the request, which may run in a
         worker thread."""
         texts, is_batch = self._texts(request)
-        target = _language(request.target_lang, "target_lang")
+        target = requested_language(request.target_lang, "target_lang")
         detect = is_auto(request.source_lang)
-        source = None if detect else _language(request.source_lang, "source_lang")
+        source = None if detect else requested_language(request.source_lang, "source_lang")
         check_model(request.model, self.model_name)
         check_max_tokens(request.max_tokens, self.limits.max_tokens, "max_tokens")
         if request.stream and is_batch:
@@ -218,10 +218,3 @@ def is_auto(source_lang: str) -> bool:
 
 def text_param(is_batch: bool, index: int) -> str:
     return f"text[{index}]" if is_batch else "text"
-
-
-def _language(code: str, param: str) -> Language:
-    try:
-        return resolve_language(code)
-    except UnknownLanguageError as exc:
-        raise InvalidRequestError(f"{exc}.", param=param, code="unsupported_language") from None

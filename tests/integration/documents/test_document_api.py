@@ -102,6 +102,9 @@ async def test_glossary_and_formality_reach_the_prompt(client: AppClient,
     ({"target_lang": ""}, "talk.srt", SRT, 400, None),
     ({"formality": "rude"}, "talk.srt", SRT, 400, None),
     ({"glossary": "[1]"}, "talk.srt", SRT, 400, None),
+    # Refused before any work, not failed later as a job.
+    ({"target_lang": "not a language"}, "talk.srt", SRT, 400, "unsupported_language"),
+    ({"source_lang": "xx-?"}, "talk.srt", SRT, 400, "unsupported_language"),
 ])
 async def test_refusals(client: AppClient, fields: dict, name: str, data: bytes, status: int,
                         code: str | None) -> None:

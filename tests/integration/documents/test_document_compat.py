@@ -88,6 +88,18 @@ async def test_deepl_errors_reach_the_client(make_app) -> None:
         wrong = deepl.DocumentHandle(handle.document_id, "not-the-key")
         with pytest.raises(deepl.DeepLException, match="Not found"):
             await asyncio.to_thread(translator.translate_document_get_status, wrong)
+        with pytest.raises(deepl.DeepLException, match="not a BCP-47 language tag"):
+            await asyncio.to_thread(translator.translate_document_upload, SRT,
+                                    target_lang="D E", filename="talk.srt")
+        # A key sent neither as a form nor as JSON is a 4xx, as is broken JSON.
+        async with httpx.AsyncClient(base_url=url) as client:
+            status = f"/v2/document/{handle.document_id}"
+            plain = await client.post(status, content=b"document_key=x",
+                                      headers={"content-type": "text/plain"})
+            broken = await client.post(status, content=b"{\"document_key\": ",
+                                       headers={"content-type": "application/json"})
+        assert plain.status_code == 415 and "form or as JSON" in plain.json()["message"]
+        assert broken.status_code == 400 and "not valid JSON" in broken.json()["message"]
 
 
 async def test_deepl_keys_keep_documents_apart(make_app) -> None:
@@ -118,3 +130,7 @@ async def test_libretranslate_translate_file_and_download(make_app) -> None:
         refused = await client.post(f"{url}/libretranslate/translate_file",
                                     files={"file": ("tool.exe", b"MZ")}, data={"target": "de"})
         assert refused.status_code == 400 and "cannot be translated" in refused.json()["error"]
+        # An unknown language is refused up front (it used to fail the job: a 500).
+        unknown = await client.post(f"{url}/libretranslate/translate_file",
+                                    files={"file": ("talk.srt", SRT)}, data={"target": "d e"})
+        assert unknown.status_code == 400 and "language tag" in unknown.json()["error"]

@@ -160,11 +160,23 @@ async def test_a_failing_translator_fails_the_job_not_the_server(store: JobStore
 
 async def test_a_client_error_from_the_translator_is_the_job_error(store: JobStore) -> None:
     translator = Translator()
-    translator.failures = [InvalidRequestError("`target_lang` XX is not supported.")]
+    translator.failures = [InvalidRequestError("The model cannot translate into Klingon.")]
     jobs = DocumentJobs(store, translator, LIMITS)
-    job, key = await jobs.submit(SRT, filename="a.srt", target_lang="XX")
+    job, key = await jobs.submit(SRT, filename="a.srt", target_lang="tlh")
     final = (await _finished(jobs, job, key))[-1]
-    assert (final.status, final.error) == ("error", "`target_lang` XX is not supported.")
+    assert (final.status, final.error) == ("error", "The model cannot translate into Klingon.")
+    await jobs.close()
+
+
+async def test_an_unknown_language_is_refused_before_any_work(store: JobStore) -> None:
+    translator = Translator()
+    jobs = DocumentJobs(store, translator, LIMITS)
+    for fields, param in (({"target_lang": "XX"}, "target_lang"),
+                          ({"target_lang": "de", "source_lang": "q!"}, "source_lang")):
+        with pytest.raises(InvalidRequestError) as refused:
+            await jobs.submit(SRT, filename="a.srt", **fields)
+        assert (refused.value.code, refused.value.param) == ("unsupported_language", param)
+    assert await store.in_flight(None) == 0 and not translator.calls
     await jobs.close()
 
 
