@@ -13,7 +13,11 @@ from typing import Any, TypeVar
 import msgspec
 from litestar import Request
 
-from translate_server.errors import AuthenticationError, InvalidRequestError
+from translate_server.errors import (
+    AuthenticationError,
+    InvalidRequestError,
+    UnsupportedMediaTypeError,
+)
 from translate_server.http.gate import KEY_IN_BODY
 from translate_server.wire import ErrorBody
 
@@ -32,8 +36,14 @@ async def read_body(request: Request, struct: type[T], lists: tuple[str, ...] = 
         form = await request.form()
         data = {key: values if key in lists or len(values) > 1 else values[0]
                 for key, values in form.dict().items()}
-    elif await request.body():
-        data = await request.json()
+    elif media_type and media_type != "application/json" and not media_type.endswith("+json"):
+        raise UnsupportedMediaTypeError(
+            f"Send the body as a form or as JSON, not `{media_type}`.")
+    elif raw := await request.body():
+        try:
+            data = msgspec.json.decode(raw)
+        except msgspec.DecodeError:
+            raise InvalidRequestError("The body is not valid JSON.") from None
     else:
         data = {}
     try:
