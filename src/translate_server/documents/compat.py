@@ -27,17 +27,29 @@ from translate_server.documents.routes import (
     result_response,
 )
 from translate_server.errors import ApiError, DocumentNotReadyError, InvalidRequestError
-from translate_server.http.openapi import COMPAT_ERRORS
+from translate_server.http.openapi import COMPAT_ERRORS, FILE, FormField, form_body
 from translate_server.translation.compat.common import read_body
 from translate_server.translation.compat.deepl.protocol import DeepLError
 from translate_server.translation.compat.libretranslate.protocol import LibreError
 
 _DEEPL_ERRORS = document_errors(*COMPAT_ERRORS, 409, shape=DeepLError)
 _LIBRE_ERRORS = document_errors(*COMPAT_ERRORS, shape=LibreError)
+# DeepL's clients send the key as a form; JSON is read too.
+_DOCUMENT_KEY = form_body((FormField("document_key", "The key the upload answered.",
+                                     required=True),),
+                          media_type="application/x-www-form-urlencoded")
 
 
 @post("/document", status_code=200, summary="DeepL v2: upload a document to translate",
-      tags=["deepl"], responses=_DEEPL_ERRORS)
+      tags=["deepl"], responses=_DEEPL_ERRORS, operation_class=form_body((
+          FormField(FILE, "The document (its extension names its format).", required=True),
+          FormField("target_lang", "Language to translate into (DE, EN-GB...).",
+                    required=True),
+          FormField("source_lang", "Language of the document (default: detected)."),
+          FormField("formality", "default, more, less, prefer_more or prefer_less."),
+          FormField("glossary_id", "A glossary made with POST /v2/glossaries."),
+          FormField("output_format", "Only the document's own format is served."),
+      )))
 async def deepl_upload_document(request: Request) -> Response[DeepLDocumentHandle]:
     from translate_server.documents.runner import DocumentOptions
 
@@ -61,7 +73,7 @@ async def deepl_upload_document(request: Request) -> Response[DeepLDocumentHandl
 
 @post("/document/{document_id:str}", status_code=200,
       summary="DeepL v2: a document's translation status", tags=["deepl"],
-      responses=_DEEPL_ERRORS)
+      responses=_DEEPL_ERRORS, operation_class=_DOCUMENT_KEY)
 async def deepl_document_status(request: Request, document_id: str) -> DeepLDocumentStatus:
     documents = documents_of(request)
     body = await read_body(request, DeepLDocumentKey)
@@ -71,7 +83,8 @@ async def deepl_document_status(request: Request, document_id: str) -> DeepLDocu
 
 @post("/document/{document_id:str}/result", status_code=200,
       summary="DeepL v2: download a translated document (once)", tags=["deepl"],
-      responses=_DEEPL_ERRORS, media_type="application/octet-stream")
+      responses=_DEEPL_ERRORS, media_type="application/octet-stream",
+      operation_class=_DOCUMENT_KEY)
 async def deepl_document_result(request: Request, document_id: str) -> Response[bytes]:
     from litestar.background_tasks import BackgroundTask
 
@@ -96,7 +109,12 @@ class _NotReady(ApiError):
 
 
 @post("/translate_file", status_code=200, summary="LibreTranslate: translate a file",
-      tags=["libretranslate"], responses=_LIBRE_ERRORS)
+      tags=["libretranslate"], responses=_LIBRE_ERRORS, operation_class=form_body((
+          FormField(FILE, "The file (its extension names its format).", required=True),
+          FormField("target", "Language to translate into.", required=True),
+          FormField("source", "Language of the file, or auto (the default)."),
+          FormField("api_key", "The API key, where keys are configured."),
+      )))
 async def libre_translate_file(request: Request) -> Response[LibreFileTranslated]:
     documents = documents_of(request)
     upload = await documents.read_upload(request)

@@ -19,7 +19,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from translate_server.documents.protocol import DocumentStatus, DocumentSubmitted
 from translate_server.errors import InvalidRequestError
 from translate_server.http import sse
-from translate_server.http.openapi import error_responses
+from translate_server.http.openapi import FILE, FormField, error_responses, form_body
 from translate_server.http.services import services
 from translate_server.wire import ErrorResponse
 
@@ -98,7 +98,15 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
       "detected), `formality` (default, formal, informal), `glossary` (a JSON object of "
       "required term translations), `retranslate` (catalogs: translate entries that already "
       "have a translation). Answers the job's id and key and where to follow it.",
-      tags=["documents"], responses=_ERRORS)
+      tags=["documents"], responses=_ERRORS, operation_class=form_body((
+          FormField(FILE, "The document (its extension names its format).", required=True),
+          FormField("target_lang", "Language to translate into.", required=True),
+          FormField("source_lang", "Language of the document (default: detected)."),
+          FormField("formality", "Formality of the translation.", enum=_FORMALITY),
+          FormField("glossary", "A JSON object of required term translations."),
+          FormField("retranslate", "Catalogs: translate entries that already have a "
+                    "translation (true or false)."),
+      )))
 async def submit_document(request: Request) -> Response[DocumentSubmitted]:
     from translate_server.documents.runner import DocumentOptions
 

@@ -1,11 +1,21 @@
 """How routes document themselves in the OpenAPI document: the error answers each can give,
-and the 200 of a route that may stream."""
+the 200 of a route that may stream, and the form bodies of routes that read them themselves."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.plugins import SwaggerRenderPlugin
+from litestar.openapi.spec import (
+    OpenAPIFormat,
+    OpenAPIMediaType,
+    OpenAPIType,
+    Operation,
+    RequestBody,
+    Schema,
+)
 
 from translate_server import __version__
 from translate_server.wire import ErrorResponse
@@ -59,3 +69,38 @@ def answer_or_stream(answer: type, description: str) -> dict[int, ResponseSpec]:
 # What the DeepL- and LibreTranslate-compatible routes answer instead: 403 for a bad key and
 # 429 when overloaded, as their clients expect.
 COMPAT_ERRORS = (400, 403, 404, 413, 429, 502, 503, 504)
+
+
+# -- bodies a handler reads itself ---------------------------------------------------------
+# Upload routes read their multipart form themselves (to bound it as it streams in), so
+# Litestar cannot see their body: these describe it.
+
+FILE = "file"  # the one binary field of an upload form
+
+
+@dataclass(frozen=True)
+class FormField:
+    name: str
+    description: str
+    required: bool = False
+    enum: tuple[str, ...] = ()
+
+
+def form_body(fields: tuple[FormField, ...], media_type: str = "multipart/form-data",
+              ) -> type[Operation]:
+    """An operation class whose request body is a form of `fields` (`file` is binary)."""
+    schema = Schema(
+        type=OpenAPIType.OBJECT,
+        required=[field.name for field in fields if field.required] or None,
+        properties={field.name: Schema(
+            type=OpenAPIType.STRING, description=field.description,
+            format=OpenAPIFormat.BINARY if field.name == FILE else None,
+            enum=list(field.enum) or None) for field in fields})
+    body = RequestBody(required=True, content={media_type: OpenAPIMediaType(schema=schema)})
+
+    @dataclass
+    class FormOperation(Operation):
+        def __post_init__(self) -> None:
+            self.request_body = body
+
+    return FormOperation
