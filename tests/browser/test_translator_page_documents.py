@@ -204,3 +204,23 @@ def test_without_documents_the_panel_is_hidden(page: Any, served: Any) -> None:
     open_page(page, served(FakeEngine(), documents=False))
     assert page.is_hidden("#documents")
     assert page.locator("#document-file").is_hidden()
+
+
+def test_a_progress_stream_cut_short_falls_back_to_the_status_route(
+    page: Any, served: Any
+) -> None:
+    # As a proxy that does not pass streams through might: the stream ends at once, empty.
+    page.route("**/events?*", lambda route: route.fulfill(
+        status=200, headers={"content-type": "text/event-stream"}, body=""))
+    open_page(page, served(FakeEngine()))
+    polled = []
+    page.on("request", lambda request: polled.append(request.url)
+            if re.search(r"/translate/document/[^/]+\?key=", request.url) else None)
+    choose(page, "notes.txt", b"Polled, not streamed.\n")
+    page.click("#document-translate")
+    finished(page)
+    assert polled
+    assert page.inner_text("#document-progress-text") == "1 of 1 segments"
+    with page.expect_download() as downloaded:
+        page.click("#document-download")
+    assert Path(downloaded.value.path()).read_text() == "POLLED, NOT STREAMED.\n"
