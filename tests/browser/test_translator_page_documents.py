@@ -146,18 +146,21 @@ def test_the_page_refuses_what_the_server_would_before_uploading(
     assert uploads == []
 
 
-def test_the_servers_refusal_is_shown(page: Any, served: Any) -> None:
-    open_page(page, served(FakeEngine()))
-    # No extension: the page cannot tell, the server looks inside and refuses.
-    choose(page, "blob", b"\x00\x01binary\x00" * 10)
-    with page.expect_response("**/translate/document") as answered:
-        page.click("#document-translate")
-    assert answered.value.status == 400
-    page.wait_for_selector("#document-error:not([hidden])")
-    assert page.inner_text("#document-error-message") == \
-        answered.value.json()["error"]["message"]
-    assert page.is_hidden("#document-status") and page.is_hidden("#document-done")
-    assert page.is_enabled("#document-translate")
+def test_the_servers_refusals_are_shown(page: Any, served: Any) -> None:
+    open_page(page, served(FakeEngine(), max_document_chars=20))
+    # No extension: the page cannot tell, the server looks inside and refuses (400); the
+    # text to translate is counted by the server only (413).
+    for name, data, status in (("blob", b"\x00\x01binary\x00" * 10, 400),
+                               ("long.txt", b"More than twenty characters to translate.", 413)):
+        choose(page, name, data)
+        with page.expect_response("**/translate/document") as answered:
+            page.click("#document-translate")
+        assert answered.value.status == status
+        page.wait_for_selector("#document-error:not([hidden])")
+        assert page.inner_text("#document-error-message") == \
+            answered.value.json()["error"]["message"]
+        assert page.is_hidden("#document-status") and page.is_hidden("#document-done")
+        assert page.is_enabled("#document-translate")
 
 
 def test_overload_shows_a_retry_countdown_in_the_panel(page: Any, served: Any) -> None:
