@@ -62,6 +62,8 @@ def create_app(
     `--otlp-traces-endpoint` is set (tests pass one with an in-memory exporter).
     """
     metrics_ = ServiceMetrics()
+    # One decision for the document routes, their jobs and the page's file panel.
+    serve_documents = settings.documents.documents
     if tracing is None:
         tracing = build_tracing(settings.engine.otlp_traces_endpoint)
     admission = Admission(
@@ -81,7 +83,8 @@ def create_app(
         from translate_server.documents.service import close_documents, open_documents
 
         found = build_services(engine, settings, admission, metrics_, tracing)
-        documents = await open_documents(settings, found.translation, metrics_)
+        documents = (await open_documents(settings, found.translation, metrics_)
+                     if serve_documents else None)
         app.state.services = dataclasses.replace(found, documents=documents)
         watcher = asyncio.create_task(_watch_engine(engine, on_engine_death))
         try:
@@ -89,16 +92,19 @@ def create_app(
         finally:
             watcher.cancel()
             # Before the engine: running jobs stop where they stand and resume on next start.
-            await close_documents(documents)
+            if documents is not None:
+                await close_documents(documents)
             engine.shutdown()
             log.info("engine_stopped")
             if tracing is not None:
                 tracing.shutdown()  # sends the spans still waiting for a batch
 
-    page = [ui_router(settings)] if settings.server.ui else []
+    page = [ui_router(settings, documents=serve_documents)] if settings.server.ui else []
+    document_routes = (document_routers(settings.documents.max_document_bytes)
+                       if serve_documents else [])
     app = Litestar(
         route_handlers=[*API_ROUTES, *OPEN_ROUTES, deepl_router(), libretranslate_router(),
-                        *page, *document_routers(settings.documents.max_document_bytes)],
+                        *page, *document_routes],
         lifespan=[engine_lifespan],
         state=State({"api_keys_required": bool(settings.server.api_keys)}, deep_copy=False),
         exception_handlers=exception_handlers(),

@@ -87,6 +87,7 @@ class TranslationSettings(_Settings):
 
 
 class DocumentSettings(_Settings):
+    documents: bool = True
     document_dir: str = str(Path("~/.cache/translate-server/documents").expanduser())
     document_retention: Annotated[float, msgspec.Meta(gt=0)] = 86_400.0
     max_document_bytes: Annotated[int, msgspec.Meta(gt=0)] = 10 * 2**20
@@ -187,6 +188,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("quality_guard", "translation", "Mask placeholders, URLs and code before translating "
            "and check each answer (empty, echo, wrong language, lost placeholder): one retry, "
            "then `warnings` in the response (docs/quality.md).", bool),
+    Option("documents", "documents", "Translate whole files: the document routes (ours, DeepL's "
+           "and LibreTranslate's) and the translator page's file panel (`--no-documents` "
+           "turns them off).", bool),
     Option("document_dir", "documents", "Where document jobs and their files are kept "
            "(an SQLite database and a folder per job); jobs left unfinished resume on start."),
     Option("document_retention", "documents", "Seconds a finished document job (its result) "

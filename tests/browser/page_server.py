@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import uvicorn
+from litestar import Litestar
 
 from translate_server.app import create_app
 from translate_server.settings import load_settings
@@ -21,10 +23,17 @@ from fakes import FakeEngine
 @contextmanager
 def serve(engine: FakeEngine, **overrides: Any) -> Iterator[str]:
     """The app over `engine` behind a real uvicorn server on a free loopback port, in a thread
-    with its own event loop (the browser is a separate process, it needs real HTTP)."""
-    settings = load_settings({"served_model_name": "fake-model", "quality_guard": False,
-                              **overrides}, environ={})
-    app = create_app(settings, lambda: engine)
+    with its own event loop (the browser is a separate process, it needs real HTTP). Its
+    document jobs live in a directory of its own, gone with it."""
+    with tempfile.TemporaryDirectory(prefix="page-server-") as documents:
+        settings = load_settings({"served_model_name": "fake-model", "quality_guard": False,
+                                  "document_dir": documents, **overrides}, environ={})
+        with _serving(create_app(settings, lambda: engine)) as base:
+            yield base
+
+
+@contextmanager
+def _serving(app: Litestar) -> Iterator[str]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_config=None))

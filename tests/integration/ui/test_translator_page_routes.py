@@ -25,9 +25,27 @@ async def test_the_page_and_its_assets(client: AppClient) -> None:
 
 
 async def test_config_tells_the_page_the_servers_limits(make_app: AppFactory) -> None:
-    async with running(make_app(max_text_chars=1234)) as client:
+    async with running(make_app(max_text_chars=1234, max_document_bytes=5000)) as client:
         config = (await client.get("/ui/config.json")).json()
-    assert config == {"max_text_chars": 1234, "api_key_required": False, "documents": False}
+    extensions = config.pop("document_extensions")
+    assert config == {"max_text_chars": 1234, "api_key_required": False, "documents": True,
+                      "max_document_bytes": 5000}
+    assert {".srt", ".txt", ".docx", ".po"} <= set(extensions)
+    assert extensions == sorted(extensions)
+
+
+async def test_no_documents_turns_the_file_panel_and_the_routes_off(
+    make_app: AppFactory
+) -> None:
+    async with running(make_app(documents=False)) as client:
+        config = (await client.get("/ui/config.json")).json()
+        assert config["documents"] is False
+        assert config["max_document_bytes"] is None and config["document_extensions"] == []
+        submitted = await client.post("/translate/document", files={"file": ("a.txt", b"Hi")},
+                                      data={"target_lang": "de"})
+        assert submitted.status_code == 404
+        assert (await client.post("/v2/document")).status_code == 404
+        assert (await client.post("/libretranslate/translate_file")).status_code == 404
 
 
 async def test_with_api_keys_the_page_is_open_and_the_api_is_not(make_app: AppFactory) -> None:

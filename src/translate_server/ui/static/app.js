@@ -1,5 +1,5 @@
 // The translator page: plain DOM code over the service's own API (/languages, /detect,
-// /translate with `stream: true`). Every URL is relative, so the page works under whatever
+// /translate with `stream: true`, /translate/document for files). Every URL is relative, so the page works under whatever
 // path prefix a proxy gives the service.
 "use strict";
 
@@ -24,8 +24,11 @@ const state = {
   config: { max_text_chars: 20000, api_key_required: false, documents: false },
   names: new Map(), // language code -> name
   running: null, // the AbortController of the translation in progress
-  countdown: null, // the timer of a Retry-After countdown
 };
+
+// Where errors are shown: under the text, or in the file panel. Each has its own countdown.
+const errorBox = (box, message, retry) => ({ box, message, retry, countdown: null });
+const pageErrors = errorBox(ui.error, ui.errorMessage, ui.retry);
 
 // ---- API ------------------------------------------------------------------------------------
 
@@ -41,15 +44,17 @@ function apiKey() {
   return sessionStorage.getItem(KEY_STORE) || "";
 }
 
+// A JSON body is sent as JSON; a FormData one as multipart (the browser sets its boundary).
 async function api(path, { body, signal } = {}) {
   const headers = { Accept: "application/json" };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const form = body instanceof FormData;
+  if (body !== undefined && !form) headers["Content-Type"] = "application/json";
   if (apiKey()) headers.Authorization = "Bearer " + apiKey();
   let response;
   try {
     response = await fetch(path, {
-      method: body === undefined ? "GET" : "POST",
-      headers, signal, body: body === undefined ? undefined : JSON.stringify(body),
+      method: body === undefined ? "GET" : "POST", headers, signal,
+      body: body === undefined || form ? body : JSON.stringify(body),
     });
   } catch (err) {
     if (err.name === "AbortError") throw err;
@@ -315,46 +320,47 @@ async function copyResult() {
 
 // ---- Errors ---------------------------------------------------------------------------------
 
-function handleError(err) {
+function handleError(err, where = pageErrors) {
   if (err.status === 401) {
     const hadKey = Boolean(apiKey());
     sessionStorage.removeItem(KEY_STORE);
     askForKey(hadKey ? "That key was not accepted. Try another." : err.message);
   }
-  showError(err.message, err.status === 503 || err.status === 429 ? err.retryAfter : null);
+  showError(err.message, err.status === 503 || err.status === 429 ? err.retryAfter : null,
+    where);
 }
 
-function showError(message, retryAfter = null) {
-  clearError();
-  ui.errorMessage.textContent = message;
-  ui.error.hidden = false;
-  if (retryAfter) startCountdown(retryAfter);
+function showError(message, retryAfter = null, where = pageErrors) {
+  clearError(where);
+  where.message.textContent = message;
+  where.box.hidden = false;
+  if (retryAfter) startCountdown(retryAfter, where);
 }
 
-function startCountdown(seconds) {
+function startCountdown(seconds, where) {
   let left = seconds;
   const tick = () => {
     if (left <= 0) {
-      clearInterval(state.countdown);
-      state.countdown = null;
-      ui.retry.textContent = "You can try again now.";
+      clearInterval(where.countdown);
+      where.countdown = null;
+      where.retry.textContent = "You can try again now.";
       return;
     }
-    ui.retry.textContent = `Try again in ${left} s.`;
+    where.retry.textContent = `Try again in ${left} s.`;
     left -= 1;
   };
-  ui.retry.hidden = false;
+  where.retry.hidden = false;
   tick();
-  state.countdown = setInterval(tick, 1000);
+  where.countdown = setInterval(tick, 1000);
 }
 
-function clearError() {
-  if (state.countdown) clearInterval(state.countdown);
-  state.countdown = null;
-  ui.error.hidden = true;
-  ui.errorMessage.textContent = "";
-  ui.retry.hidden = true;
-  ui.retry.textContent = "";
+function clearError(where = pageErrors) {
+  if (where.countdown) clearInterval(where.countdown);
+  where.countdown = null;
+  where.box.hidden = true;
+  where.message.textContent = "";
+  where.retry.hidden = true;
+  where.retry.textContent = "";
 }
 
 // ---- API key --------------------------------------------------------------------------------
@@ -409,12 +415,225 @@ function restoreChoices() {
   if (!ui.glossaryRows.rows.length) addGlossaryRow();
 }
 
-// ---- Documents (hook) -----------------------------------------------------------------------
+// ---- Documents ------------------------------------------------------------------------------
 
-// File translation lives in its own section, shown only when the server says it has it. The
-// wiring goes here once the documents API exists; until then the section stays hidden.
+// A file is sent as a multipart form to /translate/document, which answers the job's id and
+// key at once; its progress comes from the job's events stream, read with fetch (EventSource
+// cannot send the API key header), and the status route is polled should the stream end early.
+const POLL_MS = 1000;
+const FINAL = new Set(["done", "error"]);
+const doc = {
+  section: $("documents"), file: $("document-file"), translate: $("document-translate"),
+  limits: $("document-limits"), status: $("document-status"),
+  progress: $("document-progress"), progressLabel: $("document-progress-label"),
+  progressText: $("document-progress-text"), done: $("document-done"),
+  download: $("document-download"), billed: $("document-billed"),
+  announce: $("document-announce"),
+  errors: errorBox($("document-error"), $("document-error-message"), $("document-retry")),
+  running: false,
+  url: null, // the object URL of the last result, released when the next one comes
+};
+
 function setUpDocuments() {
-  ui.documents.hidden = !state.config.documents;
+  const { documents, document_extensions: types = [], max_document_bytes: max } = state.config;
+  doc.section.hidden = !documents;
+  if (!documents) return;
+  if (types.length) doc.file.accept = types.join(",");
+  const size = max ? `Files up to ${formatBytes(max)}` : "Files";
+  doc.limits.textContent = types.length ? `${size} of these types: ${types.join(", ")}.`
+    : `${size}.`;
+  doc.file.addEventListener("change", fileChosen);
+  doc.translate.addEventListener("click", translateFile);
+  doc.section.addEventListener("dragover", (event) => {
+    if (!event.dataTransfer.types.includes("Files")) return;
+    event.preventDefault(); // without it, the browser opens the file instead
+    event.dataTransfer.dropEffect = "copy";
+    doc.section.classList.add("dragging");
+  });
+  doc.section.addEventListener("dragleave", (event) => {
+    if (!doc.section.contains(event.relatedTarget)) doc.section.classList.remove("dragging");
+  });
+  doc.section.addEventListener("drop", (event) => {
+    event.preventDefault();
+    doc.section.classList.remove("dragging");
+    const [file] = event.dataTransfer.files;
+    if (!file) return;
+    const chosen = new DataTransfer(); // the first file only, into the input as if chosen
+    chosen.items.add(file);
+    doc.file.files = chosen.files;
+    fileChosen();
+    if (!doc.translate.disabled) doc.translate.focus();
+  });
+}
+
+function chosenFile() {
+  return doc.file.files.length ? doc.file.files[0] : null;
+}
+
+function fileChosen() {
+  clearError(doc.errors);
+  const file = chosenFile();
+  const refusal = file && refusalOf(file);
+  if (refusal) showError(refusal, null, doc.errors);
+  doc.translate.disabled = !file || Boolean(refusal);
+}
+
+// The server's own limits, checked before uploading (it still answers 400/413 itself).
+function refusalOf(file) {
+  const { document_extensions: types = [], max_document_bytes: max } = state.config;
+  const extension = extensionOf(file.name);
+  // A file without an extension is recognised by its content: the server decides.
+  if (extension && types.length && !types.includes(extension)) {
+    return `Files of type ${extension} cannot be translated here. ` +
+      `Supported types: ${types.join(", ")}.`;
+  }
+  if (max && file.size > max) {
+    return `${file.name} has ${formatBytes(file.size)}; this server takes files up to ` +
+      `${formatBytes(max)}.`;
+  }
+  return null;
+}
+
+function extensionOf(name) {
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? name.slice(dot).toLowerCase() : ""; // ".profile" has none, as in Python
+}
+
+function formatBytes(bytes) {
+  const units = ["bytes", "KB", "MB", "GB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toLocaleString(undefined, { maximumFractionDigits: 1 })} ${units[unit]}`;
+}
+
+async function translateFile() {
+  const file = chosenFile();
+  if (!file || doc.running) return;
+  const refusal = refusalOf(file);
+  if (refusal) {
+    showError(refusal, null, doc.errors);
+    return;
+  }
+  clearError(doc.errors);
+  setFileRunning(true);
+  clearDownload();
+  showProgress({ status: "uploading" }, file.name);
+  doc.announce.textContent = `Translating ${file.name}…`;
+  try {
+    const job = await submitFile(file);
+    const final = await followJob(job);
+    if (final.status === "error") {
+      throw new ApiError(200, final.error_message || "The file could not be translated.");
+    }
+    await offerResult(job, final);
+  } catch (err) {
+    doc.status.hidden = true;
+    doc.announce.textContent = ""; // the error box is an alert of its own
+    handleError(err, doc.errors);
+  } finally {
+    setFileRunning(false);
+  }
+}
+
+async function submitFile(file) {
+  const form = new FormData();
+  form.append("file", file, file.name);
+  form.append("target_lang", ui.target.value);
+  form.append("source_lang", ui.source.value); // "auto": detected
+  form.append("formality", ui.formality.value);
+  const glossary = glossaryEntries();
+  if (Object.keys(glossary).length) form.append("glossary", JSON.stringify(glossary));
+  const submitted = await (await api("translate/document", { body: form })).json();
+  return { id: submitted.document_id, key: submitted.document_key, name: file.name,
+    target: ui.target.value };
+}
+
+// Relative, like every URL of the page (the server's own `*_url` fields are absolute and
+// may not see a proxy's path prefix).
+function jobPath(job, suffix = "") {
+  return `translate/document/${encodeURIComponent(job.id)}${suffix}` +
+    `?key=${encodeURIComponent(job.key)}`;
+}
+
+async function followJob(job) {
+  let last = null;
+  try {
+    for await (const status of events(await api(jobPath(job, "/events")))) {
+      last = status;
+      showProgress(status, job.name);
+    }
+  } catch (err) {
+    // The server's refusal stands; a dropped connection falls back to polling below.
+    if (err instanceof ApiError && err.status !== 0) throw err;
+  }
+  while (!last || !FINAL.has(last.status)) {
+    if (last) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    last = await (await api(jobPath(job))).json();
+    showProgress(last, job.name);
+  }
+  return last;
+}
+
+function showProgress(status, name) {
+  doc.status.hidden = false;
+  doc.progressLabel.textContent = `Progress of ${name}`;
+  const total = status.segments_total || 0;
+  const done = status.segments_done || 0;
+  let text;
+  if (total > 0) {
+    doc.progress.max = total;
+    doc.progress.value = done;
+    text = `${done.toLocaleString()} of ${total.toLocaleString()} segments`;
+    if (status.status === "translating" && status.seconds_remaining) {
+      text += `, about ${Math.ceil(status.seconds_remaining)} s left`;
+    }
+  } else if (status.status === "done") {
+    doc.progress.max = 1;
+    doc.progress.value = 1;
+    text = "Nothing to translate in this file.";
+  } else {
+    doc.progress.removeAttribute("value"); // indeterminate until the job has counted
+    text = status.status === "uploading" ? "Uploading…" : "Waiting to start…";
+  }
+  doc.progressText.textContent = text;
+}
+
+async function offerResult(job, final) {
+  const blob = await (await api(jobPath(job, "/result"))).blob();
+  // Fetched with the API key, then offered from memory: a plain link could not send the key.
+  doc.url = URL.createObjectURL(blob);
+  const name = translatedName(job.name, final.target_lang || job.target);
+  doc.download.href = doc.url;
+  doc.download.download = name;
+  doc.download.textContent = `Download ${name}`;
+  doc.billed.textContent = `${final.billed_characters.toLocaleString()} characters billed`;
+  doc.done.hidden = false;
+  doc.announce.textContent = `${job.name} is translated: ${doc.download.textContent}.`;
+}
+
+function translatedName(name, lang) {
+  const extension = extensionOf(name);
+  return `${name.slice(0, name.length - extension.length)}.${lang}${extension}`;
+}
+
+function clearDownload() {
+  if (doc.url) URL.revokeObjectURL(doc.url);
+  doc.url = null;
+  doc.done.hidden = true;
+  doc.download.removeAttribute("href");
+  doc.download.textContent = "";
+  doc.billed.textContent = "";
+}
+
+function setFileRunning(running) {
+  doc.running = running;
+  // aria-disabled, not disabled: the button keeps keyboard focus while the file is translated.
+  doc.translate.setAttribute("aria-disabled", running ? "true" : "false");
+  doc.section.setAttribute("aria-busy", running ? "true" : "false");
 }
 
 // ---- Start ----------------------------------------------------------------------------------
