@@ -63,6 +63,6 @@ def document_extensions() -> tuple[str, ...]:
     by its content, so the page lets those through)."""
     # Imported here, as app.py does: the formats pull in their libraries, loaded by the time
     # the page asks (the document jobs start with the app).
-    from translate_server.documents.formats import FORMATS
+    from translate_server.documents.formats import known_extensions
 
-    return tuple(sorted({extension for fmt in FORMATS for extension in fmt.extensions}))
+    return known_extensions()

@@ -75,6 +75,9 @@ async def test_frontend_settings_and_suggestions(make_app) -> None:
         assert settings["suggestions"] is False and settings["apiKeys"] is False
         assert settings["charLimit"] > 0
         assert settings["language"]["source"]["code"] == "auto"
+        # translate_file is served: its web page offers files, of the formats we read.
+        assert settings["filesTranslation"] is True
+        assert {".srt", ".docx", ".po", ".txt"} <= set(settings["supportedFilesFormat"])
         suggest = await _http("POST", f"{url}/libretranslate/suggest", data={
             "q": "Hello", "s": "Hola", "source": "en", "target": "es"})
         assert suggest.status_code == 403

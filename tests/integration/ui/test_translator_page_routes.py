@@ -46,6 +46,9 @@ async def test_no_documents_turns_the_file_panel_and_the_routes_off(
         assert submitted.status_code == 404
         assert (await client.post("/v2/document")).status_code == 404
         assert (await client.post("/libretranslate/translate_file")).status_code == 404
+        # LibreTranslate's web page reads whether files are offered from its settings.
+        settings = (await client.get("/libretranslate/frontend/settings")).json()
+        assert settings["filesTranslation"] is False and settings["supportedFilesFormat"] == []
 
 
 async def test_with_api_keys_the_page_is_open_and_the_api_is_not(make_app: AppFactory) -> None:

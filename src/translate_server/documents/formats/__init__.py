@@ -44,8 +44,13 @@ _BY_NAME = {fmt.name: fmt for fmt in FORMATS}
 _BY_EXTENSION = {extension: fmt for fmt in FORMATS for extension in fmt.extensions}
 
 
+def known_extensions() -> tuple[str, ...]:
+    """The file name extensions the formats know (".srt", ...), sorted."""
+    return tuple(sorted(_BY_EXTENSION))
+
+
 def supported_extensions() -> str:
-    return ", ".join(sorted(_BY_EXTENSION))
+    return ", ".join(known_extensions())
 
 
 def detect_format(filename: str | None, data: bytes) -> DocumentFormat:

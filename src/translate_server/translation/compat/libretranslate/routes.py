@@ -72,9 +72,14 @@ async def libre_languages(request: Request) -> list[LibreLanguage]:
 async def libre_frontend_settings(request: Request) -> FrontendSettings:
     found = services(request)
     keys = bool(request.app.state.get("api_keys_required"))
+    files = found.documents is not None
+    if files:
+        # Imported only when documents are served: the formats pull in their libraries.
+        from translate_server.documents.formats import known_extensions
     return FrontendSettings(
         charLimit=found.limits.max_text_chars, frontendTimeout=500, apiKeys=keys,
-        keyRequired=keys, suggestions=False, filesTranslation=False, supportedFilesFormat=[],
+        keyRequired=keys, suggestions=False, filesTranslation=files,
+        supportedFilesFormat=list(known_extensions()) if files else [],
         language=FrontendLanguages(source=FrontendLanguage(code="auto", name="Auto Detect"),
                                    target=FrontendLanguage(code="en", name="English")))
 
