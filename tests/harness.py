@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 import uvicorn
 from litestar import Litestar
+from ports import free_port
 
 
 class AppClient(httpx.AsyncClient):
@@ -96,12 +97,6 @@ async def served(app: Litestar) -> AsyncIterator[str]:
 
 
 FAKE_SERVER = Path(__file__).parent / "process" / "fake_server.py"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def start_fake_server(*args: str) -> tuple[subprocess.Popen, str]:
