@@ -300,12 +300,10 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bench-dir", default=None, help="the folder of apps.py (default: this one)")
     parser.add_argument("--apps", default=",".join(APPS),
-                        help=f"apps to compare (default: {','.join(APPS)}; also: unguarded)")
+                        help=f"arms to run (default: {','.join(APPS)}; also: unguarded, "
+                        f"{','.join(TRACED_APPS)})")
     parser.add_argument("--apis", default=",".join(APIS),
                         help=f"routes to compare (default: {','.join(APIS)})")
-    parser.add_argument("--apps", default=",".join(APPS),
-                        help=f"arms to run (default: {','.join(APPS)}; also: "
-                        f"{','.join(TRACED_APPS)})")
     parser.add_argument("--stream-tokens", type=int, default=64,
                         help="tokens per chat-stream answer (default 64)")
     parser.add_argument("--rounds", type=int, default=5, help="alternating repeats (default 5)")
