@@ -53,13 +53,16 @@ def create_app(
     engine_factory: Callable[[], Engine],
     *,
     on_engine_death: Callable[[], None] | None = None,
+    on_ready: Callable[[], None] | None = None,
     tracing: Tracing | None = None,
 ) -> Litestar:
     """Build the app around an engine made by `engine_factory` when the app starts.
 
     `on_engine_death` is called once if the engine fails; the CLI uses it to exit non-zero so
-    that a supervisor restarts the process. `tracing` defaults to OTLP export where
-    `--otlp-traces-endpoint` is set (tests pass one with an in-memory exporter).
+    that a supervisor restarts the process. `on_ready` is called once everything the app
+    keeps for its life is built and imported (the server freezes its heap there). `tracing`
+    defaults to OTLP export where `--otlp-traces-endpoint` is set (tests pass one with an
+    in-memory exporter).
     """
     metrics_ = ServiceMetrics()
     # One decision for the document routes, their jobs and the page's file panel.
@@ -86,6 +89,8 @@ def create_app(
         documents = (await open_documents(settings, found.translation, metrics_)
                      if serve_documents else None)
         app.state.services = dataclasses.replace(found, documents=documents)
+        if on_ready is not None:
+            on_ready()
         watcher = asyncio.create_task(_watch_engine(engine, on_engine_death))
         try:
             yield
@@ -116,8 +121,9 @@ def create_app(
                           metrics_need_key=settings.server.metrics_require_key)
     keys = ApiKeys(settings.server.api_keys) if settings.server.api_keys else None
     gate = ApiGate(app.asgi_handler, open_paths=paths.open, json_bodies=paths.json_bodies,
-                   keys=keys, open_prefixes=paths.open_prefixes, error_shapes=(("/v2/", deepl_error_shape),
-                                            ("/libretranslate/", libre_error_shape)),
+                   keys=keys, open_prefixes=paths.open_prefixes,
+                   error_shapes=(("/v2/", deepl_error_shape),
+                                 ("/libretranslate/", libre_error_shape)),
                    body_key_prefixes=("/v2/", "/libretranslate/"))
     # LibreTranslate's browser clients need CORS, its preflights answered before the gate.
     app.asgi_handler = RequestObserver(Cors(gate, ("/libretranslate/",)), metrics_,

@@ -93,7 +93,6 @@ def serve(settings: Settings) -> int:
         tie_children_to_this_process()
         engine = create_vllm_engine(settings.engine)
         freeze_vllm_environment()
-        log.info("startup_heap_frozen", objects=freeze_startup_heap())
         return engine
 
     return run_server(settings, start_engine)
@@ -107,7 +106,13 @@ def run_server(settings: Settings, engine_factory: Callable[[], Engine]) -> int:
         if server is not None:
             server.engine_died()
 
-    app = create_app(settings, engine_factory, on_engine_death=on_engine_death)
+    def on_ready() -> None:
+        # After the engine, the services and the document formats' libraries: what start-up
+        # leaves behind is never walked by a full collection again.
+        log.info("startup_heap_frozen", objects=freeze_startup_heap())
+
+    app = create_app(settings, engine_factory, on_engine_death=on_engine_death,
+                     on_ready=on_ready)
     config = uvicorn.Config(
         app,
         host=settings.server.host,
