@@ -8,6 +8,7 @@ comparison app, each around the zero-latency engine, logging one JSON line per r
 from __future__ import annotations
 
 from translate_server.http.logging_setup import configure_logging
+from translate_server.inference.heap import freeze_startup_heap
 from translate_server.settings import Settings, load_settings
 
 from zero_engine import ZeroLatencyEngine
@@ -25,7 +26,8 @@ def litestar_app(quality_guard: bool = True):
     from translate_server.app import create_app
 
     configure_logging("json", "info")
-    return create_app(settings(quality_guard), lambda: ZeroLatencyEngine(model=SERVED_NAME))
+    return create_app(settings(quality_guard), lambda: ZeroLatencyEngine(model=SERVED_NAME),
+                      on_ready=_freeze)
 
 
 def unguarded_app():
@@ -42,7 +44,8 @@ def litestar_traced_app():
 
     configure_logging("json", "info")
     tracing = build_tracing(os.environ["BENCH_OTLP_TRACES_ENDPOINT"])
-    return create_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME), tracing=tracing)
+    return create_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME), tracing=tracing,
+                      on_ready=_freeze)
 
 
 def litestar_otel_asgi_app():
@@ -59,7 +62,7 @@ def litestar_otel_asgi_app():
     configure_logging("json", "info")
     tracing = build_tracing(os.environ["BENCH_OTLP_TRACES_ENDPOINT"])
     assert tracing is not None
-    app = create_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME))
+    app = create_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME), on_ready=_freeze)
     app.asgi_handler = OpenTelemetryInstrumentationMiddleware(
         app.asgi_handler, OpenTelemetryConfig(tracer_provider=tracing.provider))
     app.on_shutdown.append(tracing.shutdown)  # the app's own tracing (off) does not
@@ -77,3 +80,9 @@ def floor_app():
     from asgi_floor import app
 
     return app
+
+
+def _freeze() -> None:
+    """As the server does once it is ready: start-up's objects out of every full collection
+    (the FastAPI app does the same at the end of its start-up)."""
+    freeze_startup_heap()

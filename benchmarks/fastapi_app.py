@@ -27,6 +27,7 @@ from translate_server.http.requests import deadline_for, record_of, unless_disco
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.inference.generation import GenerationService
+from translate_server.inference.heap import freeze_startup_heap
 from translate_server.settings import Settings
 from translate_server.translation.protocol import TranslateRequest as OwnTranslateRequest
 from translate_server.translation.service import TranslationService
@@ -188,6 +189,7 @@ def create_fastapi_app(settings: Settings, engine_factory: Callable[[], Engine])
         app.state.translation = TranslationService(
             generation, admission, settings.limits, model_name
         )
+        freeze_startup_heap()  # as the service's server does once it is ready
         try:
             yield
         finally:
