@@ -138,7 +138,9 @@ class RequestTrace:
         figures (the same as the log line's)."""
         self._tracing._context.detach(self._token)
         span = self.span
-        attributes: dict[str, Any] = {"http.response.status_code": record.status}
+        span.update_name(f"{record.method} {record.route}")  # a template once routed
+        attributes: dict[str, Any] = {"http.response.status_code": record.status,
+                                      "http.route": record.route}
         if record.engine_requests:
             attributes.update({"engine_requests": record.engine_requests,
                                "gen_ai.usage.input_tokens": record.prompt_tokens,

@@ -9,6 +9,7 @@ span (`translate_server.tracing`).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -209,6 +210,10 @@ class RequestObserver:
             await self.app(scope, receive, send_observed)
         finally:
             in_flight.dec()
+            if route == "unmatched" and (template := scope.get("path_template")):
+                # A route with path parameters: named by its template once the router has
+                # matched it ("/translate/document/{document_id}"), never by the raw path.
+                record.route = _route_name(template)
             ended = time.perf_counter()
             if record.status == 0:
                 record.status = 499  # the client left before any answer started
@@ -255,3 +260,12 @@ def _request_id(scope: Scope) -> str:
                 return candidate
             break
     return os.urandom(16).hex()  # as random as uuid4().hex, at a fraction of its cost
+
+
+@functools.lru_cache(maxsize=256)  # the app's own templates: a bounded set
+def _route_name(template: str) -> str:
+    """`/v2/glossaries/{glossary_id:str}` -> `/v2/glossaries/{glossary_id}`."""
+    return _PARAMETER_TYPE.sub(r"{\1}", template)
+
+
+_PARAMETER_TYPE = re.compile(r"\{(\w+):[^}]*\}")

@@ -74,9 +74,12 @@ async def test_one_log_line_per_request_with_timings(
         await client.post("/translate", json={**TRANSLATE, "text": "Good evening, everyone.",
                                               "stream": True})
         await client.get("/nowhere")
+        await client.get("/translate/document/ABC", params={"key": "k"})
     lines = [entry for entry in logs if entry["event"] == "request"]
-    assert len(lines) == 3
-    ok, streamed, missing = lines
+    assert len(lines) == 4
+    ok, streamed, missing, job = lines
+    # A route with a path parameter is named by its template, never by the raw path.
+    assert job["route"] == "/translate/document/{document_id}" and job["status"] == 404
     assert ok["route"] == "/translate" and ok["status"] == 200 and ok["model"] == "fake-model"
     assert ok["prompt_tokens"] > 0 and ok["completion_tokens"] == 2
     for timing in ("queue_ms", "engine_ms", "total_ms"):
