@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import quote
 
 import msgspec
-from litestar import Request, Response, Router, get, post
+from litestar import Request, Response, Router, get, post, route
 from litestar.openapi.datastructures import ResponseSpec
 
 from translate_server.documents.protocol import DocumentStatus, DocumentSubmitted
@@ -146,13 +146,19 @@ def _glossary(raw: str | None) -> dict[str, str] | None:
                                   param="glossary") from None
 
 
-@get("/translate/document/{document_id:str}", summary="A document job's status",
-     tags=["documents"], responses=_ERRORS)
+# One handler for both methods: Litestar's automatic OPTIONS answer lists only the methods
+# of the first handler registered for a path.
+@route("/translate/document/{document_id:str}", http_method=["GET", "DELETE"], status_code=200,
+       summary="A document job's status; DELETE cancels it",
+       description="GET: the job's status. DELETE: stops the job where it stands (its engine "
+       "requests are aborted) and deletes it and its files now, finished or not; the answer is "
+       "its status as it stood when it was stopped.", tags=["documents"], responses=_ERRORS)
 async def document_status(request: Request, document_id: str) -> DocumentStatus:
     documents = documents_of(request)
-    job = await documents.jobs.status(document_id, document_key(request),
-                                      documents.owner(request))
-    return DocumentStatus.of(job)
+    key, owner = document_key(request), documents.owner(request)
+    if request.method == "DELETE":
+        return DocumentStatus.of(await documents.jobs.cancel(document_id, key, owner))
+    return DocumentStatus.of(await documents.jobs.status(document_id, key, owner))
 
 
 @get("/translate/document/{document_id:str}/result", summary="A translated document",
@@ -197,7 +203,8 @@ def document_routers(max_bytes: int) -> list[Router]:
     size = max_bytes + FORM_OVERHEAD
     return [
         Router(path="/", route_handlers=[submit_document, document_status, document_result,
-                                         document_events], request_max_body_size=size),
+                                         document_events],
+               request_max_body_size=size),
         Router(path="/v2", route_handlers=compat.DEEPL_ROUTES, request_max_body_size=size,
                exception_handlers=exception_handlers(deepl_shape)),
         Router(path="/libretranslate", route_handlers=compat.LIBRE_ROUTES,

@@ -175,9 +175,25 @@ class DocumentJobs:
         await self.store.delete(job_id)
         await self._count()
 
+    async def cancel(self, job_id: str, key: str, owner: str | None = None) -> Job:
+        """Stop a job where it stands (its engine requests are aborted with it) and delete it
+        and its files now, finished or not; the job as it stood when it was stopped."""
+        job = await self.store.authorize(job_id, key, owner)
+        task = self._tasks.get(job_id)
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            job = await self.store.get(job_id) or job
+        await self.store.delete(job_id)
+        log.info("document_job_cancelled", job=job_id, status=job.status)
+        await self._notify(job_id)
+        await self._count()
+        return job
+
     async def watch(self, job_id: str, key: str, owner: str | None = None
                     ) -> AsyncIterator[Job]:
-        """The job now and after every change, until it is finished (for a progress stream)."""
+        """The job now and after every change, until it is finished (for a progress stream);
+        a job cancelled meanwhile ends as an error that says so."""
         changed = self._change(job_id)  # taken before reading: no change can slip between
         job = await self.store.authorize(job_id, key, owner)
         while True:
@@ -186,7 +202,9 @@ class DocumentJobs:
                 return
             await changed.wait()
             changed = self._change(job_id)
-            job = await self.store.get(job_id) or job
+            current = await self.store.get(job_id)
+            job = current or msgspec.structs.replace(job, status="error",
+                                                     error="The job was cancelled.")
 
     # -- Running ----------------------------------------------------------------------------
     def _schedule(self, job_id: str) -> None:

@@ -184,3 +184,37 @@ async def test_jobs_by_status_metric(client: AppClient) -> None:
     metrics = (await client.get("/metrics")).text
     assert 'translate_documents{status="done"} 1.0' in metrics
     assert 'translate_documents{status="queued"} 0.0' in metrics
+
+
+async def test_a_cancelled_job_stops_its_engine_requests_and_is_gone(make_app) -> None:
+    engine = FakeEngine()
+    engine.hang = True  # the job's engine requests stay in flight until it is cancelled
+    async with running(make_app(engine)) as client:
+        submitted = (await submit(client)).json()
+
+        async def events() -> list[str]:
+            async with client.stream("GET", submitted["events_url"]) as stream:
+                return [line.removeprefix("data: ") async for line in stream.aiter_lines()
+                        if line.startswith("data: ")]
+
+        watching = asyncio.create_task(events())
+        for _ in range(500):
+            if engine.unfinished_requests():
+                break
+            await asyncio.sleep(0.01)
+        assert engine.unfinished_requests() > 0
+        job = f"/translate/document/{submitted['document_id']}"
+        assert (await client.delete(job, params={"key": "not-the-key"})).status_code == 404
+        cancelled = await client.delete(submitted["status_url"])  # the URL carries the key
+        assert cancelled.status_code == 200, cancelled.text
+        assert cancelled.json()["status"] == "translating"  # as it stood when stopped
+        assert engine.unfinished_requests() == 0
+        streamed = await asyncio.wait_for(watching, 5)
+        assert streamed[-1] == "[DONE]"
+        last = json.loads(streamed[-2])
+        assert (last["status"], last["error_message"]) == ("error", "The job was cancelled.")
+        gone = await client.get(submitted["status_url"])
+        assert gone.status_code == 404
+        assert (await client.delete(submitted["status_url"])).status_code == 404
+        allowed = (await client.options(job)).headers["allow"]
+        assert {"GET", "DELETE"} <= {method.strip() for method in allowed.split(",")}
