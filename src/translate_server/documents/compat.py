@@ -149,10 +149,9 @@ class _Failed(ApiError):
 async def libre_download_file(request: Request, document_id: str,
                               document_key: str) -> Response[bytes]:
     documents = documents_of(request)
-    job, data = await documents.jobs.result(document_id, document_key,
-                                            documents.owner(request))
+    # The link's secret key alone authorizes it (no owner): it is followed without an API key.
+    job, data = await documents.jobs.result(document_id, document_key, owner=None)
     return result_response(job, data)
 
 
 DEEPL_ROUTES = [deepl_upload_document, deepl_document_status, deepl_document_result]
-LIBRE_ROUTES = [libre_translate_file, libre_download_file]

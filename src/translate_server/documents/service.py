@@ -20,7 +20,12 @@ from translate_server.documents.translator import (
     document_translator,
     runner_limits,
 )
-from translate_server.errors import InvalidRequestError, PayloadTooLargeError
+from translate_server.errors import (
+    AuthenticationError,
+    InvalidRequestError,
+    PayloadTooLargeError,
+)
+from translate_server.http.gate import PRESENTED_KEY
 
 if TYPE_CHECKING:
     from translate_server.http.observability import ServiceMetrics
@@ -41,12 +46,16 @@ class Documents:
     keyed: bool  # API keys are configured: a job belongs to the key that submitted it
 
     def owner(self, request: Request) -> str | None:
-        """The digest of the caller's API key where keys are configured (the gate has already
-        checked it), so one key's jobs are invisible to every other; else nobody."""
+        """The digest of the caller's API key where keys are configured (the gate, or for a
+        key sent in the body the route's check, has already accepted it), so one key's jobs
+        are invisible to every other; else nobody."""
         if not self.keyed:
             return None
         _, _, token = request.headers.get("authorization", "").partition(" ")
-        return hashlib.sha256(token.strip().encode()).hexdigest()
+        token = token.strip() or request.scope.get("state", {}).get(PRESENTED_KEY, "")
+        if not token:  # unreachable past the checks; never a shared owner for keyless calls
+            raise AuthenticationError("A valid API key is required.")
+        return hashlib.sha256(token.encode()).hexdigest()
 
     async def read_upload(self, request: Request) -> Upload:
         """The multipart form's `file` and its other fields; 413 for a file too large."""

@@ -50,6 +50,7 @@ def _digest(key: str) -> bytes:
 # (DeepL's legacy `auth_key`, LibreTranslate's `api_key`), the gate leaves the check to the
 # route, putting the keys in the scope's state under this name.
 KEY_IN_BODY = "api_key_in_body"
+PRESENTED_KEY = "api_key_presented"  # the key a route found in the body and accepted
 
 
 class ApiGate:

@@ -134,3 +134,38 @@ async def test_libretranslate_translate_file_and_download(make_app) -> None:
         unknown = await client.post(f"{url}/libretranslate/translate_file",
                                     files={"file": ("talk.srt", SRT)}, data={"target": "d e"})
         assert unknown.status_code == 400 and "language tag" in unknown.json()["error"]
+
+
+async def test_with_keys_an_upload_needs_one_in_its_header_or_form(make_app) -> None:
+    async with served(make_app(api_key=["alice", "bob"])) as url, \
+            httpx.AsyncClient(base_url=url) as client:
+        upload = {"files": {"file": ("talk.srt", SRT)}}
+        # No key anywhere: refused before a job exists, as DeepL and LibreTranslate refuse.
+        deepl_none = await client.post("/v2/document", **upload, data={"target_lang": "DE"})
+        libre_none = await client.post("/libretranslate/translate_file", **upload,
+                                       data={"target": "de"})
+        wrong = await client.post("/v2/document", **upload,
+                                  data={"target_lang": "DE", "auth_key": "mallory"})
+        assert (deepl_none.status_code, libre_none.status_code, wrong.status_code) == (
+            403, 403, 403)
+        assert "auth_key" in deepl_none.json()["message"]
+        assert "api_key" in libre_none.json()["error"]
+        # DeepL's legacy form key: the job is that key's, whichever way it is presented later.
+        handle = (await client.post("/v2/document", **upload,
+                                    data={"target_lang": "DE", "auth_key": "alice"})).json()
+        document = f"/v2/document/{handle['document_id']}"
+        key = {"document_key": handle["document_key"]}
+        assert (await client.post(document, data={**key, "auth_key": "alice"})).status_code == 200
+        as_header = await client.post(document, data=key,
+                                      headers={"authorization": "DeepL-Auth-Key alice"})
+        assert as_header.status_code == 200
+        assert (await client.post(document, data={**key, "auth_key": "bob"})).status_code == 404
+        # LibreTranslate's web page sends `api_key` in the form; its download link needs none.
+        done = await client.post("/libretranslate/translate_file", **upload,
+                                 data={"target": "de", "api_key": "bob"})
+        assert done.status_code == 200, done.text
+        download = await client.get(done.json()["translatedFileUrl"])
+        assert download.status_code == 200 and b"GOOD MORNING, EVERYONE." in download.content
+        link = done.json()["translatedFileUrl"]
+        forged = await client.get(link.rsplit("/", 1)[0] + "/not-the-key")
+        assert forged.status_code == 404

@@ -18,7 +18,7 @@ from translate_server.errors import (
     InvalidRequestError,
     UnsupportedMediaTypeError,
 )
-from translate_server.http.gate import KEY_IN_BODY
+from translate_server.http.gate import KEY_IN_BODY, PRESENTED_KEY
 from translate_server.wire import ErrorBody
 
 T = TypeVar("T")
@@ -107,5 +107,6 @@ def body_key_check(field: str) -> Any:
         if not key or not keys.accepts(b"Bearer " + key.encode("utf-8")):
             raise AuthenticationError(f"A valid API key is required: send it in `{field}` or "
                                       "the Authorization header.")
+        request.scope["state"][PRESENTED_KEY] = key  # whose it is, for per-key state
 
     return check
