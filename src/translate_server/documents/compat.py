@@ -3,8 +3,8 @@ document jobs as `/translate/document`.
 
 DeepL: the official clients upload a multipart form, then poll the status and fetch the result
 with `{"document_key": ...}` as JSON (older ones and curl send it as a form: both are read). A
-result is deleted once downloaded, as DeepL does. `glossary_id`/`glossary` name DeepL's
-stored glossaries, which this server has none of: they are accepted and ignored.
+result is deleted once downloaded, as DeepL does. `glossary_id` names one of the key's glossaries
+(`/v2/glossaries`): its terms are read at upload and kept with the job.
 
 LibreTranslate: `translate_file` answers once the file is translated (as LibreTranslate does)
 with `translatedFileUrl`, a download link that carries the job's id and key.
@@ -28,8 +28,10 @@ from translate_server.documents.routes import (
 )
 from translate_server.errors import ApiError, DocumentNotReadyError, InvalidRequestError
 from translate_server.http.openapi import COMPAT_ERRORS, FILE, FormField, form_body
+from translate_server.http.services import services
 from translate_server.translation.compat.common import read_body
 from translate_server.translation.compat.deepl.protocol import DeepLError
+from translate_server.translation.compat.deepl.routes import KEY_FIELD
 from translate_server.translation.compat.libretranslate.protocol import LibreError
 
 _DEEPL_ERRORS = document_errors(*COMPAT_ERRORS, 409, shape=DeepLError)
@@ -63,11 +65,16 @@ async def deepl_upload_document(request: Request) -> Response[DeepLDocumentHandl
     if wanted and not (upload.filename or "").lower().endswith("." + wanted.lower()):
         raise InvalidRequestError("Documents are translated into their own format only.",
                                   param="output_format")
+    source = fields.get("source_lang") or None
+    # A stored glossary is read at upload: the job keeps its terms, whatever happens to it.
+    _, _, token = request.headers.get("authorization", "").partition(" ")
+    glossary = await services(request).deepl.glossaries.entries_for(
+        token.strip() or fields.get(KEY_FIELD, ""), fields.get("glossary_id") or None, source,
+        target)
     job, key = await documents.jobs.submit(
-        upload.data, filename=upload.filename, target_lang=target,
-        source_lang=fields.get("source_lang") or None, owner=documents.owner(request),
-        options=DocumentOptions(formality=fields.get("formality") or None,
-                                glossary_id=fields.get("glossary_id") or None))
+        upload.data, filename=upload.filename, target_lang=target, source_lang=source,
+        owner=documents.owner(request),
+        options=DocumentOptions(formality=fields.get("formality") or None, glossary=glossary))
     return naming_job(DeepLDocumentHandle(document_id=job.id, document_key=key), job.id, 200)
 
 

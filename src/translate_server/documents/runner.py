@@ -48,7 +48,6 @@ class DocumentOptions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=T
 
     formality: str | None = None
     glossary: dict[str, str] | None = None  # terms to translate as given
-    glossary_id: str | None = None  # DeepL's stored glossaries: none on this server (ignored)
     retranslate: bool = False
 
 

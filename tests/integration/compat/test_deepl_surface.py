@@ -4,6 +4,7 @@ restarts), the options of /v2/translate, XML, legacy keys and DeepL's error shap
 from __future__ import annotations
 
 import asyncio
+import io
 from pathlib import Path
 
 import deepl
@@ -166,3 +167,27 @@ async def test_unknown_v2_paths_answer_in_deepl_shape(make_app) -> None:
             response = await _http(method, f"{url}/v2/write/rephrase")
             assert response.status_code == 404
             assert set(response.json()) == {"message"}
+
+
+async def test_a_stored_glossary_reaches_a_document_job(make_app, db: str,
+                                                        engine: FakeEngine) -> None:
+    async with served(make_app(glossary_db=db)) as url:
+        client = deepl.Translator("alice", server_url=url)
+        glossary = await _call(client.create_glossary, "Pets", source_lang="EN",
+                               target_lang="DE", entries={"cat": "Katze"})
+        out = io.BytesIO()
+        await _call(client.translate_document, io.BytesIO(b"1\n00:00:01,000 --> 00:00:02,000\n"
+                                                          b"The cat sleeps.\n"), out,
+                    source_lang="EN", target_lang="DE", filename="cat.srt", glossary=glossary)
+        assert b"THE CAT SLEEPS." in out.getvalue()
+        prompt = engine.decode(engine.requests[0][1])
+        assert "cat" in prompt and "Katze" in prompt  # the term went to the model
+        with pytest.raises(deepl.DeepLException, match="languages do not match"):
+            await _call(client.translate_document_upload, b"1\n00:00:01,000 --> 00:00:02,000\n"
+                        b"Hi.\n", source_lang="EN", target_lang="FR", filename="a.srt",
+                        glossary=glossary.glossary_id)  # an id: the client cannot check it
+        other = deepl.Translator("bob", server_url=url)  # another key's glossary: not found
+        with pytest.raises(deepl.DeepLException, match="Glossary not found"):
+            await _call(other.translate_document_upload, b"1\n00:00:01,000 --> 00:00:02,000\n"
+                        b"Hi.\n", source_lang="EN", target_lang="DE", filename="a.srt",
+                        glossary=glossary.glossary_id)

@@ -149,6 +149,22 @@ class GlossaryStore:
             raise GlossaryNotFoundError
         return _stored(rows[0])
 
+    async def entries_for(self, key: str, glossary_id: str | None, source_lang: str | None,
+                          target_lang: str) -> dict[str, str] | None:
+        """The entries of the key's glossary for a request naming it (None when it names
+        none); as DeepL, a glossary needs `source_lang`, and its pair must be the request's."""
+        if glossary_id is None:
+            return None
+        if source_lang is None:
+            raise InvalidRequestError("Use of a glossary requires the source_lang parameter to "
+                                      "be specified.", param="source_lang")
+        stored = await self.get(key, glossary_id)
+        pair = (source_lang.split("-")[0].lower(), target_lang.split("-")[0].lower())
+        if pair != (stored.info.source_lang, stored.info.target_lang):
+            raise InvalidRequestError("The glossary's languages do not match source_lang and "
+                                      "target_lang.", param="glossary_id")
+        return stored.entries
+
     async def delete(self, key: str, glossary_id: str) -> None:
         await self.get(key, glossary_id)
         await self._run("DELETE FROM deepl_glossaries WHERE owner = ? AND glossary_id = ?",

@@ -56,7 +56,8 @@ async def deepl_translate(request: Request) -> DeepLTranslateResponse:
                            lists=("text", "ignore_tags", "non_splitting_tags", "splitting_tags"))
     found = services(request)
     key = await presented_key(request, KEY_FIELD)
-    glossary = await _glossary_entries(found, key, body)
+    glossary = await found.deepl.glossaries.entries_for(key, body.glossary_id, body.source_lang,
+                                                       body.target_lang)
     translate_request = body.to_translate_request(glossary)
     deadline = deadline_for(found.limits.request_timeout, None)
     kept: dict[int, str] = {}
@@ -88,21 +89,6 @@ def _undetected_index(exc: ApiError) -> int | None:
     if exc.code != "language_not_detected" or not (exc.param or "").startswith("text["):
         return None
     return int((exc.param or "")[5:-1])
-
-
-async def _glossary_entries(found: Services, key: str,
-                            body: DeepLTranslateRequest) -> dict[str, str] | None:
-    if body.glossary_id is None:
-        return None
-    if body.source_lang is None:
-        raise InvalidRequestError("Use of a glossary requires the source_lang parameter to be "
-                                  "specified.", param="source_lang")
-    stored = await found.deepl.glossaries.get(key, body.glossary_id)
-    pair = (body.source_lang.split("-")[0].lower(), body.target_lang.split("-")[0].lower())
-    if pair != (stored.info.source_lang, stored.info.target_lang):
-        raise InvalidRequestError("The glossary's languages do not match source_lang and "
-                                  "target_lang.", param="glossary_id")
-    return stored.entries
 
 
 @get("/languages", summary="DeepL v2: source or target languages", tags=["deepl"],
