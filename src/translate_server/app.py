@@ -17,7 +17,7 @@ from translate_server.chat.routes import chat_completions, list_models, retrieve
 from translate_server.chat.service import ChatService
 from translate_server.completions.routes import completions
 from translate_server.completions.service import CompletionService
-from translate_server.documents.routes import document_routers
+from translate_server.documents.routers import document_routers
 from translate_server.http.cors import Cors
 from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate, ApiKeys

@@ -26,6 +26,7 @@ from translate_server.documents.routes import (
     naming_job,
     result_response,
 )
+from translate_server.documents.store import KEY_ALONE
 from translate_server.errors import ApiError, DocumentNotReadyError, InvalidRequestError
 from translate_server.http.openapi import COMPAT_ERRORS, FILE, FormField, form_body
 from translate_server.http.services import services
@@ -156,8 +157,8 @@ class _Failed(ApiError):
 async def libre_download_file(request: Request, document_id: str,
                               document_key: str) -> Response[bytes]:
     documents = documents_of(request)
-    # The link's secret key alone authorizes it (no owner): it is followed without an API key.
-    job, data = await documents.jobs.result(document_id, document_key, owner=None)
+    # The link's secret key alone authorizes it: it is followed without an API key.
+    job, data = await documents.jobs.result(document_id, document_key, owner=KEY_ALONE)
     return result_response(job, data)
 
 

@@ -64,6 +64,11 @@ CREATE TABLE IF NOT EXISTS translations (
 """
 
 
+# Passed as the owner where a job's secret key alone authorizes (LibreTranslate's download link,
+# followed without an API key); no owner digest (hex) can equal it.
+KEY_ALONE = "key-alone"
+
+
 class Job(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     owner: str | None
@@ -187,14 +192,14 @@ class JobStore:
         return None if row is None else _job(row)
 
     async def authorize(self, job_id: str, key: str, owner: str | None = None) -> Job:
-        """The job, when `key` is its key (and `owner` its owner, where it has one and the
-        caller names one: None for a link whose secret key alone authorizes); any mismatch is
-        the same 404 as an unknown id."""
+        """The job, when `key` is its key (and `owner` its owner, where it has one, unless the
+        caller passes KEY_ALONE: a link whose secret key alone authorizes); any mismatch is the
+        same 404 as an unknown id."""
         found = await self._call(self._with_digest, job_id)
         # An unknown id costs the same comparison as a wrong key.
         digest = _NO_DIGEST if found is None else found[1]
         key_ok = hmac.compare_digest(digest, _digest(key))
-        if found is None or not key_ok or (found[0].owner is not None and owner is not None
+        if found is None or not key_ok or (found[0].owner is not None and owner != KEY_ALONE
                                            and found[0].owner != owner):
             raise _not_found()
         return found[0]
