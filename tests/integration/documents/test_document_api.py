@@ -218,3 +218,22 @@ async def test_a_cancelled_job_stops_its_engine_requests_and_is_gone(make_app) -
         assert (await client.delete(submitted["status_url"])).status_code == 404
         allowed = (await client.options(job)).headers["allow"]
         assert {"GET", "DELETE"} <= {method.strip() for method in allowed.split(",")}
+
+
+async def test_a_finished_job_leaves_one_log_line_with_its_timings(client: AppClient) -> None:
+    from structlog.testing import capture_logs
+
+    with capture_logs() as logs:
+        submitted = (await submit(client, source_lang="en")).json()
+        assert (await finished(client, submitted))["status"] == "done"
+    lines = [entry for entry in logs if entry["event"] == "document_job"]
+    assert len(lines) == 1
+    line = lines[0]
+    assert line["document_id"] == submitted["document_id"] and line["status"] == "done"
+    assert (line["format"], line["segments"], line["target_lang"]) == ("srt", 2, "de")
+    assert line["billed_characters"] == len("Good morning, everyone.Welcome to the talk.")
+    assert line["error"] is None
+    # Where the job's time went: reading the file, translating, writing it back.
+    assert line["total_s"] >= line["translate_s"] > 0
+    assert line["extract_s"] >= 0 and line["rebuild_s"] >= 0
+    assert "key" not in line and submitted["document_key"] not in repr(line)
