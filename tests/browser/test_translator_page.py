@@ -234,7 +234,8 @@ def test_an_engine_failure_mid_stream_is_shown_after_the_partial_text(
 
 
 def test_warnings_in_the_final_event_are_listed(page: Any, site: str) -> None:
-    # The quality guard's `warnings` are not sent by this server yet: play the stream.
+    # Warnings the page has no words for (free text, or objects with a message) are shown
+    # as they come: play such a stream.
     events = [{"delta": "Hallo"}, {"delta": " Welt"},
               {"delta": "", "finish_reason": "stop", "source_lang": "en",
                "usage": {"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11},
@@ -249,6 +250,19 @@ def test_warnings_in_the_final_event_are_listed(page: Any, site: str) -> None:
     assert translated(page) == "Hallo Welt"
     assert page.locator("#warnings li").all_inner_texts() == [
         "The translation may be incomplete.", "Some text was copied."]
+
+
+def test_the_quality_guards_warnings_are_said_in_words(page: Any, served: Any) -> None:
+    # The real guard: the engine double's answer is the source upper-cased, which it rightly
+    # calls an echo (a stream is checked when it ends, never retried).
+    engine = FakeEngine()
+    open_page(page, served(engine, quality_guard=True))
+    page.fill("#source-text", "Good morning to all of you, dear friends.")
+    page.click("#translate")
+    assert translated(page) == "GOOD MORNING TO ALL OF YOU, DEAR FRIENDS."
+    page.wait_for_selector("#warnings:not([hidden])")
+    assert page.locator("#warnings li").all_inner_texts() == [
+        "This may be the source text sent back, not a translation."]
 
 
 def test_api_key_is_asked_for_and_kept_in_the_tab_only(page: Any, served: Any) -> None:

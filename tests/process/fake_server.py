@@ -1,9 +1,11 @@
 """`translate-server serve`'s server loop around the engine double, as its own process:
 `python fake_server.py PORT [token_delay] [die_after_tokens] [document_dir]` (default: a new
-temporary directory for the document jobs)."""
+temporary directory for the document jobs). `TRANSLATE_*` variables set other options
+(`TRANSLATE_TRANSLATION_CACHE_SIZE=0` for a benchmark that must reach the engine)."""
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -27,7 +29,8 @@ def main() -> int:
                               "document_dir": document_dir, "quality_guard": False,
                               # Glossaries of a throwaway database, not the user's.
                               "glossary_db": str(Path(tempfile.mkdtemp()) / "glossaries.db")},
-                             environ={})
+                             environ={name: value for name, value in os.environ.items()
+                                      if name.startswith("TRANSLATE_")})
     configure_logging("json", "info")
 
     def make_engine() -> FakeEngine:

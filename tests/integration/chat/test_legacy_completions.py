@@ -105,3 +105,22 @@ async def test_shares_admission_with_chat(make_app) -> None:
         assert refused.status_code == 503
         engine.hang = False
         assert (await held).status_code == 200
+
+
+async def test_each_completion_leaves_one_log_line_with_its_tokens(client: AppClient) -> None:
+    from structlog.testing import capture_logs
+
+    with capture_logs() as logs:
+        await sdk(client).completions.create(model="fake-model", prompt="Once upon a time")
+        stream = await sdk(client).completions.create(model="fake-model", prompt="Hello",
+                                                      stream=True)
+        async for _ in stream:
+            pass
+    whole, streamed = [entry for entry in logs if entry["event"] == "request"]
+    for line in (whole, streamed):
+        assert line["route"] == "/v1/completions" and line["status"] == 200
+        assert line["model"] == "fake-model" and line["prompt_tokens"] > 0
+        assert line["completion_tokens"] > 0 and line["engine_requests"] == 1
+        assert line["queue_ms"] + line["engine_ms"] <= line["total_ms"]
+    assert "ttft_ms" not in whole  # the engine hands a whole answer over at once
+    assert streamed["queue_ms"] <= streamed["ttft_ms"] <= streamed["total_ms"]

@@ -162,16 +162,26 @@ function showFinal(event) {
   }
   if (event.usage) parts.push(`${event.usage.total_tokens} tokens`);
   ui.resultInfo.textContent = parts.join(" · ");
-  // Warnings of the server's quality checks, when it sends any.
+  // Warnings of the server's quality checks, when it sends any: its codes said as sentences.
   const warnings = Array.isArray(event.warnings) ? event.warnings : [];
   ui.warnings.replaceChildren(...warnings.map((warning) => {
     const item = document.createElement("li");
-    item.textContent = typeof warning === "string" ? warning
+    item.textContent = typeof warning === "string" ? (WARNING_TEXTS[warning] || warning)
       : (warning.message || JSON.stringify(warning));
     return item;
   }));
   ui.warnings.hidden = warnings.length === 0;
 }
+
+// What the quality guard's warning codes mean to a reader (docs/quality.md).
+const WARNING_TEXTS = {
+  empty: "The model gave no translation: the source text is shown instead.",
+  echo: "This may be the source text sent back, not a translation.",
+  wrong_language: "This may not be in the language you asked for.",
+  placeholders_lost: "Placeholders of the source (such as %s or {name}) may be missing.",
+  commentary: "The model may have added remarks of its own.",
+  truncated: "The translation may be cut short.",
+};
 
 function setRunning(controller) {
   state.running = controller;
