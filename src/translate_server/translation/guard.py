@@ -49,6 +49,11 @@ _WEIGHTS = {
     FailureKind.PLACEHOLDERS_LOST: 1,
 }
 GUARDED_KINDS: tuple[FailureKind, ...] = tuple(k for k in FAILURE_KINDS if k in _WEIGHTS)
+# An answer cut off at max_tokens counts against it when choosing (it is not retried for it:
+# `finish_reason` already says so): the retry's repetition penalty makes runaways, and one of
+# those must not replace a first answer that only lost a placeholder (appended) or tie with
+# one in the wrong language (docs/quality.md has it measured).
+_CUT_OFF_WEIGHT = 3
 # The retry: a little randomness, seeded so that it repeats, and a repetition penalty, which
 # falls on the prompt's own tokens: what an echo copies. It also falls on the end-of-turn
 # token the prompt has, so retried answers run to max_tokens more often; without it the retry
@@ -70,10 +75,11 @@ class Review(msgspec.Struct, frozen=True):
     text: str
     failures: tuple[FailureKind, ...] = ()
     lost: tuple[str, ...] = ()  # protected spans the answer lost
+    cut_off: bool = False  # the engine stopped it at max_tokens
 
     @property
     def badness(self) -> int:
-        return sum(_WEIGHTS[kind] for kind in self.failures)
+        return sum(_WEIGHTS[kind] for kind in self.failures) + self.cut_off * _CUT_OFF_WEIGHT
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -96,7 +102,7 @@ class Guard:
         return mask(text, entities=text_format == "text", style=self.style)
 
     def review(self, source: str, masked: Masked, answer: str, source_lang: str,
-               target_lang: str) -> Review:
+               target_lang: str, *, cut_off: bool = False) -> Review:
         unmasked = masked.unmask(answer)
         text = unmasked.text
         if _LONE_TAG.fullmatch(text) and text.strip() not in source:
@@ -109,7 +115,8 @@ class Guard:
                 and base_language(source_lang) != base_language(target_lang)
                 and self._wrong_language(text, source_lang, target_lang)):
             failures.add(FailureKind.WRONG_LANGUAGE)
-        return Review(text, tuple(k for k in GUARDED_KINDS if k in failures), unmasked.lost)
+        return Review(text, tuple(k for k in GUARDED_KINDS if k in failures), unmasked.lost,
+                      cut_off)
 
     def _wrong_language(self, text: str, source_lang: str, target_lang: str) -> bool:
         if self.judge.wrong_language(text, target_lang) is not None:

@@ -278,7 +278,8 @@ class PieceTranslator:
 
 
 def _review(guard: Guard, piece: Piece, masked: Masked, result: PieceResult, job: Job) -> Review:
-    return guard.review(piece.text, masked, result.text, piece.source.tag, job.target.tag)
+    return guard.review(piece.text, masked, result.text, piece.source.tag, job.target.tag,
+                        cut_off=result.finish_reason == "length")
 
 
 def _refitting(piece: Piece, tokens: int, budget: int) -> Document | None:

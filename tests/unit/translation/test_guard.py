@@ -117,3 +117,13 @@ def test_an_answer_left_in_the_source_language_is_the_wrong_one() -> None:
     target_possible = Guesses(("fr", 0.83), ("en", 0.1))
     assert review("The value will not be a string", answer, detector=target_possible,
                   source_lang="fr", target_lang="en").failures == ()
+
+
+def test_a_cut_off_retry_does_not_replace_a_first_answer_that_is_nearly_right() -> None:
+    lost = Review("Guten Morgen", (K.PLACEHOLDERS_LOST,), ("%s",))
+    wrong = Review("Bonjour %s", (K.WRONG_LANGUAGE,))
+    echo = Review("Good morning %s", (K.ECHO,))
+    runaway = Review("Guten Morgen %s und und und und", (), cut_off=True)
+    assert Guard.choose("Good morning %s", [lost, runaway]).chosen == 0
+    assert Guard.choose("Good morning %s", [wrong, runaway]).chosen == 0  # a tie: the first
+    assert Guard.choose("Good morning %s", [echo, runaway]).chosen == 1  # better than an echo
