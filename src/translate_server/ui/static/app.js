@@ -126,9 +126,10 @@ async function translate() {
   clearResult();
   const controller = new AbortController();
   setRunning(controller);
-  let finished = false;
+  let finished = null;
+  const body = request();
   try {
-    const response = await api("translate", { body: request(), signal: controller.signal });
+    const response = await api("translate", { body, signal: controller.signal });
     for await (const event of events(response)) {
       if (event.error) throw new ApiError(200, event.error.message || "The translation failed.");
       if (event.delta) {
@@ -137,17 +138,45 @@ async function translate() {
         ui.copy.disabled = false;
       }
       if (event.finish_reason) {
-        finished = true;
+        finished = event;
         showFinal(event);
       }
     }
     if (!finished) ui.resultInfo.textContent = "The translation ended early.";
+    else if (finished.warnings && finished.warnings.length) {
+      await translateAgain(body, finished, controller.signal);
+    }
   } catch (err) {
     if (err.name === "AbortError") ui.resultInfo.textContent = "Stopped.";
     else handleError(err);
   } finally {
     setRunning(null);
   }
+}
+
+// A stream is checked only when it ends (its text is already shown), never repaired. Where
+// the check found something, the same request is made once more without streaming, which
+// the server's quality guard protects (placeholders masked) and retries; its answer replaces
+// the streamed one when it has fewer warnings.
+async function translateAgain(body, streamed, signal) {
+  ui.resultInfo.textContent += " · checking the translation again…";
+  let answer;
+  try {
+    const response = await api("translate", { body: { ...body, stream: false }, signal });
+    answer = await response.json();
+  } catch (err) {
+    if (err.name === "AbortError") throw err;
+    showFinal(streamed); // the streamed translation stands
+    return;
+  }
+  const warnings = Array.isArray(answer.warnings) ? answer.warnings : [];
+  if (typeof answer.translation !== "string" || warnings.length >= streamed.warnings.length) {
+    showFinal(streamed);
+    return;
+  }
+  ui.result.textContent = answer.translation;
+  showFinal(answer);
+  ui.resultInfo.textContent += " · checked again";
 }
 
 function showFinal(event) {
