@@ -29,8 +29,7 @@ def main() -> int:
                               "document_dir": document_dir, "quality_guard": False,
                               # Glossaries of a throwaway database, not the user's.
                               "glossary_db": str(Path(tempfile.mkdtemp()) / "glossaries.db")},
-                             environ={name: value for name, value in os.environ.items()
-                                      if name.startswith("TRANSLATE_")})
+                             environ=os.environ)
     configure_logging("json", "info")
 
     def make_engine() -> FakeEngine:

@@ -30,7 +30,7 @@ from translate_server.documents.store import KEY_ALONE
 from translate_server.errors import ApiError, DocumentNotReadyError, InvalidRequestError
 from translate_server.http.openapi import COMPAT_ERRORS, FILE, FormField, form_body
 from translate_server.http.services import services
-from translate_server.translation.compat.common import read_body
+from translate_server.translation.compat.common import header_key, read_body
 from translate_server.translation.compat.deepl.protocol import DeepLError
 from translate_server.translation.compat.deepl.routes import KEY_FIELD
 from translate_server.translation.compat.libretranslate.protocol import LibreError
@@ -68,10 +68,9 @@ async def deepl_upload_document(request: Request) -> Response[DeepLDocumentHandl
                                   param="output_format")
     source = fields.get("source_lang") or None
     # A stored glossary is read at upload: the job keeps its terms, whatever happens to it.
-    _, _, token = request.headers.get("authorization", "").partition(" ")
     glossary = await services(request).deepl.glossaries.entries_for(
-        token.strip() or fields.get(KEY_FIELD, ""), fields.get("glossary_id") or None, source,
-        target)
+        header_key(request) or fields.get(KEY_FIELD, ""), fields.get("glossary_id") or None,
+        source, target)
     job, key = await documents.jobs.submit(
         upload.data, filename=upload.filename, target_lang=target, source_lang=source,
         owner=documents.owner(request),

@@ -26,6 +26,7 @@ from translate_server.errors import (
     PayloadTooLargeError,
 )
 from translate_server.http.gate import PRESENTED_KEY
+from translate_server.translation.compat.common import header_key
 
 if TYPE_CHECKING:
     from translate_server.http.observability import ServiceMetrics
@@ -51,8 +52,7 @@ class Documents:
         are invisible to every other; else nobody."""
         if not self.keyed:
             return None
-        _, _, token = request.headers.get("authorization", "").partition(" ")
-        token = token.strip() or request.scope.get("state", {}).get(PRESENTED_KEY, "")
+        token = header_key(request) or request.scope.get("state", {}).get(PRESENTED_KEY, "")
         if not token:  # unreachable past the checks; never a shared owner for keyless calls
             raise AuthenticationError("A valid API key is required.")
         return hashlib.sha256(token.encode()).hexdigest()

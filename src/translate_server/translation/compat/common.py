@@ -75,13 +75,18 @@ def compat_status(status: int, error: ErrorBody) -> int:
     return status
 
 
+def header_key(request: Request) -> str:
+    """The key of `Authorization: <scheme> <key>` (Bearer, DeepL-Auth-Key...); "" when none."""
+    _, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip()
+
+
 async def presented_key(request: Request, field: str) -> str:
     """The API key the client sent: `Authorization: <scheme> <key>`, else the `field` of its
     query, form or JSON body (DeepL's legacy `auth_key`, LibreTranslate's `api_key`); "" when
     none. Usage and glossaries are kept per key."""
-    _, _, token = request.headers.get("authorization", "").partition(" ")
-    if token.strip():
-        return token.strip()
+    if token := header_key(request):
+        return token
     value = await query_or_form(request, field)
     if value is None and request.method == "POST" and await request.body():
         media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
