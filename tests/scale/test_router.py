@@ -230,10 +230,55 @@ async def test_load_spreads_over_both_replicas(router: Router, replicas) -> None
     assert not load.failed(), load.failed()[:5]
     split = load.split()
     assert set(split) == {"replica1", "replica2"}
-    # Both take a real share. Not half each: least outstanding requests gives a replica that
-    # is slower for a while (the two share this machine's cores with the test) fewer
-    # requests, which is the point of it; splits from 69/27 to 44/52 were seen here.
-    assert min(split.values()) >= len(load.outcomes) / 8, split
+    # Both serve, but no share is asserted: least outstanding requests gives a replica that
+    # is slower for a while (the two share this machine's cores with the test and with
+    # each other) fewer requests, which is the point of it. Splits from 87/9 to 44/52 were
+    # seen here. The balancing rule itself is asserted below, where it is deterministic.
+
+
+async def test_requests_in_flight_go_to_the_less_busy_replica(router: Router,
+                                                              replicas) -> None:
+    # Engines frozen, so that requests stay outstanding for as long as the test wants:
+    # least outstanding requests must then place each new one on the replica with fewer,
+    # where round robin would alternate, whatever either replica's speed.
+    async def in_flight_when(condition) -> dict[str, int]:
+        for _ in range(400):
+            counts = {name: int(row["scur"])
+                      for name, row in (await asyncio.to_thread(router.servers)).items()}
+            if condition(counts):
+                return counts
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"requests in flight stayed {counts}")
+
+    def total(count: int):
+        return lambda counts: sum(counts.values()) == count
+
+    first = replicas[0]
+    for replica in replicas:
+        replica.pause_engine()
+    try:
+        async with httpx.AsyncClient(base_url=router.base_url, timeout=60) as client:
+            def send() -> asyncio.Task:
+                return asyncio.create_task(client.post("/translate", json=translate_body()))
+
+            sent = [send() for _ in range(4)]
+            assert await in_flight_when(total(4)) == {"replica1": 2, "replica2": 2}
+            # replica1 answers its two while replica2 still holds two: the next two requests
+            # must both go to replica1.
+            first.resume_engine()
+            await in_flight_when(lambda counts: counts["replica1"] == 0)
+            first.pause_engine()
+            for count in (3, 4):
+                sent.append(send())
+                await in_flight_when(total(count))
+            for replica in replicas:
+                replica.resume_engine()
+            answers = await asyncio.gather(*sent)
+    finally:
+        for replica in replicas:
+            replica.resume_engine()
+    assert [answer.status_code for answer in answers] == [200] * 6
+    assert [answer.headers["x-replica"] for answer in answers[4:]] == ["replica1"] * 2
 
 
 async def test_language_pair_affinity_is_an_option(router: Router, replicas, tmp_path) -> None:
