@@ -13,7 +13,7 @@ import json
 import socket
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -208,6 +208,21 @@ class Hold:
         await self.client.aclose()
 
 
+def total(count: int) -> Callable[[dict[str, int]], bool]:
+    return lambda counts: sum(counts.values()) == count
+
+
+async def router_in_flight_when(router: Router, condition) -> dict[str, int]:
+    """The router's requests in flight per replica, once `condition` holds for them."""
+    for _ in range(400):
+        counts = {name: int(row["scur"])
+                  for name, row in (await asyncio.to_thread(router.servers)).items()}
+        if condition(counts):
+            return counts
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"requests in flight stayed {counts}")
+
+
 # --- the tests -------------------------------------------------------------------------
 
 
@@ -241,17 +256,8 @@ async def test_requests_in_flight_go_to_the_less_busy_replica(router: Router,
     # Engines frozen, so that requests stay outstanding for as long as the test wants:
     # least outstanding requests must then place each new one on the replica with fewer,
     # where round robin would alternate, whatever either replica's speed.
-    async def in_flight_when(condition) -> dict[str, int]:
-        for _ in range(400):
-            counts = {name: int(row["scur"])
-                      for name, row in (await asyncio.to_thread(router.servers)).items()}
-            if condition(counts):
-                return counts
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"requests in flight stayed {counts}")
-
-    def total(count: int):
-        return lambda counts: sum(counts.values()) == count
+    def in_flight_when(condition) -> Awaitable[dict[str, int]]:
+        return router_in_flight_when(router, condition)
 
     first = replicas[0]
     for replica in replicas:
@@ -298,8 +304,30 @@ async def test_language_pair_affinity_is_an_option(router: Router, replicas, tmp
                         "/translate", json=translate_body(source, target, max_tokens=2))
                     assert response.status_code == 200, response.text
                     chosen.setdefault((source, target), set()).add(response.headers["x-replica"])
+            # A busy replica's pair spills over: with both engines frozen, requests for one
+            # pair stay in flight. HAProxy lets a replica hold at most 1.25 x its share of
+            # them, rounded up: of 8, the pair's replica takes 5 and the other 3.
+            for replica in replicas:
+                replica.pause_engine()
+            try:
+                sent = []
+                for count in range(1, 9):
+                    sent.append(asyncio.create_task(
+                        client.post("/translate", json=translate_body("en", "de"))))
+                    await router_in_flight_when(pairs, total(count))
+                for replica in replicas:
+                    replica.resume_engine()
+                spilled = [response.headers["x-replica"]
+                           for response in await asyncio.gather(*sent)]
+            finally:
+                for replica in replicas:
+                    replica.resume_engine()
     finally:
         pairs.stop()
+    print(f"spill-over, en>de 8 in flight: {spilled}")
+    [home] = chosen[("en", "de")]
+    assert spilled[0] == home and Counter(spilled)[home] == 5, spilled
+    assert len(set(spilled)) == 2, spilled
     print(f"\naffinity: {({f'{s}>{t}': sorted(r) for (s, t), r in chosen.items()})}")
     assert all(len(names) == 1 for names in chosen.values()), chosen
     assert set().union(*chosen.values()) == {"replica1", "replica2"}
