@@ -187,6 +187,62 @@ def test_keyboard_only(page: Any, site: str) -> None:
     assert page.evaluate("document.activeElement.id") == "source-text"
 
 
+@pytest.mark.parametrize("modifier", ["Control", "Meta"])
+def test_ctrl_or_cmd_enter_in_the_text_translates(page: Any, site: str, modifier: str) -> None:
+    open_page(page, site)
+    text = "Two lines of text.\nBoth are sent."
+    page.fill("#source-text", text)
+    with page.expect_request("**/translate") as sent:
+        page.keyboard.press(f"{modifier}+Enter")
+    assert sent.value.post_data_json["text"] == text
+    assert translated(page) == text.upper()
+    # The shortcut adds no line to the text, and the cursor stays in it.
+    assert page.input_value("#source-text") == text
+    assert page.evaluate("document.activeElement.id") == "source-text"
+
+
+def test_plain_enter_in_the_text_starts_a_new_line_and_does_not_translate(
+    page: Any, site: str
+) -> None:
+    open_page(page, site)
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.focus("#source-text")
+    page.keyboard.type("First line.")
+    page.keyboard.press("Enter")
+    page.keyboard.type("Second line.")
+    assert page.input_value("#source-text") == "First line.\nSecond line."
+    # A translation would have begun at once: the button disabled, the pane busy.
+    assert page.is_enabled("#translate")
+    assert page.get_attribute("#result", "aria-busy") == "false"
+    assert page.inner_text("#result") == "" and page.inner_text("#result-info") == ""
+    assert not [url for url in requests if url.endswith("/translate")]
+
+
+# Records what the page writes to the clipboard instead of writing it (headless Chromium
+# grants no clipboard permission here): each text in window.copiedTexts.
+CLIPBOARD_RECORDER = """
+window.copiedTexts = [];
+navigator.clipboard.writeText = (text) => {
+  window.copiedTexts.push(text);
+  return Promise.resolve();
+};
+"""
+
+
+def test_copy_puts_exactly_the_translation_on_the_clipboard(page: Any, site: str) -> None:
+    page.add_init_script(CLIPBOARD_RECORDER)
+    open_page(page, site)
+    assert page.is_disabled("#copy")  # nothing to copy yet
+    page.fill("#source-text", "Copy me, please.\nAll of it.")
+    page.click("#translate")
+    assert translated(page) == "COPY ME, PLEASE.\nALL OF IT."
+    page.click("#copy")
+    page.wait_for_selector("#result-info:has-text('Copied.')")
+    assert page.inner_text("#result-info") == "Copied."
+    assert page.evaluate("window.copiedTexts") == ["COPY ME, PLEASE.\nALL OF IT."]
+
+
 def test_overload_shows_the_servers_message_and_a_retry_countdown(
     page: Any, served: Any
 ) -> None:
