@@ -12,7 +12,8 @@ its answer; the answer is then checked (checks.py) for the failures a retry can 
   (checks.MIN_LETTERS), and not when the answer is already an echo.
 - `placeholders_lost`: a protected span whose token the answer lost.
 
-On any of them the piece gets ONE more engine request with other sampling (`RETRY_SAMPLING`),
+On any of them, and on a first answer that ran away to the service's own token budget
+(`truncated`), the piece gets ONE more engine request with other sampling (`RETRY_SAMPLING`),
 and the better of the two answers is kept. What is still wrong is reported in `warnings`;
 spans still lost are appended to the answer, so none is ever missing. An answer still empty
 after the retry is replaced by the source, with the warning `empty`: an empty string is
@@ -49,10 +50,11 @@ _WEIGHTS = {
     FailureKind.PLACEHOLDERS_LOST: 1,
 }
 GUARDED_KINDS: tuple[FailureKind, ...] = tuple(k for k in FAILURE_KINDS if k in _WEIGHTS)
-# An answer cut off at max_tokens counts against it when choosing (it is not retried for it:
-# `finish_reason` already says so): the retry's repetition penalty makes runaways, and one of
-# those must not replace a first answer that only lost a placeholder (appended) or tie with
-# one in the wrong language (docs/quality.md has it measured).
+# An answer cut off at max_tokens counts against it when choosing: the retry's repetition
+# penalty makes runaways, and one of those must not replace a first answer that only lost a
+# placeholder (appended) or tie with one in the wrong language (docs/quality.md has it
+# measured). A first answer cut off at the service's own budget (three times the source's
+# tokens) ran away, and is retried; one cut off at the caller's `max_tokens` is not.
 _CUT_OFF_WEIGHT = 3
 # The retry: a little randomness, seeded so that it repeats, and a repetition penalty, which
 # falls on the prompt's own tokens: what an echo copies. It also falls on the end-of-turn
@@ -80,6 +82,11 @@ class Review(msgspec.Struct, frozen=True):
     @property
     def badness(self) -> int:
         return sum(_WEIGHTS[kind] for kind in self.failures) + self.cut_off * _CUT_OFF_WEIGHT
+
+    def retry_for(self, budget_is_ours: bool) -> tuple[FailureKind, ...]:
+        """What a second try is for: nothing when the answer passed."""
+        ran_away = (FailureKind.TRUNCATED,) if self.cut_off and budget_is_ours else ()
+        return (*self.failures, *ran_away)
 
 
 class Outcome(msgspec.Struct, frozen=True):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from functools import lru_cache
 
 import msgspec
@@ -21,6 +21,7 @@ from translate_server.inference.engine import GenerationStep, SamplingOptions
 from translate_server.inference.generation import GenerationService, Prompt
 from translate_server.settings import LimitSettings
 from translate_server.translation.cache import CachedTranslation, TranslationCache
+from translate_server.translation.checks import FailureKind
 from translate_server.translation.glossary import entries_in
 from translate_server.translation.guard import RETRY_SAMPLING, Guard, Review
 from translate_server.translation.hygiene import StreamCleaner, clean_translation
@@ -113,14 +114,14 @@ class PieceTranslator:
         still wrong goes into `warnings` and the request's record."""
         reviews = [_review(guard, piece, masked, first, job)]
         attempts = [first]
-        if reviews[0].failures:
+        if retry_for := reviews[0].retry_for(budget_is_ours=job.request.max_tokens is None):
             asked = dataclasses.replace(piece, text=masked.text)
             retry = msgspec.structs.replace(options, **RETRY_SAMPLING)
-            with self._retry_span(reviews[0]):
+            with self._retry_span(retry_for):
                 attempts.append(await self._complete(asked, prompt, retry, job))
             reviews.append(_review(guard, piece, masked, attempts[1], job))
         outcome = guard.choose(piece.text, reviews)
-        job.record.quality_checked(tuple(map(str, reviews[0].failures)), outcome.warnings,
+        job.record.quality_checked(tuple(map(str, retry_for)), outcome.warnings,
                                    len(attempts) > 1)
         return PieceResult(
             outcome.text, attempts[outcome.chosen].finish_reason,
@@ -128,14 +129,14 @@ class PieceTranslator:
             alternatives=tuple(masked.unmask(text).text for text in first.alternatives),
             warnings=outcome.warnings)
 
-    def _retry_span(self, first: Review) -> contextlib.AbstractContextManager[object]:
+    def _retry_span(self, failures: Sequence[FailureKind]
+                    ) -> contextlib.AbstractContextManager[object]:
         """Where tracing is on, the retry is a span of its own (its engine request beneath
         it), saying what the first answer failed."""
         tracing = self.generation.tracing
         if tracing is None:
             return contextlib.nullcontext()
-        return tracing.span("quality retry",
-                            {"quality.failures": [str(kind) for kind in first.failures]})
+        return tracing.span("quality retry", {"quality.failures": [str(k) for k in failures]})
 
     def _stream_warnings(self, piece: Piece, sent: str, job: Job) -> tuple[str, ...]:
         """A stream's answer is already sent: checked after the fact, never retried."""

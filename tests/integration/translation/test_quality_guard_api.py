@@ -96,6 +96,31 @@ async def test_an_echo_twice_is_sent_with_a_warning_and_logged(guarded) -> None:
     assert 'translate_quality_warnings_total{kind="echo",route="/translate"} 1.0' in metrics
 
 
+def runs_away_then_german(prompt: str, options: SamplingOptions) -> str:
+    return GERMAN if retried(options) else "Die Datei " * 400
+
+
+async def test_an_answer_that_runs_away_is_retried(guarded) -> None:
+    app, engine = guarded(runs_away_then_german)
+    async with app as client:
+        with capture_logs() as logs:
+            body = await translate(client, "The file was saved")
+    # Cut off at the service's own budget (three times the source): a runaway, tried again.
+    assert engine.requests[0][2].max_tokens < 400
+    assert len(engine.requests) == 2
+    assert body["translation"] == GERMAN and "warnings" not in body
+    line = next(log for log in logs if log["event"] == "request")
+    assert line["quality_failures"] == ["truncated"] and line["quality_retries"] == 1
+
+
+async def test_an_answer_cut_off_at_the_caller_s_max_tokens_is_not_retried(guarded) -> None:
+    app, engine = guarded(runs_away_then_german)
+    async with app as client:
+        body = await translate(client, "The file was saved", max_tokens=3)
+    assert len(engine.requests) == 1
+    assert body["translation"] == "Die Datei Die"
+
+
 async def test_never_an_empty_answer(guarded) -> None:
     app, engine = guarded(empty)
     async with app as client:
