@@ -136,7 +136,11 @@ def build_services(engine: Engine, settings: Settings, admission: Admission,
     # Imported here: the translation service pulls in the language registry and detector.
     from translate_server.translation.cache import TranslationCache
     from translate_server.translation.compat.deepl.accounts import DeepLAccounts
-    from translate_server.translation.compat.deepl.glossaries import GlossaryStore
+    from translate_server.translation.compat.deepl.database import Database
+    from translate_server.translation.compat.deepl.glossaries import (
+        GLOSSARY_SCHEMA,
+        GlossaryStore,
+    )
     from translate_server.translation.detection import LanguageDetection
     from translate_server.translation.prompts.templates import PromptTemplates
     from translate_server.translation.service import TranslationService
@@ -157,7 +161,7 @@ def build_services(engine: Engine, settings: Settings, admission: Admission,
         chat=ChatService(generation, admission, settings.limits, model_name),
         completions=CompletionService(generation, admission, settings.limits, model_name),
         translation=translation,
-        deepl=DeepLAccounts(GlossaryStore(_glossary_path(settings))),
+        deepl=DeepLAccounts(GlossaryStore(Database(_glossary_path(settings), GLOSSARY_SCHEMA))),
         detector_loading=asyncio.create_task(detection.warm()),
     )
 

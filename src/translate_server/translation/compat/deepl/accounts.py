@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from translate_server.translation.compat.deepl.glossaries import GlossaryStore, owner_of
+from translate_server.translation.compat.deepl.database import owner_of
+from translate_server.translation.compat.deepl.glossaries import GlossaryStore
 
 # What `/v2/usage` reports as the limit: DeepL's own figure for an account without one (its
 # clients read `count >= limit` as "limit reached", so 0 would mean exhausted).

@@ -1,27 +1,20 @@
-"""DeepL glossaries, kept per API key in an embedded SQLite database so they survive restarts.
-
-Keys are stored as SHA-256 digests, never as themselves. Each call opens its own connection in
-a worker thread: SQLite's writes wait on the disk, which the event loop must not.
-"""
+"""DeepL glossaries, kept per API key in the DeepL database (database.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import datetime
-import hashlib
 import io
 import json
-import sqlite3
 import uuid
-from pathlib import Path
 
 import msgspec
 
 from translate_server.errors import ApiError, InvalidRequestError
+from translate_server.translation.compat.deepl.database import Database, owner_of
 from translate_server.translation.glossary import MAX_ENTRIES, MAX_TERM_CHARS
 
-_SCHEMA = """
+GLOSSARY_SCHEMA = """
 CREATE TABLE IF NOT EXISTS deepl_glossaries (
     glossary_id TEXT PRIMARY KEY,
     owner TEXT NOT NULL,
@@ -33,6 +26,8 @@ CREATE TABLE IF NOT EXISTS deepl_glossaries (
 );
 CREATE INDEX IF NOT EXISTS deepl_glossaries_owner ON deepl_glossaries (owner);
 """
+_SELECT = ("SELECT glossary_id, name, source_lang, target_lang, creation_time, entries "
+           "FROM deepl_glossaries")
 
 
 class GlossaryNotFoundError(ApiError):
@@ -56,10 +51,6 @@ class Glossary(msgspec.Struct, kw_only=True):
 class StoredGlossary(msgspec.Struct, kw_only=True):
     info: Glossary
     entries: dict[str, str]
-
-
-def owner_of(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()
 
 
 def parse_entries(entries: str, entries_format: str) -> dict[str, str]:
@@ -98,30 +89,8 @@ def entries_tsv(entries: dict[str, str]) -> str:
 
 
 class GlossaryStore:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._ready = False
-
-    def _connect(self) -> sqlite3.Connection:
-        if not self._ready:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(self.path, timeout=10)
-        if not self._ready:
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.executescript(_SCHEMA)
-            self._ready = True
-        return connection
-
-    async def _run(self, query: str, *args: object) -> list[tuple]:
-        def run() -> list[tuple]:
-            connection = self._connect()
-            try:
-                with connection:
-                    return connection.execute(query, args).fetchall()
-            finally:
-                connection.close()
-
-        return await asyncio.to_thread(run)
+    def __init__(self, database: Database) -> None:
+        self.database = database
 
     async def create(self, key: str, name: str, source_lang: str, target_lang: str,
                      entries: dict[str, str]) -> Glossary:
@@ -130,21 +99,20 @@ class GlossaryStore:
                         source_lang=source_lang, target_lang=target_lang,
                         creation_time=now.isoformat(timespec="microseconds").replace(
                             "+00:00", "Z"), entry_count=len(entries))
-        await self._run("INSERT INTO deepl_glossaries VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        info.glossary_id, owner_of(key), name, source_lang, target_lang,
-                        info.creation_time, json.dumps(entries, ensure_ascii=False))
+        await self.database.run(
+            "INSERT INTO deepl_glossaries VALUES (?, ?, ?, ?, ?, ?, ?)", info.glossary_id,
+            owner_of(key), name, source_lang, target_lang, info.creation_time,
+            json.dumps(entries, ensure_ascii=False))
         return info
 
     async def list(self, key: str) -> list[Glossary]:
-        rows = await self._run("SELECT glossary_id, name, source_lang, target_lang, "
-                               "creation_time, entries FROM deepl_glossaries WHERE owner = ? "
-                               "ORDER BY creation_time", owner_of(key))
+        rows = await self.database.run(f"{_SELECT} WHERE owner = ? ORDER BY creation_time",
+                                       owner_of(key))
         return [_stored(row).info for row in rows]
 
     async def get(self, key: str, glossary_id: str) -> StoredGlossary:
-        rows = await self._run("SELECT glossary_id, name, source_lang, target_lang, "
-                               "creation_time, entries FROM deepl_glossaries "
-                               "WHERE owner = ? AND glossary_id = ?", owner_of(key), glossary_id)
+        rows = await self.database.run(f"{_SELECT} WHERE owner = ? AND glossary_id = ?",
+                                       owner_of(key), glossary_id)
         if not rows:
             raise GlossaryNotFoundError
         return _stored(rows[0])
@@ -167,8 +135,9 @@ class GlossaryStore:
 
     async def delete(self, key: str, glossary_id: str) -> None:
         await self.get(key, glossary_id)
-        await self._run("DELETE FROM deepl_glossaries WHERE owner = ? AND glossary_id = ?",
-                        owner_of(key), glossary_id)
+        await self.database.run(
+            "DELETE FROM deepl_glossaries WHERE owner = ? AND glossary_id = ?", owner_of(key),
+            glossary_id)
 
 
 def _stored(row: tuple) -> StoredGlossary:
