@@ -136,11 +136,6 @@ def build_services(engine: Engine, settings: Settings, admission: Admission,
     # Imported here: the translation service pulls in the language registry and detector.
     from translate_server.translation.cache import TranslationCache
     from translate_server.translation.compat.deepl.accounts import DeepLAccounts
-    from translate_server.translation.compat.deepl.database import Database
-    from translate_server.translation.compat.deepl.glossaries import (
-        GLOSSARY_SCHEMA,
-        GlossaryStore,
-    )
     from translate_server.translation.detection import LanguageDetection
     from translate_server.translation.prompts.templates import PromptTemplates
     from translate_server.translation.service import TranslationService
@@ -161,12 +156,12 @@ def build_services(engine: Engine, settings: Settings, admission: Admission,
         chat=ChatService(generation, admission, settings.limits, model_name),
         completions=CompletionService(generation, admission, settings.limits, model_name),
         translation=translation,
-        deepl=DeepLAccounts(GlossaryStore(Database(_glossary_path(settings), GLOSSARY_SCHEMA))),
+        deepl=DeepLAccounts.open(_deepl_database_path(settings)),
         detector_loading=asyncio.create_task(detection.warm()),
     )
 
 
-def _glossary_path(settings: Settings) -> Path:
+def _deepl_database_path(settings: Settings) -> Path:
     configured = settings.translation.glossary_db
     if configured:
         return Path(configured).expanduser()

@@ -183,8 +183,8 @@ OPTIONS: tuple[Option, ...] = (
            ("low", "high")),
     Option("prompt_templates", "translation", "TOML file of translation prompt templates per "
            "model family (added to the bundled ones)."),
-    Option("glossary_db", "translation", "SQLite file where DeepL glossaries are kept "
-           "(default: glossaries.sqlite3 in --model-cache-dir)."),
+    Option("glossary_db", "translation", "SQLite file where DeepL glossaries and usage are "
+           "kept (default: glossaries.sqlite3 in --model-cache-dir)."),
     Option("quality_guard", "translation", "Mask placeholders, URLs and code before translating "
            "and check each answer (empty, echo, wrong language, lost placeholder): one retry, "
            "then `warnings` in the response (docs/quality.md).", bool),

@@ -34,6 +34,7 @@ async def test_deepl_client_translates(server_url: str, engine: FakeEngine) -> N
     assert result.text == "GOOD MORNING"
     assert result.detected_source_lang == "EN"
     assert result.billed_characters == len("Good morning")
+    assert (await _call(translator.get_usage)).character.count == len("Good morning")
     prompt = engine.decode(engine.requests[0][1])
     assert "from English to German" in prompt
 

@@ -1,4 +1,4 @@
-"""The rest of DeepL's API its official client touches: usage, glossaries (kept across
+"""The rest of DeepL's API its official client touches: usage and glossaries (both kept across
 restarts), the options of /v2/translate, XML, legacy keys and DeepL's error shape."""
 
 from __future__ import annotations
@@ -39,8 +39,48 @@ async def test_usage_counts_characters_per_key(make_app, db: str) -> None:
         assert usage.character.count == len("Hello") + len("world!")
         assert usage.character.limit is not None and not usage.any_limit_reached
         assert (await _call(bob.get_usage)).character.count == 0
-        posted = await _http("POST", f"{url}/v2/usage", headers={"Authorization": "DeepL-Auth-Key alice"})
+        posted = await _http("POST", f"{url}/v2/usage",
+                             headers={"Authorization": "DeepL-Auth-Key alice"})
         assert posted.json()["character_count"] == 11
+
+
+async def test_usage_survives_a_restart_and_keeps_counting(make_app, db: str) -> None:
+    async with served(make_app(glossary_db=db)) as url:
+        alice = deepl.Translator("alice", server_url=url)
+        bob = deepl.Translator("bob", server_url=url)
+        await _call(alice.translate_text, "Hello", source_lang="EN", target_lang="DE")
+        await _call(bob.translate_text, ["Good", "morning"], source_lang="EN",
+                    target_lang="DE")
+    # A new server on the same database: the counts go on from where they were.
+    async with served(make_app(glossary_db=db)) as url:
+        alice = deepl.Translator("alice", server_url=url)
+        bob = deepl.Translator("bob", server_url=url)
+        assert (await _call(alice.get_usage)).character.count == len("Hello")
+        assert (await _call(bob.get_usage)).character.count == len("Goodmorning")
+        await _call(alice.translate_text, "world!", source_lang="EN", target_lang="DE")
+        assert (await _call(alice.get_usage)).character.count == len("Helloworld!")
+        assert (await _call(bob.get_usage)).character.count == len("Goodmorning")
+        # Concurrent requests of one key each add theirs (over httpx: the client's calls
+        # would take every worker thread, the server's writes among them).
+        answers = await asyncio.gather(*(_http(
+            "POST", f"{url}/v2/translate", headers={"Authorization": "DeepL-Auth-Key alice"},
+            json={"text": ["Hi"], "source_lang": "EN", "target_lang": "DE"})
+            for _ in range(8)))
+        assert {answer.status_code for answer in answers} == {200}
+        assert (await _call(alice.get_usage)).character.count == len("Helloworld!") + 16
+    # Another database is another count.
+    async with served(make_app(glossary_db=db + ".other")) as url:
+        alice = deepl.Translator("alice", server_url=url)
+        assert (await _call(alice.get_usage)).character.count == 0
+
+
+async def test_a_translation_that_cannot_be_billed_is_an_error(make_app,
+                                                               tmp_path: Path) -> None:
+    # The database's path is a directory: SQLite cannot open it.
+    async with served(make_app(glossary_db=str(tmp_path))) as url:
+        response = await _http("POST", f"{url}/v2/translate", json={
+            "text": ["Hi"], "source_lang": "EN", "target_lang": "DE"})
+    assert response.status_code == 500 and set(response.json()) == {"message"}
 
 
 async def test_glossaries_with_the_official_client(make_app, engine: FakeEngine,

@@ -1,26 +1,32 @@
-"""What the DeepL API keeps per API key: the characters translated (since the server started)
-and the glossaries (in SQLite, across restarts)."""
+"""What the DeepL API keeps per API key, in one SQLite database across restarts: the characters
+billed to it and its glossaries."""
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 
-from translate_server.translation.compat.deepl.database import owner_of
-from translate_server.translation.compat.deepl.glossaries import GlossaryStore
+from translate_server.translation.compat.deepl.database import Database, owner_of
+from translate_server.translation.compat.deepl.glossaries import GLOSSARY_SCHEMA, GlossaryStore
+from translate_server.translation.compat.deepl.usage import USAGE_SCHEMA, UsageStore
 
 # What `/v2/usage` reports as the limit: DeepL's own figure for an account without one (its
 # clients read `count >= limit` as "limit reached", so 0 would mean exhausted).
 UNLIMITED = 1_000_000_000_000
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class DeepLAccounts:
     glossaries: GlossaryStore
-    _characters: Counter[str] = field(default_factory=Counter)
+    usage: UsageStore
 
-    def bill(self, key: str, characters: int) -> None:
-        self._characters[owner_of(key)] += characters
+    @classmethod
+    def open(cls, path: Path) -> DeepLAccounts:
+        database = Database(path, GLOSSARY_SCHEMA + USAGE_SCHEMA)
+        return cls(GlossaryStore(database), UsageStore(database))
 
-    def characters(self, key: str) -> int:
-        return self._characters[owner_of(key)]
+    async def bill(self, key: str, characters: int) -> None:
+        await self.usage.add(owner_of(key), characters)
+
+    async def characters(self, key: str) -> int:
+        return await self.usage.characters(owner_of(key))

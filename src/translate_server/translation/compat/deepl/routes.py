@@ -63,7 +63,7 @@ async def deepl_translate(request: Request) -> DeepLTranslateResponse:
     kept: dict[int, str] = {}
     response = await unless_disconnected(request, _translate_detectable(
         found, translate_request, kept, record_of(request), deadline))
-    found.deepl.bill(key, sum(len(text) for text in body.text))
+    await found.deepl.bill(key, sum(len(text) for text in body.text))
     return DeepLTranslateResponse.of(body, response, kept)
 
 
@@ -98,12 +98,13 @@ async def deepl_list_languages(request: Request) -> list[DeepLLanguage]:
     return deepl_languages(list(detectable_languages()), kind.lower())
 
 
-@route("/usage", http_method=["GET", "POST"], status_code=200, summary="DeepL v2: characters translated",
-       tags=["deepl"], responses=_ERRORS)
+@route("/usage", http_method=["GET", "POST"], status_code=200,
+       summary="DeepL v2: characters translated", tags=["deepl"], responses=_ERRORS)
 async def deepl_usage(request: Request) -> DeepLUsage:
-    """Characters billed to the key since the server started; no limit applies."""
+    """Characters billed to the key, counted across restarts (in the DeepL database); no
+    limit applies."""
     key = await presented_key(request, KEY_FIELD)
-    return DeepLUsage(character_count=services(request).deepl.characters(key),
+    return DeepLUsage(character_count=await services(request).deepl.characters(key),
                       character_limit=UNLIMITED)
 
 
