@@ -86,7 +86,8 @@ def create_app(
         from translate_server.documents.service import close_documents, open_documents
 
         found = build_services(engine, settings, admission, metrics_, tracing)
-        documents = (await open_documents(settings, found.translation, metrics_)
+        documents = (await open_documents(settings, found.translation, metrics_,
+                                          bill=found.deepl.usage.add)
                      if serve_documents else None)
         app.state.services = dataclasses.replace(found, documents=documents)
         if on_ready is not None:

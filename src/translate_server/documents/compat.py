@@ -4,7 +4,8 @@ document jobs as `/translate/document`.
 DeepL: the official clients upload a multipart form, then poll the status and fetch the result
 with `{"document_key": ...}` as JSON (older ones and curl send it as a form: both are read). A
 result is deleted once downloaded, as DeepL does. `glossary_id` names one of the key's glossaries
-(`/v2/glossaries`): its terms are read at upload and kept with the job.
+(`/v2/glossaries`): its terms are read at upload and kept with the job. A document's characters
+are added to the key's `/v2/usage` once it is translated (not when it fails or is cancelled).
 
 LibreTranslate: `translate_file` answers once the file is translated (as LibreTranslate does)
 with `translatedFileUrl`, a download link that carries the job's id and key.
@@ -31,6 +32,7 @@ from translate_server.errors import ApiError, DocumentNotReadyError, InvalidRequ
 from translate_server.http.openapi import COMPAT_ERRORS, FILE, FormField, form_body
 from translate_server.http.services import services
 from translate_server.translation.compat.common import header_key, read_body
+from translate_server.translation.compat.deepl.database import owner_of
 from translate_server.translation.compat.deepl.protocol import DeepLError
 from translate_server.translation.compat.deepl.routes import KEY_FIELD
 from translate_server.translation.compat.libretranslate.protocol import LibreError
@@ -67,14 +69,15 @@ async def deepl_upload_document(request: Request) -> Response[DeepLDocumentHandl
         raise InvalidRequestError("Documents are translated into their own format only.",
                                   param="output_format")
     source = fields.get("source_lang") or None
+    api_key = header_key(request) or fields.get(KEY_FIELD, "")
     # A stored glossary is read at upload: the job keeps its terms, whatever happens to it.
     glossary = await services(request).deepl.glossaries.entries_for(
-        header_key(request) or fields.get(KEY_FIELD, ""), fields.get("glossary_id") or None,
-        source, target)
+        api_key, fields.get("glossary_id") or None, source, target)
     job, key = await documents.jobs.submit(
         upload.data, filename=upload.filename, target_lang=target, source_lang=source,
         owner=documents.owner(request),
-        options=DocumentOptions(formality=fields.get("formality") or None, glossary=glossary))
+        options=DocumentOptions(formality=fields.get("formality") or None, glossary=glossary),
+        billed_to=owner_of(api_key))
     return naming_job(DeepLDocumentHandle(document_id=job.id, document_key=key), job.id, 200)
 
 

@@ -10,6 +10,10 @@ the server is overloaded is retried after a pause instead of failing the job.
 
 Stopping (`close`) cancels the running jobs where they stand; their finished batches are
 already recorded, so the next start resumes each one where it stopped.
+
+A job submitted with `billed_to` (DeepL's `/v2/document`: the digest of the uploading key) adds
+its characters to that usage through the injected `bill(billed_to, characters)`, once, when
+it is done: not when it fails or is cancelled, whatever its status polls.
 """
 
 from __future__ import annotations
@@ -53,6 +57,8 @@ class DocumentOptions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=T
 
 # translate(texts, source_lang, target_lang, options) -> one translation per text
 Translate = Callable[[list[str], str | None, str, DocumentOptions], Awaitable[list[str]]]
+# bill(billed_to, characters): add a done job's characters to that usage
+Bill = Callable[[str, int], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -73,11 +79,13 @@ class RunnerLimits:
 
 class DocumentJobs:
     def __init__(self, store: JobStore, translate: Translate,
-                 limits: RunnerLimits = RunnerLimits(), gauge: JobGauge | None = None) -> None:
+                 limits: RunnerLimits = RunnerLimits(), gauge: JobGauge | None = None,
+                 bill: Bill | None = None) -> None:
         self.store = store
         self.translate = translate
         self.limits = limits
         self.gauge = gauge
+        self.bill = bill
         self._slots = asyncio.Semaphore(limits.max_jobs)
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._changes: dict[str, asyncio.Event] = {}
@@ -121,7 +129,8 @@ class DocumentJobs:
     # -- Client calls -----------------------------------------------------------------------
     async def submit(self, data: bytes, *, filename: str | None, target_lang: str,
                      source_lang: str | None = None, owner: str | None = None,
-                     options: DocumentOptions | None = None) -> tuple[Job, str]:
+                     options: DocumentOptions | None = None,
+                     billed_to: str | None = None) -> tuple[Job, str]:
         """Check the file (its format, that it can be read, its size) and the owner's jobs in
         flight, record the job, queue it; the job and its key. Every refusal is a 4xx here,
         before any work: 400 an unknown language, a file unsupported or unreadable, 413 too long,
@@ -144,7 +153,8 @@ class DocumentJobs:
             job, key = await self.store.create(
                 data=data, format=fmt.name, filename=filename, source_lang=source_lang,
                 target_lang=target_lang, owner=owner, options=msgspec.to_builtins(options),
-                billed_characters=characters, segments_total=len(extracted.segments))
+                billed_characters=characters, billed_to=billed_to,
+                segments_total=len(extracted.segments))
         self._schedule(job.id)
         await self._count()
         return job, key
@@ -229,9 +239,22 @@ class DocumentJobs:
                             if not isinstance(exc, ApiError) else None)
             else:
                 log.info("document_job", **_summary(job, timings))
+                await self._bill(job)
             finally:
                 await self._notify(job_id)
         await self._count()
+
+    async def _bill(self, job: Job) -> None:
+        """Only the run that recorded the job done gets here, so it is billed once. After that
+        record, not before: a crash between the two then loses one count, where billing first
+        would have the resumed run bill the job twice."""
+        if job.billed_to is None or self.bill is None:
+            return
+        try:
+            await self.bill(job.billed_to, job.billed_characters)
+        except Exception:  # the job is done all the same; the count is what is lost
+            log.exception("document_usage_not_billed", document_id=job.id,
+                          billed_characters=job.billed_characters)
 
     async def _translate_job(self, job: Job, timings: _Timings) -> Job:
         options = msgspec.convert(job.options, DocumentOptions)

@@ -11,7 +11,7 @@ from litestar import Request
 from litestar.datastructures import UploadFile
 
 from translate_server.documents.metrics import JobGauge
-from translate_server.documents.runner import DocumentJobs
+from translate_server.documents.runner import Bill, DocumentJobs
 from translate_server.documents.store import JobStore
 from translate_server.documents.translator import (
     DOCUMENT_PRIORITY,
@@ -78,8 +78,9 @@ class Documents:
 
 
 async def open_documents(settings: Settings, translation: TranslationService,
-                         metrics: ServiceMetrics) -> Documents:
-    """Open the job store and start the runner (which resumes unfinished jobs)."""
+                         metrics: ServiceMetrics, bill: Bill | None = None) -> Documents:
+    """Open the job store and start the runner (which resumes unfinished jobs); `bill` adds a
+    DeepL job's characters to its key's usage once it is done."""
     from translate_server.translation.service import TranslationService
 
     options = settings.documents
@@ -98,7 +99,7 @@ async def open_documents(settings: Settings, translation: TranslationService,
                            max_in_flight_per_owner=options.max_documents_per_key)
     jobs = DocumentJobs(store, document_translator(service, EngineBudget(engine_requests)),
                         limits,
-                        gauge=JobGauge(metrics.registry))
+                        gauge=JobGauge(metrics.registry), bill=bill)
     await jobs.start()
     return Documents(jobs, options.max_document_bytes, keyed=bool(settings.server.api_keys))
 

@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     target_lang TEXT NOT NULL,
     options TEXT NOT NULL,
     billed_characters INTEGER NOT NULL,
+    billed_to TEXT,
     segments_total INTEGER NOT NULL,
     segments_done INTEGER NOT NULL DEFAULT 0,
     segments_at_start INTEGER NOT NULL DEFAULT 0,
@@ -62,6 +63,8 @@ CREATE TABLE IF NOT EXISTS translations (
     PRIMARY KEY (job_id, idx)
 );
 """
+# Columns added after the table was first made: a database made before them gains them.
+_ADDED_COLUMNS = {"billed_to": "TEXT"}
 
 
 # Passed as the owner where a job's secret key alone authorizes (LibreTranslate's download link,
@@ -79,6 +82,7 @@ class Job(msgspec.Struct, frozen=True, kw_only=True):
     target_lang: str
     options: dict[str, Any]
     billed_characters: int
+    billed_to: str | None  # whose usage the characters are added to once done (a key digest)
     segments_total: int
     segments_done: int
     segments_at_start: int  # done before this run started (by a run before a restart)
@@ -150,6 +154,10 @@ class JobStore:
         db.execute("PRAGMA synchronous=NORMAL")  # durable at each checkpoint; fast commits
         db.execute("PRAGMA foreign_keys=ON")
         db.executescript(_SCHEMA)
+        present = {row[1] for row in db.execute("PRAGMA table_info(jobs)")}
+        for name, kind in _ADDED_COLUMNS.items():
+            if name not in present:
+                db.execute(f"ALTER TABLE jobs ADD COLUMN {name} {kind}")
         self._db = db
 
     @property
@@ -162,7 +170,8 @@ class JobStore:
     async def create(self, *, data: bytes, format: str, target_lang: str,
                      source_lang: str | None = None, filename: str | None = None,
                      owner: str | None = None, options: Mapping[str, Any] | None = None,
-                     billed_characters: int = 0, segments_total: int = 0) -> tuple[Job, str]:
+                     billed_characters: int = 0, billed_to: str | None = None,
+                     segments_total: int = 0) -> tuple[Job, str]:
         """A new queued job with its source file written; returns it and its secret key."""
         job_id = uuid.uuid4().hex.upper()
         key = secrets.token_urlsafe(32)
@@ -170,7 +179,8 @@ class JobStore:
                "format": format, "filename": filename, "source_lang": source_lang,
                "target_lang": target_lang,
                "options": msgspec.json.encode(options or {}).decode(),
-               "billed_characters": billed_characters, "segments_total": segments_total}
+               "billed_characters": billed_characters, "billed_to": billed_to,
+               "segments_total": segments_total}
         return await self._call(self._create, row, data), key
 
     def _create(self, row: dict[str, Any], data: bytes) -> Job:

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from document_doubles import make_docx
-from fakes import FakeEngine
+from fakes import FakeEngine, fake_translator
 from harness import served
 
 SRT = (b"1\n00:00:01,000 --> 00:00:02,500\nGood morning, everyone.\n\n"
@@ -70,6 +70,76 @@ async def test_deepl_client_streams_and_the_result_is_deleted_once_downloaded(
             assert result.status_code == 200 and b"WELCOME TO THE TALK." in result.content
             gone = await client.post(document, data=form)
             assert gone.status_code == 404 and "message" in gone.json()
+
+
+async def test_a_deepl_document_bills_its_characters_once_when_done(make_app,
+                                                                   tmp_path: Path) -> None:
+    db = str(tmp_path / "deepl.sqlite3")
+    async with served(make_app(glossary_db=db, api_key=["alice", "bob"])) as url:
+        alice = deepl.Translator("alice", server_url=url)
+        bob = deepl.Translator("bob", server_url=url)
+        async with httpx.AsyncClient(base_url=url, headers={
+                "Authorization": "DeepL-Auth-Key alice"}) as client:
+            handle = (await client.post("/v2/document", files={"file": ("talk.srt", SRT)},
+                                        data={"target_lang": "DE"})).json()
+            form = {"document_key": handle["document_key"]}
+            document = f"/v2/document/{handle['document_id']}"
+            statuses = []
+            for _ in range(200):
+                statuses.append((await client.post(document, data=form)).json())
+                if statuses[-1]["status"] == "done":
+                    break
+                await asyncio.sleep(0.01)
+            for _ in range(3):  # polled again once done
+                statuses.append((await client.post(document, data=form)).json())
+            assert [s["status"] for s in statuses[-4:]] == ["done"] * 4
+            assert (await client.post(f"{document}/result", data=form)).status_code == 200
+        usage = await asyncio.to_thread(alice.get_usage)
+        assert usage.character.count == statuses[-1]["billed_characters"] == 43
+        assert (await asyncio.to_thread(bob.get_usage)).character.count == 0
+        # The official client's whole round, then its usage.
+        status = await asyncio.to_thread(bob.translate_document, io.BytesIO(SRT), io.BytesIO(),
+                                         target_lang="DE", filename="talk.srt")
+        assert (await asyncio.to_thread(bob.get_usage)).character.count == \
+            status.billed_characters == 43
+        # Documents of the other APIs bill no DeepL usage.
+        async with httpx.AsyncClient(base_url=url) as client:
+            libre = await client.post("/libretranslate/translate_file",
+                                      files={"file": ("talk.srt", SRT)},
+                                      data={"target": "de", "api_key": "alice"})
+            assert libre.status_code == 200
+        assert (await asyncio.to_thread(alice.get_usage)).character.count == 43
+    # A new server on the same database keeps the counts.
+    async with served(make_app(glossary_db=db, api_key=["alice", "bob"])) as url:
+        alice = deepl.Translator("alice", server_url=url)
+        assert (await asyncio.to_thread(alice.get_usage)).character.count == 43
+
+
+async def test_a_failed_or_cancelled_deepl_document_bills_nothing(make_app) -> None:
+    def fails_on_fail(prompt: str, options) -> str:
+        if "Doomed" in prompt:
+            raise RuntimeError("the engine cannot")
+        return fake_translator(prompt, options)
+
+    engine = FakeEngine(responder=fails_on_fail)
+    async with served(make_app(engine)) as url, httpx.AsyncClient(base_url=url) as client:
+        translator = deepl.Translator("alice", server_url=url)
+        doomed = SRT.replace(b"Good morning", b"Doomed morning")
+        with pytest.raises(deepl.DocumentTranslationException):
+            await asyncio.to_thread(translator.translate_document, io.BytesIO(doomed),
+                                    io.BytesIO(), target_lang="DE", filename="talk.srt")
+        engine.hang = True  # the next job stays in flight until it is cancelled
+        handle = await asyncio.to_thread(translator.translate_document_upload, SRT,
+                                         target_lang="DE", filename="talk.srt")
+        for _ in range(500):
+            if engine.unfinished_requests():
+                break
+            await asyncio.sleep(0.01)
+        # Cancelled through the job API every document shares (DeepL's has no cancel).
+        cancelled = await client.delete(f"/translate/document/{handle.document_id}",
+                                        params={"key": handle.document_key})
+        assert cancelled.status_code == 200, cancelled.text
+        assert (await asyncio.to_thread(translator.get_usage)).character.count == 0
 
 
 async def test_deepl_errors_reach_the_client(make_app) -> None:

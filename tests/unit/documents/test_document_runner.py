@@ -111,21 +111,25 @@ async def test_the_result_waits_for_the_end(store: JobStore) -> None:
 async def test_a_job_resumes_after_a_crash_without_redoing_its_batches(tmp_path: Path) -> None:
     store = await JobStore.open(tmp_path, retention_seconds=3600)
     first = Translator(answers=2)
+    usage = Usage()
     jobs = DocumentJobs(store, first, RunnerLimits(max_jobs=1, batches_in_flight=1,
-                                                   batch_segments=3))
-    job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE")
+                                                   batch_segments=3), bill=usage)
+    job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE",
+                                 billed_to="digest-a")
     async with asyncio.timeout(10):
         while (await store.get(job.id)).segments_done < 6:
             await asyncio.sleep(0.001)
     await jobs.close()  # the server stops while the third batch is in the engine
     await store.close()
+    assert usage.bills == []
 
     store = await JobStore.open(tmp_path, retention_seconds=3600)
     second = Translator()
-    restarted = DocumentJobs(store, second, LIMITS)
+    restarted = DocumentJobs(store, second, LIMITS, bill=usage)
     assert await restarted.start() == [job.id]
     states = await _finished(restarted, job, key)
     assert states[-1].status == "done"
+    assert usage.bills == [("digest-a", job.billed_characters)]  # by the run that finished
     translated_before = {text for batch in first.batches for text in batch}
     translated_after = [text for batch in second.batches for text in batch]
     assert translated_before.isdisjoint(translated_after)
@@ -134,6 +138,70 @@ async def test_a_job_resumes_after_a_crash_without_redoing_its_batches(tmp_path:
     assert result == SRT.replace(b"Sentence number", b"SENTENCE NUMBER")
     await restarted.close()
     await store.close()
+
+
+class Usage:
+    """The `bill` a runner is given: records each (billed_to, characters); can fail."""
+
+    def __init__(self, fails: bool = False) -> None:
+        self.fails = fails
+        self.bills: list[tuple[str, int]] = []
+
+    async def __call__(self, billed_to: str, characters: int) -> None:
+        if self.fails:
+            raise OSError("disk I/O error")
+        self.bills.append((billed_to, characters))
+
+
+async def test_a_done_job_is_billed_once_and_only_where_it_names_a_payer(
+        store: JobStore) -> None:
+    usage = Usage()
+    jobs = DocumentJobs(store, Translator(), LIMITS, bill=usage)
+    billed, billed_key = await jobs.submit(SRT, filename="a.srt", target_lang="DE",
+                                           billed_to="digest-a")
+    unbilled, unbilled_key = await jobs.submit(SRT, filename="b.srt", target_lang="DE")
+    assert (await _finished(jobs, billed, billed_key))[-1].status == "done"
+    assert (await _finished(jobs, unbilled, unbilled_key))[-1].status == "done"
+    for _ in range(3):  # its status read again and again, its result fetched, then forgotten
+        assert (await jobs.status(billed.id, billed_key)).status == "done"
+    await jobs.result(billed.id, billed_key)
+    await jobs.forget(billed.id, billed_key)
+    assert usage.bills == [("digest-a", billed.billed_characters)]
+    await jobs.close()
+
+
+async def test_a_failed_or_cancelled_job_bills_nothing(store: JobStore) -> None:
+    usage = Usage()
+    translator = Translator()
+    translator.failures = [RuntimeError("engine exploded")]
+    jobs = DocumentJobs(store, translator, LIMITS, bill=usage)
+    failed, failed_key = await jobs.submit(SRT, filename="a.srt", target_lang="DE",
+                                           billed_to="digest-a")
+    assert (await _finished(jobs, failed, failed_key))[-1].status == "error"
+    translator.gate = asyncio.Event()  # held: the next job is cancelled in flight
+    held, held_key = await jobs.submit(SRT, filename="b.srt", target_lang="DE",
+                                       billed_to="digest-a")
+    async with asyncio.timeout(10):
+        while translator.in_flight == 0:
+            await asyncio.sleep(0.001)
+    assert (await jobs.cancel(held.id, held_key)).status == "translating"
+    translator.gate.set()
+    assert usage.bills == []
+    await jobs.close()
+
+
+async def test_a_bill_that_fails_is_logged_and_the_job_is_done(store: JobStore) -> None:
+    from structlog.testing import capture_logs
+
+    jobs = DocumentJobs(store, Translator(), LIMITS, bill=Usage(fails=True))
+    with capture_logs() as logs:
+        job, key = await jobs.submit(SRT, filename="a.srt", target_lang="DE",
+                                     billed_to="digest-a")
+        assert (await _finished(jobs, job, key))[-1].status == "done"
+    [line] = [entry for entry in logs if entry["event"] == "document_usage_not_billed"]
+    assert (line["log_level"], line["document_id"], line["billed_characters"]) == (
+        "error", job.id, job.billed_characters)
+    await jobs.close()
 
 
 async def test_overloaded_batches_are_retried(store: JobStore) -> None:

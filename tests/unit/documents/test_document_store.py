@@ -117,3 +117,19 @@ async def test_a_deleted_job_is_gone_with_its_files(tmp_path: Path) -> None:
     with pytest.raises(DocumentNotFoundError):
         await store.authorize(job_id, key)
     await store.close()
+
+
+async def test_a_database_made_before_billing_gains_its_column(tmp_path: Path) -> None:
+    import sqlite3
+
+    store = await JobStore.open(tmp_path, retention_seconds=60)
+    old_id, _ = await _create(store)
+    await store.close()
+    with sqlite3.connect(tmp_path / "jobs.sqlite3") as db:  # as an older release left it
+        db.execute("ALTER TABLE jobs DROP COLUMN billed_to")
+    reopened = await JobStore.open(tmp_path, retention_seconds=60)
+    assert (await reopened.get(old_id)).billed_to is None
+    job, _ = await reopened.create(data=b"Hi\n", format="txt", target_lang="DE",
+                                   billed_to="digest-a")
+    assert (await reopened.get(job.id)).billed_to == "digest-a"
+    await reopened.close()

@@ -101,8 +101,8 @@ async def deepl_list_languages(request: Request) -> list[DeepLLanguage]:
 @route("/usage", http_method=["GET", "POST"], status_code=200,
        summary="DeepL v2: characters translated", tags=["deepl"], responses=_ERRORS)
 async def deepl_usage(request: Request) -> DeepLUsage:
-    """Characters billed to the key, counted across restarts (in the DeepL database); no
-    limit applies."""
+    """Characters billed to the key by its texts and, once translated, its documents,
+    counted across restarts (in the DeepL database); no limit applies."""
     key = await presented_key(request, KEY_FIELD)
     return DeepLUsage(character_count=await services(request).deepl.characters(key),
                       character_limit=UNLIMITED)
