@@ -25,7 +25,7 @@ async def test_each_line_is_its_own_completion_prompt(make_app) -> None:
     prompts = sorted(engine.decode(ids) for _, ids, _ in engine.requests)
     assert [p.rsplit("\n", 2)[-2:] for p in prompts] == [
         ["English: Good night.", "German:"], ["English: See you tomorrow!", "German:"]]
-    assert all(p.startswith("English: File not found.\n") for p in prompts)  # examples
+    assert all(p.startswith("English: Settings\nGerman: Einstellungen\n") for p in prompts)
     assert all(options.stop == ("\n",) for _, _, options in engine.requests)
 
 
