@@ -31,156 +31,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 
 import httpx
 
-from translate_server.inference.engine import (
-    ChatMessage,
-    EngineOutput,
-    GenerationStep,
-    SamplingOptions,
-)
-from translate_server.inference.heap import freeze_startup_heap
-from translate_server.settings import LimitSettings
-
 sys.path.insert(0, str(Path(__file__).parent))
-from zero_engine import ZeroLatencyEngine
+from hostile_cases import CASES
+from hostile_server import TURNS_FILE
 
 POLL_S = 0.005
-TURNS_FILE = "HOSTILE_STALL_TURNS_FILE"
-BLANK_RUN = "BLANK-RUN"
-LIMITS = LimitSettings()
-MAX_CHARS, MAX_TEXTS, MAX_BODY = LIMITS.max_text_chars, LIMITS.max_texts, LIMITS.max_body_bytes
-# A degenerate answer: the model repeats its blank line until max_tokens (4096) runs out;
-# one token may hold a few newlines.
-BLANK_LINES = 4096
 
 
-class HostileEngine(ZeroLatencyEngine):
-    """The zero-latency engine, except that a prompt holding `BLANK-RUN` is answered with a
-    line, `BLANK_LINES` blank lines and another line."""
-
-    def tokenize_chat(self, messages: Sequence[ChatMessage]) -> list[int]:
-        flag = int(any(BLANK_RUN in m["content"] for m in messages))
-        return [flag, *super().tokenize_chat(messages)]
-
-    async def generate(
-        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
-    ) -> AsyncGenerator[EngineOutput, None]:
-        if prompt_token_ids[0] != 1:
-            async for output in super().generate(prompt_token_ids, options, request_id):
-                yield output
-            return
-        answer = "Erste Zeile" + "\n" * BLANK_LINES + "zweite Zeile"
-        yield EngineOutput(len(prompt_token_ids), [GenerationStep(0, answer, 100, "stop")],
-                           True)
-
-
-def _note_longest_loop_turn(path: str) -> None:
-    """Measure every callback the event loop runs in CPU time of its thread (what the loop
-    itself spends, whatever else the machine runs); the longest so far is kept in `path`."""
-    longest = [0.0]
-    run = asyncio.events.Handle._run
-
-    def timed(handle: asyncio.events.Handle) -> None:
-        began = time.thread_time()
-        try:
-            run(handle)
-        finally:
-            if (spent := time.thread_time() - began) > longest[0]:
-                longest[0] = spent
-                Path(path).write_text(str(spent))
-
-    asyncio.events.Handle._run = timed  # type: ignore[method-assign]
-    def warm(*_: object) -> None:
-        # Sent once the server is warm: the start-up heap is frozen, as `serve` does once
-        # the engine is up (this factory is not `serve`), and timing starts again.
-        freeze_startup_heap()
-        longest[0] = 0.0
-
-    signal.signal(signal.SIGUSR1, warm)
-
-
-def app():
-    """uvicorn factory: the service around the hostile engine, no translation cache (every
-    request does its whole work)."""
-    if path := os.environ.get(TURNS_FILE):
-        _note_longest_loop_turn(path)
-    from translate_server.app import create_app
-    from translate_server.http.logging_setup import configure_logging
-    from translate_server.settings import load_settings
-
-    configure_logging("json", "warning")
-
-    settings = load_settings({"served_model_name": "bench", "translation_cache_size": 0}, environ={})
-    return create_app(settings, lambda: HostileEngine(model="bench"))
-
-
-# -- the cases ---------------------------------------------------------------------------------
-def _fill(unit: str, chars: int = MAX_CHARS) -> str:
-    return (unit * (chars // len(unit) + 1))[:chars]
-
-
-def _texts(make: Callable[[int], str], extra: dict | None = None) -> dict:
-    """As many texts from `make(index)` as the body limit and --max-texts allow."""
-    body: dict = {"text": [], "source_lang": "en", "target_lang": "de", **(extra or {})}
-    budget = MAX_BODY - len(json.dumps(body)) - 64
-    for index in range(MAX_TEXTS):
-        text = make(index)
-        if not text:
-            break
-        cost = len(json.dumps(text)) + 2
-        if cost > budget:
-            break
-        body["text"].append(text)
-        budget -= cost
-    return body
-
-
-def _html(make: Callable[[int], str]) -> dict:
-    return _texts(make, {"format": "html"})
-
-
-def _glossary() -> dict[str, str]:
-    # 256 long terms that never occur, each compared against every piece.
-    return {f"{i:03d}" + _fill("zq ", 196): "x" for i in range(256)}
-
-
-CASES: dict[str, Callable[[], dict]] = {
-    "baseline: one short text": lambda: _texts(lambda i: "Good morning." if i == 0 else ""),
-    "html: unterminated attribute `<a b=\"`": lambda: _html(lambda i: _fill('<a b="')),
-    "html: unterminated comments `<!--`": lambda: _html(lambda i: _fill("<!--")),
-    "html: unterminated CDATA `<![CDATA[`": lambda: _html(lambda i: _fill("<![CDATA[")),
-    "html: unterminated PI `<?`": lambda: _html(lambda i: _fill("<?")),
-    "html: unterminated end tags `</a`": lambda: _html(lambda i: _fill("</a")),
-    "html: unterminated declarations `<!x`": lambda: _html(lambda i: _fill("<!x")),
-    "html: bare `<`": lambda: _html(lambda i: _fill("<")),
-    "html: deep nesting, unmatched closers": lambda: _html(
-        lambda i: "<b>" * 3000 + "x" + _fill("</i>", MAX_CHARS - 9001)),
-    "html: many unique text nodes": lambda: _html(
-        lambda i: "".join(f"<b>{i}w{j}</b>" for j in range(MAX_CHARS))[:MAX_CHARS]),
-    "html: max-pieces unique text nodes": lambda: _html(
-        lambda i: "".join(f"<b>w{j}</b>" for j in range(LIMITS.max_pieces)) if i == 0 else ""),
-    "plain: one long run of spaces": lambda: _texts(
-        lambda i: "a" + " " * (MAX_CHARS - 2) + "b"),
-    "plain: spaces and tabs, no line break": lambda: _texts(
-        lambda i: "a" + _fill(" \t", MAX_CHARS - 2) + "b"),
-    "plain: many short sentences": lambda: _texts(lambda i: _fill(f"W{i}. ")),
-    "glossary: 256 long terms, many pieces": lambda: _texts(
-        lambda i: _fill(f"Word {i} and more. "), {"glossary": _glossary()}),
-    "glossary: 256 terms found in every piece": lambda: _texts(
-        lambda i: _fill(" ".join(f"t{(j * 7 + i) % 256}x" for j in range(256)) + ". "),
-        {"glossary": {f"t{j}x": f"T{j}Y" for j in range(256)}}),
-    "detection: auto on every text": lambda: _texts(
-        lambda i: _fill("Die Besprechung wurde verschoben. "), {"source_lang": "auto"}),
-    "output: a run of blank lines": lambda: _texts(
-        lambda i: f"{BLANK_RUN} {i}\nzweite Zeile"),
-}
-
-
-# -- measuring ---------------------------------------------------------------------------------
 class Poller:
     """Asks `/health/live` every `POLL_S` and notes how long each answer took; an answer still
     awaited when the poller stops counts as the time it has waited so far."""
@@ -246,7 +107,7 @@ def _start_server(src: Path, turns: Path) -> tuple[subprocess.Popen, str]:
         [str(src), os.environ.get("PYTHONPATH", "")])}
     # The asyncio loop rather than uvloop: its callbacks can be timed.
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "--factory", "hostile_stall:app", "--app-dir",
+        [sys.executable, "-m", "uvicorn", "--factory", "hostile_server:app", "--app-dir",
          str(Path(__file__).parent), "--port", str(port), "--log-level", "warning",
          "--loop", "asyncio"], env=env)
     base = f"http://127.0.0.1:{port}"

@@ -28,97 +28,26 @@ import dataclasses
 import os
 import subprocess
 import sys
-import time
-import urllib.request
-from pathlib import Path
 from typing import Any
 
+from benchmarks.compare_processes import free_port
 from benchmarks.cpu import CpuMeter
+from benchmarks.http_layer_servers import (
+    APPS,
+    FACTORIES,
+    TRACED_APPS,
+    SpanSink,
+    find_bench_dir,
+    start_app,
+    wait_ready,
+)
+from benchmarks.http_layer_summary import format_summary, summarize_rounds
 from translate_server.loadgen.client import Target, run_level
 from translate_server.loadgen.report import write_json
-from translate_server.loadgen.stats import median
 from translate_server.loadgen.workload import WorkItem
 
-APPS: tuple[str, ...] = ("litestar", "fastapi", "floor")
-TRACED_APPS: tuple[str, ...] = ("traced", "otel-asgi")
-# Not compared by default: traced arms, and the service without its translation quality guard
-# (`--apps litestar,unguarded` shows what the guard costs).
-FACTORIES = {"litestar": "apps:litestar_app", "fastapi": "apps:fastapi_app",
-             "floor": "apps:floor_app", "traced": "apps:litestar_traced_app",
-             "otel-asgi": "apps:litestar_otel_asgi_app", "unguarded": "apps:unguarded_app"}
 APIS: tuple[str, ...] = ("translate", "chat", "chat-stream")
 SERVED_NAME = "bench-model"  # as benchmarks/apps.py serves it
-
-
-def find_bench_dir(given: str | None) -> Path:
-    """The folder of the apps' factories: this one, unless another is given."""
-    candidate = Path(given) if given else Path(__file__).resolve().parent
-    if (candidate / "apps.py").is_file() and (candidate / "fastapi_app.py").is_file():
-        return candidate.resolve()
-    raise FileNotFoundError(f"{candidate} holds no apps.py and fastapi_app.py; pass --bench-dir")
-
-
-def _pin(cpus: set[int] | None):
-    if not cpus:
-        return None
-    return lambda: os.sched_setaffinity(0, cpus)
-
-
-def start_app(name: str, bench_dir: Path, port: int, cpus: set[int] | None,
-              traces_to: str | None = None) -> subprocess.Popen:
-    env = dict(os.environ)
-    if traces_to is not None:
-        env.update({"BENCH_OTLP_TRACES_ENDPOINT": traces_to,
-                    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf"})
-    command = [
-        sys.executable, "-m", "uvicorn", "--app-dir", str(bench_dir), "--factory",
-        FACTORIES[name], "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
-        "--no-access-log", "--log-level", "warning",
-    ]
-    # The request log lines are written (the work is the same for both apps) and dropped.
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            preexec_fn=_pin(cpus), start_new_session=True, env=env)
-
-
-class SpanSink:
-    """An OTLP/HTTP endpoint that takes every export and keeps nothing (its thread runs in
-    the load generator's process, on the load generator's cores)."""
-
-    def __init__(self) -> None:
-        import http.server
-        import threading
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
-                self.rfile.read(int(self.headers.get("content-length", 0)))
-                self.send_response(200)
-                self.send_header("content-type", "application/x-protobuf")
-                self.send_header("content-length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                return None
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1/traces"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-
-
-def wait_ready(process: subprocess.Popen, port: int, timeout_s: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"app on port {port} exited with {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=1) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"app on port {port} not ready after {timeout_s:.0f} s")
 
 
 async def measure(
@@ -156,78 +85,7 @@ def route_items(api: str, items: list[WorkItem], stream_tokens: int) -> list[Wor
             for item in items]
 
 
-def summarize_rounds(rounds: list[dict[str, dict[str, float]]], apis: list[str]) -> dict:
-    """Medians per arm, and per API the medians of the per-round Litestar/FastAPI ratios."""
-    arms = sorted({arm for r in rounds for arm in r})
-    medians = {
-        arm: {key: median([r[arm][key] for r in rounds if arm in r and key in r[arm]])
-              for key in next(r[arm] for r in rounds if arm in r)}
-        for arm in arms
-    }
-    ratio: dict[str, dict[str, float]] = {}
-    for api in apis:
-        ours, theirs = f"litestar {api}", f"fastapi {api}"
-        for traced in TRACED_APPS:
-            # What tracing adds to the service's CPU per request (median of per-round gaps).
-            arm = f"{traced} {api}"
-            with_arm = [r for r in rounds if arm in r and ours in r]
-            if with_arm:
-                ratio.setdefault(api, {})[f"{traced}_extra_us"] = median([
-                    r[arm]["server_cpu_us_per_request"] - r[ours]["server_cpu_us_per_request"]
-                    for r in with_arm])
-        pairs = [r for r in rounds if ours in r and theirs in r]
-        if not pairs:
-            continue
-        ratio.setdefault(api, {}).update({
-            "requests_per_s": median([r[ours]["requests_per_s"] / r[theirs]["requests_per_s"]
-                                      for r in pairs]),
-            # >1: FastAPI spends that many times our CPU per request.
-            "cpu_per_request": median([
-                r[theirs]["server_cpu_us_per_request"] / r[ours]["server_cpu_us_per_request"]
-                for r in pairs
-            ]),
-        })
-        floor = f"floor {api}"
-        with_floor = [r for r in pairs if floor in r]
-        if with_floor:
-            # Each app's own CPU per request: what it spends above the bare ASGI floor.
-            for app, arm in (("litestar", ours), ("fastapi", theirs)):
-                ratio[api][f"{app}_above_floor_us"] = median([
-                    r[arm]["server_cpu_us_per_request"] - r[floor]["server_cpu_us_per_request"]
-                    for r in with_floor
-                ])
-    return {"medians": medians, "ratios": ratio}
-
-
-def format_summary(summary: dict) -> str:
-    lines = [f"{'arm':<24} {'req/s':>9} {'server cpu us/req':>18} {'capacity req/s':>15} "
-             f"{'p50 ms':>8} {'p99 ms':>8} {'cpu us/token':>13}"]
-    for arm, m in summary["medians"].items():
-        cpu = m["server_cpu_us_per_request"]
-        per_token = m.get("server_cpu_us_per_token")
-        lines.append(f"{arm:<24} {m['requests_per_s']:>9,.0f} {cpu:>18,.0f} "
-                     f"{1e6 / cpu if cpu else 0:>15,.0f} {m['latency_p50_ms']:>8.2f} "
-                     f"{m['latency_p99_ms']:>8.2f} "
-                     f"{'' if per_token is None else f'{per_token:,.1f}':>13}")
-    for api, r in summary["ratios"].items():
-        parts = []
-        if "requests_per_s" in r:
-            parts.append(f"Litestar/FastAPI requests/s {r['requests_per_s']:.2f}x; FastAPI "
-                         f"uses {r['cpu_per_request']:.2f}x the server CPU per request")
-        if "litestar_above_floor_us" in r:
-            parts.append(f"above the bare ASGI floor: Litestar "
-                         f"{r['litestar_above_floor_us']:,.0f} us, FastAPI "
-                         f"{r['fastapi_above_floor_us']:,.0f} us per request")
-        for traced in TRACED_APPS:
-            if f"{traced}_extra_us" in r:
-                parts.append(f"{traced} adds {r[f'{traced}_extra_us']:,.0f} us CPU per request")
-        lines.append(f"{api}: " + "; ".join(parts))
-    lines.append("medians over rounds; ratios are medians of per-round ratios")
-    return "\n".join(lines)
-
-
 def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
-    from benchmarks.compare import free_port
     from translate_server.loadgen.cli import workload_from_args
 
     bench_dir = find_bench_dir(args.bench_dir)

@@ -10,17 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import compare
-from benchmarks.compare import (
-    CompareConfig,
-    format_comparison,
-    measurement,
-    medians,
-    ratios,
-    rotation,
-    service_overhead,
-)
-from benchmarks.http_layer import find_bench_dir, format_summary, summarize_rounds
+from benchmarks import compare_arms, compare_runner
+from benchmarks.compare_arms import CompareConfig
+from benchmarks.compare_figures import measurement, service_overhead
+from benchmarks.compare_runner import rotation
+from benchmarks.compare_summary import format_comparison, medians, ratios
+from benchmarks.http_layer_servers import find_bench_dir
+from benchmarks.http_layer_summary import format_summary, summarize_rounds
 from translate_server.cli import _parser
 from translate_server.loadgen.stats import RequestResult, summarize
 from translate_server.settings import load_settings
@@ -65,14 +61,14 @@ def test_the_first_arm_listed_is_the_baseline(monkeypatch, tmp_path: Path) -> No
         return {"output_tokens_per_s": speeds[arm], "requests_per_s": 1.0,
                 "latency_p95_ms": 1.0, "errors": 0}
 
-    monkeypatch.setattr(compare, "run_engine_arm", lambda cfg, r: figures("engine"))
-    monkeypatch.setattr(compare, "run_vllm_arm", lambda cfg, r, items: figures("vllm"))
-    monkeypatch.setattr(compare, "run_service_arm", lambda cfg, arm, r, items: figures(arm))
+    monkeypatch.setattr(compare_runner, "run_engine_arm", lambda cfg, r: figures("engine"))
+    monkeypatch.setattr(compare_runner, "run_vllm_arm", lambda cfg, r, items: figures("vllm"))
+    monkeypatch.setattr(compare_runner, "run_service_arm", lambda cfg, arm, r, items: figures(arm))
     cfg = CompareConfig(
         model="m", arms=["vllm", "translate", "engine"], rounds=2, concurrency=1, requests=1,
         warmup=0, stream=True, max_num_seqs=1, max_model_len=64, dtype="float32",
         max_num_batched_tokens=None, workload_argv=[], out_dir=tmp_path, startup_timeout_s=1)
-    result = compare.run_comparison(cfg, [], log=lambda line: None)
+    result = compare_runner.run_comparison(cfg, [], log=lambda line: None)
     assert result["baseline"] == "vllm" and result["arms"] == ["vllm", "translate", "engine"]
     assert result["ratios"]["translate"]["output_tokens_per_s"] == 0.5
 
@@ -97,13 +93,13 @@ def test_each_route_of_the_service_gets_a_server_of_its_own(monkeypatch, tmp_pat
         return {"output_tokens_per_s": 1.0, "requests_per_s": 1.0, "latency_p95_ms": 1.0,
                 "errors": 0}
 
-    monkeypatch.setattr(compare, "Server", FakeServer)
-    monkeypatch.setattr(compare, "_measure_http", measure)
+    monkeypatch.setattr(compare_runner, "Server", FakeServer)
+    monkeypatch.setattr(compare_runner, "_measure_http", measure)
     cfg = CompareConfig(
         model="m", arms=["translate", "chat"], rounds=2, concurrency=1, requests=1,
         warmup=0, stream=True, max_num_seqs=1, max_model_len=64, dtype="float32",
         max_num_batched_tokens=None, workload_argv=[], out_dir=tmp_path, startup_timeout_s=1)
-    result = compare.run_comparison(cfg, [], log=lambda line: None)
+    result = compare_runner.run_comparison(cfg, [], log=lambda line: None)
     assert started == [
         ("translate-round0.log", ["/translate"]),
         ("chat-round0.log", ["/v1/chat/completions"]),
@@ -124,9 +120,9 @@ def test_every_arm_runs_the_engine_with_the_same_statistics(
         warmup=0, stream=True, max_num_seqs=1, max_model_len=64, dtype="float32",
         max_num_batched_tokens=None, workload_argv=[], out_dir=tmp_path, startup_timeout_s=1,
         engine_metrics=engine_metrics)
-    engine_arm = compare.engine_arm_command(cfg, tmp_path / "engine.json")
-    service = compare.service_command(cfg, 8000)
-    vllm = compare.vllm_command(cfg, 8000)
+    engine_arm = compare_arms.engine_arm_command(cfg, tmp_path / "engine.json")
+    service = compare_arms.service_command(cfg, 8000)
+    vllm = compare_arms.vllm_command(cfg, 8000)
     assert ("--disable-log-stats" in engine_arm) is not engine_metrics
     assert ("--disable-log-stats" in vllm) is not engine_metrics
     serve_args = _parser().parse_args(service[service.index("serve"):])
@@ -217,9 +213,9 @@ def test_traced_apps_serve(tmp_path) -> None:
 
     from litestar.testing import TestClient
 
-    from benchmarks import http_layer
+    from benchmarks.http_layer_servers import SpanSink
 
-    sink = http_layer.SpanSink()
+    sink = SpanSink()
     os.environ["BENCH_OTLP_TRACES_ENDPOINT"] = sink.url
     os.environ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] = "http/protobuf"
     try:
