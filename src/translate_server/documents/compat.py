@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from litestar import Request, Response, get, post
 
+from translate_server.documents.job_keys import KEY_ALONE
 from translate_server.documents.protocol import (
     DeepLDocumentHandle,
     DeepLDocumentKey,
@@ -27,7 +28,6 @@ from translate_server.documents.routes import (
     naming_job,
     result_response,
 )
-from translate_server.documents.store import KEY_ALONE
 from translate_server.errors import ApiError, DocumentNotReadyError, InvalidRequestError
 from translate_server.http.openapi import COMPAT_ERRORS, FILE, FormField, form_body
 from translate_server.http.services import services
@@ -56,7 +56,7 @@ _DOCUMENT_KEY = form_body((FormField("document_key", "The key the upload answere
           FormField("output_format", "Only the document's own format is served."),
       )))
 async def deepl_upload_document(request: Request) -> Response[DeepLDocumentHandle]:
-    from translate_server.documents.runner import DocumentOptions
+    from translate_server.documents.job import DocumentOptions
 
     documents = documents_of(request)
     upload = await documents.read_upload(request)

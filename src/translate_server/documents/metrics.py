@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Gauge
 
-from translate_server.documents.store import Status
+from translate_server.documents.job import Status
 
 STATUSES: tuple[Status, ...] = ("queued", "translating", "done", "error")
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 if TYPE_CHECKING:
-    from translate_server.documents.store import Job
+    from translate_server.documents.job import Job
 
 
 class DocumentSubmitted(msgspec.Struct, kw_only=True):

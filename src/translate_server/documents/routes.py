@@ -24,8 +24,8 @@ from translate_server.http.services import services
 from translate_server.wire import ErrorResponse
 
 if TYPE_CHECKING:
+    from translate_server.documents.job import Job
     from translate_server.documents.service import Documents
-    from translate_server.documents.store import Job
 
 T = TypeVar("T")
 
@@ -108,7 +108,7 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
                     "translation (true or false)."),
       )))
 async def submit_document(request: Request) -> Response[DocumentSubmitted]:
-    from translate_server.documents.runner import DocumentOptions
+    from translate_server.documents.job import DocumentOptions
 
     documents = documents_of(request)
     upload = await documents.read_upload(request)

@@ -1,12 +1,10 @@
-"""Document jobs run in the background: a file's segments go to the translator in small
-batches, progress is recorded after each, and jobs left unfinished by a stop resume on start.
+"""Document jobs run in the background: at most `max_jobs` at once, each translated by
+`job_translation` in bounded batches so that a document never floods admission; jobs left
+unfinished by a stop resume on start, and finished ones are deleted once their retention time
+is over.
 
-The translator is injected: an async callable `translate(texts, source_lang, target_lang,
-options) -> translations`, which the app provides at the engine's low priority so that
-interactive requests go first. Bounds keep a document from flooding admission: at most
-`max_jobs` documents run at once, each with at most `batches_in_flight` batches of at most
-`batch_segments` segments (and `batch_chars` characters) outstanding. A batch refused because
-the server is overloaded is retried after a pause instead of failing the job.
+Clients reach their jobs here too: `submit` refuses what cannot be done before any work, and
+status, result, progress (`watch`), `forget` and `cancel` go through the job's key.
 
 Stopping (`close`) cancels the running jobs where they stand; their finished batches are
 already recorded, so the next start resumes each one where it stopped.
@@ -20,25 +18,26 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import msgspec
 import structlog
 
-from translate_server.documents.formats import (
-    Extracted,
-    FormatOptions,
-    detect_format,
-    extract,
-    format_named,
+from translate_server.documents.formats import detect_format, extract
+from translate_server.documents.job import DocumentOptions, Job
+from translate_server.documents.job_changes import JobChanges
+from translate_server.documents.job_translation import (
+    Timings,
+    Translate,
+    format_options,
+    translate_job,
 )
+from translate_server.documents.limits import RunnerLimits
 from translate_server.documents.metrics import JobGauge
-from translate_server.documents.store import Job, JobStore
+from translate_server.documents.store import JobStore
 from translate_server.errors import (
     ApiError,
     DocumentNotReadyError,
-    OverloadedError,
     PayloadTooLargeError,
     TooManyDocumentsError,
 )
@@ -46,40 +45,15 @@ from translate_server.translation.languages import requested_language
 
 log = structlog.get_logger("translate_server.documents")
 
-
-class DocumentOptions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """What a client asked for besides the languages; stored with the job."""
-
-    formality: str | None = None
-    glossary: dict[str, str] | None = None  # terms to translate as given
-    retranslate: bool = False
-
-
-# translate(texts, source_lang, target_lang, options) -> one translation per text
-Translate = Callable[[list[str], str | None, str, DocumentOptions], Awaitable[list[str]]]
 # bill(billed_to, characters): add a done job's characters to that usage
 Bill = Callable[[str, int], Awaitable[None]]
 
-
-@dataclass(frozen=True)
-class RunnerLimits:
-    # What one client may submit: characters to translate per document, and documents not
-    # yet finished per owner (None: no limit).
-    max_characters: int | None = None
-    max_in_flight_per_owner: int | None = None
-    # How the work is spread.
-    max_jobs: int = 2
-    batches_in_flight: int = 2
-    batch_segments: int = 16
-    batch_chars: int = 4000
-    retry_delay: float = 1.0  # first pause after an overloaded answer; doubles up to 30 s
-    max_retries: int = 8
-    expire_every: float = 300.0
+_DEFAULT_LIMITS = RunnerLimits()
 
 
 class DocumentJobs:
     def __init__(self, store: JobStore, translate: Translate,
-                 limits: RunnerLimits = RunnerLimits(), gauge: JobGauge | None = None,
+                 limits: RunnerLimits = _DEFAULT_LIMITS, gauge: JobGauge | None = None,
                  bill: Bill | None = None) -> None:
         self.store = store
         self.translate = translate
@@ -88,7 +62,7 @@ class DocumentJobs:
         self.bill = bill
         self._slots = asyncio.Semaphore(limits.max_jobs)
         self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._changes: dict[str, asyncio.Event] = {}
+        self._changes = JobChanges()
         self._expiry: asyncio.Task[None] | None = None
         self._admitting = asyncio.Lock()  # counting an owner's jobs and adding one, at once
 
@@ -141,7 +115,7 @@ class DocumentJobs:
             requested_language(source_lang, "source_lang")
         fmt = detect_format(filename, data)
         extracted = await asyncio.to_thread(
-            extract, fmt, data, _format_options(target_lang, options))
+            extract, fmt, data, format_options(target_lang, options))
         characters = sum(len(s) for s in extracted.segments)
         limit = self.limits.max_characters
         if limit is not None and characters > limit:
@@ -195,7 +169,7 @@ class DocumentJobs:
             job = await self.store.get(job_id) or job
         await self.store.delete(job_id)
         log.info("document_job_cancelled", job=job_id, status=job.status)
-        await self._notify(job_id)
+        await self._changes.notify(job_id)
         await self._count()
         return job
 
@@ -203,14 +177,14 @@ class DocumentJobs:
                     ) -> AsyncIterator[Job]:
         """The job now and after every change, until it is finished (for a progress stream);
         a job cancelled meanwhile ends as an error that says so."""
-        changed = self._change(job_id)  # taken before reading: no change can slip between
+        changed = self._changes.next(job_id)  # taken before reading: no change can slip between
         job = await self.store.authorize(job_id, key, owner)
         while True:
             yield job
             if job.finished:
                 return
             await changed.wait()
-            changed = self._change(job_id)
+            changed = self._changes.next(job_id)
             current = await self.store.get(job_id)
             job = current or msgspec.structs.replace(job, status="error",
                                                      error="The job was cancelled.")
@@ -224,11 +198,13 @@ class DocumentJobs:
     async def _run(self, job_id: str) -> None:
         async with self._slots:
             job = await self.store.start(job_id)
-            await self._notify(job_id)
+            await self._changes.notify(job_id)
             await self._count()
-            timings = _Timings(start=time.perf_counter())
+            timings = Timings(start=time.perf_counter())
             try:
-                job = await self._translate_job(job, timings)
+                job = await translate_job(job, timings, store=self.store,
+                                          translate=self.translate, limits=self.limits,
+                                          notify=self._changes.notify)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the job fails; the server goes on
@@ -241,7 +217,7 @@ class DocumentJobs:
                 log.info("document_job", **_summary(job, timings))
                 await self._bill(job)
             finally:
-                await self._notify(job_id)
+                await self._changes.notify(job_id)
         await self._count()
 
     async def _bill(self, job: Job) -> None:
@@ -256,61 +232,6 @@ class DocumentJobs:
             log.exception("document_usage_not_billed", document_id=job.id,
                           billed_characters=job.billed_characters)
 
-    async def _translate_job(self, job: Job, timings: _Timings) -> Job:
-        options = msgspec.convert(job.options, DocumentOptions)
-        data = await self.store.read_source(job)
-        extracted: Extracted = await asyncio.to_thread(
-            extract, format_named(job.format), data, _format_options(job.target_lang, options))
-        timings.mark("extract")
-        done = await self.store.translations(job.id)
-        pending = [i for i in range(len(extracted.segments)) if i not in done]
-        batches = iter(_batches(pending, extracted.segments, self.limits))
-
-        async def worker() -> None:
-            for indexes in batches:  # one shared iterator: each batch is taken once
-                texts = [extracted.segments[i] for i in indexes]
-                translations = dict(zip(indexes, await self._translate_batch(texts, job, options),
-                                        strict=True))
-                done.update(translations)
-                await self.store.save_translations(job.id, translations)
-                await self._notify(job.id)
-
-        async with asyncio.TaskGroup() as group:
-            for _ in range(self.limits.batches_in_flight):
-                group.create_task(worker())
-        timings.mark("translate")
-        result = await asyncio.to_thread(
-            extracted.rebuild, [done[i] for i in range(len(extracted.segments))])
-        timings.mark("rebuild")
-        return await self.store.finish(job.id, result)
-
-    async def _translate_batch(self, texts: list[str], job: Job,
-                               options: DocumentOptions) -> list[str]:
-        delay = self.limits.retry_delay
-        for attempt in range(self.limits.max_retries + 1):
-            try:
-                translations = await self.translate(texts, job.source_lang, job.target_lang,
-                                                    options)
-            except OverloadedError:
-                if attempt == self.limits.max_retries:
-                    raise
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 30.0)
-                continue
-            if len(translations) != len(texts):
-                raise RuntimeError(f"{len(translations)} translations for {len(texts)} texts")
-            return translations
-        raise AssertionError("unreachable")
-
-    def _change(self, job_id: str) -> asyncio.Event:
-        """The event the job's next change sets."""
-        return self._changes.setdefault(job_id, asyncio.Event())
-
-    async def _notify(self, job_id: str) -> None:
-        changed = self._changes.pop(job_id, None)
-        if changed is not None:
-            changed.set()
-
 
 def _cause(exc: Exception) -> Exception:
     """The first failure inside a task group's exception group."""
@@ -319,43 +240,7 @@ def _cause(exc: Exception) -> Exception:
     return exc
 
 
-def _format_options(target_lang: str, options: DocumentOptions) -> FormatOptions:
-    return FormatOptions(target_lang=target_lang, retranslate=options.retranslate)
-
-
-def _batches(indexes: Sequence[int], segments: Sequence[str],
-             limits: RunnerLimits) -> list[list[int]]:
-    """Consecutive segments, at most `batch_segments` and (unless one alone is longer)
-    `batch_chars` characters per batch."""
-    batches: list[list[int]] = []
-    current: list[int] = []
-    chars = 0
-    for index in indexes:
-        size = len(segments[index])
-        if current and (len(current) >= limits.batch_segments
-                        or chars + size > limits.batch_chars):
-            batches.append(current)
-            current, chars = [], 0
-        current.append(index)
-        chars += size
-    if current:
-        batches.append(current)
-    return batches
-
-
-@dataclass
-class _Timings:
-    """Seconds spent in each phase of a job, for its log line."""
-
-    start: float
-    phases: dict[str, float] = field(default_factory=dict)
-
-    def mark(self, phase: str) -> None:
-        now = time.perf_counter()
-        self.phases[phase] = round(now - self.start - sum(self.phases.values()), 4)
-
-
-def _summary(job: Job, timings: _Timings) -> dict[str, object]:
+def _summary(job: Job, timings: Timings) -> dict[str, object]:
     return {
         "document_id": job.id, "status": job.status, "format": job.format,
         "target_lang": job.target_lang, "segments": job.segments_total,

@@ -1,122 +1,33 @@
-"""Document jobs kept across restarts: an embedded SQLite database (WAL) for the jobs and a
-directory for their files.
+"""Document jobs kept across restarts: their records in an embedded SQLite database,
+`<directory>/jobs.sqlite3` (WAL; its schema in `job_database`), and their files in a folder
+per job beside it (`job_files`).
 
 One connection, used only from one worker thread: every call goes through that thread, so
 the event loop never blocks on the disk and SQLite never sees two threads. A job's key is
-stored as its SHA-256 digest and compared in constant time. Finished jobs (done or failed)
-are deleted, rows and files, once older than the retention time.
-
-Layout of the directory: `jobs.sqlite3` and one folder per job holding `source` (the upload)
-and `result` (the translated file, once done).
+kept only as a digest (`job_keys`). Finished jobs (done or failed) are deleted, rows and
+files, once older than the retention time.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
-import secrets
-import shutil
 import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
-from translate_server.errors import DocumentNotFoundError
-
-Status = Literal["queued", "translating", "done", "error"]
-UNFINISHED: tuple[Status, ...] = ("queued", "translating")
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS jobs (
-    id TEXT PRIMARY KEY,
-    key_digest BLOB NOT NULL,
-    owner TEXT,
-    status TEXT NOT NULL,
-    format TEXT NOT NULL,
-    filename TEXT,
-    source_lang TEXT,
-    target_lang TEXT NOT NULL,
-    options TEXT NOT NULL,
-    billed_characters INTEGER NOT NULL,
-    billed_to TEXT,
-    segments_total INTEGER NOT NULL,
-    segments_done INTEGER NOT NULL DEFAULT 0,
-    segments_at_start INTEGER NOT NULL DEFAULT 0,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL,
-    started_at REAL,
-    finished_at REAL,
-    error TEXT,
-    result_path TEXT
-);
-CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status);
-CREATE TABLE IF NOT EXISTS translations (
-    job_id TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
-    idx INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    PRIMARY KEY (job_id, idx)
-);
-"""
-# Columns added after the table was first made: a database made before them gains them.
-_ADDED_COLUMNS = {"billed_to": "TEXT"}
-
-
-# Passed as the owner where a job's secret key alone authorizes (LibreTranslate's download link,
-# followed without an API key); no owner digest (hex) can equal it.
-KEY_ALONE = "key-alone"
-
-
-class Job(msgspec.Struct, frozen=True, kw_only=True):
-    id: str
-    owner: str | None
-    status: Status
-    format: str
-    filename: str | None
-    source_lang: str | None
-    target_lang: str
-    options: dict[str, Any]
-    billed_characters: int
-    billed_to: str | None  # whose usage the characters are added to once done (a key digest)
-    segments_total: int
-    segments_done: int
-    segments_at_start: int  # done before this run started (by a run before a restart)
-    created_at: float
-    updated_at: float
-    started_at: float | None
-    finished_at: float | None
-    error: str | None
-    result_path: str | None
-
-    @property
-    def finished(self) -> bool:
-        return self.status in ("done", "error")
-
-    def seconds_remaining(self, now: float) -> float | None:
-        """From this run's pace so far; None until its first batch is done."""
-        if self.status == "done":
-            return 0.0
-        done_here = self.segments_done - self.segments_at_start
-        if self.started_at is None or done_here <= 0:
-            return None
-        pace = (now - self.started_at) / done_here
-        return pace * (self.segments_total - self.segments_done)
-
+from translate_server.documents.job import UNFINISHED, Job
+from translate_server.documents.job_database import open_database
+from translate_server.documents.job_files import JobFiles
+from translate_server.documents.job_keys import authorized, new_key, not_found
 
 _COLUMNS = [name for name in Job.__struct_fields__]
 _SELECT = f"SELECT {', '.join(_COLUMNS)} FROM jobs"
-
-
-_NO_DIGEST = bytes(32)
-
-
-def _digest(key: str) -> bytes:
-    return hashlib.sha256(key.encode()).digest()
 
 
 class JobStore:
@@ -127,6 +38,7 @@ class JobStore:
         self.directory = directory
         self.retention_seconds = retention_seconds
         self.clock = clock
+        self._files = JobFiles(directory)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="job-store")
         self._db: sqlite3.Connection | None = None
 
@@ -148,17 +60,7 @@ class JobStore:
 
     def _open(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(self.directory / "jobs.sqlite3", isolation_level=None,
-                             check_same_thread=False)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")  # durable at each checkpoint; fast commits
-        db.execute("PRAGMA foreign_keys=ON")
-        db.executescript(_SCHEMA)
-        present = {row[1] for row in db.execute("PRAGMA table_info(jobs)")}
-        for name, kind in _ADDED_COLUMNS.items():
-            if name not in present:
-                db.execute(f"ALTER TABLE jobs ADD COLUMN {name} {kind}")
-        self._db = db
+        self._db = open_database(self.directory / "jobs.sqlite3")
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -174,8 +76,8 @@ class JobStore:
                      segments_total: int = 0) -> tuple[Job, str]:
         """A new queued job with its source file written; returns it and its secret key."""
         job_id = uuid.uuid4().hex.upper()
-        key = secrets.token_urlsafe(32)
-        row = {"id": job_id, "key_digest": _digest(key), "owner": owner, "status": "queued",
+        key, digest = new_key()
+        row = {"id": job_id, "key_digest": digest, "owner": owner, "status": "queued",
                "format": format, "filename": filename, "source_lang": source_lang,
                "target_lang": target_lang,
                "options": msgspec.json.encode(options or {}).decode(),
@@ -184,9 +86,7 @@ class JobStore:
         return await self._call(self._create, row, data), key
 
     def _create(self, row: dict[str, Any], data: bytes) -> Job:
-        folder = self._folder(row["id"])
-        folder.mkdir(parents=True)
-        (folder / "source").write_bytes(data)
+        self._files.write_source(row["id"], data)
         now = self.clock()
         row |= {"created_at": now, "updated_at": now}
         names = ", ".join(row)
@@ -205,14 +105,7 @@ class JobStore:
         """The job, when `key` is its key (and `owner` its owner, where it has one, unless the
         caller passes KEY_ALONE: a link whose secret key alone authorizes); any mismatch is the
         same 404 as an unknown id."""
-        found = await self._call(self._with_digest, job_id)
-        # An unknown id costs the same comparison as a wrong key.
-        digest = _NO_DIGEST if found is None else found[1]
-        key_ok = hmac.compare_digest(digest, _digest(key))
-        if found is None or not key_ok or (found[0].owner is not None and owner != KEY_ALONE
-                                           and found[0].owner != owner):
-            raise _not_found()
-        return found[0]
+        return authorized(await self._call(self._with_digest, job_id), key, owner)
 
     def _with_digest(self, job_id: str) -> tuple[Job, bytes] | None:
         row = self.db.execute(f"SELECT key_digest, {', '.join(_COLUMNS)} FROM jobs WHERE id = ?",
@@ -245,11 +138,11 @@ class JobStore:
         return dict(rows)
 
     async def read_source(self, job: Job) -> bytes:
-        return await self._call((self._folder(job.id) / "source").read_bytes)
+        return await self._call(self._files.read_source, job.id)
 
     async def read_result(self, job: Job) -> bytes:
         if job.result_path is None:
-            raise _not_found()
+            raise not_found()
         return await self._call(Path(job.result_path).read_bytes)
 
     # -- Progress ---------------------------------------------------------------------------
@@ -290,10 +183,7 @@ class JobStore:
         return await self._call(self._finish, job_id, result)
 
     def _finish(self, job_id: str, result: bytes) -> Job:
-        path = self._folder(job_id) / "result"
-        partial = path.with_suffix(".partial")
-        partial.write_bytes(result)
-        partial.replace(path)  # a crash never leaves half a result behind
+        path = self._files.write_result(job_id, result)
         now = self.clock()
         with self._transaction():
             self.db.execute("DELETE FROM translations WHERE job_id = ?", (job_id,))
@@ -320,7 +210,7 @@ class JobStore:
     def _delete(self, job_id: str) -> None:
         with self._transaction():
             self.db.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
-        shutil.rmtree(self._folder(job_id), ignore_errors=True)
+        self._files.remove(job_id)
 
     # -- Retention --------------------------------------------------------------------------
     async def expire(self) -> list[str]:
@@ -336,9 +226,6 @@ class JobStore:
             self._delete(job_id)
         return ids
 
-    def _folder(self, job_id: str) -> Path:
-        return self.directory / job_id
-
     def _transaction(self) -> sqlite3.Connection:
         # In autocommit mode the connection's context manager does not begin a transaction.
         self.db.execute("BEGIN")
@@ -349,7 +236,3 @@ def _job(row: Sequence[Any]) -> Job:
     values = dict(zip(_COLUMNS, row, strict=True))
     values["options"] = msgspec.json.decode(values["options"])
     return Job(**values)
-
-
-def _not_found() -> DocumentNotFoundError:
-    return DocumentNotFoundError("No document with this id and key.", param="document_id")

@@ -19,7 +19,9 @@ import asyncio
 import itertools
 from typing import TYPE_CHECKING
 
-from translate_server.documents.runner import DocumentOptions, RunnerLimits, Translate
+from translate_server.documents.job import DocumentOptions
+from translate_server.documents.job_translation import Translate
+from translate_server.documents.limits import RunnerLimits
 from translate_server.errors import ApiError
 from translate_server.inference.admission import Admission
 from translate_server.request_record import RequestRecord

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from translate_server.documents.runner import DocumentJobs, DocumentOptions, RunnerLimits
-from translate_server.documents.store import Job, JobStore
+from translate_server.documents.job import DocumentOptions, Job
+from translate_server.documents.limits import RunnerLimits
+from translate_server.documents.runner import DocumentJobs
+from translate_server.documents.store import JobStore
 from translate_server.errors import (
     DocumentNotReadyError,
     InvalidRequestError,
@@ -277,7 +279,8 @@ async def test_unsupported_files_are_refused_before_a_job_exists(store: JobStore
 
 _CHILD = """
 import asyncio, sys
-from translate_server.documents.runner import DocumentJobs, RunnerLimits
+from translate_server.documents.limits import RunnerLimits
+from translate_server.documents.runner import DocumentJobs
 from translate_server.documents.store import JobStore
 
 async def translate(texts, source, target, options):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from translate_server.documents.runner import DocumentOptions
+from translate_server.documents.job import DocumentOptions
 from translate_server.documents.translator import (
     DOCUMENT_PRIORITY,
     DocumentAdmission,

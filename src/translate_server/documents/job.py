@@ -1,0 +1,55 @@
+"""A document job as the rest of the code sees it: its status, its progress and the options a
+client asked for. Records only; the store keeps them and the runner advances them."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+Status = Literal["queued", "translating", "done", "error"]
+UNFINISHED: tuple[Status, ...] = ("queued", "translating")
+
+
+class DocumentOptions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """What a client asked for besides the languages; stored with the job."""
+
+    formality: str | None = None
+    glossary: dict[str, str] | None = None  # terms to translate as given
+    retranslate: bool = False
+
+
+class Job(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    owner: str | None
+    status: Status
+    format: str
+    filename: str | None
+    source_lang: str | None
+    target_lang: str
+    options: dict[str, Any]
+    billed_characters: int
+    billed_to: str | None  # whose usage the characters are added to once done (a key digest)
+    segments_total: int
+    segments_done: int
+    segments_at_start: int  # done before this run started (by a run before a restart)
+    created_at: float
+    updated_at: float
+    started_at: float | None
+    finished_at: float | None
+    error: str | None
+    result_path: str | None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("done", "error")
+
+    def seconds_remaining(self, now: float) -> float | None:
+        """From this run's pace so far; None until its first batch is done."""
+        if self.status == "done":
+            return 0.0
+        done_here = self.segments_done - self.segments_at_start
+        if self.started_at is None or done_here <= 0:
+            return None
+        pace = (now - self.started_at) / done_here
+        return pace * (self.segments_total - self.segments_done)

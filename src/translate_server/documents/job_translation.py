@@ -1,0 +1,119 @@
+"""Translating one job: the file's segments not yet translated go to the translator in small
+batches, `batches_in_flight` at once, and each batch is recorded as soon as it is back, so a
+job stopped midway resumes where it stood. A batch refused because the server is overloaded is
+retried after a pause instead of failing the job.
+
+The translator is injected: an async callable `translate(texts, source_lang, target_lang,
+options) -> translations` (the app's runs at the engine's low priority).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+import msgspec
+
+from translate_server.documents.formats import (
+    Extracted,
+    FormatOptions,
+    extract,
+    format_named,
+)
+from translate_server.documents.job import DocumentOptions, Job
+from translate_server.documents.limits import RunnerLimits
+from translate_server.documents.store import JobStore
+from translate_server.errors import OverloadedError
+
+# translate(texts, source_lang, target_lang, options) -> one translation per text
+Translate = Callable[[list[str], str | None, str, DocumentOptions], Awaitable[list[str]]]
+# notify(job_id): the job's progress changed (for its watchers)
+Notify = Callable[[str], Awaitable[None]]
+
+
+async def translate_job(job: Job, timings: Timings, *, store: JobStore, translate: Translate,
+                        limits: RunnerLimits, notify: Notify) -> Job:
+    """Extract, translate what is not done yet, rebuild; the job recorded as done."""
+    options = msgspec.convert(job.options, DocumentOptions)
+    data = await store.read_source(job)
+    extracted: Extracted = await asyncio.to_thread(
+        extract, format_named(job.format), data, format_options(job.target_lang, options))
+    timings.mark("extract")
+    done = await store.translations(job.id)
+    pending = [i for i in range(len(extracted.segments)) if i not in done]
+    batches = iter(_batches(pending, extracted.segments, limits))
+
+    async def worker() -> None:
+        for indexes in batches:  # one shared iterator: each batch is taken once
+            texts = [extracted.segments[i] for i in indexes]
+            translations = dict(zip(
+                indexes, await _translate_batch(texts, job, options, translate, limits),
+                strict=True))
+            done.update(translations)
+            await store.save_translations(job.id, translations)
+            await notify(job.id)
+
+    async with asyncio.TaskGroup() as group:
+        for _ in range(limits.batches_in_flight):
+            group.create_task(worker())
+    timings.mark("translate")
+    result = await asyncio.to_thread(
+        extracted.rebuild, [done[i] for i in range(len(extracted.segments))])
+    timings.mark("rebuild")
+    return await store.finish(job.id, result)
+
+
+async def _translate_batch(texts: list[str], job: Job, options: DocumentOptions,
+                           translate: Translate, limits: RunnerLimits) -> list[str]:
+    delay = limits.retry_delay
+    for attempt in range(limits.max_retries + 1):
+        try:
+            translations = await translate(texts, job.source_lang, job.target_lang, options)
+        except OverloadedError:
+            if attempt == limits.max_retries:
+                raise
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 30.0)
+            continue
+        if len(translations) != len(texts):
+            raise RuntimeError(f"{len(translations)} translations for {len(texts)} texts")
+        return translations
+    raise AssertionError("unreachable")
+
+
+def format_options(target_lang: str, options: DocumentOptions) -> FormatOptions:
+    return FormatOptions(target_lang=target_lang, retranslate=options.retranslate)
+
+
+def _batches(indexes: Sequence[int], segments: Sequence[str],
+             limits: RunnerLimits) -> list[list[int]]:
+    """Consecutive segments, at most `batch_segments` and (unless one alone is longer)
+    `batch_chars` characters per batch."""
+    batches: list[list[int]] = []
+    current: list[int] = []
+    chars = 0
+    for index in indexes:
+        size = len(segments[index])
+        if current and (len(current) >= limits.batch_segments
+                        or chars + size > limits.batch_chars):
+            batches.append(current)
+            current, chars = [], 0
+        current.append(index)
+        chars += size
+    if current:
+        batches.append(current)
+    return batches
+
+
+@dataclass
+class Timings:
+    """Seconds spent in each phase of a job, for its log line."""
+
+    start: float
+    phases: dict[str, float] = field(default_factory=dict)
+
+    def mark(self, phase: str) -> None:
+        now = time.perf_counter()
+        self.phases[phase] = round(now - self.start - sum(self.phases.values()), 4)
