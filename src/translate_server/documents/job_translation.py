@@ -25,7 +25,7 @@ from translate_server.documents.formats import (
 from translate_server.documents.job import DocumentOptions, Job
 from translate_server.documents.limits import RunnerLimits
 from translate_server.documents.store import JobStore
-from translate_server.errors import OverloadedError
+from translate_server.errors import EngineFailedError, OverloadedError, UnavailableError
 
 # translate(texts, source_lang, target_lang, options) -> one translation per text
 Translate = Callable[[list[str], str | None, str, DocumentOptions], Awaitable[list[str]]]
@@ -34,8 +34,13 @@ Notify = Callable[[str], Awaitable[None]]
 
 
 async def translate_job(job: Job, timings: Timings, *, store: JobStore, translate: Translate,
-                        limits: RunnerLimits, notify: Notify) -> Job:
-    """Extract, translate what is not done yet, rebuild; the job recorded as done."""
+                        limits: RunnerLimits, notify: Notify,
+                        stopped: Callable[[], bool] = lambda: False) -> Job:
+    """Extract, translate what is not done yet, rebuild; the job recorded as done.
+
+    `stopped` says whether the runner has stopped the job (the server stops, or the job was
+    deleted): a cancellation may come back from below as an error, which then is not the
+    job's failure."""
     options = msgspec.convert(job.options, DocumentOptions)
     data = await store.read_source(job)
     extracted: Extracted = await asyncio.to_thread(
@@ -49,7 +54,7 @@ async def translate_job(job: Job, timings: Timings, *, store: JobStore, translat
         for indexes in batches:  # one shared iterator: each batch is taken once
             texts = [extracted.segments[i] for i in indexes]
             translations = dict(zip(
-                indexes, await _translate_batch(texts, job, options, translate, limits),
+                indexes, await _translate_batch(texts, job, options, translate, limits, stopped),
                 strict=True))
             done.update(translations)
             await store.save_translations(job.id, translations)
@@ -65,13 +70,22 @@ async def translate_job(job: Job, timings: Timings, *, store: JobStore, translat
     return await store.finish(job.id, result)
 
 
+# A batch refused or lost for the server's sake, not the document's: the engine busy, known
+# dead, or aborting its requests because the server drains. Tried again; a server that stops
+# meanwhile cancels the job, which then resumes on its next start instead of failing.
+_SERVER_TROUBLE = (OverloadedError, EngineFailedError, UnavailableError)
+
+
 async def _translate_batch(texts: list[str], job: Job, options: DocumentOptions,
-                           translate: Translate, limits: RunnerLimits) -> list[str]:
+                           translate: Translate, limits: RunnerLimits,
+                           stopped: Callable[[], bool]) -> list[str]:
     delay = limits.retry_delay
     for attempt in range(limits.max_retries + 1):
         try:
             translations = await translate(texts, job.source_lang, job.target_lang, options)
-        except OverloadedError:
+        except _SERVER_TROUBLE:
+            if stopped():
+                raise asyncio.CancelledError from None
             if attempt == limits.max_retries:
                 raise
             await asyncio.sleep(delay)

@@ -62,6 +62,7 @@ class DocumentJobs:
         self.bill = bill
         self._slots = asyncio.Semaphore(limits.max_jobs)
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._stopped: set[str] = set()  # jobs whose task this runner cancelled
         self._changes = JobChanges()
         self._expiry: asyncio.Task[None] | None = None
         self._admitting = asyncio.Lock()  # counting an owner's jobs and adding one, at once
@@ -81,6 +82,7 @@ class DocumentJobs:
 
     async def close(self) -> None:
         """Cancel the running jobs where they stand (they resume on the next start)."""
+        self._stopped.update(self._tasks)
         tasks = [*self._tasks.values(), *([self._expiry] if self._expiry else [])]
         for task in tasks:
             task.cancel()
@@ -164,8 +166,10 @@ class DocumentJobs:
         job = await self.store.authorize(job_id, key, owner)
         task = self._tasks.get(job_id)
         if task is not None:
+            self._stopped.add(job_id)
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+            self._stopped.discard(job_id)
             job = await self.store.get(job_id) or job
         await self.store.delete(job_id)
         log.info("document_job_cancelled", job=job_id, status=job.status)
@@ -204,10 +208,13 @@ class DocumentJobs:
             try:
                 job = await translate_job(job, timings, store=self.store,
                                           translate=self.translate, limits=self.limits,
-                                          notify=self._changes.notify)
+                                          notify=self._changes.notify,
+                                          stopped=lambda: job_id in self._stopped)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the job fails; the server goes on
+                if job_id in self._stopped:  # stopped, not failed: it resumes on next start
+                    raise asyncio.CancelledError from exc
                 exc = _cause(exc)
                 message = exc.message if isinstance(exc, ApiError) else "Translation failed."
                 job = await self.store.fail(job_id, message)

@@ -13,6 +13,7 @@ from translate_server.documents.runner import DocumentJobs
 from translate_server.documents.store import JobStore
 from translate_server.errors import (
     DocumentNotReadyError,
+    EngineFailedError,
     InvalidRequestError,
     OverloadedError,
     PayloadTooLargeError,
@@ -213,6 +214,52 @@ async def test_overloaded_batches_are_retried(store: JobStore) -> None:
     job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE")
     assert (await _finished(jobs, job, key))[-1].status == "done"
     await jobs.close()
+
+
+async def test_a_batch_the_engine_aborted_is_tried_again(store: JobStore) -> None:
+    # A draining server aborts every engine request once its grace runs out, documents'
+    # included: the engine's trouble, not the document's.
+    translator = Translator()
+    translator.failures = [EngineFailedError("The engine aborted the request.", code="aborted")]
+    jobs = DocumentJobs(store, translator, LIMITS)
+    job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE")
+    assert (await _finished(jobs, job, key))[-1].status == "done"
+    await jobs.close()
+
+
+class FailsWhenCancelled(Translator):
+    """Its batches never end; cancelled, it answers with the error an engine request
+    aborted under it gives, as a stopping server's may."""
+
+    async def __call__(self, texts, source, target, options):
+        self.in_flight += 1
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            raise EngineFailedError("The engine aborted the request.", code="aborted") from None
+        finally:
+            self.in_flight -= 1
+
+
+async def test_a_job_stopped_with_its_server_resumes_even_if_its_batch_ended_in_error(
+        tmp_path: Path) -> None:
+    store = await JobStore.open(tmp_path, retention_seconds=3600)
+    translator = FailsWhenCancelled()
+    jobs = DocumentJobs(store, translator, LIMITS)
+    job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE")
+    async with asyncio.timeout(10):
+        while translator.in_flight == 0:
+            await asyncio.sleep(0.001)
+        await jobs.close()  # the server stops
+    assert (await store.get(job.id)).status == "translating"  # not failed
+    await store.close()
+
+    store = await JobStore.open(tmp_path, retention_seconds=3600)
+    restarted = DocumentJobs(store, Translator(), LIMITS)
+    assert await restarted.start() == [job.id]
+    assert (await _finished(restarted, job, key))[-1].status == "done"
+    await restarted.close()
+    await store.close()
 
 
 async def test_a_failing_translator_fails_the_job_not_the_server(store: JobStore) -> None:
