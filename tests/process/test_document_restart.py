@@ -26,7 +26,7 @@ def wait_for(predicate, timeout: float = 60.0):
     raise AssertionError("timed out")
 
 
-@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM])
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=lambda s: s.name)
 def test_a_job_resumes_after_the_server_is_stopped(tmp_path: Path, stop: signal.Signals) -> None:
     documents = str(tmp_path / "documents")
     text = "".join(f"Paragraph {i} of a long document.\n\n" for i in range(SEGMENTS)).encode()
