@@ -51,10 +51,13 @@ class DrainingServer(uvicorn.Server):
             super().handle_exit(sig, frame)
             return
         self._draining = True
-        log.info("draining", signal=signal.Signals(sig).name, grace_seconds=self.grace)
-        self._loop.call_soon_threadsafe(self._start_drain)
+        # Nothing else here: a signal handler runs between any two bytecodes of the main
+        # thread, which may be inside the logger holding its lock; logging from here would
+        # wait on that lock forever. The loop logs, once the handler has returned.
+        self._loop.call_soon_threadsafe(self._start_drain, signal.Signals(sig).name)
 
-    def _start_drain(self) -> None:
+    def _start_drain(self, signal_name: str) -> None:
+        log.info("draining", signal=signal_name, grace_seconds=self.grace)
         self._drain_task = asyncio.ensure_future(self._drain())
 
     async def _drain(self) -> None:
