@@ -170,10 +170,16 @@ class Hold:
         self.started: asyncio.Queue[str] = asyncio.Queue()
         self.tasks: list[asyncio.Task] = []
 
-    async def start(self) -> list[str]:
-        """The replica of each stream, once every one has its first event."""
+    async def start(self, on_first_event: Callable[[str], object] = lambda replica: None
+                    ) -> list[str]:
+        """The replica of each stream, once every one has its first event; `on_first_event`
+        is called with each replica as its stream's first event arrives."""
         self.tasks = [asyncio.create_task(self._stream()) for _ in range(self.count)]
-        return [await asyncio.wait_for(self.started.get(), 60) for _ in range(self.count)]
+        replicas = []
+        for _ in range(self.count):
+            replicas.append(await asyncio.wait_for(self.started.get(), 60))
+            on_first_event(replicas[-1])
+        return replicas
 
     async def _stream(self) -> tuple[str | None, list[str], str | None]:
         replica, events = None, []
@@ -460,10 +466,17 @@ async def test_killed_replica_fails_only_its_requests_in_flight(router: Router,
     # One long stream on each replica (least outstanding requests puts the second on the
     # other one), each generating when the kill comes.
     hold = Hold(router.base_url, 2, choices=SLOTS // 2)
-    names = await hold.start()
+
+    def freeze_the_victim(replica: str) -> None:
+        # Its engine stops as soon as its stream has begun: the stream is certainly still
+        # running when it dies. (Waiting for the other stream first once let it generate
+        # to its end, all of it then sitting in socket buffers: nothing left to cut off.)
+        if replica == victim.name:
+            victim.pause_engine()
+
+    names = await hold.start(freeze_the_victim)
     assert sorted(names) == ["replica1", "replica2"], names
-    # The victim's engine stops: its stream is certainly still running when it dies.
-    victim.pause_engine()
+    assert int(router.servers()[victim.name]["scur"]) >= 1  # its stream still in flight
     load, stop = Load(), asyncio.Event()
     traffic = asyncio.create_task(steady_load(router.base_url, 3, stop, load))
     await asyncio.sleep(1)
