@@ -100,6 +100,7 @@ def create_app(
             # Before the engine: running jobs stop where they stand and resume on next start.
             if documents is not None:
                 await close_documents(documents)
+            await found.deepl.close()  # after the documents, which bill into it
             engine.shutdown()
             log.info("engine_stopped")
             if tracing is not None:

@@ -17,16 +17,20 @@ UNLIMITED = 1_000_000_000_000
 
 @dataclass(frozen=True, slots=True)
 class DeepLAccounts:
+    database: Database
     glossaries: GlossaryStore
     usage: UsageStore
 
     @classmethod
     def open(cls, path: Path) -> DeepLAccounts:
         database = Database(path, GLOSSARY_SCHEMA + USAGE_SCHEMA)
-        return cls(GlossaryStore(database), UsageStore(database))
+        return cls(database, GlossaryStore(database), UsageStore(database))
 
     async def bill(self, key: str, characters: int) -> None:
         await self.usage.add(owner_of(key), characters)
 
     async def characters(self, key: str) -> int:
         return await self.usage.characters(owner_of(key))
+
+    async def close(self) -> None:
+        await self.database.close()
