@@ -1,7 +1,8 @@
 """Translating one job: the file's segments not yet translated go to the translator in small
 batches, `batches_in_flight` at once, and each batch is recorded as soon as it is back, so a
-job stopped midway resumes where it stood. A batch refused because the server is overloaded is
-retried after a pause instead of failing the job.
+job stopped midway resumes where it stood. A batch refused or lost for the server's sake
+(overloaded, engine unavailable or aborted) is retried after a pause instead of failing the
+job.
 
 The translator is injected: an async callable `translate(texts, source_lang, target_lang,
 options) -> translations` (the app's runs at the engine's low priority).

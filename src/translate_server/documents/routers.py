@@ -26,6 +26,8 @@ from translate_server.translation.compat.libretranslate.routes import error_shap
 
 
 def document_routers(max_bytes: int) -> list[Router]:
+    """Ours, DeepL's and LibreTranslate's document routes, each taking bodies up to a
+    document's size (the app's body limit is for JSON requests)."""
     size = max_bytes + FORM_OVERHEAD
     return [
         Router(path="/", route_handlers=[submit_document, document_status, document_result,

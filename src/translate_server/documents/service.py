@@ -3,7 +3,6 @@ document route shares (reading an upload, who owns a job, what a job's status sa
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,6 +26,7 @@ from translate_server.errors import (
 )
 from translate_server.http.gate import PRESENTED_KEY
 from translate_server.translation.compat.common import header_key
+from translate_server.translation.compat.deepl.database import owner_of
 
 if TYPE_CHECKING:
     from translate_server.http.observability import ServiceMetrics
@@ -55,7 +55,7 @@ class Documents:
         token = header_key(request) or request.scope.get("state", {}).get(PRESENTED_KEY, "")
         if not token:  # unreachable past the checks; never a shared owner for keyless calls
             raise AuthenticationError("A valid API key is required.")
-        return hashlib.sha256(token.encode()).hexdigest()
+        return owner_of(token)
 
     async def read_upload(self, request: Request) -> Upload:
         """The multipart form's `file` and its other fields; 413 for a file too large."""
