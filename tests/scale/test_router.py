@@ -9,11 +9,12 @@ its figures (requests sent, failed, retried, per-replica split).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -214,6 +215,23 @@ class Hold:
         await self.client.aclose()
 
 
+def resume_engines(replicas: list[Replica]) -> None:
+    for replica in replicas:
+        replica.resume_engine()
+
+
+@contextlib.contextmanager
+def engines_frozen(replicas: list[Replica]) -> Iterator[None]:
+    """Every replica's engine frozen (SIGSTOP) for the block, so that the requests it admits
+    stay in flight; resumed after it, whatever happens."""
+    for replica in replicas:
+        replica.pause_engine()
+    try:
+        yield
+    finally:
+        resume_engines(replicas)
+
+
 def total(count: int) -> Callable[[dict[str, int]], bool]:
     return lambda counts: sum(counts.values()) == count
 
@@ -249,12 +267,11 @@ async def test_load_spreads_over_both_replicas(router: Router, replicas) -> None
         await asyncio.gather(*(client_loop(i) for i in range(16)))
     print(f"\nspread, 16 clients: {load.summary()}")
     assert not load.failed(), load.failed()[:5]
-    split = load.split()
-    assert set(split) == {"replica1", "replica2"}
     # Both serve, but no share is asserted: least outstanding requests gives a replica that
     # is slower for a while (the two share this machine's cores with the test and with
     # each other) fewer requests, which is the point of it. Splits from 87/9 to 44/52 were
     # seen here. The balancing rule itself is asserted below, where it is deterministic.
+    assert set(load.split()) == {"replica1", "replica2"}
 
 
 async def test_requests_in_flight_go_to_the_less_busy_replica(router: Router,
@@ -262,33 +279,25 @@ async def test_requests_in_flight_go_to_the_less_busy_replica(router: Router,
     # Engines frozen, so that requests stay outstanding for as long as the test wants:
     # least outstanding requests must then place each new one on the replica with fewer,
     # where round robin would alternate, whatever either replica's speed.
-    def in_flight_when(condition) -> Awaitable[dict[str, int]]:
-        return router_in_flight_when(router, condition)
-
     first = replicas[0]
-    for replica in replicas:
-        replica.pause_engine()
-    try:
+    with engines_frozen(replicas):
         async with httpx.AsyncClient(base_url=router.base_url, timeout=60) as client:
             def send() -> asyncio.Task:
                 return asyncio.create_task(client.post("/translate", json=translate_body()))
 
             sent = [send() for _ in range(4)]
-            assert await in_flight_when(total(4)) == {"replica1": 2, "replica2": 2}
+            assert await router_in_flight_when(router, total(4)) == {"replica1": 2,
+                                                                     "replica2": 2}
             # replica1 answers its two while replica2 still holds two: the next two requests
             # must both go to replica1.
             first.resume_engine()
-            await in_flight_when(lambda counts: counts["replica1"] == 0)
+            await router_in_flight_when(router, lambda counts: counts["replica1"] == 0)
             first.pause_engine()
             for count in (3, 4):
                 sent.append(send())
-                await in_flight_when(total(count))
-            for replica in replicas:
-                replica.resume_engine()
+                await router_in_flight_when(router, total(count))
+            resume_engines(replicas)
             answers = await asyncio.gather(*sent)
-    finally:
-        for replica in replicas:
-            replica.resume_engine()
     assert [answer.status_code for answer in answers] == [200] * 6
     assert [answer.headers["x-replica"] for answer in answers[4:]] == ["replica1"] * 2
 
@@ -313,21 +322,15 @@ async def test_language_pair_affinity_is_an_option(router: Router, replicas, tmp
             # A busy replica's pair spills over: with both engines frozen, requests for one
             # pair stay in flight. HAProxy lets a replica hold at most 1.25 x its share of
             # them, rounded up: of 8, the pair's replica takes 5 and the other 3.
-            for replica in replicas:
-                replica.pause_engine()
-            try:
+            with engines_frozen(replicas):
                 sent = []
                 for count in range(1, 9):
                     sent.append(asyncio.create_task(
                         client.post("/translate", json=translate_body("en", "de"))))
                     await router_in_flight_when(pairs, total(count))
-                for replica in replicas:
-                    replica.resume_engine()
+                resume_engines(replicas)
                 spilled = [response.headers["x-replica"]
                            for response in await asyncio.gather(*sent)]
-            finally:
-                for replica in replicas:
-                    replica.resume_engine()
     finally:
         pairs.stop()
     print(f"spill-over, en>de 8 in flight: {spilled}")
