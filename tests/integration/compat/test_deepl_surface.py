@@ -60,8 +60,8 @@ async def test_usage_survives_a_restart_and_keeps_counting(make_app, db: str) ->
         await _call(alice.translate_text, "world!", source_lang="EN", target_lang="DE")
         assert (await _call(alice.get_usage)).character.count == len("Helloworld!")
         assert (await _call(bob.get_usage)).character.count == len("Goodmorning")
-        # Concurrent requests of one key each add theirs (over httpx: the client's calls
-        # would take every worker thread, the server's writes among them).
+        # Concurrent requests of one key each add theirs (over httpx, truly at once: the
+        # stock client is synchronous).
         answers = await asyncio.gather(*(_http(
             "POST", f"{url}/v2/translate", headers={"Authorization": "DeepL-Auth-Key alice"},
             json={"text": ["Hi"], "source_lang": "EN", "target_lang": "DE"})

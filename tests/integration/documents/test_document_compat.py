@@ -116,12 +116,12 @@ async def test_a_deepl_document_bills_its_characters_once_when_done(make_app,
 
 
 async def test_a_failed_or_cancelled_deepl_document_bills_nothing(make_app) -> None:
-    def fails_on_fail(prompt: str, options) -> str:
+    def fails_when_doomed(prompt: str, options) -> str:
         if "Doomed" in prompt:
             raise RuntimeError("the engine cannot")
         return fake_translator(prompt, options)
 
-    engine = FakeEngine(responder=fails_on_fail)
+    engine = FakeEngine(responder=fails_when_doomed)
     async with served(make_app(engine)) as url, httpx.AsyncClient(base_url=url) as client:
         translator = deepl.Translator("alice", server_url=url)
         doomed = SRT.replace(b"Good morning", b"Doomed morning")
