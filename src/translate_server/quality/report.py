@@ -13,7 +13,8 @@ from translate_server.translation.checks import FAILURE_KINDS
 
 JSON_SCHEMA_VERSION = 1
 _SHORT = {"empty": "empty", "echo": "echo", "wrong_language": "wrong", "placeholders_lost": "ph.lost",
-          "commentary": "comment", "truncated": "cut"}
+          "commentary": "comment", "truncated": "cut", "omission": "omit", "addition": "add",
+          "copied_example": "copied"}
 
 
 def format_table(scores: Sequence[PairScore], means: Sequence[MeanScore]) -> str:

@@ -13,6 +13,9 @@ the classic failures of small LLM translators.
   ("Note: ...", "I hope this helps") that the source itself does not have. Conservative: a
   translation that merely starts with a colon-ended word is not flagged.
 - `truncated`: the engine stopped at `max_tokens` (finish_reason "length").
+- `omission`, `addition`: much shorter or longer than the source, or far from its number of
+  sentences; `copied_example`: a prompt example's translation instead of the source's
+  (completeness.py).
 
 Pure functions over text; the language detector is passed in.
 """
@@ -28,6 +31,7 @@ from typing import Protocol
 import langcodes
 import msgspec
 
+from translate_server.translation.completeness import copies_example, length_failure
 from translate_server.translation.placeholders import lost_placeholders, strip_placeholders
 
 
@@ -38,6 +42,9 @@ class FailureKind(StrEnum):
     PLACEHOLDERS_LOST = "placeholders_lost"
     COMMENTARY = "commentary"
     TRUNCATED = "truncated"
+    OMISSION = "omission"
+    ADDITION = "addition"
+    COPIED_EXAMPLE = "copied_example"
 
 
 FAILURE_KINDS: tuple[FailureKind, ...] = tuple(FailureKind)
@@ -183,9 +190,10 @@ def check_translation(
     finish_reason: str | None = None,
     *,
     judge: LanguageJudge | None = None,
+    examples: Sequence[tuple[str, str]] = (),
 ) -> Verdict:
     """Every failure of `answer` as a translation of `source`; without a `judge`, the language
-    is not checked."""
+    is not checked; `examples` are the (source, translation) pairs the prompt showed."""
     failures: list[FailureKind] = []
     if finish_reason == "length":
         failures.append(FailureKind.TRUNCATED)
@@ -204,6 +212,10 @@ def check_translation(
         failures.append(FailureKind.PLACEHOLDERS_LOST)
     if has_commentary(source, answer):
         failures.append(FailureKind.COMMENTARY)
+    if length := length_failure(source, answer, source_lang, target_lang):
+        failures.append(FailureKind(length))
+    if examples and copies_example(source, answer, examples):
+        failures.append(FailureKind.COPIED_EXAMPLE)
     order = {kind: i for i, kind in enumerate(FAILURE_KINDS)}
     return Verdict(failures=tuple(sorted(failures, key=order.__getitem__)),
                    lost_placeholders=lost, detected_language=detected)

@@ -11,8 +11,12 @@ its answer; the answer is then checked (checks.py) for the failures a retry can 
   and the target at most 0.02. Only answers with enough letters are judged
   (checks.MIN_LETTERS), and not when the answer is already an echo.
 - `placeholders_lost`: a protected span whose token the answer lost.
+- `omission`, `addition`: much shorter or longer than the source (bounds per language pair,
+  calibrated on human translations), or far from its number of sentences; `copied_example`:
+  one of the prompt's example translations instead (completeness.py).
 
-On any of them, and on a first answer that ran away to the service's own token budget
+A piece of several sentences that omitted, added or copied is translated again finer, a
+sentence per engine request (pieces.py). On any failure of a single sentence, and on a first answer that ran away to the service's own token budget
 (`truncated`), the piece gets ONE more engine request with other sampling (`RETRY_SAMPLING`),
 and the better of the two answers is kept. What is still wrong is reported in `warnings`;
 spans still lost are appended to the answer, so none is ever missing. An answer still empty
@@ -25,7 +29,7 @@ Pure decisions; pieces.py runs the engine requests.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import msgspec
 
@@ -39,16 +43,23 @@ from translate_server.translation.checks import (
     check_translation,
     judged_text,
 )
+from translate_server.translation.completeness import example_pairs
 from translate_server.translation.masking import DEFAULT_STYLE, Masked, mask
 
 # Failures a second try may fix, and how bad each is when choosing between two answers: a
 # lost span is appended back, an answer in the wrong language is at least an answer.
 _WEIGHTS = {
     FailureKind.EMPTY: 8,
+    FailureKind.COPIED_EXAMPLE: 8,  # as good as nothing: it translates another text
+    FailureKind.OMISSION: 5,
     FailureKind.ECHO: 4,
     FailureKind.WRONG_LANGUAGE: 3,
+    FailureKind.ADDITION: 3,
     FailureKind.PLACEHOLDERS_LOST: 1,
 }
+# Failures of completeness: a piece of several sentences is split into sentences for them.
+INCOMPLETE: frozenset[FailureKind] = frozenset({
+    FailureKind.OMISSION, FailureKind.ADDITION, FailureKind.COPIED_EXAMPLE})
 GUARDED_KINDS: tuple[FailureKind, ...] = tuple(k for k in FAILURE_KINDS if k in _WEIGHTS)
 # An answer cut off at max_tokens counts against it when choosing: the retry's repetition
 # penalty makes runaways, and one of those must not replace a first answer that only lost a
@@ -99,10 +110,13 @@ class Outcome(msgspec.Struct, frozen=True):
 
 class Guard:
     def __init__(self, detector: Detector, accuracy: str = "low",
-                 style: str = DEFAULT_STYLE) -> None:
+                 style: str = DEFAULT_STYLE,
+                 examples: Sequence[Mapping[str, str]] = ()) -> None:
         self.detector = _LastAnswer(detector)
         self.judge = LanguageJudge(self.detector, accuracy)
         self.style = style
+        self.examples = tuple(examples)  # the prompt's example sentences (completion prompts)
+        self._pairs: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
 
     def mask(self, text: str, text_format: str) -> Masked:
         # In HTML the parser has decoded entities already: `&amp;` there is text.
@@ -114,7 +128,8 @@ class Guard:
         text = unmasked.text
         if _LONE_TAG.fullmatch(text) and text.strip() not in source:
             text = ""
-        verdict = check_translation(source, text, source_lang, target_lang)
+        verdict = check_translation(source, text, source_lang, target_lang,
+                                    examples=self._examples(source_lang, target_lang))
         failures = {kind for kind in verdict.failures if kind in _WEIGHTS}
         if unmasked.lost:
             failures.add(FailureKind.PLACEHOLDERS_LOST)
@@ -124,6 +139,12 @@ class Guard:
             failures.add(FailureKind.WRONG_LANGUAGE)
         return Review(text, tuple(k for k in GUARDED_KINDS if k in failures), unmasked.lost,
                       cut_off)
+
+    def _examples(self, source_lang: str, target_lang: str) -> tuple[tuple[str, str], ...]:
+        pair = (source_lang, target_lang)
+        if pair not in self._pairs:
+            self._pairs[pair] = example_pairs(self.examples, source_lang, target_lang)
+        return self._pairs[pair]
 
     def _wrong_language(self, text: str, source_lang: str, target_lang: str) -> bool:
         if self.judge.wrong_language(text, target_lang) is not None:

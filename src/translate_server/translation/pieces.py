@@ -23,7 +23,7 @@ from translate_server.settings import LimitSettings
 from translate_server.translation.cache import CachedTranslation, TranslationCache
 from translate_server.translation.checks import FailureKind
 from translate_server.translation.glossary import entries_in
-from translate_server.translation.guard import RETRY_SAMPLING, Guard, Review
+from translate_server.translation.guard import INCOMPLETE, RETRY_SAMPLING, Guard, Review
 from translate_server.translation.hygiene import StreamCleaner, clean_translation
 from translate_server.translation.languages import Language
 from translate_server.translation.masking import Masked
@@ -34,7 +34,12 @@ from translate_server.translation.prompts.templates import (
     translation_stop,
     translation_token_budget,
 )
-from translate_server.translation.segmentation import Document, refit
+from translate_server.translation.segmentation import (
+    Document,
+    refit,
+    split_document,
+    split_sentences,
+)
 
 # Sampling temperature of alternatives: different from the greedy translation, still faithful.
 ALTERNATIVES_TEMPERATURE = 0.7
@@ -114,7 +119,14 @@ class PieceTranslator:
         still wrong goes into `warnings` and the request's record."""
         reviews = [_review(guard, piece, masked, first, job)]
         attempts = [first]
-        if retry_for := reviews[0].retry_for(budget_is_ours=job.request.max_tokens is None):
+        retry_for = reviews[0].retry_for(budget_is_ours=job.request.max_tokens is None)
+        if INCOMPLETE.intersection(retry_for) and (finer := _by_sentence(piece.text)):
+            # A piece of several sentences that lost or made up text: one sentence per
+            # engine request, each guarded on its own.
+            job.record.quality_checked(tuple(map(str, retry_for)), (), True)
+            with self._retry_span(retry_for):
+                return await self._translate_refitted(piece, finer, job)
+        if retry_for:
             asked = dataclasses.replace(piece, text=masked.text)
             retry = msgspec.structs.replace(options, **RETRY_SAMPLING)
             with self._retry_span(retry_for):
@@ -231,7 +243,8 @@ class PieceTranslator:
     def _token_budget(self, overhead: int, param: str) -> int:
         """Source tokens one request can take beside `overhead` tokens of instructions, with
         room for a translation of about three times the source."""
-        budget = min(MAX_PIECE_TOKENS, (self.generation.max_model_len - overhead - 16) // 4)
+        piece_tokens = self.template.piece_tokens if self.template else MAX_PIECE_TOKENS
+        budget = min(piece_tokens, (self.generation.max_model_len - overhead - 16) // 4)
         if budget < 1:
             raise InvalidRequestError(
                 "This model's context is too short for the translation instructions.",
@@ -286,3 +299,9 @@ def _review(guard: Guard, piece: Piece, masked: Masked, result: PieceResult, job
 def _refitting(piece: Piece, tokens: int, budget: int) -> Document | None:
     """The piece split again when it turned out to have more tokens than fit one request."""
     return refit(piece.text, tokens, budget) if tokens > budget and len(piece.text) > 1 else None
+
+
+def _by_sentence(text: str) -> Document | None:
+    """`text` a sentence per piece, or None when it is a single sentence."""
+    document = split_sentences(split_document(text, len(text)), 1)
+    return document if len(document.pieces) > 1 else None

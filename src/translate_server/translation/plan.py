@@ -23,10 +23,16 @@ from translate_server.translation.glossary import entries_in, validate_glossary
 from translate_server.translation.languages import Language, requested_language
 from translate_server.translation.markup import parse_html
 from translate_server.translation.protocol import TranslateRequest
-from translate_server.translation.segmentation import Document, split_document, split_lines
+from translate_server.translation.segmentation import (
+    Document,
+    split_document,
+    split_lines,
+    split_sentences,
+)
 
-# Source tokens per engine request: small pieces translate better with small models and
-# spread over the batch; the model's context may allow less.
+# Source tokens per engine request unless the model's family says otherwise (templates.toml):
+# small pieces translate better with small models and spread over the batch; the model's
+# context may allow less.
 MAX_PIECE_TOKENS = 512
 # Characters per piece when splitting before any tokenization, per token of the budget: about
 # what one token holds in European languages; denser scripts are split again once tokenized.
@@ -117,6 +123,9 @@ class Planner:
     detection: LanguageDetection
     cache: TranslationCache | None = None
     line_by_line: bool = False
+    # The longest piece the model translates whole, measured per model family (templates.toml).
+    piece_tokens: int = MAX_PIECE_TOKENS
+    piece_sentences: int = 0  # sentences per piece; 0: as many as fit `piece_tokens`
 
     def plan(self, request: TranslateRequest) -> Plan:
         return self.look_up(self.prepare(request))
@@ -145,7 +154,7 @@ class Planner:
         if request.stream and request.alternatives:
             raise InvalidRequestError("Alternatives are not streamed.", param="alternatives")
         glossary = validate_glossary(request.glossary)
-        max_chars = piece_chars(self.max_model_len)
+        max_chars = piece_chars(self.max_model_len, self.piece_tokens)
         planned: list[PlannedText] = []
         pieces: dict[Hashable, Piece] = {}
         entries_of: dict[str, dict[str, str]] = {}  # a repeated piece is looked up once
@@ -158,6 +167,7 @@ class Planner:
             if self.line_by_line:
                 # Few-shot completion prompts answer one line: each line is its own piece.
                 document = split_lines(document)
+            document = split_sentences(document, self.piece_sentences)
             detection = None
             if detect and document.pieces:
                 detection = self.detection.detect(" ".join(document.pieces), param)
@@ -207,8 +217,8 @@ class Planner:
         return texts, is_batch
 
 
-def piece_chars(max_model_len: int) -> int:
-    budget = min(MAX_PIECE_TOKENS, (max_model_len - PROMPT_ALLOWANCE) // 4)
+def piece_chars(max_model_len: int, piece_tokens: int = MAX_PIECE_TOKENS) -> int:
+    budget = min(piece_tokens, (max_model_len - PROMPT_ALLOWANCE) // 4)
     return max(16, CHARS_PER_TOKEN * budget)
 
 

@@ -31,7 +31,7 @@ async def translate(data: TranslateRequest, request: Request) -> TranslateRespon
     if data.stream:
         return sse.EventStream(await found.translation.open_stream(data, record, deadline))
     return await unless_disconnected(
-        request, found.translation.translate(data, record, deadline)
+        request, found.translation.translate(data, record, deadline, keep_partial=True)
     )
 
 

@@ -2,26 +2,85 @@
 the original layout: every blank line, line break and space between pieces is kept verbatim.
 
 Splitting prefers the largest boundary that works: paragraphs, then lines, then sentences,
-then clauses, then words; only a single "word" longer than a piece is cut blindly.
+then clauses, then words; only a single "word" longer than a piece is cut blindly. A model
+that loses text in pieces of several sentences gets at most a few sentences per piece
+(`split_sentences`, sized per model family in templates.toml).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import msgspec
 
+# A sentence ends at . ! ? or … (with its closing quotes or brackets) before whitespace, or at
+# a CJK full stop, exclamation or question mark (whitespace after it optional).
+_SENTENCE_END = re.compile(
+    r"(?P<latin>[.!?…][\"'”’»)\]]*)(?P<space>\s+)|[。！？][」』”’)）]*(?P<cjk>\s*)")
+# A full stop after these is an abbreviation, not a sentence's end, when a capital follows
+# ("Dr. Smith", "e.g. Paris"). "etc." is left out: it ends sentences as often as not.
+_ABBREVIATIONS = frozenset({
+    "mr", "mrs", "ms", "dr", "prof", "st", "sr", "jr", "vs", "cf", "e.g", "i.e", "no", "nr",
+    "fig", "approx", "inc", "ltd", "co", "corp", "dept", "jan", "feb", "mar", "apr", "jun",
+    "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mt", "vol", "ed", "eds", "p", "pp",
+    "z.b", "bzw", "usw", "ca", "bsp", "env", "éd", "sr", "sra", "dña", "etc.,"})
+_WORD_BEFORE = re.compile(r"(\S+)$")
+
+
+def sentence_boundaries(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each separator between two sentences of `text` (the whitespace after a
+    sentence's end, or nothing after a CJK full stop). An abbreviation's full stop, a full stop
+    before a lower-case letter or a digit, and the end of the text are no boundary."""
+    for match in _SENTENCE_END.finditer(text):
+        if match.group("cjk") is not None:
+            start = match.start("cjk")
+            end = match.end("cjk")
+        else:
+            start, end = match.start("space"), match.end("space")
+            if end >= len(text) or not _opens_sentence(text[end]):
+                continue
+            if match.group("latin")[0] == "." and _is_abbreviation(text, match.start()):
+                continue
+        if end < len(text) and start > 0:
+            yield start, end
+
+
+def _opens_sentence(char: str) -> bool:
+    return not (char.islower() or char.isdigit())
+
+
+def _is_abbreviation(text: str, full_stop: int) -> bool:
+    found = _WORD_BEFORE.search(text, max(0, full_stop - 12), full_stop)
+    if found is None:
+        return False
+    word = found.group(1).lstrip("(\"'“‘«[").casefold()
+    # A lone letter is an initial ("J. Smith"); "U.S" and "e.g" are letters with full stops.
+    return (len(word) == 1 and word.isalpha()) or word in _ABBREVIATIONS or \
+        bool(re.fullmatch(r"(?:\w\.)+\w", word))
+
+
+class _Boundary:
+    """The separators of one size in a text, as (start, end) spans."""
+
+    def __init__(self, spans: Callable[[str], Iterator[tuple[int, int]]]) -> None:
+        self.spans = spans
+
+
+def _pattern(pattern: str) -> _Boundary:
+    compiled = re.compile(pattern)
+    return _Boundary(lambda text: (m.span() for m in compiled.finditer(text)))
+
+
 # Separators, largest boundary first. A separator is never translated: it stays as it was.
 _BOUNDARIES = (
-    re.compile(r"\n[ \t]*\n\s*"),  # blank line(s): paragraphs
+    _pattern(r"\n[ \t]*\n\s*"),  # blank line(s): paragraphs
     # Line breaks. Only from the start of a run of blanks: tried from inside one, the pattern
     # would rescan the rest of the run at every position (quadratic on a long run of spaces).
-    re.compile(r"(?<![ \t])[ \t]*\n\s*"),
-    # After a sentence's end (with its closing quote or bracket), or after a CJK full stop.
-    re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’»)\]]))\s+|(?<=[。！？])\s*"),
-    re.compile(r"(?<=[,;:，、；])\s*"),  # clauses
-    re.compile(r"\s+"),  # words
+    _pattern(r"(?<![ \t])[ \t]*\n\s*"),
+    _Boundary(sentence_boundaries),  # sentences
+    _pattern(r"(?<=[,;:，、；])\s*"),  # clauses
+    _pattern(r"\s+"),  # words
 )
 
 
@@ -102,12 +161,12 @@ def _atoms(text: str, max_chars: int, level: int) -> list[tuple[str, str]]:
         return [(text[i:i + max_chars], "") for i in range(0, len(text), max_chars)]
     atoms: list[tuple[str, str]] = []
     position = 0
-    for match in _BOUNDARIES[level].finditer(text):
-        if match.start() == position or match.end() == len(text) and not match.group():
+    for start, end in _BOUNDARIES[level].spans(text):
+        if start == position or end == len(text) and start == end:
             continue
-        content = text[position:match.start()]
-        atoms.extend(_with_separator(_atoms(content, max_chars, level + 1), match.group()))
-        position = match.end()
+        content = text[position:start]
+        atoms.extend(_with_separator(_atoms(content, max_chars, level + 1), text[start:end]))
+        position = end
     if position == 0:  # no boundary of this size: the next smaller one splits it all
         return _atoms(text, max_chars, level + 1)
     if position < len(text):
@@ -175,3 +234,47 @@ def split_lines(document: Document) -> Document:
                 layout.append(len(pieces))
                 pieces.append(span)
     return Document(pieces, layout, document.escape)
+
+
+def split_sentences(document: Document, max_sentences: int) -> Document:
+    """`document` with each piece cut into runs of at most `max_sentences` sentences; the
+    whitespace between runs stays in the layout as it was. Sentences are the unit a small
+    model translates whole: given a paragraph, it drops most of it."""
+    if max_sentences < 1:
+        return document
+    pieces: list[str] = []
+    layout: list[str | int] = []
+    originals: list[str] | None = None if document.originals is None else []
+    for part in document.layout:
+        if isinstance(part, str):
+            layout.append(part)
+            continue
+        piece = document.pieces[part]
+        runs = _sentence_runs(piece, max_sentences)
+        for index, run in enumerate(runs):
+            if index % 2:
+                if run:
+                    layout.append(run)
+                continue
+            layout.append(len(pieces))
+            pieces.append(run)
+            if originals is not None and document.originals is not None:
+                # A run goes back as the source spelled it only when it is the whole piece.
+                whole = len(runs) == 1
+                escaped = document.escape(run) if document.escape else run
+                originals.append(document.originals[part] if whole else escaped)
+    return Document(pieces, layout, document.escape, originals)
+
+
+def _sentence_runs(piece: str, max_sentences: int) -> list[str]:
+    """run, separator, run, ... covering `piece`: runs of at most `max_sentences` sentences."""
+    runs: list[str] = []
+    position, count = 0, 0
+    for start, end in sentence_boundaries(piece):
+        count += 1
+        if count < max_sentences:
+            continue
+        runs += [piece[position:start], piece[start:end]]
+        position, count = end, 0
+    runs.append(piece[position:])
+    return runs

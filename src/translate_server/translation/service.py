@@ -9,9 +9,9 @@ pieces left to translate, and only then are prompts tokenized and submitted (`pi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable
 
-from translate_server.errors import InvalidRequestError
+from translate_server.errors import DeadlineExceededError, InvalidRequestError
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import EngineDeadError
 from translate_server.inference.generation import GenerationService
@@ -26,7 +26,16 @@ from translate_server.translation.detection import (
 from translate_server.translation.glossary import applied_terms
 from translate_server.translation.guard import Guard
 from translate_server.translation.pieces import PieceTranslator
-from translate_server.translation.plan import FAN_OUT_SLICE, Job, Plan, Planner, is_auto
+from translate_server.translation.plan import (
+    FAN_OUT_SLICE,
+    MAX_PIECE_TOKENS,
+    Job,
+    Piece,
+    PieceResult,
+    Plan,
+    Planner,
+    is_auto,
+)
 from translate_server.translation.prompts.templates import PromptTemplate
 from translate_server.translation.protocol import (
     DetectedLanguage,
@@ -60,18 +69,29 @@ class TranslationService:
         self.limits = limits
         self.model_name = model_name
         self.detection = detection or LanguageDetection()
-        self.planner = Planner(limits, model_name, generation.max_model_len, self.detection,
-                               cache, line_by_line=template is not None and template.line_by_line)
-        guard = Guard(self.detection, self.detection.accuracy) if quality_guard else None
+        self.planner = Planner(
+            limits, model_name, generation.max_model_len, self.detection, cache,
+            line_by_line=template is not None and template.line_by_line,
+            piece_tokens=template.piece_tokens if template else MAX_PIECE_TOKENS,
+            piece_sentences=template.piece_sentences if template else 0)
+        # Only a completion prompt shows the examples: only there can an answer copy one.
+        shown = template.examples if template is not None and template.kind == "completion" \
+            else ()
+        guard = Guard(self.detection, self.detection.accuracy, examples=shown) \
+            if quality_guard else None
         self.pieces = PieceTranslator(generation, admission, limits, cache=cache,
                                       template=template, priority=priority, guard=guard)
         self.streams = TranslationStream(self.pieces, admission)
 
     async def translate(
-        self, request: TranslateRequest, record: RequestRecord, deadline: float
+        self, request: TranslateRequest, record: RequestRecord, deadline: float,
+        *, keep_partial: bool = False,
     ) -> TranslateResponse:
+        """With `keep_partial`, a deadline that passes once some pieces are translated keeps
+        them: the rest comes back untranslated, with the warning `deadline_exceeded` and the
+        finish reason `partial` (for callers that can say so; the others get the 504)."""
         plan = await self._plan(request, record)
-        await self._run(plan, plan.job(record, deadline))
+        await self._run(plan, plan.job(record, deadline), keep_partial=keep_partial)
         if len(plan.pieces) * (1 + len(plan.glossary)) < THREAD_RESPOND_WORK:
             return self.respond(plan, record)
         # Reassembling a thousand pieces, and finding which glossary terms each translation
@@ -95,7 +115,7 @@ class TranslationService:
         # every limit still holds a megabyte of text: the event loop does not wait for it.
         return self.planner.look_up(await asyncio.to_thread(self.planner.prepare, request))
 
-    async def _run(self, plan: Plan, job: Job) -> None:
+    async def _run(self, plan: Plan, job: Job, *, keep_partial: bool = False) -> None:
         plan.take_cached()
         misses = plan.misses
         if not misses:
@@ -118,7 +138,10 @@ class TranslationService:
                         # tokenizing, submitting) in one loop turn: a thousand pieces would
                         # hold the loop for that long. A slice per turn lets others in.
                         await asyncio.sleep(0)
-                    tasks[piece.key] = group.create_task(self.pieces.translate(piece, job))
+                    translation = self.pieces.translate(piece, job)
+                    if keep_partial:
+                        translation = _or_untranslated(translation, piece)
+                    tasks[piece.key] = group.create_task(translation)
         except* Exception as failures:
             # One failed piece fails the request (its siblings are cancelled): report the first.
             raise failures.exceptions[0] from None
@@ -126,6 +149,8 @@ class TranslationService:
             ticket.release()
         for key, task in tasks.items():
             plan.results[key] = task.result()
+        if all(result.finish_reason == PARTIAL for result in plan.results.values()):
+            raise _deadline_exceeded()  # nothing was translated: nothing to keep
 
     def respond(self, plan: Plan, record: RequestRecord) -> TranslateResponse:
         """The answer, from the plan's results: texts reassembled, usage counted once per
@@ -141,12 +166,11 @@ class TranslationService:
                                         else r.text for r in results])
                 for j in range(plan.request.alternatives)])
             warnings.append(list(dict.fromkeys(w for r in results for w in r.warnings)))
-            reasons.append("length" if any(r.finish_reason == "length" for r in results)
-                           else "stop")
+            reasons.append(_finish_reason(results))
             for key, result in zip(text.slots, results, strict=True):
                 piece = plan.pieces[key]
                 applied.update(applied_terms(piece.text, result.text, piece.glossary))
-        record.finish_reason = "length" if "length" in reasons else "stop"
+        record.finish_reason = next((r for r in (PARTIAL, "length") if r in reasons), "stop")
         counted = [plan.results[key] for key in plan.pieces]
         usage = Usage.of(sum(r.prompt_tokens for r in counted),
                          sum(r.completion_tokens for r in counted))
@@ -216,6 +240,30 @@ def _planning_work(request: TranslateRequest) -> int:
         # Every term is compiled (once per process) and compared with every piece.
         work = work * 2 + DETECTION_WORK * len(request.glossary)
     return work
+
+
+# A text some of whose pieces the deadline left untranslated.
+PARTIAL = "partial"
+DEADLINE_WARNING = "deadline_exceeded"
+
+
+async def _or_untranslated(translation: Awaitable[PieceResult], piece: Piece) -> PieceResult:
+    """The piece's translation, or the piece itself, said to be untranslated, once the
+    request's deadline has passed."""
+    try:
+        return await translation
+    except DeadlineExceededError:
+        return PieceResult(piece.text, PARTIAL, warnings=(DEADLINE_WARNING,))
+
+
+def _deadline_exceeded() -> DeadlineExceededError:
+    return DeadlineExceededError("The request did not finish within its deadline and was "
+                                 "aborted; nothing of it was translated.")
+
+
+def _finish_reason(results: list[PieceResult]) -> str:
+    reasons = {result.finish_reason for result in results}
+    return next((reason for reason in (PARTIAL, "length") if reason in reasons), "stop")
 
 
 def _detected(detection: Detection | None) -> DetectedLanguage | None:

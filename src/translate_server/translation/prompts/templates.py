@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -40,6 +40,11 @@ class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     # language tag, shown as pairs for the languages they hold.
     prefix: str = ""
     examples: tuple[dict[str, str], ...] = ()
+    # The longest source piece the model translates whole, measured (docs/quality.md):
+    # source tokens, and sentences (0: as many as fit). Longer texts are split between
+    # sentences; every piece is its own engine request.
+    piece_tokens: Annotated[int, msgspec.Meta(ge=8)] = 512
+    piece_sentences: Annotated[int, msgspec.Meta(ge=0)] = 0
 
     @property
     def line_by_line(self) -> bool:
