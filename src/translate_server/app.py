@@ -151,6 +151,7 @@ def build_services(engine: Engine, settings: Settings, admission: Admission,
         cache=TranslationCache(options.translation_cache_size, metrics_.registry),
         template=PromptTemplates.load(options.prompt_templates).for_model(engine.info.model),
         quality_guard=options.quality_guard,
+        refuse_unsupported_targets=options.refuse_unsupported_targets,
     )
     return Services(
         engine=engine, generation=generation, admission=admission, metrics=metrics_,

@@ -84,6 +84,7 @@ class TranslationSettings(_Settings):
     prompt_templates: str | None = None
     glossary_db: str | None = None
     quality_guard: bool = True
+    refuse_unsupported_targets: bool = False
 
 
 class DocumentSettings(_Settings):
@@ -188,6 +189,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("quality_guard", "translation", "Mask placeholders, URLs and code before translating "
            "and check each answer (empty, echo, wrong language, lost placeholder): one retry, "
            "then `warnings` in the response (docs/quality.md).", bool),
+    Option("refuse_unsupported_targets", "translation", "Refuse with a 400 a target language "
+           "the served model was measured not to write (its family's `support` table in the "
+           "prompt templates); otherwise it is translated with the warning "
+           "`unsupported_target_language`.", bool),
     Option("documents", "documents", "Translate whole files: the document routes (ours, DeepL's "
            "and LibreTranslate's) and the translator page's file panel (`--no-documents` "
            "turns them off).", bool),

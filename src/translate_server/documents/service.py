@@ -93,7 +93,8 @@ async def open_documents(settings: Settings, translation: TranslationService,
                           metrics=metrics),
         settings.limits, translation.model_name, detection=translation.detection,
         cache=translation.pieces.cache, template=translation.pieces.template,
-        priority=DOCUMENT_PRIORITY, quality_guard=settings.translation.quality_guard)
+        priority=DOCUMENT_PRIORITY, quality_guard=settings.translation.quality_guard,
+        refuse_unsupported_targets=settings.translation.refuse_unsupported_targets)
     store = await JobStore.open(options.document_dir, options.document_retention)
     limits = runner_limits(engine_requests, max_characters=options.max_document_chars,
                            max_in_flight_per_owner=options.max_documents_per_key)

@@ -139,8 +139,10 @@ def _build_parser() -> argparse.ArgumentParser:
         sub.add_parser(moved, help=f"moved: `python -m benchmarks {moved}` in a source checkout",
                        add_help=False).set_defaults(handler=_moved(moved))
     from translate_server.quality import cli as quality
+    from translate_server.quality import language_support
 
     quality.add_parser(sub)
+    language_support.add_parser(sub)
     return parser
 
 

@@ -8,7 +8,7 @@ request's admission weight.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 import msgspec
@@ -42,6 +42,8 @@ PROMPT_ALLOWANCE = 256
 # Pieces whose engine requests are started in one turn of the event loop: tasks created
 # together take their first steps (rendering, tokenizing, submitting) in the same turn.
 FAN_OUT_SLICE = 16
+# The warning of a translation into a language the served model was measured not to write.
+UNSUPPORTED_TARGET = "unsupported_target_language"
 
 
 class PieceResult(msgspec.Struct, frozen=True):
@@ -98,6 +100,7 @@ class Plan:
     texts: list[PlannedText]
     pieces: dict[Hashable, Piece]
     results: dict[Hashable, PieceResult] = field(default_factory=dict)
+    notices: tuple[str, ...] = ()  # warnings known before translating, for every text
 
     @property
     def misses(self) -> list[Piece]:
@@ -126,6 +129,10 @@ class Planner:
     # The longest piece the model translates whole, measured per model family (templates.toml).
     piece_tokens: int = MAX_PIECE_TOKENS
     piece_sentences: int = 0  # sentences per piece; 0: as many as fit `piece_tokens`
+    # How well the model writes each target language (measured), and whether a target it
+    # does not write is refused rather than warned about.
+    support: Callable[[str], str | None] = lambda tag: None
+    refuse_unsupported: bool = False
 
     def plan(self, request: TranslateRequest) -> Plan:
         return self.look_up(self.prepare(request))
@@ -154,6 +161,7 @@ class Planner:
         if request.stream and request.alternatives:
             raise InvalidRequestError("Alternatives are not streamed.", param="alternatives")
         glossary = validate_glossary(request.glossary)
+        notices = self._target_notices(target)
         max_chars = piece_chars(self.max_model_len, self.piece_tokens)
         planned: list[PlannedText] = []
         pieces: dict[Hashable, Piece] = {}
@@ -192,7 +200,17 @@ class Planner:
                     "requests (text nodes, parts of long texts); send fewer or shorter texts.",
                     param=param, code="too_many_pieces")
             planned.append(PlannedText(document, language, detection, slots))
-        return Plan(request, is_batch, target, glossary, planned, pieces)
+        return Plan(request, is_batch, target, glossary, planned, pieces, notices=notices)
+
+    def _target_notices(self, target: Language) -> tuple[str, ...]:
+        if self.support(target.tag) != "unsupported":
+            return ()
+        if self.refuse_unsupported:
+            raise InvalidRequestError(
+                f"The served model {self.model_name} does not write {target.name}: measured, "
+                "its answers are mostly in another language.", param="target_lang",
+                code="unsupported_target_language")
+        return (UNSUPPORTED_TARGET,)
 
     def _texts(self, request: TranslateRequest) -> tuple[list[str], bool]:
         is_batch = isinstance(request.text, list)

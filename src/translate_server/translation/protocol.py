@@ -129,6 +129,9 @@ class DetectResponse(ResponseStruct, kw_only=True):
 class LanguageInfo(ResponseStruct, kw_only=True):
     code: str
     name: str
+    # How well the served model writes it as a target, measured (docs/quality.md):
+    # "supported", "weak" or "unsupported"; absent where it was not measured.
+    support: str | None = None
 
 
 class LanguagesResponse(ResponseStruct, kw_only=True):

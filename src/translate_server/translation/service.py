@@ -63,6 +63,7 @@ class TranslationService:
         template: PromptTemplate | None = None,
         priority: int = 0,
         quality_guard: bool = True,
+        refuse_unsupported_targets: bool = False,
     ) -> None:
         self.generation = generation
         self.admission = admission
@@ -73,7 +74,9 @@ class TranslationService:
             limits, model_name, generation.max_model_len, self.detection, cache,
             line_by_line=template is not None and template.line_by_line,
             piece_tokens=template.piece_tokens if template else MAX_PIECE_TOKENS,
-            piece_sentences=template.piece_sentences if template else 0)
+            piece_sentences=template.piece_sentences if template else 0,
+            support=template.support_level if template else lambda tag: None,
+            refuse_unsupported=refuse_unsupported_targets)
         # Only a completion prompt shows the examples: only there can an answer copy one.
         shown = template.examples if template is not None and template.kind == "completion" \
             else ()
@@ -165,7 +168,8 @@ class TranslationService:
                 text.document.assemble([r.alternatives[j] if j < len(r.alternatives)
                                         else r.text for r in results])
                 for j in range(plan.request.alternatives)])
-            warnings.append(list(dict.fromkeys(w for r in results for w in r.warnings)))
+            warnings.append(list(dict.fromkeys(
+                [*plan.notices, *(w for r in results for w in r.warnings)])))
             reasons.append(_finish_reason(results))
             for key, result in zip(text.slots, results, strict=True):
                 piece = plan.pieces[key]
@@ -214,10 +218,10 @@ class TranslationService:
                         for c in candidates],
         )
 
-    @staticmethod
-    def languages() -> LanguagesResponse:
+    def languages(self) -> LanguagesResponse:
         return LanguagesResponse(languages=[
-            LanguageInfo(code=language.tag, name=language.name)
+            LanguageInfo(code=language.tag, name=language.name,
+                         support=self.planner.support(language.tag))
             for language in detectable_languages()
         ])
 

@@ -22,6 +22,7 @@ from translate_server.inference.engine import ChatMessage
 from translate_server.translation.languages import Language
 from translate_server.translation.prompts import completion
 
+SupportLevel = Literal["supported", "weak", "unsupported"]
 # The fence around the text in every prompt; hygiene strips echoes of it from answers.
 OPEN_MARKER, CLOSE_MARKER = "<source>", "</source>"
 
@@ -45,6 +46,19 @@ class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     # sentences; every piece is its own engine request.
     piece_tokens: Annotated[int, msgspec.Meta(ge=8)] = 512
     piece_sentences: Annotated[int, msgspec.Meta(ge=0)] = 0
+    # Target languages by how well the family's model writes them, as measured by
+    # `translate-server bench languages`; a language not listed is not measured.
+    support: dict[str, SupportLevel] = msgspec.field(default_factory=dict)
+
+    def support_level(self, tag: str) -> SupportLevel | None:
+        """How well the model writes `tag` ("zh-Hans", else "zh", else any "zh-*"), or None
+        where it was not measured."""
+        primary = tag.split("-", 1)[0]
+        found = self.support.get(tag) or self.support.get(primary)
+        if found is None:
+            found = next((level for listed, level in self.support.items()
+                          if listed.split("-", 1)[0] == primary), None)
+        return found
 
     @property
     def line_by_line(self) -> bool:

@@ -3,6 +3,7 @@ read them, and their conversion to and from the plain translation API."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Literal
 
 import msgspec
@@ -140,6 +141,9 @@ class DeepLLanguage(msgspec.Struct, kw_only=True, omit_defaults=True):
     language: str
     name: str
     supports_formality: bool | None = None
+    # Targets only: how well the served model writes it, where measured (our addition;
+    # DeepL's clients ignore it).
+    support: str | None = None
 
 
 def deepl_code(tag: str) -> str:
@@ -147,9 +151,11 @@ def deepl_code(tag: str) -> str:
     return tag.upper()
 
 
-def deepl_languages(languages: list[Language], kind: str) -> list[DeepLLanguage]:
+def deepl_languages(languages: list[Language], kind: str,
+                    support: Callable[[str], str | None] = lambda tag: None,
+                    ) -> list[DeepLLanguage]:
     """DeepL's language list; as targets, English and Portuguese come as their variants (the
-    DeepL clients refuse bare `EN` and `PT` as targets)."""
+    DeepL clients refuse bare `EN` and `PT` as targets), with the served model's `support`."""
     if kind != "target":
         return [DeepLLanguage(language=deepl_code(lang.tag), name=lang.name)
                 for lang in languages]
@@ -158,7 +164,8 @@ def deepl_languages(languages: list[Language], kind: str) -> list[DeepLLanguage]
     result = []
     for lang in languages:
         for code, name in variants.get(lang.tag, [(deepl_code(lang.tag), lang.name)]):
-            result.append(DeepLLanguage(language=code, name=name, supports_formality=True))
+            result.append(DeepLLanguage(language=code, name=name, supports_formality=True,
+                                        support=support(lang.tag)))
     return result
 
 

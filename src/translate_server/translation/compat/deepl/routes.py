@@ -95,7 +95,8 @@ def _undetected_index(exc: ApiError) -> int | None:
      responses=_ERRORS)
 async def deepl_list_languages(request: Request) -> list[DeepLLanguage]:
     kind = await query_or_form(request, "type") or "source"
-    return deepl_languages(list(detectable_languages()), kind.lower())
+    return deepl_languages(list(detectable_languages()), kind.lower(),
+                           services(request).translation.planner.support)
 
 
 @route("/usage", http_method=["GET", "POST"], status_code=200,
