@@ -1,5 +1,6 @@
-"""`translate-server bench quality`: a test set of human translations through `/translate` and
-through a plain chat instruction; chrF, BLEU and failure rates per pair (docs/quality.md)."""
+"""`translate-server bench quality`: test sets of human translations through `/translate` and
+through a plain chat instruction; chrF, BLEU, failure rates and faithfulness per set and pair
+(docs/quality.md)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ from typing import Any
 
 import msgspec
 
+from translate_server.quality import paragraphs
 from translate_server.quality.client import APIS, Answer, translate_all
 from translate_server.quality.datasets import DEFAULT_PAIRS, TestSet, available, load_sets
+
+SETS = ("short", "paragraph", "document")
 
 
 def _list(text: str) -> list[str]:
@@ -24,10 +28,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "quality",
         help="translation quality (chrF, BLEU, failure rates) on human translations",
-        description="Translate a parallel test set drawn from Django's gettext catalogs through "
-        "/translate and through /v1/chat/completions (or a base model's /v1/completions) with a "
-        "one-line instruction, and score "
-        "the answers against the human translations.",
+        description="Translate parallel test sets drawn from gettext catalogs (Django's short "
+        "messages; Gramps' paragraphs, alone or joined into documents) through /translate and "
+        "through /v1/chat/completions (or a base model's /v1/completions) with a one-line "
+        "instruction, and score the answers against the human translations.",
     )
     parser.add_argument("--base-url", default="http://127.0.0.1:8000")
     parser.add_argument("--api", type=_list, default=["translate", "chat"],
@@ -35,9 +39,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "through /v1/completions), comma-separated (default translate,chat)")
     parser.add_argument("--model", default=None,
                         help="model name for chat and completion (default: from /v1/models)")
-    parser.add_argument("--pairs", type=_list, default=list(DEFAULT_PAIRS),
-                        help=f"language pairs (default {','.join(DEFAULT_PAIRS)})")
-    parser.add_argument("--segments", type=int, default=100, help="segments per pair (default 100)")
+    parser.add_argument("--sets", type=_list, default=["short"],
+                        help="test sets: short (Django's messages), paragraph, document "
+                        "(Gramps' paragraphs, alone or joined), comma-separated (default short)")
+    parser.add_argument("--pairs", type=_list, default=None,
+                        help=f"language pairs of every set (default: short {','.join(DEFAULT_PAIRS)}"
+                        f"; paragraph and document {','.join(paragraphs.DEFAULT_PAIRS)})")
+    parser.add_argument("--segments", type=int, default=100,
+                        help="short messages per pair (default 100)")
+    parser.add_argument("--paragraphs", type=int, default=12,
+                        help="paragraphs per pair (default 12)")
+    parser.add_argument("--documents", type=int, default=2, help="documents per pair (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="same seed, same segments (default 0)")
     parser.add_argument("--concurrency", type=int, default=16, help="requests in flight")
     parser.add_argument("--max-tokens", type=int, default=None,
@@ -56,26 +68,53 @@ def _check_args(args: argparse.Namespace) -> None:
     unknown = [api for api in args.api if api not in APIS]
     if unknown or not args.api:
         raise SystemExit(f"--api takes {', '.join(APIS)}; got {', '.join(args.api) or 'nothing'}")
-    if args.segments < 1 or args.concurrency < 1:
-        raise SystemExit("--segments and --concurrency must be positive")
+    unknown = [name for name in args.sets if name not in SETS]
+    if unknown or not args.sets:
+        raise SystemExit(f"--sets takes {', '.join(SETS)}; got {', '.join(args.sets) or 'nothing'}")
+    if min(args.segments, args.paragraphs, args.documents, args.concurrency) < 1:
+        raise SystemExit("--segments, --paragraphs, --documents and --concurrency must be positive")
+
+
+def load_all(args: argparse.Namespace) -> list[TestSet]:
+    """The sets asked for, each with its pairs (the sets' own default pairs unless --pairs)."""
+    sets: list[TestSet] = []
+    for name in dict.fromkeys(args.sets):
+        if name == "short":
+            sets += load_sets(args.pairs or DEFAULT_PAIRS, args.segments, args.seed)
+            continue
+        pairs = args.pairs or paragraphs.DEFAULT_PAIRS
+        if name == "paragraph":
+            sets += paragraphs.load_paragraph_sets(pairs, args.paragraphs, args.seed)
+        else:
+            sets += paragraphs.load_document_sets(pairs, args.documents, args.seed,
+                                                  paragraphs_first=args.paragraphs)
+    return sets
 
 
 async def _translate(args: argparse.Namespace, model: str | None, sets: list[TestSet],
-                     bar: Any) -> dict[str, list[list[Answer]]]:
-    """Every set through every API, one API after the other; answers per API and set."""
-    segments = [segment for test_set in sets for segment in test_set.segments]
-    answers: dict[str, list[list[Answer]]] = {}
+                     bar: Any) -> tuple[dict[str, list[list[Answer]]], dict[tuple[str, str], float]]:
+    """Every set through every API, one API after the other and, within an API, one set
+    (all its pairs) after the other; answers per API and set, and each (API, set)'s wall
+    time."""
+    answers: dict[str, list[list[Answer]]] = {api: [] for api in args.api}
+    wall_s: dict[tuple[str, str], float] = {}
+    names = list(dict.fromkeys(test_set.name for test_set in sets))
     for api in args.api:
-        bar.set_postfix(api=api, refresh=False)
-        got = await translate_all(
-            args.base_url, api, segments, model=model, concurrency=args.concurrency,
-            max_tokens=args.max_tokens, timeout_s=args.timeout,
-            on_answer=lambda _: bar.update(1))
-        answers[api], start = [], 0
-        for test_set in sets:
-            answers[api].append(got[start:start + len(test_set.segments)])
-            start += len(test_set.segments)
-    return answers
+        for name in names:
+            mine = [test_set for test_set in sets if test_set.name == name]
+            segments = [segment for test_set in mine for segment in test_set.segments]
+            bar.set_postfix(api=api, set=name, refresh=False)
+            clock = time.perf_counter()
+            got = await translate_all(
+                args.base_url, api, segments, model=model, concurrency=args.concurrency,
+                max_tokens=args.max_tokens, timeout_s=args.timeout,
+                on_answer=lambda _: bar.update(1))
+            wall_s[(api, name)] = time.perf_counter() - clock
+            start = 0
+            for test_set in mine:
+                answers[api].append(got[start:start + len(test_set.segments)])
+                start += len(test_set.segments)
+    return answers, wall_s
 
 
 def run_quality(args: argparse.Namespace) -> dict[str, Any]:
@@ -83,13 +122,11 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
     from tqdm import tqdm
 
     from translate_server.quality.report import build_document, format_table, plot, write_json
-    from translate_server.quality.scoring import judge_answers, mean_scores, score_pair
-    from translate_server.translation.checks import LanguageJudge
-    from translate_server.translation.detection import LanguageDetection
+    from translate_server.quality.scoring import mean_scores
 
     _check_args(args)
     try:
-        sets = load_sets(args.pairs, args.segments, args.seed)
+        sets = load_all(args)
     except ValueError as exc:
         raise SystemExit(str(exc)) from exc
     model = args.model
@@ -101,42 +138,80 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
     total = len(args.api) * sum(len(s.segments) for s in sets)
     with tqdm(total=total, desc="translating", unit="seg", file=sys.stderr,
               disable=args.no_progress) as bar:
-        answers = asyncio.run(_translate(args, model, sets, bar))
+        answers, set_wall_s = asyncio.run(_translate(args, model, sets, bar))
     wall_s = time.perf_counter() - clock
+    names = list(dict.fromkeys(test_set.name for test_set in sets))  # load_all groups them
 
-    judge = LanguageJudge(LanguageDetection(args.detector_accuracy), args.detector_accuracy)
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    scores = []
-    with (out / "answers.jsonl").open("wb") as log:
-        for api in args.api:
-            for test_set, got in zip(sets, answers[api], strict=True):
-                verdicts = judge_answers(test_set.segments, got, judge)
-                scores.append(score_pair(api, test_set.pair, test_set.segments, got, verdicts))
-                for segment, answer, verdict in zip(test_set.segments, got, verdicts, strict=True):
-                    record = {"api": api, "pair": test_set.pair, **msgspec.to_builtins(segment),
-                              "answer": answer.text, "finish_reason": answer.finish_reason,
-                              "error": answer.error, "failures": list(verdict.failures),
-                              "lost_placeholders": list(verdict.lost_placeholders),
-                              "detected_language": verdict.detected_language}
-                    log.write(msgspec.json.encode(record) + b"\n")
-    means = mean_scores(scores)
-    run = {"base_url": args.base_url, "apis": args.api, "model": model, "pairs": args.pairs,
-           "segments_per_pair": args.segments, "seed": args.seed,
+    scores = _score(args, sets, answers, out / "answers.jsonl")
+    means = mean_scores(scores, set_wall_s)
+    run = {"base_url": args.base_url, "apis": args.api, "model": model, "sets": names,
+           "pairs": list(dict.fromkeys(s.pair for s in sets)),
+           "segments_per_pair": args.segments, "paragraphs_per_pair": args.paragraphs,
+           "documents_per_pair": args.documents, "seed": args.seed,
            "concurrency": args.concurrency, "max_tokens": args.max_tokens,
            "detector_accuracy": args.detector_accuracy, "started_at": started,
-           "translation_wall_s": round(wall_s, 1), "argv": sys.argv[1:]}
-    set_info = [{"pair": s.pair, "segments": len(s.segments),
+           "translation_wall_s": round(wall_s, 1),
+           "set_wall_s": {f"{api}/{name}": round(t, 1) for (api, name), t in set_wall_s.items()},
+           "argv": sys.argv[1:]}
+    set_info = [{"set": s.name, "pair": s.pair, "segments": len(s.segments),
+                 "source_chars": sum(len(segment.source) for segment in s.segments),
                  "kinds": _kinds(s), "provenance": msgspec.to_builtins(s.provenance)}
                 for s in sets]
-    document = build_document(run | {"available": available()}, set_info, scores, means)
+    document = build_document(run | {"available": _available(names)}, set_info, scores, means)
     write_json(out / "quality.json", document)
     plot(scores, means, out / "quality.png",
-         title=f"{model or args.base_url}: {args.segments} segments per pair")
+         title=f"{model or args.base_url}: {', '.join(_counts(args, names))} per pair")
     print(format_table(scores, means))
     print(f"translated in {wall_s:.0f} s; wrote {out}/quality.json, quality.png, answers.jsonl",
           file=sys.stderr)
     return document
+
+
+def _score(args: argparse.Namespace, sets: list[TestSet], answers: dict[str, list[list[Answer]]],
+           log_path: Path) -> list[Any]:
+    """Every answer judged and scored per API, set and pair; each written to `log_path`."""
+    from translate_server.quality.faithfulness import prompt_examples
+    from translate_server.quality.scoring import judge_answers, score_pair
+    from translate_server.translation.checks import LanguageJudge
+    from translate_server.translation.detection import LanguageDetection
+
+    judge = LanguageJudge(LanguageDetection(args.detector_accuracy), args.detector_accuracy)
+    scores = []
+    with log_path.open("wb") as log:
+        for api in args.api:
+            for test_set, got in zip(sets, answers[api], strict=True):
+                verdicts = judge_answers(test_set.segments, got, judge)
+                scores.append(score_pair(api, test_set.pair, test_set.segments, got, verdicts,
+                                         set_name=test_set.name, examples=prompt_examples()))
+                for segment, answer, verdict in zip(test_set.segments, got, verdicts, strict=True):
+                    record = {"api": api, "set": test_set.name, "pair": test_set.pair,
+                              **msgspec.to_builtins(segment),
+                              "answer": answer.text, "finish_reason": answer.finish_reason,
+                              "warnings": list(answer.warnings), "latency_s": answer.latency_s,
+                              "error": answer.error, "failures": list(verdict.failures),
+                              "lost_placeholders": list(verdict.lost_placeholders),
+                              "detected_language": verdict.detected_language}
+                    log.write(msgspec.json.encode(record) + b"\n")
+    return scores
+
+
+def _available(names: list[str]) -> dict[str, Any]:
+    """What each set is drawn from: the short set's messages by kind, the paragraphs and the
+    documents they make."""
+    found: dict[str, Any] = {}
+    if "short" in names:
+        found |= available()  # at the top, as before there were other sets
+    if {"paragraph", "document"} & set(names):
+        found["paragraphs"] = paragraphs.available()
+    return found
+
+
+def _counts(args: argparse.Namespace, names: list[str]) -> list[str]:
+    counts = {"short": f"{args.segments} messages", "paragraph": f"{args.paragraphs} paragraphs",
+              "document": f"{args.documents} documents"}
+    return [counts[name] for name in names]
 
 
 def _kinds(test_set: TestSet) -> dict[str, int]:

@@ -33,6 +33,9 @@ class Answer(msgspec.Struct, frozen=True, kw_only=True):
     finish_reason: str | None = None
     error: str | None = None  # the request failed: status and message
     latency_s: float = 0.0
+    # What the server said was still wrong (/translate's `warnings`; chat and completion
+    # answers have none).
+    warnings: tuple[str, ...] = ()
 
 
 def chat_max_tokens(text: str) -> int:
@@ -75,13 +78,15 @@ def _body(api: str, segment: Segment, model: str, max_tokens: int | None) -> dic
     return completion_body(segment, model, max_tokens)
 
 
-def _parse(api: str, payload: dict[str, Any]) -> tuple[str, str | None]:
+def _parse(api: str, payload: dict[str, Any]) -> tuple[str, str | None, tuple[str, ...]]:
+    """The answer's text, finish reason and warnings (a single text's: a list of kinds)."""
     if api == "translate":
-        return payload.get("translation") or "", payload.get("finish_reason")
+        warnings = tuple(str(w) for w in payload.get("warnings") or ())
+        return payload.get("translation") or "", payload.get("finish_reason"), warnings
     choice = payload["choices"][0]
     if api == "completion":
-        return (choice.get("text") or "").strip(), choice.get("finish_reason")
-    return (choice.get("message") or {}).get("content") or "", choice.get("finish_reason")
+        return (choice.get("text") or "").strip(), choice.get("finish_reason"), ()
+    return (choice.get("message") or {}).get("content") or "", choice.get("finish_reason"), ()
 
 
 async def _send(session: aiohttp.ClientSession, url: str, api: str, body: dict[str, Any],
@@ -95,8 +100,9 @@ async def _send(session: aiohttp.ClientSession, url: str, api: str, body: dict[s
         if response.status != 200:
             return Answer(segment_id=segment_id, latency_s=elapsed,
                           error=f"HTTP {response.status}: {raw[:200].decode(errors='replace')}")
-        text, reason = _parse(api, msgspec.json.decode(raw))
-        return Answer(segment_id=segment_id, text=text, finish_reason=reason, latency_s=elapsed)
+        text, reason, warnings = _parse(api, msgspec.json.decode(raw))
+        return Answer(segment_id=segment_id, text=text, finish_reason=reason, latency_s=elapsed,
+                      warnings=warnings)
     except (TimeoutError, aiohttp.ClientError, msgspec.DecodeError, KeyError,
             IndexError, TypeError) as exc:
         return Answer(segment_id=segment_id, latency_s=time.perf_counter() - started,

@@ -17,7 +17,7 @@ import importlib.metadata
 import importlib.resources
 import random
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -65,6 +65,7 @@ class Provenance(msgspec.Struct, frozen=True, kw_only=True):
 
 class TestSet(msgspec.Struct, frozen=True, kw_only=True):
     pair: str  # "en-de"
+    name: str = "short"  # "short" (here), "paragraph" or "document" (paragraphs.py)
     segments: list[Segment]
     provenance: Provenance
 
@@ -76,13 +77,13 @@ class _Entry:
     translations: dict[str, str]  # language tag -> text
 
 
-def parse_pair(pair: str) -> tuple[str, str]:
+def parse_pair(pair: str, locales: Mapping[str, str] = LOCALES) -> tuple[str, str]:
     source, _, target = pair.partition("-")
     if not target or "en" not in (source, target) or source == target:
         raise ValueError(f"a pair is like en-de or de-en, with English on one side: {pair!r}")
     other = target if source == "en" else source
-    if other not in LOCALES:
-        raise ValueError(f"no catalog for {other!r}; known: {', '.join(sorted(LOCALES))}")
+    if other not in locales:
+        raise ValueError(f"no catalog for {other!r}; known: {', '.join(sorted(locales))}")
     return source, target
 
 

@@ -8,7 +8,8 @@ and counts in `errors`, but not as a failure of the model.
 
 Rates are over the answered segments, except `placeholders_lost`: over the answered segments
 that have placeholders. An answer may fail in several ways (an echo of the source is also in
-the wrong language).
+the wrong language). Beside them, the faithfulness metrics of `faithfulness.py` (length ratio,
+omissions, hallucinations, and how many of them the server flagged).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import sacrebleu
 
 from translate_server.quality.client import Answer
 from translate_server.quality.datasets import Segment
+from translate_server.quality.faithfulness import Examples, faithfulness, mean_of
 from translate_server.translation.checks import (
     FAILURE_KINDS,
     FailureKind,
@@ -33,10 +35,16 @@ from translate_server.translation.placeholders import find_placeholders
 BLEU_TOKENIZERS = {"zh": "zh", "ja": "char"}
 
 
+FAITHFULNESS = ("length_ratio_median", "length_ratio_mean", "omission_rate", "omission_flagged",
+                "hallucination_rate", "hallucination_flagged", "unflagged_failure_rate")
+
+
 class PairScore(msgspec.Struct, kw_only=True):
     api: str
+    set: str  # "short", "paragraph" or "document"
     pair: str
     segments: int
+    source_chars: int
     errors: int
     chrf: float
     bleu: float
@@ -44,14 +52,20 @@ class PairScore(msgspec.Struct, kw_only=True):
     counts: dict[str, int]
     bleu_signature: str
     chrf_signature: str
+    faithfulness: dict[str, float | None]  # FAITHFULNESS -> value (None: nothing to measure)
 
 
 class MeanScore(msgspec.Struct, kw_only=True):
     api: str
+    set: str
     pairs: int
     chrf: float
     bleu: float
     rates: dict[str, float]
+    faithfulness: dict[str, float | None]
+    # The set's wall-clock translation time (all its pairs, at the run's concurrency) per
+    # 1,000 characters of source.
+    seconds_per_1k_chars: float | None = None
 
 
 def bleu_tokenizer(target_lang: str) -> str:
@@ -65,7 +79,8 @@ def judge_answers(segments: Sequence[Segment], answers: Sequence[Answer],
 
 
 def score_pair(api: str, pair: str, segments: Sequence[Segment], answers: Sequence[Answer],
-               verdicts: Sequence[Verdict]) -> PairScore:
+               verdicts: Sequence[Verdict], *, set_name: str = "short",
+               examples: Examples = ()) -> PairScore:
     hypotheses = [answer.text for answer in answers]
     references = [[segment.reference for segment in segments]]
     bleu = sacrebleu.BLEU(tokenize=bleu_tokenizer(segments[0].target_lang))
@@ -86,25 +101,35 @@ def score_pair(api: str, pair: str, segments: Sequence[Segment], answers: Sequen
         base = with_placeholders if kind is FailureKind.PLACEHOLDERS_LOST else answered
         rates[kind.value] = counts[kind.value] / base if base else 0.0
     return PairScore(
-        api=api, pair=pair, segments=len(segments),
+        api=api, set=set_name, pair=pair, segments=len(segments),
+        source_chars=sum(len(segment.source) for segment in segments),
         errors=len(answers) - answered,
         chrf=round(chrf_score.score, 2), bleu=round(bleu_score.score, 2),
         rates={k: round(v, 4) for k, v in rates.items()}, counts=counts,
         bleu_signature=str(bleu.get_signature()), chrf_signature=str(chrf.get_signature()),
+        faithfulness=faithfulness(segments, answers, verdicts, examples),
     )
 
 
-def mean_scores(scores: Sequence[PairScore]) -> list[MeanScore]:
-    """The unweighted mean over pairs, per API (every pair counts the same)."""
+def mean_scores(scores: Sequence[PairScore],
+                wall_s: dict[tuple[str, str], float] | None = None) -> list[MeanScore]:
+    """The unweighted mean over pairs, per API and set (every pair counts the same);
+    `wall_s`: each (API, set)'s translation time, for its seconds per 1,000 characters."""
     means = []
-    for api in dict.fromkeys(score.api for score in scores):
-        mine = [score for score in scores if score.api == api]
+    for api, set_name in dict.fromkeys((score.api, score.set) for score in scores):
+        mine = [score for score in scores if (score.api, score.set) == (api, set_name)]
         n = len(mine)
+        chars = sum(s.source_chars for s in mine)
+        seconds = (wall_s or {}).get((api, set_name))
         means.append(MeanScore(
-            api=api, pairs=n,
+            api=api, set=set_name, pairs=n,
             chrf=round(sum(s.chrf for s in mine) / n, 2),
             bleu=round(sum(s.bleu for s in mine) / n, 2),
             rates={kind.value: round(sum(s.rates[kind.value] for s in mine) / n, 4)
                    for kind in FAILURE_KINDS},
+            faithfulness={key: mean_of(s.faithfulness[key] for s in mine)
+                          for key in FAITHFULNESS},
+            seconds_per_1k_chars=round(1000 * seconds / chars, 2)
+            if seconds is not None and chars else None,
         ))
     return means

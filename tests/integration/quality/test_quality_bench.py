@@ -8,7 +8,10 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from translate_server.loadgen.cli import main as bench_main
+from translate_server.quality import paragraphs
 from translate_server.quality.client import chat_max_tokens
 from translate_server.quality.datasets import load_sets
 from translate_server.translation.checks import FAILURE_KINDS
@@ -130,3 +133,63 @@ async def test_a_base_models_plain_instruction_goes_through_completions(
     for prompt, options in prompts:
         assert prompt.startswith("Translate the following text from English to German.\n")
         assert options.temperature == 0.0 and options.stop == ("\n",)
+
+
+@pytest.mark.skipif(not paragraphs.installed(), reason="gramps (the `quality` extra) is not "
+                    "installed")
+async def test_paragraph_and_document_sets_report_faithfulness_per_set(
+    make_app, tmp_path: Path
+) -> None:
+    engine = FakeEngine(responder=lambda prompt, _: _source_of(prompt))
+    async with served(make_app(engine)) as url:
+        code = await asyncio.to_thread(bench_main, [
+            "quality", "--base-url", url, "--api", "translate,chat", "--pairs", "en-de,en-ja",
+            "--sets", "paragraph,document", "--paragraphs", "3", "--documents", "1",
+            "--detector-accuracy", "low", "--out-dir", str(tmp_path), "--no-progress"])
+    assert code == 0
+    report = json.loads((tmp_path / "quality.json").read_text())
+    assert report["run"]["sets"] == ["paragraph", "document"]
+    assert report["run"]["available"]["paragraphs"] == {"paragraphs": 29, "documents": 4}
+    assert [(s["set"], s["pair"], s["segments"]) for s in report["sets"]] == [
+        ("paragraph", "en-de", 3), ("paragraph", "en-ja", 3),
+        ("document", "en-de", 1), ("document", "en-ja", 1)]
+    assert report["sets"][0]["provenance"]["package"] == "gramps"
+    assert [(r["api"], r["set"], r["pair"]) for r in report["results"]] == [
+        (api, name, pair) for api in ("translate", "chat") for name in ("paragraph", "document")
+        for pair in ("en-de", "en-ja")]
+    for result in report["results"]:
+        faith = result["faithfulness"]
+        # An echo of English is a bit shorter than German and twice as long as Japanese.
+        low, high = (0.6, 1.0) if result["pair"] == "en-de" else (1.5, 3.5)
+        assert low < faith["length_ratio_median"] < high
+        assert faith["omission_rate"] == 0.0 and faith["omission_flagged"] is None
+    means = {(m["api"], m["set"]): m for m in report["means"]}
+    assert list(means) == [(api, name) for api in ("translate", "chat")
+                           for name in ("paragraph", "document")]
+    assert all(m["seconds_per_1k_chars"] >= 0 for m in means.values())
+    # No answer carried a warning (the guard is off): every echo is an unflagged failure.
+    assert all(m["faithfulness"]["unflagged_failure_rate"] == 1.0 for m in means.values())
+    answers = [json.loads(line) for line in (tmp_path / "answers.jsonl").read_text().splitlines()]
+    assert {a["set"] for a in answers} == {"paragraph", "document"}
+    assert all(a["warnings"] == [] for a in answers if a["api"] == "chat")
+    documents = [a for a in answers if a["set"] == "document"]
+    assert all(a["source"].count("\n\n") >= 3 for a in documents)
+
+
+async def test_the_guards_warnings_are_recorded_and_flag_its_failures(
+    make_app, tmp_path: Path
+) -> None:
+    engine = FakeEngine(responder=lambda prompt, _: _source_of(prompt))
+    async with served(make_app(engine, quality_guard=True)) as url:
+        code = await asyncio.to_thread(bench_main, [
+            "quality", "--base-url", url, "--api", "translate", "--pairs", "en-de",
+            "--segments", str(SEGMENTS), "--detector-accuracy", "low",
+            "--out-dir", str(tmp_path), "--no-progress"])
+    assert code == 0
+    answers = [json.loads(line) for line in (tmp_path / "answers.jsonl").read_text().splitlines()]
+    warned = [a for a in answers if a["warnings"]]
+    assert warned and all(set(a["warnings"]) <= {k.value for k in FAILURE_KINDS} for a in warned)
+    (result,) = json.loads((tmp_path / "quality.json").read_text())["results"]
+    unwarned_failures = sum(bool(a["failures"]) and not a["warnings"] for a in answers)
+    assert result["faithfulness"]["unflagged_failure_rate"] == round(
+        unwarned_failures / SEGMENTS, 4)
