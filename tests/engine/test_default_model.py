@@ -167,3 +167,19 @@ def test_chat_is_refused_for_a_base_model(server):
     )
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "chat_not_supported"
+
+
+@pytest.mark.engine
+def test_a_paragraph_comes_back_with_every_sentence(server):
+    # Given the paragraph at once, the model answered with its last sentence alone.
+    paragraph = ("Under normal circumstances, the program does not require you to save your "
+                 "changes. All changes you make are immediately saved to the database. "
+                 "This assistant helps you save a copy of your data in another format. "
+                 "You can press the Cancel button at any time, and your data stays as it was.")
+    answer = translate(server, {"text": paragraph, "source_lang": "en", "target_lang": "de"})
+    print(f"\n{answer['translation']!r}")
+    sentences = re.findall(r"[^.!?]+[.!?]", answer["translation"])
+    assert len(sentences) == 4
+    assert 0.7 < len(answer["translation"]) / len(paragraph) < 1.8
+    assert answer["finish_reason"] == "stop"
+    assert "omission" not in (answer.get("warnings") or [])

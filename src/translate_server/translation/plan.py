@@ -101,10 +101,17 @@ class Plan:
     pieces: dict[Hashable, Piece]
     results: dict[Hashable, PieceResult] = field(default_factory=dict)
     notices: tuple[str, ...] = ()  # warnings known before translating, for every text
+    # The texts' parts of at most `piece_tokens` each, before they were cut into sentences.
+    spans: int = 0
 
     @property
     def misses(self) -> list[Piece]:
         return [piece for piece in self.pieces.values() if piece.cached is None]
+
+    def weight(self, misses: int) -> int:
+        """The admission weight of `misses` pieces: a paragraph cut into ten sentences asks
+        the engine for about the work of the paragraph, not of ten paragraphs."""
+        return min(misses, max(1, self.spans)) if misses else 0
 
     def take_cached(self) -> None:
         for key, piece in self.pieces.items():
@@ -165,6 +172,7 @@ class Planner:
         max_chars = piece_chars(self.max_model_len, self.piece_tokens)
         planned: list[PlannedText] = []
         pieces: dict[Hashable, Piece] = {}
+        spans = 0
         entries_of: dict[str, dict[str, str]] = {}  # a repeated piece is looked up once
         for i, text in enumerate(texts):
             param = text_param(is_batch, i)
@@ -175,6 +183,7 @@ class Planner:
             if self.line_by_line:
                 # Few-shot completion prompts answer one line: each line is its own piece.
                 document = split_lines(document)
+            spans += len(document.pieces)
             document = split_sentences(document, self.piece_sentences)
             detection = None
             if detect and document.pieces:
@@ -200,7 +209,8 @@ class Planner:
                     "requests (text nodes, parts of long texts); send fewer or shorter texts.",
                     param=param, code="too_many_pieces")
             planned.append(PlannedText(document, language, detection, slots))
-        return Plan(request, is_batch, target, glossary, planned, pieces, notices=notices)
+        return Plan(request, is_batch, target, glossary, planned, pieces, notices=notices,
+                    spans=spans)
 
     def _target_notices(self, target: Language) -> tuple[str, ...]:
         if self.support(target.tag) != "unsupported":

@@ -123,7 +123,7 @@ class TranslationService:
         misses = plan.misses
         if not misses:
             return
-        ticket = self.admission.admit(len(misses))
+        ticket = self.admission.admit(plan.weight(len(misses)))
         if len(misses) == 1:
             # The common case runs in this task: a task of its own would start a loop
             # iteration later, behind whatever else the loop has to do.

@@ -39,7 +39,7 @@ class TranslationStream:
         fails here, while an error status can still be sent. `respond` builds the final
         answer whose figures the last event carries."""
         misses = plan.misses
-        ticket = self.admission.admit(len(misses)) if misses else None
+        ticket = self.admission.admit(plan.weight(len(misses))) if misses else None
         job = plan.job(record, deadline)
         sources: dict[Hashable, Source] = {}
         tasks: list[asyncio.Task[None]] = []

@@ -95,3 +95,12 @@ def test_another_model_is_not_found() -> None:
     with pytest.raises(ModelNotFoundError):
         planner().plan(TranslateRequest(text="a", source_lang="en", target_lang="de",
                                         model="other"))
+
+
+def test_a_paragraph_cut_into_sentences_weighs_what_the_paragraph_does() -> None:
+    paragraph = " ".join(f"Sentence number {i} is here." for i in range(10))
+    plan = Planner(LimitSettings(), "m", 2048, DETECTION, piece_sentences=1).plan(
+        TranslateRequest(text=[paragraph, "Another text."], source_lang="en", target_lang="de"))
+    assert len(plan.misses) == 11
+    assert plan.weight(len(plan.misses)) == 2  # one per text, as before it was cut
+    assert plan.weight(1) == 1 and plan.weight(0) == 0
