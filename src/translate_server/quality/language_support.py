@@ -91,23 +91,22 @@ async def measure(base_url: str, count: int, seed: int, concurrency: int,
     from translate_server.translation.detection import LanguageDetection
 
     judge = LanguageJudge(LanguageDetection(accuracy="high"), "high")
+    sets = {tag: sentences(locale, tag, count, seed) for tag, locale in _locales().items()
+            if not languages or tag in languages}
+    sets = {tag: segments for tag, segments in sets.items() if len(segments) >= MIN_SENTENCES}
+    # Every language at once: the engine batches them as it would any traffic.
+    every = [segment for segments in sets.values() for segment in segments]
+    answers = dict(zip((s.id + s.target_lang for s in every), await translate_all(
+        base_url, "translate", every, concurrency=concurrency), strict=True))
     results = []
-    for tag, locale in _locales().items():
-        if languages and tag not in languages:
-            continue
-        segments = sentences(locale, tag, count, seed)
-        if len(segments) < MIN_SENTENCES:
-            continue
-        answers = await translate_all(base_url, "translate", segments, concurrency=concurrency)
-        right = sum(bool(a.text.strip()) and not is_echo(s.source, a.text)
-                    and judge.wrong_language(a.text, tag) is None
-                    for s, a in zip(segments, answers, strict=True)) / len(segments)
-        chrf = sacrebleu.CHRF().corpus_score([a.text for a in answers],
-                                             [[s.reference for s in segments]]).score
-        result = LanguageResult(tag, len(segments), right, round(chrf, 1), level_of(right, chrf))
-        print(f"{tag:8} {len(segments):3} right {right:6.1%} chrF {chrf:5.1f} {result.level}",
-              file=sys.stderr)
-        results.append(result)
+    for tag, segments in sets.items():
+        texts = [answers[s.id + s.target_lang].text for s in segments]
+        right = sum(bool(text.strip()) and not is_echo(s.source, text)
+                    and judge.wrong_language(text, tag) is None
+                    for s, text in zip(segments, texts, strict=True)) / len(segments)
+        chrf = sacrebleu.CHRF().corpus_score(texts, [[s.reference for s in segments]]).score
+        results.append(LanguageResult(tag, len(segments), right, round(chrf, 1),
+                                      level_of(right, chrf)))
     return results
 
 
