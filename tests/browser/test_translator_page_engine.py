@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from engine.server_process import ServerProcess, start_tiny
-from engine.tiny_model import tiny_model_dir
+from tests.support.server_process import ServerProcess, start_tiny
+from tests.support.tiny_model import tiny_model_dir
 
 pytestmark = pytest.mark.engine
 

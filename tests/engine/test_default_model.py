@@ -16,7 +16,7 @@ from translate_server.inference import model_files as models
 from translate_server.settings import DEFAULT_MODEL, EngineSettings
 from translate_server.translation.detection import LanguageDetection
 
-from server_process import command, start
+from tests.support.server_process import command, start
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

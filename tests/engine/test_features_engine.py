@@ -13,7 +13,7 @@ import httpx
 import psutil
 import pytest
 
-from server_process import ServerProcess, start_tiny
+from tests.support.server_process import ServerProcess, start_tiny
 
 pytestmark = pytest.mark.engine
 

@@ -10,7 +10,7 @@ import openai
 import pydantic
 import pytest
 
-from server_process import ServerProcess, start
+from tests.support.server_process import ServerProcess, start
 
 pytestmark = pytest.mark.engine
 

@@ -9,7 +9,7 @@ import httpx
 import openai
 import pytest
 
-from server_process import ServerProcess, start_tiny
+from tests.support.server_process import ServerProcess, start_tiny
 
 pytestmark = pytest.mark.engine
 

@@ -9,7 +9,7 @@ import signal
 import httpx
 import pytest
 
-from harness import start_fake_server
+from tests.support.harness import start_fake_server
 
 TRANSLATE = {"text": "hello", "source_lang": "en", "target_lang": "de", "max_tokens": 50}
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from cluster import Replica, Router, haproxy_binary
-from engine.tiny_model import tiny_model_dir
+from tests.support.cluster import Replica, Router, haproxy_binary
+from tests.support.tiny_model import tiny_model_dir
 
 pytestmark = [
     pytest.mark.engine,

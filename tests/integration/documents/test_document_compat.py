@@ -12,9 +12,9 @@ import docx
 import httpx
 import pytest
 
-from document_doubles import make_docx
-from fakes import FakeEngine, fake_translator
-from harness import served
+from tests.support.document_doubles import make_docx
+from tests.support.fakes import FakeEngine, fake_translator
+from tests.support.harness import served
 
 SRT = (b"1\n00:00:01,000 --> 00:00:02,500\nGood morning, everyone.\n\n"
        b"2\n00:00:03,000 --> 00:00:04,000\nWelcome to the talk.\n")

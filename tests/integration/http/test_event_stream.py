@@ -9,8 +9,8 @@ import pytest
 
 from translate_server.http import sse
 
-from fakes import FakeEngine
-from harness import call_and_leave, running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import call_and_leave, running
 
 STREAMS = {
     "/translate": {"text": "Good morning to you all", "source_lang": "en", "target_lang": "de",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 
-from fakes import FakeEngine
-from harness import AppClient, call_and_leave, running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import AppClient, call_and_leave, running
 
 TRANSLATE = {"text": "Good morning", "source_lang": "en", "target_lang": "de"}
 CHAT = {"messages": [{"role": "user", "content": "hi there"}]}

@@ -8,8 +8,8 @@ import sys
 from translate_server.app import create_app
 from translate_server.settings import load_settings
 
-from fakes import FakeEngine
-from harness import running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import running
 
 
 async def test_on_ready_comes_after_the_services_and_the_document_libraries(tmp_path) -> None:

@@ -4,8 +4,8 @@ import asyncio
 import json
 import re
 
-from fakes import FakeEngine
-from harness import running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import running
 
 PARAGRAPH = ("This paragraph has several sentences. Each of them is short! "
              "Together they are long enough to need splitting? Yes, they are.")

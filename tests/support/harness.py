@@ -18,7 +18,8 @@ from pathlib import Path
 import httpx
 import uvicorn
 from litestar import Litestar
-from ports import free_port
+
+from tests.support.ports import free_port
 
 
 class AppClient(httpx.AsyncClient):
@@ -96,7 +97,8 @@ async def served(app: Litestar) -> AsyncIterator[str]:
         await task
 
 
-FAKE_SERVER = Path(__file__).parent / "process" / "fake_server.py"
+# Run as a module from the repository's root, where `tests.support` imports as a package.
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def start_fake_server(*args: str) -> tuple[subprocess.Popen, str]:
@@ -104,8 +106,8 @@ def start_fake_server(*args: str) -> tuple[subprocess.Popen, str]:
     port = free_port()
     # A file, not a pipe: an unread pipe fills up and then blocks the server's logging.
     log = tempfile.TemporaryFile()
-    process = subprocess.Popen([sys.executable, str(FAKE_SERVER), str(port), *args],
-                               stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen([sys.executable, "-m", "tests.support.fake_server", str(port),
+                                *args], cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
