@@ -12,6 +12,7 @@ import pytest
 from tests.support.server_process import ServerProcess, start_tiny
 from tests.support.tiny_model import tiny_model_dir
 
+# Its folder makes it a browser test; the real engine it starts makes it an engine test too.
 pytestmark = pytest.mark.engine
 
 CACHE = Path(__file__).resolve().parents[2] / ".cache"

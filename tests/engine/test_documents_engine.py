@@ -8,7 +8,6 @@ import asyncio
 from pathlib import Path
 
 import polib
-import pytest
 import srt
 
 from translate_server.app import create_app
@@ -16,8 +15,6 @@ from translate_server.inference.engine.vllm_engine import create_vllm_engine
 from translate_server.settings import load_settings
 
 from tests.support.harness import AppClient, running
-
-pytestmark = pytest.mark.engine
 
 SRT = """1
 00:00:01,000 --> 00:00:02,500

@@ -15,8 +15,6 @@ import pytest
 
 from tests.support.server_process import ServerProcess, start_tiny
 
-pytestmark = pytest.mark.engine
-
 GERMAN = "Die Besprechung wurde auf Donnerstagnachmittag verschoben, weil der Raum belegt ist."
 PARAGRAPH = (
     "Paragraph {i} tells a short story about a train that leaves the station early. "

@@ -12,8 +12,6 @@ import pytest
 
 from tests.support.server_process import ServerProcess, start
 
-pytestmark = pytest.mark.engine
-
 MESSAGES = [{"role": "user", "content": "Say something."}]
 
 

@@ -11,8 +11,6 @@ import pytest
 
 from tests.support.server_process import ServerProcess, start_tiny
 
-pytestmark = pytest.mark.engine
-
 MESSAGES = [{"role": "user", "content": "Translate to German: Good morning, how are you?"}]
 # Drain (nothing in flight) plus the engine's own shutdown: well inside the default grace.
 EXIT_TIMEOUT = 30.0
