@@ -42,6 +42,7 @@ async def running(app: Litestar) -> AsyncIterator[AppClient]:
     await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
     if task.done():
         waiter.cancel()
+        await asyncio.gather(waiter, return_exceptions=True)
         task.result()  # startup failed: raise it
     client = AppClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver",
                        timeout=30)
