@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -53,6 +53,17 @@ async def running(app: Litestar) -> AsyncIterator[AppClient]:
     finally:
         stop.set()
         await task
+
+
+async def eventually(condition: Callable[[], object], timeout: float = 10.0) -> None:
+    """Wait until `condition()` is true, looking every 10 ms; fail after `timeout` seconds.
+    For what the app does after a response has gone (an engine request closed, a ticket
+    given back): a fixed sleep before the assertion is a race on a busy machine."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"not true after {timeout} s: {condition}")
+        await asyncio.sleep(0.01)
 
 
 async def call_and_leave(app: Litestar, path: str, body: dict, leave_after: float) -> list[dict]:
