@@ -34,7 +34,10 @@ TIERS = frozenset(TIER_OF_FOLDER.values())
 
 
 def tier_of(path: Path) -> str | None:
-    relative = path.resolve().relative_to(ROOT).as_posix()
+    try:
+        relative = path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:  # outside the checkout
+        return None
     return next((tier for folder, tier in TIER_OF_FOLDER.items()
                  if relative.startswith(folder + "/")), None)
 
