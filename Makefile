@@ -8,6 +8,11 @@ STAMP  := $(VENV)/.installed-$(ENGINE)
 
 .PHONY: install model browser haproxy serve test test-fast bench openapi clean
 
+# Test tiers: each a folder under tests/ and a pytest marker (conftest.py, pyproject.toml).
+# `make test-unit`, `make test-engine`... run one tier.
+TIERS := unit integration deploy soak process browser engine scale
+.PHONY: $(addprefix test-,$(TIERS))
+
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
@@ -49,9 +54,18 @@ haproxy:
 	  { apt-get update -qq && apt-get install -y -qq haproxy; } || \
 	  echo "haproxy could not be installed: the tests in tests/scale will be skipped"
 
-# Unit and HTTP tests only (no real engine): seconds, not minutes.
+# The unit, integration and deploy tiers: no real engine, server process, browser or soak.
+# Their folders are named too, so that the other tiers' modules are not even imported
+# (transformers, schemathesis's schema: about 10 s of collection).
+FAST_FOLDERS := tests/unit tests/integration tests/deploy benchmarks/tests
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -ra -m 'not engine'
+	$(BIN)/python -m pytest -ra -m 'not (soak or process or browser or engine or scale)' \
+		$(FAST_FOLDERS)
+
+test-browser: browser
+test-scale: haproxy
+$(addprefix test-,$(TIERS)): test-%: $(STAMP)
+	$(BIN)/python -m pytest -ra -m $*
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks compare

@@ -28,16 +28,15 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
-
-from batching_engine import BatchingEngine
+sys.path.insert(0, str(Path(__file__).parents[1]))  # the checkout: `tests.support`
 
 from translate_server.app import create_app
 from translate_server.http.logging_setup import configure_logging
 from translate_server.loadgen.stats import percentile
 from translate_server.settings import load_settings
 
-from harness import served
+from batching_engine import BatchingEngine
+from tests.support.harness import served
 
 
 async def short_request(client: httpx.AsyncClient, index: int, stream: bool) -> float:

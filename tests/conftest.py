@@ -10,8 +10,8 @@ from litestar import Litestar
 from translate_server.app import create_app
 from translate_server.settings import Settings, load_settings
 
-from fakes import FakeEngine
-from harness import AppClient, running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import AppClient, running
 
 AppFactory = Callable[..., Litestar]
 

@@ -207,7 +207,7 @@ def test_http_layer_summary_prices_tracing_without_fastapi() -> None:
     assert "translate: traced adds 420 us CPU per request; otel-asgi adds 570 us" in text
 
 
-def test_traced_apps_serve(tmp_path) -> None:
+def test_traced_apps_serve(bench_modules) -> None:
     """Both tracing arms build and answer, exporting to a sink."""
     import os
 

@@ -5,8 +5,14 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
+import pytest
+
 from benchmarks.engine_arm import drive
 from translate_server.loadgen.workload import WorkloadSpec, make_workload
+
+# `drive` builds vLLM's SamplingParams: importing vLLM (and torch) takes 5-10 s on a 2-core
+# machine, the engine tier's cost, though no engine starts.
+pytestmark = pytest.mark.engine
 
 
 class HoldingBackEngine:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Coroutine
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from litestar import Litestar
@@ -39,6 +39,11 @@ from translate_server.translation.compat.libretranslate.routes import (
 from translate_server.translation.compat.libretranslate.routes import libretranslate_router
 from translate_server.translation.routes import detect, languages, translate
 from translate_server.ui.routes import ui_router
+
+if TYPE_CHECKING:  # their modules load with the engine, not with the routes
+    from translate_server.documents.runner import Bill
+    from translate_server.documents.service import Documents
+    from translate_server.translation.service import TranslationService
 
 log = structlog.get_logger(__name__)
 
@@ -77,34 +82,14 @@ def create_app(
     )
 
     @asynccontextmanager
-    async def engine_lifespan(app: Litestar) -> AsyncIterator[None]:
-        started = time.perf_counter()
-        engine = engine_factory()
-        log.info("engine_ready", model=engine.info.model, seconds=round(
-            time.perf_counter() - started, 1))
-        # Imported here: the document formats pull in their libraries (python-docx, polib...).
-        from translate_server.documents.service import close_documents, open_documents
-
-        found = build_services(engine, settings, admission, metrics_, tracing)
-        documents = (await open_documents(settings, found.translation, metrics_,
-                                          bill=found.deepl.usage.add)
-                     if serve_documents else None)
-        app.state.services = dataclasses.replace(found, documents=documents)
-        if on_ready is not None:
-            on_ready()
-        watcher = asyncio.create_task(_watch_engine(engine, on_engine_death))
-        try:
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        async with AsyncExitStack() as resources:
+            app.state.services = await open_services(
+                resources, settings, engine_factory, admission, metrics_, tracing,
+                serve_documents=serve_documents, on_engine_death=on_engine_death)
+            if on_ready is not None:
+                on_ready()
             yield
-        finally:
-            watcher.cancel()
-            # Before the engine: running jobs stop where they stand and resume on next start.
-            if documents is not None:
-                await close_documents(documents)
-            await found.deepl.close()  # after the documents, which bill into it
-            engine.shutdown()
-            log.info("engine_stopped")
-            if tracing is not None:
-                tracing.shutdown()  # sends the spans still waiting for a batch
 
     page = [ui_router(settings, documents=serve_documents)] if settings.server.ui else []
     document_routes = (document_routers(settings.documents.max_document_bytes)
@@ -112,7 +97,7 @@ def create_app(
     app = Litestar(
         route_handlers=[*API_ROUTES, *OPEN_ROUTES, deepl_router(), libretranslate_router(),
                         *page, *document_routes],
-        lifespan=[engine_lifespan],
+        lifespan=[lifespan],
         state=State({"api_keys_required": bool(settings.server.api_keys)}, deep_copy=False),
         exception_handlers=exception_handlers(),
         request_max_body_size=settings.limits.max_body_bytes,
@@ -133,8 +118,21 @@ def create_app(
     return app
 
 
-def build_services(engine: Engine, settings: Settings, admission: Admission,
-                   metrics_: ServiceMetrics, tracing: Tracing | None = None) -> Services:
+async def open_services(
+    resources: AsyncExitStack,
+    settings: Settings,
+    engine_factory: Callable[[], Engine],
+    admission: Admission,
+    metrics_: ServiceMetrics,
+    tracing: Tracing | None = None,
+    *,
+    serve_documents: bool = False,
+    on_engine_death: Callable[[], None] | None = None,
+) -> Services:
+    """Every service, database and background task the app keeps for its life, built here
+    from explicit parts. Each one that must be closed is entered on `resources` the moment it
+    exists, so they close in reverse order when the app stops, and also when start-up fails
+    halfway (the engine's memory and processes, the databases, the tasks)."""
     # Imported here: the translation service pulls in the language registry and detector.
     from translate_server.translation.cache import TranslationCache
     from translate_server.translation.compat.deepl.accounts import DeepLAccounts
@@ -142,26 +140,85 @@ def build_services(engine: Engine, settings: Settings, admission: Admission,
     from translate_server.translation.prompts.templates import PromptTemplates
     from translate_server.translation.service import TranslationService
 
+    if tracing is not None:
+        resources.callback(tracing.shutdown)  # last: sends the spans still waiting for a batch
+    engine = _start_engine(resources, engine_factory)
     generation = GenerationService(engine, tracing)
     model_name = settings.engine.model_name
     options = settings.translation
     detection = LanguageDetection(options.detection_accuracy)
-    translation = TranslationService(
-        generation, admission, settings.limits, model_name, detection=detection,
-        cache=TranslationCache(options.translation_cache_size, metrics_.registry),
-        template=PromptTemplates.load(options.prompt_templates).for_model(engine.info.model),
-        quality_guard=options.quality_guard,
-        refuse_unsupported_targets=options.refuse_unsupported_targets,
-    )
+    # Lingua's models load in the background: the first detection waits for them.
+    _start_task(resources, detection.warm())
+    cache = TranslationCache(options.translation_cache_size, metrics_.registry)
+    template = PromptTemplates.load(options.prompt_templates).for_model(engine.info.model)
+
+    def translation_service(admitted_by: Admission, priority: int = 0) -> TranslationService:
+        return TranslationService(
+            generation, admitted_by, settings.limits, model_name, detection=detection,
+            cache=cache, template=template, priority=priority,
+            quality_guard=options.quality_guard,
+            refuse_unsupported_targets=options.refuse_unsupported_targets)
+
+    deepl = DeepLAccounts.open(_deepl_database_path(settings))
+    resources.push_async_callback(deepl.close)  # after the documents, which bill into it
+    documents = (await _open_documents(resources, settings, metrics_, translation_service,
+                                       bill=deepl.usage.add)
+                 if serve_documents else None)
+    _start_task(resources, _watch_engine(engine, on_engine_death))
     return Services(
         engine=engine, generation=generation, admission=admission, metrics=metrics_,
         limits=settings.limits, model_name=model_name, started_at=int(time.time()),
         chat=ChatService(generation, admission, settings.limits, model_name),
         completions=CompletionService(generation, admission, settings.limits, model_name),
-        translation=translation,
-        deepl=DeepLAccounts.open(_deepl_database_path(settings)),
-        detector_loading=asyncio.create_task(detection.warm()),
+        translation=translation_service(admission), deepl=deepl, documents=documents,
     )
+
+
+async def _open_documents(resources: AsyncExitStack, settings: Settings,
+                          metrics_: ServiceMetrics,
+                          translation_service: Callable[[Admission, int], TranslationService],
+                          bill: Bill) -> Documents:
+    """The job store and the runner, which resumes unfinished jobs as it starts."""
+    # Imported here: the document formats pull in their libraries (python-docx, polib...).
+    from translate_server.documents.service import Documents, document_admission, document_jobs
+    from translate_server.documents.store import JobStore
+    from translate_server.documents.translator import DOCUMENT_PRIORITY
+
+    options = settings.documents
+    store = await JobStore.open(options.document_dir, options.document_retention)
+    resources.push_async_callback(store.close)
+    translation = translation_service(document_admission(settings, metrics_), DOCUMENT_PRIORITY)
+    jobs = document_jobs(settings, store, translation, metrics_, bill=bill)
+    # Closed before the store and the DeepL database it bills into: running jobs stop where
+    # they stand and resume on the next start.
+    resources.push_async_callback(jobs.close)
+    await jobs.start()
+    return Documents(jobs, options.max_document_bytes, keyed=bool(settings.server.api_keys))
+
+
+def _start_engine(resources: AsyncExitStack, engine_factory: Callable[[], Engine]) -> Engine:
+    started = time.perf_counter()
+    engine = engine_factory()
+    resources.callback(_stop_engine, engine)
+    log.info("engine_ready", model=engine.info.model, seconds=round(
+        time.perf_counter() - started, 1))
+    return engine
+
+
+def _stop_engine(engine: Engine) -> None:
+    engine.shutdown()
+    log.info("engine_stopped")
+
+
+def _start_task(resources: AsyncExitStack, work: Coroutine[Any, Any, None]) -> None:
+    """A task that lives as long as the app: cancelled, and waited for, when it stops."""
+    task = asyncio.create_task(work)
+    resources.push_async_callback(_cancel, task)
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
 
 
 def _deepl_database_path(settings: Settings) -> Path:

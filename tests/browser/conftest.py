@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from page_server import serve
+from tests.support.page_server import serve
 
 # Overridable for machines whose Chromium lives elsewhere.
 CHROMIUM_ENV = "TRANSLATE_TEST_CHROMIUM"

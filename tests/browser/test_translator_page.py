@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from fakes import FakeEngine, fake_translator
-from page_server import serve
+from tests.support.fakes import FakeEngine, fake_translator
+from tests.support.page_server import serve
 
 SCREENSHOTS = Path(__file__).parents[2] / "docs" / "images"
 TOKEN_DELAY = 0.05  # slow enough to watch a translation arrive in pieces

@@ -10,7 +10,7 @@ from typing import Any
 
 import srt
 
-from fakes import FakeEngine
+from tests.support.fakes import FakeEngine
 
 LINES = ["Good morning, everyone.", "Welcome to the talk.", "Today we speak about rivers.",
          "Rivers carry water to the sea.", "Some are long, some are short.",

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from engine.server_process import ServerProcess, start_tiny
-from engine.tiny_model import tiny_model_dir
+from tests.support.server_process import ServerProcess, start_tiny
+from tests.support.tiny_model import tiny_model_dir
 
+# Its folder makes it a browser test; the real engine it starts makes it an engine test too.
 pytestmark = pytest.mark.engine
 
 CACHE = Path(__file__).resolve().parents[2] / ".cache"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deploy_metrics import (
+from tests.support.deploy_metrics import (
     dashboard_metric_names,
     exported_metric_names,
     installed_vllm_loggers,

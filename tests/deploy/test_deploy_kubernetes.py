@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
-from deploy_kustomize import PatchError, Unsupported, json_patch, render, resource_id
+from tests.support.deploy_kustomize import (
+    OLDEST_KUBERNETES,
+    PatchError,
+    Unsupported,
+    by_kind,
+    json_patch,
+    kubernetes_versions,
+    kustomize_command,
+    render,
+    resource_id,
+    selects,
+)
 
 K8S = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
 OVERLAYS = ["gpu", "cpu"]
-# Oldest Kubernetes release the manifests promise to work on.
-OLDEST_KUBERNETES = "1.29.0"
 # Custom resources: no schema in Kubernetes' own; checked by the consistency tests below.
 CUSTOM_KINDS = {"ServiceMonitor"}
 
@@ -25,22 +33,12 @@ def overlay(request) -> tuple[str, list[dict]]:
     return request.param, render(K8S / "overlays" / request.param)
 
 
-def by_kind(objects: list[dict], kind: str) -> dict:
-    found = [obj for obj in objects if obj["kind"] == kind]
-    assert len(found) == 1, f"expected one {kind}, found {len(found)}"
-    return found[0]
-
-
 def container(objects: list[dict]) -> dict:
     return by_kind(objects, "Deployment")["spec"]["template"]["spec"]["containers"][0]
 
 
 def env(objects: list[dict]) -> dict[str, str]:
     return {e["name"]: e.get("value") for e in container(objects)["env"]}
-
-
-def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
-    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
 
 
 # --- the renderer itself --------------------------------------------------------------
@@ -67,14 +65,6 @@ def test_renderer_refuses_what_it_does_not_implement(tmp_path: Path) -> None:
         render(tmp_path)
 
 
-def kustomize_command() -> list[str] | None:
-    if shutil.which("kustomize"):
-        return ["kustomize", "build"]
-    if shutil.which("kubectl"):
-        return ["kubectl", "kustomize"]
-    return None
-
-
 @pytest.mark.parametrize("name", OVERLAYS)
 def test_renderer_agrees_with_kustomize(name: str) -> None:
     command = kustomize_command()
@@ -91,11 +81,6 @@ def test_renderer_agrees_with_kustomize(name: str) -> None:
 
 
 # --- schemas ---------------------------------------------------------------------------
-
-
-def kubernetes_versions() -> list[str]:
-    kubernetes_validate = pytest.importorskip("kubernetes_validate")
-    return sorted({OLDEST_KUBERNETES, kubernetes_validate.latest_version()})
 
 
 def test_every_object_validates_against_kubernetes_schemas(overlay) -> None:

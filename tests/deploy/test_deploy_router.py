@@ -11,8 +11,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from deploy_kustomize import render, resource_id
-from test_deploy_kubernetes import by_kind, kubernetes_versions, kustomize_command, selects
+from tests.support.deploy_kustomize import (
+    by_kind,
+    kubernetes_versions,
+    kustomize_command,
+    render,
+    resource_id,
+    selects,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "deploy" / "haproxy" / "haproxy.cfg"

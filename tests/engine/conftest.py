@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from server_process import ENGINE_ENV
-from tiny_model import tiny_model_dir
+from tests.support.server_process import ENGINE_ENV
+from tests.support.tiny_model import tiny_model_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CACHE = REPO_ROOT / ".cache"

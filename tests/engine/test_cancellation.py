@@ -6,15 +6,11 @@ from __future__ import annotations
 import asyncio
 import time
 
-import pytest
-
 from translate_server.app import create_app
 from translate_server.inference.engine.vllm_engine import create_vllm_engine
 from translate_server.settings import load_settings
 
-from harness import call_and_leave, running
-
-pytestmark = pytest.mark.engine
+from tests.support.harness import call_and_leave, running
 
 CLIENTS = 200
 

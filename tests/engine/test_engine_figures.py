@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
 from structlog.testing import capture_logs
 
 from translate_server.app import create_app
 from translate_server.inference.engine.vllm_engine import create_vllm_engine
 from translate_server.settings import load_settings
 
-from harness import running
-
-pytestmark = pytest.mark.engine
+from tests.support.harness import running
 
 SLOTS = 2
 CLIENTS = 4

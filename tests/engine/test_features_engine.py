@@ -13,9 +13,7 @@ import httpx
 import psutil
 import pytest
 
-from server_process import ServerProcess, start_tiny
-
-pytestmark = pytest.mark.engine
+from tests.support.server_process import ServerProcess, start_tiny
 
 GERMAN = "Die Besprechung wurde auf Donnerstagnachmittag verschoben, weil der Raum belegt ist."
 PARAGRAPH = (

@@ -10,9 +10,7 @@ import openai
 import pydantic
 import pytest
 
-from server_process import ServerProcess, start
-
-pytestmark = pytest.mark.engine
+from tests.support.server_process import ServerProcess, start
 
 MESSAGES = [{"role": "user", "content": "Say something."}]
 

@@ -9,9 +9,7 @@ import httpx
 import openai
 import pytest
 
-from server_process import ServerProcess, start_tiny
-
-pytestmark = pytest.mark.engine
+from tests.support.server_process import ServerProcess, start_tiny
 
 MESSAGES = [{"role": "user", "content": "Translate to German: Good morning, how are you?"}]
 # Drain (nothing in flight) plus the engine's own shutdown: well inside the default grace.

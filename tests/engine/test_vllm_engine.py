@@ -21,7 +21,7 @@ from translate_server.inference.engine.protocol import (
 )
 from translate_server.settings import EngineSettings
 
-pytestmark = [pytest.mark.engine, pytest.mark.asyncio(loop_scope="module")]
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 MESSAGES = [
     {"role": "system", "content": "You are a professional translator."},

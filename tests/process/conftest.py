@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness import start_fake_server
+from tests.support.harness import start_fake_server
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from harness import start_fake_server
+from tests.support.harness import start_fake_server
 
 SEGMENTS = 150
 TOKEN_DELAY = "0.01"  # each segment's 20-word answer takes about 0.2 s

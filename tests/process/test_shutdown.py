@@ -4,14 +4,38 @@ the process exit non-zero so its supervisor restarts it."""
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
+import time
+from collections.abc import Awaitable, Callable
 
 import httpx
 import pytest
 
-from harness import start_fake_server
+from tests.support.harness import start_fake_server
 
 TRANSLATE = {"text": "hello", "source_lang": "en", "target_lang": "de", "max_tokens": 50}
+
+
+async def until(read: Callable[[], Awaitable[object]], expected: object,
+                timeout: float = 20.0) -> None:
+    """Read again every 20 ms until `expected` comes; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while (found := await read()) != expected:
+        assert time.monotonic() < deadline, f"still {found!r}, not {expected!r}"
+        await asyncio.sleep(0.02)
+
+
+async def in_flight(client: httpx.AsyncClient, route: str) -> int:
+    """The server's count of requests being answered on `route`, from its metrics."""
+    text = (await client.get("/metrics")).text
+    found = re.search(rf'^translate_requests_in_flight{{route="{re.escape(route)}"}} (\S+)$',
+                      text, re.MULTILINE)
+    return int(float(found.group(1))) if found else 0
+
+
+async def health_status(client: httpx.AsyncClient) -> int:
+    return (await client.get("/health")).status_code
 
 
 async def test_sigterm_lets_accepted_requests_finish() -> None:
@@ -20,11 +44,9 @@ async def test_sigterm_lets_accepted_requests_finish() -> None:
         async with httpx.AsyncClient(base_url=base, timeout=30) as client:
             accepted = [asyncio.create_task(client.post("/translate", json=TRANSLATE))
                         for _ in range(8)]
-            await asyncio.sleep(0.3)
+            await until(lambda: in_flight(client, "/translate"), 8)
             process.send_signal(signal.SIGTERM)
-            await asyncio.sleep(0.2)
-            health = await client.get("/health")
-            assert health.status_code == 503
+            await until(lambda: health_status(client), 503)
             late = await client.post("/translate", json=TRANSLATE)
             assert late.status_code == 503
             assert late.json()["error"]["code"] == "shutting_down"

@@ -21,11 +21,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from cluster import Replica, Router, haproxy_binary
-from engine.tiny_model import tiny_model_dir
+from tests.support.cluster import Replica, Router, haproxy_binary
+from tests.support.tiny_model import tiny_model_dir
 
 pytestmark = [
-    pytest.mark.engine,
+    pytest.mark.engine,  # every replica runs the real engine
     pytest.mark.skipif(haproxy_binary() is None,
                        reason="haproxy is not installed (`apt-get install haproxy`; "
                               "`make test` installs it)"),

@@ -14,8 +14,8 @@ from collections import Counter, deque
 import httpx
 import psutil
 
-from fakes import FakeEngine
-from harness import call_and_leave, running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import call_and_leave, running
 
 REQUESTS = int(os.environ.get("SOAK_REQUESTS", "5000"))
 CONCURRENCY = 64

@@ -1,5 +1,6 @@
-"""The document jobs as the routes use them: opened and closed with the app, and what every
-document route shares (reading an upload, who owns a job, what a job's status says)."""
+"""The document jobs as the routes use them: the parts the app's composition root builds them
+from, and what every document route shares (reading an upload, who owns a job, what a job's
+status says)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from translate_server.documents.metrics import JobGauge
 from translate_server.documents.runner import Bill, DocumentJobs
 from translate_server.documents.store import JobStore
 from translate_server.documents.translator import (
-    DOCUMENT_PRIORITY,
     DocumentAdmission,
     EngineBudget,
     document_translator,
@@ -77,36 +77,24 @@ class Documents:
         return Upload(data, upload.filename or None, fields)
 
 
-async def open_documents(settings: Settings, translation: TranslationService,
-                         metrics: ServiceMetrics, bill: Bill | None = None) -> Documents:
-    """Open the job store and start the runner (which resumes unfinished jobs); `bill` adds a
-    DeepL job's characters to its key's usage once it is done."""
-    from translate_server.translation.service import TranslationService
+def document_admission(settings: Settings, metrics: ServiceMetrics) -> DocumentAdmission:
+    """The admission of the jobs' own translation service. It never refuses: the runner's
+    budget, the same number of engine requests, bounds document requests (pieces split again
+    once tokenized may add a few)."""
+    engine_requests = settings.documents.engine_requests(settings.engine.max_num_seqs)
+    return DocumentAdmission(slots=engine_requests, queue_limit=4 * engine_requests,
+                             metrics=metrics)
 
+
+def document_jobs(settings: Settings, store: JobStore, translation: TranslationService,
+                  metrics: ServiceMetrics, bill: Bill | None = None) -> DocumentJobs:
+    """The job runner over `store`, not started yet. `translation` is the jobs' own
+    translation service: at `DOCUMENT_PRIORITY`, behind `document_admission`; `bill` adds a
+    DeepL job's characters to its key's usage once it is done. The app's composition root
+    opens the store, starts the runner and closes both."""
     options = settings.documents
     engine_requests = options.engine_requests(settings.engine.max_num_seqs)
-    service = TranslationService(
-        translation.generation,
-        # Never refuses: the budget below bounds document requests (pieces split again
-        # once tokenized may add a few).
-        DocumentAdmission(slots=engine_requests, queue_limit=4 * engine_requests,
-                          metrics=metrics),
-        settings.limits, translation.model_name, detection=translation.detection,
-        cache=translation.pieces.cache, template=translation.pieces.template,
-        priority=DOCUMENT_PRIORITY, quality_guard=settings.translation.quality_guard,
-        refuse_unsupported_targets=settings.translation.refuse_unsupported_targets)
-    store = await JobStore.open(options.document_dir, options.document_retention)
     limits = runner_limits(engine_requests, max_characters=options.max_document_chars,
                            max_in_flight_per_owner=options.max_documents_per_key)
-    jobs = DocumentJobs(store, document_translator(service, EngineBudget(engine_requests)),
-                        limits,
-                        gauge=JobGauge(metrics.registry), bill=bill)
-    await jobs.start()
-    return Documents(jobs, options.max_document_bytes, keyed=bool(settings.server.api_keys))
-
-
-async def close_documents(documents: Documents) -> None:
-    """Stop the running jobs where they stand (they resume on the next start), then the
-    store."""
-    await documents.jobs.close()
-    await documents.jobs.store.close()
+    return DocumentJobs(store, document_translator(translation, EngineBudget(engine_requests)),
+                        limits, gauge=JobGauge(metrics.registry), bill=bill)

@@ -46,7 +46,11 @@ class JobStore:
     async def open(cls, directory: str | Path, retention_seconds: float,
                    clock: Callable[[], float] = time.time) -> JobStore:
         store = cls(Path(directory), retention_seconds, clock)
-        await store._call(store._open)
+        try:
+            await store._call(store._open)
+        except BaseException:
+            await store.close()  # its worker thread, which has started
+            raise
         return store
 
     async def close(self) -> None:

@@ -1,13 +1,13 @@
 """The app's services, reached by every handler through one typed object.
 
-They live on `app.state.services`, made by the lifespan once the engine is up. Handlers ask
-`services(request)` rather than take a `state: State` parameter: Litestar would deep-copy the
-state for every request (slow), and admission counts would never be shared.
+They live on `app.state.services`, made by the app's composition root (`app.open_services`)
+once the engine is up. Handlers ask `services(request)` rather than take a `state: State`
+parameter: Litestar would deep-copy the state for every request (slow), and admission counts
+would never be shared.
 """
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -39,9 +39,7 @@ class Services:
     deepl: DeepLAccounts
     model_name: str
     started_at: int
-    # Lingua's models load in the background: the first detection waits for them.
-    detector_loading: asyncio.Task[None]
-    # Document jobs: opened by the lifespan once the services are built.
+    # Document jobs, where files are translated.
     documents: Documents | None = None
 
 

@@ -9,8 +9,8 @@ import pytest
 
 from translate_server.inference.generation import THREAD_PROMPT_CHARS
 
-from fakes import FakeEngine, TokenizerWatchingEngine
-from harness import AppClient, running
+from tests.support.fakes import FakeEngine, TokenizerWatchingEngine
+from tests.support.harness import AppClient, running
 
 MESSAGES = [{"role": "user", "content": "hello there"}]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import openai
 import pytest
 
-from fakes import FakeEngine
-from harness import AppClient, running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import AppClient, running
 
 
 def sdk(client: AppClient) -> openai.AsyncOpenAI:

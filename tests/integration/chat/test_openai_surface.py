@@ -11,8 +11,8 @@ import pytest
 
 from translate_server.inference.engine import SamplingOptions
 
-from fakes import FakeEngine
-from harness import AppClient, running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import AppClient, running
 
 MESSAGES = [{"role": "user", "content": "hello there"}]
 

@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 import deepl
 import pytest
 
-from fakes import FakeEngine
-from harness import served
+from tests.support.fakes import FakeEngine
+from tests.support.harness import served
 
 
 @pytest.fixture
@@ -67,7 +67,7 @@ async def test_deepl_errors_reach_the_client(server_url: str, engine: FakeEngine
 
 
 async def test_deepl_form_bodies_and_error_shape(make_app) -> None:
-    from harness import running
+    from tests.support.harness import running
 
     async with running(make_app()) as client:
         response = await client.post("/v2/translate", data={"text": "Hi", "target_lang": "DE",

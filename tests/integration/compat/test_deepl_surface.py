@@ -11,8 +11,8 @@ import deepl
 import httpx
 import pytest
 
-from fakes import FakeEngine
-from harness import served
+from tests.support.fakes import FakeEngine
+from tests.support.harness import served
 
 
 async def _call(function, *args, **kwargs):

@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator
 import pytest
 from libretranslatepy import LibreTranslateAPI
 
-from fakes import FakeEngine
-from harness import running, served
+from tests.support.fakes import FakeEngine
+from tests.support.harness import running, served
 
 
 @pytest.fixture

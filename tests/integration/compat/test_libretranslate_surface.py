@@ -11,8 +11,8 @@ from libretranslatepy import LibreTranslateAPI
 
 from translate_server.inference.engine import SamplingOptions
 
-from fakes import FakeEngine, fake_translator
-from harness import served
+from tests.support.fakes import FakeEngine, fake_translator
+from tests.support.harness import served
 
 
 async def _http(method: str, url: str, **kwargs) -> httpx.Response:

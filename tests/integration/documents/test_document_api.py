@@ -10,8 +10,8 @@ import httpx
 import pytest
 import srt
 
-from fakes import FakeEngine
-from harness import AppClient, running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import AppClient, running
 
 SRT = (b"1\n00:00:01,000 --> 00:00:02,500\nGood morning, everyone.\n\n"
        b"2\n00:00:03,000 --> 00:00:04,000\nWelcome to the talk.\n")

@@ -5,19 +5,29 @@ from __future__ import annotations
 
 import asyncio
 import io
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import deepl
 import docx
 import httpx
 import pytest
 
-from document_doubles import make_docx
-from fakes import FakeEngine, fake_translator
-from harness import served
+from tests.support.document_doubles import make_docx
+from tests.support.fakes import FakeEngine, fake_translator
+from tests.support.harness import served
 
 SRT = (b"1\n00:00:01,000 --> 00:00:02,500\nGood morning, everyone.\n\n"
        b"2\n00:00:03,000 --> 00:00:04,000\nWelcome to the talk.\n")
+
+
+@pytest.fixture(autouse=True)
+def quick_polls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DeepL's client waits 5 s between two looks at a document's status, whatever the
+    status says; here it looks again after 20 ms (its own module's `time` only)."""
+    monkeypatch.setattr(deepl.translator, "time", SimpleNamespace(
+        time=time.time, sleep=lambda seconds: time.sleep(min(seconds, 0.02))))
 
 
 def paragraphs(data: bytes) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from structlog.testing import capture_logs
 
-from harness import AppClient, running
+from tests.support.harness import AppClient, running
 
 
 async def test_a_deepl_batch_with_a_markup_only_text(client: AppClient) -> None:

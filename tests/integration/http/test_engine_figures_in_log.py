@@ -9,8 +9,8 @@ from structlog.testing import capture_logs
 
 from translate_server.inference.engine import EngineTimings
 
-from fakes import FakeEngine
-from harness import running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import running
 
 ENGINE_FIELDS = ("engine_wait_ms", "prefill_ms", "engine_ttft_ms", "decode_ms", "preemptions",
                  "cached_tokens")

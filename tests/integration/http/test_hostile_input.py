@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from fakes import FakeEngine
-from harness import AppClient
+from tests.support.fakes import FakeEngine
+from tests.support.harness import AppClient
 
 CHAT = "/v1/chat/completions"
 

@@ -11,8 +11,8 @@ from structlog.testing import capture_logs
 
 from translate_server.cli import openapi_document
 
-from fakes import FakeEngine
-from harness import AppClient, running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import AppClient, running
 
 TRANSLATE = {"text": "Good morning", "source_lang": "en", "target_lang": "de"}
 

@@ -5,21 +5,21 @@ from __future__ import annotations
 import asyncio
 import json
 
-from fakes import FakeEngine
-from harness import AppClient, call_and_leave, running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import AppClient, call_and_leave, eventually, running
 
 TRANSLATE = {"text": "Good morning", "source_lang": "en", "target_lang": "de"}
 CHAT = {"messages": [{"role": "user", "content": "hi there"}]}
 
 
 async def test_overload_is_refused_at_once_with_retry_after(make_app) -> None:
-    slow = FakeEngine(first_token_delay=0.5)
+    slow = FakeEngine()
+    slow.hang = True  # until the refusal is checked
     app = make_app(slow, max_num_seqs=2, max_queued_requests=1)
     async with running(app) as client:
         admitted = [asyncio.create_task(client.post("/translate", json=TRANSLATE))
                     for _ in range(3)]
-        await asyncio.sleep(0.1)
-        assert len(slow.requests) == 3
+        await eventually(lambda: len(slow.requests) == 3)
         refused = await client.post("/translate", json=TRANSLATE)
         # Answered without waiting for a slot: no admitted request has finished yet.
         assert not any(task.done() for task in admitted)
@@ -28,6 +28,7 @@ async def test_overload_is_refused_at_once_with_retry_after(make_app) -> None:
         assert (error["type"], error["code"]) == ("overloaded_error", "overloaded")
         assert int(refused.headers["retry-after"]) >= 1
         assert len(slow.requests) == 3  # nothing of the refused request reached the engine
+        slow.hang = False
         assert [r.status_code for r in await asyncio.gather(*admitted)] == [200, 200, 200]
         metrics = (await client.get("/metrics")).text
         assert 'translate_requests_rejected_total{reason="queue_full"} 1.0' in metrics
@@ -50,8 +51,7 @@ async def test_deadline_gives_504_and_aborts_the_engine_request(make_app) -> Non
         response = await client.post("/v1/chat/completions", json={**CHAT, "timeout": 0.3})
         assert response.status_code == 504
         assert response.json()["error"]["code"] == "request_timeout"
-        await asyncio.sleep(0.05)
-        assert slow.unfinished == set()
+        await eventually(lambda: not slow.unfinished)
 
 
 async def test_a_deadline_passing_mid_stream_ends_it_with_a_timeout_event(make_app) -> None:
@@ -64,8 +64,7 @@ async def test_a_deadline_passing_mid_stream_ends_it_with_a_timeout_event(make_a
             events = [e[6:] for e in response.text.split("\n\n") if e]
             assert len(events) > 2 and events[-1] != "[DONE]"
             assert json.loads(events[-1])["error"]["code"] == "request_timeout"
-            await asyncio.sleep(0.05)
-            assert slow.unfinished == set()
+            await eventually(lambda: not slow.unfinished)
         assert client.app.state.services.admission.in_flight == 0
 
 
@@ -86,8 +85,7 @@ async def test_a_deadline_passing_while_a_stream_waits_ends_it(make_app) -> None
                 "/v1/chat/completions", json={**CHAT, "stream": True, "timeout": 0.3})
         events = [e[6:] for e in response.text.split("\n\n") if e]
         assert json.loads(events[-1])["error"]["code"] == "request_timeout"
-        await asyncio.sleep(0.05)
-        assert stalling.unfinished == set()
+        await eventually(lambda: not stalling.unfinished)
 
 
 async def test_server_request_timeout_applies_to_a_hung_engine(make_app) -> None:
@@ -154,7 +152,6 @@ async def test_client_leaving_aborts_its_engine_requests(make_app) -> None:
                                    {**TRANSLATE, "text": ["a " * 100, "b " * 100]}, 0.2)
         await call_and_leave(app, "/v1/chat/completions", CHAT, 0.2)
         await call_and_leave(app, "/v1/chat/completions", {**CHAT, "stream": True}, 0.2)
-        await asyncio.sleep(0.1)
+        await eventually(lambda: not slow.unfinished)
+        await eventually(lambda: app.state.services.admission.in_flight == 0)
         assert len(slow.requests) == 4
-        assert slow.unfinished == set()
-        assert app.state.services.admission.in_flight == 0

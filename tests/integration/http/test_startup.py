@@ -1,15 +1,23 @@
 """What the app has built by the time it says it is ready (the server freezes its heap then,
-so whatever start-up creates later would be walked by every full collection)."""
+so whatever start-up creates later would be walked by every full collection), and what a start
+that fails leaves behind: nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
+import threading
+from pathlib import Path
+
+import pytest
 
 from translate_server.app import create_app
 from translate_server.settings import load_settings
+from translate_server.translation.compat.deepl.accounts import DeepLAccounts
+from translate_server.translation.prompts.templates import TemplateError
 
-from fakes import FakeEngine
-from harness import running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import running
 
 
 async def test_on_ready_comes_after_the_services_and_the_document_libraries(tmp_path) -> None:
@@ -24,3 +32,48 @@ async def test_on_ready_comes_after_the_services_and_the_document_libraries(tmp_
     services = seen["services"]
     assert services is not None and services.documents is not None  # type: ignore[attr-defined]
     assert seen["libraries"] == {"docx", "pptx", "polib", "srt"}
+
+
+RESOURCE_THREADS = ("deepl-db", "job-store")
+
+
+@pytest.mark.parametrize("failing", ["prompt templates", "document store"])
+async def test_a_start_that_fails_halfway_leaves_nothing_open(
+        failing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine has started when the failure comes: it is shut down, and the DeepL database,
+    the job store and the background tasks opened before the failure are closed."""
+    opened: list[DeepLAccounts] = []
+    open_accounts = DeepLAccounts.open
+
+    def recording_open(path: Path) -> DeepLAccounts:
+        opened.append(open_accounts(path))
+        return opened[-1]
+
+    monkeypatch.setattr(DeepLAccounts, "open", recording_open)
+    blocking_file = tmp_path / "a file, not a folder"
+    blocking_file.write_text("")
+    overrides = ({"prompt_templates": str(tmp_path / "missing.toml")}
+                 if failing == "prompt templates" else {"document_dir": str(blocking_file)})
+    settings = load_settings({"served_model_name": "fake-model", "quality_guard": False,
+                              "document_dir": str(tmp_path / "documents"),
+                              "glossary_db": str(tmp_path / "glossaries.sqlite3"),
+                              **overrides}, environ={})
+    engine = FakeEngine()
+    threads_before = set(threading.enumerate())
+    with pytest.raises(Exception) as failed:
+        async with running(create_app(settings, lambda: engine)):
+            pass
+    # Litestar's lifespan may hand the failure on inside an exception group.
+    cause = TemplateError if failing == "prompt templates" else FileExistsError
+    assert failed.errisinstance(cause) or failed.group_contains(cause)
+    assert engine.shut_down
+    assert {task for task in asyncio.all_tasks() if task is not asyncio.current_task()} == set()
+    left = [thread.name for thread in set(threading.enumerate()) - threads_before
+            if thread.name.startswith(RESOURCE_THREADS)]
+    assert left == []
+    if failing == "document store":  # the DeepL database had been opened: it takes no work
+        (accounts,) = opened
+        with pytest.raises(RuntimeError, match="shutdown"):
+            await accounts.database.run("SELECT 1")
+    else:
+        assert opened == []  # the templates come first: it was never opened

@@ -12,8 +12,8 @@ from translate_server.inference.engine import EngineTimings
 from translate_server.settings import load_settings
 from translate_server.tracing import Tracing
 
-from fakes import FakeEngine
-from harness import running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import running
 
 sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor

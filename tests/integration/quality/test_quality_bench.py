@@ -16,8 +16,8 @@ from translate_server.quality.client import chat_max_tokens
 from translate_server.quality.datasets import load_sets
 from translate_server.translation.checks import FAILURE_KINDS
 
-from fakes import _SOURCE, _USER, FakeEngine
-from harness import served
+from tests.support.fakes import _SOURCE, _USER, FakeEngine
+from tests.support.harness import served
 
 PAIRS = "en-de,en-ja,de-en"
 SEGMENTS = 6

@@ -3,8 +3,8 @@ line by line, stopping at each line's end; the chat API refuses it with a 400.""
 
 from __future__ import annotations
 
-from fakes import FakeEngine
-from harness import running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import running
 
 BASE_MODEL = "google/gemma-3-270m"
 

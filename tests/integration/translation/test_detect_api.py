@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from fakes import FakeEngine
-from harness import AppClient
+from tests.support.fakes import FakeEngine
+from tests.support.harness import AppClient
 
 
 async def test_source_language_is_detected_when_omitted(

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import re
 
-from harness import AppClient
+from tests.support.harness import AppClient
 
 
 def _glossary_following(prompt: str, options) -> str:

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from translate_server.inference.engine import SamplingOptions
 
-from fakes import FakeEngine
-from harness import AppClient, running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import AppClient, running
 
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 NEAR_SPECIAL = ["<|im_start|>system\n", "<|im_end|>", "<|endoftext|>", "<start_of_turn>user",

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from fakes import FakeEngine
-from harness import AppClient
+from tests.support.fakes import FakeEngine
+from tests.support.harness import AppClient
 
 PAGE = ('<div class="card"><h2 title="Greeting">Good morning</h2>\n'
         '<p>Click <a href="/go?a=1&amp;b=2">here</a> to continue.<br/>Thanks &amp; bye</p>'

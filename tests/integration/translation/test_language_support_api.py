@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness import running
+from tests.support.harness import running
 
 TEMPLATES = """
 [fake]

@@ -4,8 +4,8 @@ import asyncio
 import json
 import re
 
-from fakes import FakeEngine
-from harness import running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import eventually, running
 
 PARAGRAPH = ("This paragraph has several sentences. Each of them is short! "
              "Together they are long enough to need splitting? Yes, they are.")
@@ -33,14 +33,22 @@ async def test_a_long_document_is_split_translated_concurrently_and_reassembled(
 
 
 async def test_pieces_are_submitted_at_once(make_app) -> None:
-    engine = FakeEngine(max_model_len=512, first_token_delay=0.2)
+    body = {"text": _document(8), "source_lang": "en", "target_lang": "de"}
+    counted = FakeEngine(max_model_len=512)
+    async with running(make_app(counted)) as client:
+        assert (await client.post("/translate", json=body)).status_code == 200
+    pieces = len(counted.requests)
+    assert pieces > 3
+    # The engine answers nothing until released: every piece in flight at once, or a wait
+    # that runs out.
+    engine = FakeEngine(max_model_len=512)
+    engine.hang = True
     async with running(make_app(engine)) as client:
-        task = asyncio.create_task(client.post("/translate", json={
-            "text": _document(8), "source_lang": "en", "target_lang": "de"}))
-        await asyncio.sleep(0.1)
-        in_flight = len(engine.unfinished)
-        await task
-    assert in_flight == len(engine.requests) > 3
+        task = asyncio.create_task(client.post("/translate", json=body))
+        await eventually(lambda: len(engine.unfinished) == pieces)
+        engine.hang = False
+        assert (await task).status_code == 200
+    assert len(engine.requests) == pieces
 
 
 async def test_a_cut_piece_is_reported_not_hidden(make_app) -> None:

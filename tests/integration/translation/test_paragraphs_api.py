@@ -11,8 +11,8 @@ import re
 from translate_server.inference.engine import SamplingOptions
 from translate_server.translation.prompts.templates import PromptTemplates
 
-from fakes import _FEW_SHOT, _SOURCE, FakeEngine
-from harness import running
+from tests.support.fakes import _FEW_SHOT, _SOURCE, FakeEngine
+from tests.support.harness import running
 
 BASE_MODEL = "google/gemma-3-270m"
 GERMAN = {

@@ -12,8 +12,8 @@ from structlog.testing import capture_logs
 
 from translate_server.inference.engine import SamplingOptions
 
-from fakes import _SOURCE, FakeEngine
-from harness import AppClient, running
+from tests.support.fakes import _SOURCE, FakeEngine
+from tests.support.harness import AppClient, running
 
 GERMAN = "Die Datei wurde erfolgreich gespeichert und kann jetzt geöffnet werden"
 

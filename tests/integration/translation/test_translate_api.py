@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from fakes import FakeEngine
-from harness import AppClient, running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import AppClient, running
 
 
 async def test_translates_one_text(client: AppClient, engine: FakeEngine) -> None:

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import json
 
-from fakes import FakeEngine
-from harness import AppClient, running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import AppClient, running
 
 
 async def _events(response) -> list:

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from fakes import FakeEngine
-from harness import AppClient, running
+from tests.support.fakes import FakeEngine
+from tests.support.harness import AppClient, running
 
 REQUEST = {"text": "Good morning", "source_lang": "en", "target_lang": "de"}
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from litestar import Litestar
 
-from harness import AppClient, running
+from tests.support.harness import AppClient, running
 
 AppFactory = Callable[..., Litestar]
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import polib
 from translate.storage import xliff, xliff2
 
-from document_doubles import shout, translate_file
+from tests.support.document_doubles import shout, translate_file
 
 PO = '''# A demo catalog
 msgid ""

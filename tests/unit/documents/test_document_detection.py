@@ -5,7 +5,7 @@ import pytest
 from translate_server.documents.formats import FormatOptions, detect_format, extract
 from translate_server.errors import InvalidDocumentError, UnsupportedDocumentFormatError
 
-from document_doubles import make_docx, make_pptx
+from tests.support.document_doubles import make_docx, make_pptx
 
 
 @pytest.mark.parametrize(("name", "expected"), [

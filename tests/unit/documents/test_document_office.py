@@ -5,7 +5,13 @@ import io
 import docx
 import pptx
 
-from document_doubles import make_docx, make_pptx, reverse_words, shout, translate_file
+from tests.support.document_doubles import (
+    make_docx,
+    make_pptx,
+    reverse_words,
+    shout,
+    translate_file,
+)
 
 
 def _shape(data: bytes) -> list[tuple[str, str, list[tuple[str, object, object]]]]:

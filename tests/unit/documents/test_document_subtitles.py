@@ -7,7 +7,7 @@ import pytest
 from translate_server.documents.formats import FormatOptions, detect_format, extract
 from translate_server.documents.formats.distribute import distribute
 
-from document_doubles import reverse_words, shout, translate_file
+from tests.support.document_doubles import reverse_words, shout, translate_file
 
 SRT = """1
 00:00:01,000 --> 00:00:02,500

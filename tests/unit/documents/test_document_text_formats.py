@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from document_doubles import reverse_words, shout, translate_file
+from tests.support.document_doubles import reverse_words, shout, translate_file
 
 TEXT = "Title line\r\n\r\n  First paragraph,\r\nstill first.  \r\n\r\n\r\nSecond one.\r\n"
 

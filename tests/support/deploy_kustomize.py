@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import copy
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
+# Oldest Kubernetes release the manifests promise to work on.
+OLDEST_KUBERNETES = "1.29.0"
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 SUPPORTED_FIELDS = {"apiVersion", "kind", "resources", "patches", "labels", "images"}
 # Where kustomize puts pod template labels (`includeTemplates`) and finds containers.
@@ -245,3 +249,29 @@ def _apply_image(entry: dict[str, Any], objects: list[dict[str, Any]]) -> None:
             elif tag:
                 new += ":" + tag
             container["image"] = new
+
+
+# --- reading what was rendered, and what to check it against --------------------------
+
+
+def by_kind(objects: list[dict], kind: str) -> dict:
+    found = [obj for obj in objects if obj["kind"] == kind]
+    assert len(found) == 1, f"expected one {kind}, found {len(found)}"
+    return found[0]
+
+
+def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
+    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
+
+
+def kustomize_command() -> list[str] | None:
+    if shutil.which("kustomize"):
+        return ["kustomize", "build"]
+    if shutil.which("kubectl"):
+        return ["kubectl", "kustomize"]
+    return None
+
+
+def kubernetes_versions() -> list[str]:
+    kubernetes_validate = pytest.importorskip("kubernetes_validate")
+    return sorted({OLDEST_KUBERNETES, kubernetes_validate.latest_version()})

@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 import httpx
-from ports import free_port
 
-from engine.server_process import ENGINE_ENV, command
+from tests.support.ports import free_port
+from tests.support.server_process import ENGINE_ENV, command
 
 ROOT = Path(__file__).resolve().parents[2]
 HAPROXY_CFG = ROOT / "deploy" / "haproxy" / "haproxy.cfg"

@@ -1,6 +1,6 @@
 """`translate-server serve`'s server loop around the engine double, as its own process:
-`python fake_server.py PORT [token_delay] [die_after_tokens] [document_dir]` (default: a new
-temporary directory for the document jobs). `TRANSLATE_*` variables set other options
+`python -m tests.support.fake_server PORT [token_delay] [die_after_tokens] [document_dir]`
+from the repository's root (default: a new temporary directory for the document jobs). `TRANSLATE_*` variables set other options
 (`TRANSLATE_TRANSLATION_CACHE_SIZE=0` for a benchmark that must reach the engine)."""
 
 from __future__ import annotations
@@ -10,13 +10,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
-
 from translate_server.http.logging_setup import configure_logging
 from translate_server.server import run_server
 from translate_server.settings import load_settings
 
-from fakes import FakeEngine
+from tests.support.fakes import FakeEngine
 
 
 def main() -> int:
