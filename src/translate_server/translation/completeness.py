@@ -9,7 +9,10 @@ answer alone: the failures a small model makes on real text, silently.
   model that loses the thread paraphrases them), for a source that is not that example.
 
 Sources shorter than `MIN_JUDGED_CHARS` are not judged by length: a label's translation may
-well be twice as long. Pure functions over text.
+well be twice as long. A whole text of `LONG_TEXT_CHARS` or more is judged once more after its
+pieces are put together (`text_omission`): each sentence may pass on its own while together
+they lost much of the text, and over a long text people's length ratio varies far less.
+Pure functions over text.
 """
 
 from __future__ import annotations
@@ -36,6 +39,10 @@ DEFAULT_BOUNDS = (0.45, 2.4)
 COPY_SIMILARITY = 0.6
 SOURCE_SIMILARITY = 0.5
 ENGLISH = "en"
+# A whole text this long whose translation is under `TEXT_FACTOR` times the length people
+# give it (the median ratio of the pair) lost text.
+LONG_TEXT_CHARS = 200
+TEXT_FACTOR = 0.55
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +87,27 @@ def length_bounds(source_lang: str, target_lang: str) -> tuple[float, float]:
     spread = max(math.log(r.high / r.median) for r in (source, target))
     below = max(math.log(r.median / r.low) for r in (source, target))
     return math.exp(expected - below), math.exp(expected + spread)
+
+
+def expected_ratio(source_lang: str, target_lang: str) -> float:
+    """The median length of people's translations between the two, per source character."""
+    def median(tag: str) -> float | None:
+        if tag.split("-", 1)[0] == ENGLISH:
+            return 1.0
+        ratio = _ratio(tag)
+        return ratio.median if ratio else None
+
+    source, target = median(source_lang), median(target_lang)
+    if source is None or target is None or source_lang.split("-")[0] == target_lang.split("-")[0]:
+        return 1.0
+    return target / source
+
+
+def text_omission(source_chars: int, answer_chars: int, source_lang: str,
+                  target_lang: str) -> bool:
+    """Whether a whole text's translation is much shorter than people make it."""
+    return source_chars >= LONG_TEXT_CHARS and \
+        answer_chars < TEXT_FACTOR * expected_ratio(source_lang, target_lang) * source_chars
 
 
 def sentence_count(text: str) -> int:

@@ -18,6 +18,8 @@ from translate_server.inference.generation import GenerationService
 from translate_server.request_record import RequestRecord
 from translate_server.settings import LimitSettings
 from translate_server.translation.cache import TranslationCache
+from translate_server.translation.checks import FailureKind
+from translate_server.translation.completeness import text_omission
 from translate_server.translation.detection import (
     Detection,
     LanguageDetection,
@@ -33,6 +35,7 @@ from translate_server.translation.plan import (
     Piece,
     PieceResult,
     Plan,
+    PlannedText,
     Planner,
     is_auto,
 )
@@ -168,8 +171,10 @@ class TranslationService:
                 text.document.assemble([r.alternatives[j] if j < len(r.alternatives)
                                         else r.text for r in results])
                 for j in range(plan.request.alternatives)])
-            warnings.append(list(dict.fromkeys(
-                [*plan.notices, *(w for r in results for w in r.warnings)])))
+            found = [*plan.notices, *(w for r in results for w in r.warnings)]
+            if _lost_text(text, results, plan):
+                found.append(str(FailureKind.OMISSION))
+            warnings.append(list(dict.fromkeys(found)))
             reasons.append(_finish_reason(results))
             for key, result in zip(text.slots, results, strict=True):
                 piece = plan.pieces[key]
@@ -263,6 +268,16 @@ async def _or_untranslated(translation: Awaitable[PieceResult], piece: Piece) ->
 def _deadline_exceeded() -> DeadlineExceededError:
     return DeadlineExceededError("The request did not finish within its deadline and was "
                                  "aborted; nothing of it was translated.")
+
+
+def _lost_text(text: PlannedText, results: list[PieceResult], plan: Plan) -> bool:
+    """Whether a long text's pieces, each fine alone, lost much of it together (its markup
+    and layout not counted)."""
+    if not any(results) or any(r.finish_reason == PARTIAL for r in results):
+        return False  # an untranslated piece is said already
+    source_chars = sum(len(plan.pieces[key].text) for key in text.slots)
+    answer_chars = sum(len(r.text.strip()) for r in results)
+    return text_omission(source_chars, answer_chars, text.source.tag, plan.target.tag)
 
 
 def _finish_reason(results: list[PieceResult]) -> str:

@@ -158,3 +158,22 @@ async def test_a_deadline_before_anything_is_translated_is_still_a_504(make_app)
             "text": [S1, S3], "source_lang": "en", "target_lang": "de", "timeout": 0.5})
     assert response.status_code == 504, response.text
     assert response.json()["error"]["code"] == "request_timeout"
+
+
+async def test_a_long_text_whose_sentences_each_pass_but_lose_text_together_is_warned(
+        make_app) -> None:
+    # Each sentence comes back at a bit over half its length: within what people write for
+    # one sentence, but the text as a whole is far shorter than a German translation runs.
+    def terse(prompt: str, options: SamplingOptions) -> str:
+        source = source_of(prompt)
+        return GERMAN[source][:int(0.55 * len(source))].rstrip() + "."
+
+    engine = base_engine(terse)
+    text = " ".join([S1, S2, S3, S4])
+    async with running(make_app(engine, served_model_name=BASE_MODEL,
+                                quality_guard=True)) as client:
+        response = await client.post("/translate", json={
+            "text": text, "source_lang": "en", "target_lang": "de"})
+    assert response.status_code == 200, response.text
+    assert len(engine.requests) == 4  # no piece was retried: each passed on its own
+    assert response.json()["warnings"] == ["omission"]

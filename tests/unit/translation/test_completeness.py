@@ -74,3 +74,13 @@ def test_check_translation_reports_them_with_the_classic_failures() -> None:
     verdict = check_translation(PARAGRAPH, "Configuración", "en", "es", examples=EXAMPLES)
     assert FailureKind.OMISSION in verdict.failures
     assert FailureKind.COPIED_EXAMPLE in verdict.failures
+
+
+def test_a_long_text_much_shorter_than_people_write_it_lost_text() -> None:
+    from translate_server.translation.completeness import text_omission
+
+    # Japanese runs at about 0.58 of English's characters; a third is too little.
+    assert text_omission(300, 90, "en", "ja")
+    assert not text_omission(300, 150, "en", "ja")
+    assert text_omission(300, 150, "en", "de") and not text_omission(300, 300, "en", "de")
+    assert not text_omission(150, 10, "en", "de")  # short texts are the pieces' to judge
