@@ -8,7 +8,8 @@ call it another language (`checks.LanguageJudge`, high accuracy). The level:
 
 - `supported`: at least `SUPPORTED_RIGHT` of the answers in the right language and chrF at
   least `SUPPORTED_CHRF`;
-- `weak`: at least `WEAK_RIGHT` in the right language;
+- `weak`: at least `WEAK_RIGHT` in the right language and chrF at least `WEAK_CHRF` (an
+  answer in the right script that says nothing of the source is not writing the language);
 - `unsupported`: the rest.
 
 It prints a table and, with `--toml`, the `[<family>.support]` table that
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from translate_server.quality.client import translate_all
 from translate_server.quality.datasets import CATALOG_DIRS, DOMAINS, Segment, _usable, kind_of
 
-SUPPORTED_RIGHT, SUPPORTED_CHRF, WEAK_RIGHT = 0.9, 30.0, 0.6
+SUPPORTED_RIGHT, SUPPORTED_CHRF, WEAK_RIGHT, WEAK_CHRF = 0.9, 30.0, 0.6, 10.0
 MIN_SENTENCES = 8  # a language with fewer usable sentences in its catalogs is not measured
 LEVELS = ("supported", "weak", "unsupported")
 
@@ -45,7 +46,7 @@ class LanguageResult:
 def level_of(right: float, chrf: float) -> str:
     if right >= SUPPORTED_RIGHT and chrf >= SUPPORTED_CHRF:
         return "supported"
-    return "weak" if right >= WEAK_RIGHT else "unsupported"
+    return "weak" if right >= WEAK_RIGHT and chrf >= WEAK_CHRF else "unsupported"
 
 
 def _locales() -> dict[str, str]:

@@ -12,6 +12,7 @@ def test_levels_need_the_right_language_and_for_supported_a_fair_chrf() -> None:
     assert level_of(1.0, 20.0) == "weak"  # in the language, but poor
     assert level_of(0.6, 50.0) == "weak"
     assert level_of(0.5, 50.0) == "unsupported"
+    assert level_of(1.0, 5.0) == "unsupported"  # the right script, saying nothing
 
 
 def test_sentences_are_full_sentences_with_their_human_translation() -> None:
