@@ -129,6 +129,20 @@ def test_listens_everywhere_and_keeps_the_model_cache_on_a_volume(dockerfile: Do
         dockerfile.run_script
 
 
+def test_keeps_document_jobs_glossaries_and_usage_on_a_volume(dockerfile: Dockerfile) -> None:
+    env, volumes = dockerfile.env, json.loads(dockerfile.last("VOLUME"))
+    data = "/var/lib/translate-server"
+    assert data in volumes and data != env["TRANSLATE_MODEL_CACHE_DIR"]
+    assert env["TRANSLATE_DOCUMENT_DIR"].startswith(data + "/")
+    assert env["TRANSLATE_GLOSSARY_DB"].startswith(data + "/")
+    assert f"/var/cache/translate-server {data}" in dockerfile.run_script
+
+
+def test_no_frontend_is_pulled_from_a_registry(dockerfile: Dockerfile) -> None:
+    # `# syntax=` makes BuildKit pull its Dockerfile frontend from Docker Hub before building.
+    assert not re.search(r"^#\s*syntax\s*=", dockerfile.text, re.MULTILINE | re.IGNORECASE)
+
+
 def test_configuration_is_only_known_translate_variables(
     dockerfile: Dockerfile, translate_env_names
 ) -> None:
