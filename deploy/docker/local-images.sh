@@ -78,11 +78,11 @@ haproxy_image() {
 prometheus_image() {
     local image=$PREFIX/prometheus:2
     have "$image" && { echo "$image exists"; return; }
-    # As the official image: /bin/prometheus as nobody, data in /prometheus.
+    # As the official image: prometheus as nobody, data in /prometheus. (No link to
+    # /bin/prometheus: /bin is /usr/bin in Debian 12, a link would replace the binary.)
     rootfs prometheus prometheus \
         --customize-hook='mkdir -p "$1"/prometheus "$1"/etc/prometheus' \
-        --customize-hook='chown 65534:65534 "$1"/prometheus' \
-        --customize-hook='ln -sf /usr/bin/prometheus "$1"/bin/prometheus'
+        --customize-hook='chown 65534:65534 "$1"/prometheus'
     docker import \
         --change 'USER 65534:65534' \
         --change 'WORKDIR /prometheus' \

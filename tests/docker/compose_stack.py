@@ -19,8 +19,11 @@ FIGURES: dict[str, float | str] = {}
 
 
 def run(*args: str, timeout: float = 600, check: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                          check=check)
+    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    if check and done.returncode != 0:
+        raise AssertionError(f"{' '.join(args)} exited {done.returncode}:\n"
+                             f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return done
 
 
 def compose(*args: str, timeout: float = 900, check: bool = True) -> subprocess.CompletedProcess:
