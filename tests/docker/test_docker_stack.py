@@ -6,6 +6,7 @@ data across `down`/`up`; `stop` draining; the `scale` profile's replicas behind 
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 import time
@@ -18,6 +19,10 @@ from compose_stack import FIGURES, IMAGE, PORT, compose, containers, run, wait_h
 pytestmark = pytest.mark.docker
 
 STOP_GRACE_PERIOD = 45  # docker-compose.yml's stop_grace_period for the servers
+# The restart test's load: a few clients, each one request at a time, for as long as the
+# restart takes (the replica's stop, and its start with the model already prepared).
+LOAD_CLIENTS = 2
+RESTART_HEALTHY_WITHIN = 300
 
 
 def translate(client: httpx.Client, text: str, **extra) -> httpx.Response:
@@ -157,44 +162,56 @@ def test_scale_streams_through_the_router(scale_stack, client) -> None:
 
 
 def test_restarting_one_replica_under_load_loses_no_request(scale_stack, client) -> None:
+    """A few clients keep asking through HAProxy while one replica's container restarts:
+    every request is answered 200, and the restarted replica is taken back afterwards."""
+    numbers = itertools.count()
+    answers: list[tuple[float, int, str]] = []  # (when it was sent, status, replica)
     failures: list[str] = []
-    replicas_seen: set[str] = set()
-    answered = 0
     stop = threading.Event()
-    lock = threading.Lock()
 
     def load() -> None:
-        nonlocal answered
-        while not stop.is_set():
-            try:  # a new text each time: the translation cache must not answer for the engine
-                response = translate(client, f"See you at {answered} o'clock.", max_tokens=16)
-            except httpx.HTTPError as exc:
-                failures.append(repr(exc))
-                continue
-            with lock:
-                answered += 1
+        with httpx.Client(base_url=f"http://127.0.0.1:{PORT}", timeout=120) as http:
+            while not stop.is_set():
+                sent = time.monotonic()
+                try:  # a new text each time: the translation cache must not answer for the engine
+                    response = translate(http, f"See you at {next(numbers)} o'clock.",
+                                         max_tokens=8)
+                except httpx.HTTPError as exc:
+                    failures.append(f"{exc!r} (sent {sent - begun:.0f} s after the restart)")
+                    continue
+                answers.append((sent, response.status_code, response.headers.get("x-replica", "?")))
                 if response.status_code != 200:
                     failures.append(f"{response.status_code} {response.text[:200]}")
-                replicas_seen.add(response.headers.get("x-replica", "?"))
 
-    workers = [threading.Thread(target=load) for _ in range(3)]
+    first = sorted(containers("translate-server-replica"))[0]
+    begun = time.monotonic() + 3
+    workers = [threading.Thread(target=load) for _ in range(LOAD_CLIENTS)]
     for worker in workers:
         worker.start()
     try:
-        time.sleep(5)
-        first = sorted(containers("translate-server-replica"))[0]
-        begun = time.monotonic()
-        # One replica of the service (compose's `restart` takes a service, not one replica):
-        # the same stop (SIGTERM, stop_grace_period) and start that compose does.
+        time.sleep(3)
+        # One replica (compose's `restart` takes a whole service): the stop (SIGTERM, then
+        # stop_grace_period) and start that compose itself would do.
         run("docker", "restart", "--time", str(STOP_GRACE_PERIOD), first,
             timeout=STOP_GRACE_PERIOD + 30)
-        wait_healthy("translate-server-replica", count=2)
+        back = time.monotonic()
+        wait_healthy("translate-server-replica", count=2, within=RESTART_HEALTHY_WITHIN)
         FIGURES["replica_restart_to_healthy_s"] = round(time.monotonic() - begun, 1)
-        time.sleep(5)  # HAProxy takes it back after 2 good checks, then slowstart
+        # HAProxy takes it back after 2 good checks (1 s) and a 5 s slow start.
+        healthy = time.monotonic()
+        deadline = healthy + 30
+        while time.monotonic() < deadline and len(
+                {replica for sent, _, replica in answers if sent > healthy + 6}) < 2:
+            time.sleep(1)
     finally:
         stop.set()
         for worker in workers:
-            worker.join(120)
-    FIGURES["requests_during_replica_restart"] = answered
+            worker.join(130)
+    during = [a for a in answers if begun <= a[0] <= back]
+    after = {replica for sent, _, replica in answers if sent > healthy + 6}
+    FIGURES["requests_during_replica_restart"] = len(answers)
+    print(f"\n{len(answers)} requests, {len(during)} sent while the replica stopped; "
+          f"answered by {sorted({a[2] for a in answers})}")
     assert not failures, failures[:5]
-    assert answered > 10 and len(replicas_seen) == 2, (answered, replicas_seen)
+    assert during, "no request was sent while the replica stopped"
+    assert len(after) == 2, f"the restarted replica was not taken back: {after}"
