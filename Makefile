@@ -43,9 +43,12 @@ test: $(STAMP) browser haproxy
 # About 25 minutes on 2 cores from nothing (the image build is half of it); bounded here.
 DOCKER_TIER_TIMEOUT ?= 2700
 test-docker: $(STAMP)
+	@mkdir -p .docker-tier && date +%s > .docker-tier/start
 	-bash tests/docker/docker-tier.sh setup
 	timeout $(DOCKER_TIER_TIMEOUT) $(BIN)/python -m pytest -ra -m docker tests/docker; \
-	  status=$$?; bash tests/docker/docker-tier.sh teardown; exit $$status
+	  status=$$?; bash tests/docker/docker-tier.sh teardown; \
+	  echo "docker tier: $$(( $$(date +%s) - $$(cat .docker-tier/start) )) s in all, exit $$status"; \
+	  rm -f .docker-tier/start; exit $$status
 
 # Chromium for the translator page's browser tests (Playwright's own download cannot be
 # relied on). Where it cannot be installed, those tests skip and say why.

@@ -5,7 +5,7 @@ no Docker daemon answers or `docker compose` (v2) is missing. The stack runs on 
 images of deploy/docker/local-images.sh (Debian packages only: no registry but Debian's and
 PyPI is needed), through deploy/docker/compose.local.yml; `make test-docker` makes them.
 Figures (build time, image size, first start) are printed and written to
-$DOCKER_TIER_REPORT (default: docker-tier.json in the working directory).
+$DOCKER_TIER_REPORT (default: .docker-tier/figures.json).
 """
 
 from __future__ import annotations
@@ -18,10 +18,18 @@ from pathlib import Path
 
 import httpx
 import pytest
-from compose_stack import FIGURES, IMAGE, LOCAL_IMAGES, PORT, compose, run, wait_healthy
+from compose_stack import FIGURES, IMAGE, LOCAL_IMAGES, PORT, ROOT, compose, run, wait_healthy
 
 
 def why_docker_cannot_run() -> str | None:
+    reason = _why_docker_cannot_run()
+    setup_failed = ROOT / ".docker-tier" / "setup-failed"
+    if reason and setup_failed.exists():  # what `docker-tier.sh setup` could not do
+        reason += f" ({setup_failed.read_text().strip()})"
+    return reason
+
+
+def _why_docker_cannot_run() -> str | None:
     try:
         info = run("docker", "info", "--format", "{{.ServerVersion}}", timeout=30, check=False)
     except (FileNotFoundError, subprocess.TimeoutExpired) as exc:
@@ -52,11 +60,14 @@ def pytest_collection_modifyitems(config, items) -> None:
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
-def pytest_sessionfinish(session, exitstatus) -> None:
+def pytest_terminal_summary(terminalreporter) -> None:
     if FIGURES:
-        report = Path(os.environ.get("DOCKER_TIER_REPORT", "docker-tier.json"))
+        report = Path(os.environ.get("DOCKER_TIER_REPORT", ROOT / ".docker-tier" / "figures.json"))
+        report.parent.mkdir(parents=True, exist_ok=True)
         report.write_text(json.dumps(FIGURES, indent=2) + "\n")
-        print("\ndocker tier figures:", json.dumps(FIGURES))
+        terminalreporter.write_sep("-", f"docker tier figures (also in {report})")
+        for name, value in FIGURES.items():
+            terminalreporter.write_line(f"{name}: {value}")
 
 
 @pytest.fixture(scope="session")
@@ -84,6 +95,10 @@ def environment() -> None:
     os.environ["TRANSLATE_PUBLISH_PORT"] = str(PORT)
     # The CPU engine's KV cache: 1 GiB fits the default model and two replicas on a laptop.
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
+    # A request's deadline (60 s by default) is a latency promise, which a shared 2-core host
+    # cannot keep while a replica starts beside the other one: the tier checks that no request
+    # is lost, and a slow one is not lost.
+    os.environ.setdefault("TRANSLATE_REQUEST_TIMEOUT", "300")
 
 
 @pytest.fixture(scope="session")

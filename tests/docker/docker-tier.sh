@@ -46,12 +46,25 @@ install_compose() {
     return $status
 }
 
+local_images() {
+    PIP_FIND_LINKS=${PIP_FIND_LINKS:-$("$PIP" config get global.find-links 2>/dev/null)} \
+        deploy/docker/local-images.sh
+}
+
 case ${1:-} in
 setup)
     start=$SECONDS
-    install_docker && start_daemon && install_compose &&
-        PIP_FIND_LINKS=${PIP_FIND_LINKS:-$("$PIP" config get global.find-links 2>/dev/null)} \
-            deploy/docker/local-images.sh
+    rm -f "$STATE/setup-failed"
+    # Each step's last words go to $STATE/setup-failed when it fails: the tests' skip reason.
+    for step in install_docker start_daemon install_compose local_images; do
+        if ! "$step" > >(tee "$STATE/step.log") 2>&1; then
+            sleep 1
+            echo "$step failed: $(tail -c 300 "$STATE/step.log" | tr '\n' ' ')" \
+                | tee "$STATE/setup-failed"
+            break
+        fi
+    done
+    rm -f "$STATE/step.log"
     echo "docker tier set-up: $((SECONDS - start)) s"
     ;;
 teardown)
