@@ -308,6 +308,24 @@ def test_warnings_in_the_final_event_are_listed(page: Any, site: str) -> None:
         "The translation may be incomplete.", "Some text was copied."]
 
 
+def test_completeness_and_deadline_warnings_are_said_in_words(page: Any, site: str) -> None:
+    events = [{"delta": "Hallo"},
+              {"delta": "", "finish_reason": "partial", "source_lang": "en",
+               "usage": {"prompt_tokens": 9, "completion_tokens": 1, "total_tokens": 10},
+               "warnings": ["omission", "deadline_exceeded", "unsupported_target_language"]}]
+    body = "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
+    page.route("**/translate", lambda route: route.fulfill(
+        status=200, headers={"content-type": "text/event-stream"}, body=body))
+    open_page(page, site)
+    page.fill("#source-text", "Hello world. How are you?")
+    page.click("#translate")
+    assert translated(page) == "Hallo"
+    assert page.locator("#warnings li").all_inner_texts() == [
+        "Part of the text may be missing from the translation.",
+        "Time ran out: part of the text is left untranslated.",
+        "The model does not write this language well."]
+
+
 def test_the_quality_guards_warnings_are_said_in_words(page: Any, served: Any) -> None:
     # The real guard: the engine double's answer is the source upper-cased, which it rightly
     # calls an echo (a stream is checked when it ends, never retried).

@@ -210,6 +210,11 @@ const WARNING_TEXTS = {
   placeholders_lost: "Placeholders of the source (such as %s or {name}) may be missing.",
   commentary: "The model may have added remarks of its own.",
   truncated: "The translation may be cut short.",
+  omission: "Part of the text may be missing from the translation.",
+  addition: "The translation may say more than the text does.",
+  copied_example: "This may not be a translation of your text.",
+  deadline_exceeded: "Time ran out: part of the text is left untranslated.",
+  unsupported_target_language: "The model does not write this language well.",
 };
 
 function setRunning(controller) {
