@@ -29,6 +29,8 @@ from translate_server.http.services import Services
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.inference.generation import GenerationService
+from translate_server.responses.routes import create_response
+from translate_server.responses.service import ResponsesService
 from translate_server.settings import Settings
 from translate_server.tracing import Tracing, build_tracing
 from translate_server.translation.compat.deepl.routes import deepl_router
@@ -47,8 +49,8 @@ if TYPE_CHECKING:  # their modules load with the engine, not with the routes
 
 log = structlog.get_logger(__name__)
 
-API_ROUTES = (translate, detect, languages, chat_completions, completions, list_models,
-              retrieve_model)
+API_ROUTES = (translate, detect, languages, chat_completions, create_response, completions,
+              list_models, retrieve_model)
 OPEN_ROUTES = (health, live, metrics)
 ENGINE_WATCH_INTERVAL = 0.5
 
@@ -165,10 +167,11 @@ async def open_services(
                                        bill=deepl.usage.add)
                  if serve_documents else None)
     _start_task(resources, _watch_engine(engine, on_engine_death))
+    chat = ChatService(generation, admission, settings.limits, model_name)
     return Services(
         engine=engine, generation=generation, admission=admission, metrics=metrics_,
         limits=settings.limits, model_name=model_name, started_at=int(time.time()),
-        chat=ChatService(generation, admission, settings.limits, model_name),
+        chat=chat, responses=ResponsesService(chat),
         completions=CompletionService(generation, admission, settings.limits, model_name),
         translation=translation_service(admission), deepl=deepl, documents=documents,
     )

@@ -125,3 +125,18 @@ def test_token_ids_outside_the_vocabulary(sdk: openai.OpenAI, server: ServerProc
         sdk.completions.create(model="tiny", prompt=[5, 99999999], max_tokens=2)
     assert "99999999" in caught.value.body["message"]
     assert sdk.completions.create(model="tiny", prompt=[5, 6], max_tokens=2).choices
+
+
+def test_responses_streamed_and_not(sdk: openai.OpenAI) -> None:
+    # The Responses API over the real engine: its text is the same as the stream's deltas,
+    # and usage counts real tokens.
+    response = sdk.responses.create(model="tiny", input="Say something.",
+                                    instructions="Be brief.", max_output_tokens=12,
+                                    temperature=0)
+    assert response.status in ("completed", "incomplete")
+    assert response.usage.input_tokens > 5 and 0 < response.usage.output_tokens <= 12
+    with sdk.responses.stream(model="tiny", input="Say something.", instructions="Be brief.",
+                              max_output_tokens=12, temperature=0) as stream:
+        deltas = [e.delta for e in stream if e.type == "response.output_text.delta"]
+        final = stream.get_final_response()
+    assert "".join(deltas) == final.output_text == response.output_text

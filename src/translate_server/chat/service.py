@@ -78,6 +78,15 @@ class ChatService:
         """Server-sent events of the completion. Everything that can fail before the first token
         fails here, while an error status can still be sent; later failures end the stream with
         an error event."""
+        prompt, started, ticket = await self.start_stream(request, record, deadline)
+        return self._events(request, prompt, started, ticket, record)
+
+    async def start_stream(
+        self, request: ChatCompletionRequest, record: RequestRecord, deadline: float
+    ) -> tuple[Prompt, StartedStream, Ticket]:
+        """Admitted, prompted, and the engine's first output in: what a stream of any shape
+        (chat chunks, Responses events) begins with. The caller releases the ticket and
+        closes the stream."""
         messages = self._validate(request, record)
         ticket = self.admission.admit(request.n)
         try:
@@ -86,7 +95,7 @@ class ChatService:
         except BaseException:
             ticket.release()
             raise
-        return self._events(request, prompt, started, ticket, record)
+        return prompt, started, ticket
 
     async def _events(
         self,

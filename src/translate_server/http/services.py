@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the services' modules load with the engine, not with the ro
     from translate_server.inference.admission import Admission
     from translate_server.inference.engine import Engine
     from translate_server.inference.generation import GenerationService
+    from translate_server.responses.service import ResponsesService
     from translate_server.settings import LimitSettings
     from translate_server.translation.compat.deepl.accounts import DeepLAccounts
     from translate_server.translation.service import TranslationService
@@ -34,6 +35,7 @@ class Services:
     metrics: ServiceMetrics
     limits: LimitSettings
     chat: ChatService
+    responses: ResponsesService
     completions: CompletionService
     translation: TranslationService
     deepl: DeepLAccounts

@@ -32,6 +32,13 @@ def event(payload: msgspec.Struct) -> bytes:
     return b"data: " + encode_json(payload) + b"\n\n"
 
 
+def named_event(payload: Any) -> bytes:
+    """An event that names its type on an `event:` line, as the Responses API's do (the
+    payload is a tagged Struct whose `type` field is that name)."""
+    body = encode_json(payload)
+    return b"event: " + payload.__struct_config__.tag.encode() + b"\ndata: " + body + b"\n\n"
+
+
 class EventStream(Stream):
     """A stream of events, each sent as it is produced, that ends the response with its
     `[DONE]` event and stops (closing `events`, which aborts the engine work behind it) when
