@@ -66,7 +66,7 @@ class DrainingServer(uvicorn.Server):
         admission.draining = True
         admission.last_refused = time.monotonic()  # at least one quiet period, traffic or not
         deadline = time.monotonic() + self.grace
-        while time.monotonic() < deadline and (
+        while time.monotonic() < deadline and (  # noqa: ASYNC110 - counters and a clock, no event
                 admission.in_flight
                 or time.monotonic() - admission.last_refused < DRAIN_QUIET_SECONDS):
             await asyncio.sleep(0.05)
@@ -75,7 +75,7 @@ class DrainingServer(uvicorn.Server):
             await found.generation.abort_all()
             # Aborted requests answer with an error; give them a moment to be written.
             settle = time.monotonic() + 5.0
-            while admission.in_flight and time.monotonic() < settle:
+            while admission.in_flight and time.monotonic() < settle:  # noqa: ASYNC110
                 await asyncio.sleep(0.05)
         self.should_exit = True
 

@@ -144,9 +144,20 @@ class ServiceMetrics:
 
 
 class _RouteMetrics:
-    __slots__ = ("_metrics", "_route", "_by_status", "latency", "ttft", "prompt_tokens",
-                 "completion_tokens", "in_flight", "engine_wait", "engine_prefill",
-                 "engine_ttft", "engine_decode")
+    __slots__ = (
+        "_by_status",
+        "_metrics",
+        "_route",
+        "completion_tokens",
+        "engine_decode",
+        "engine_prefill",
+        "engine_ttft",
+        "engine_wait",
+        "in_flight",
+        "latency",
+        "prompt_tokens",
+        "ttft",
+    )
 
     def __init__(self, metrics: ServiceMetrics, route: str) -> None:
         self._metrics = metrics

@@ -146,7 +146,7 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _moved(name: str):  # noqa: ANN202 - an argparse handler
+def _moved(name: str):
     def handler(args: argparse.Namespace) -> int:
         print(f"`bench {name}` is run from a source checkout: python -m benchmarks {name} ...",
               file=sys.stderr)

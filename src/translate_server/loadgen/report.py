@@ -62,9 +62,9 @@ def format_table(levels: Sequence[LevelStats]) -> str:
             )
         )
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths))]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True))]
     lines.append("  ".join("-" * w for w in widths))
-    lines.extend("  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in rows)
+    lines.extend("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)) for row in rows)
     errors = {k: v for s in levels for k, v in s.error_kinds.items()}
     if errors:
         lines.append("errors: " + ", ".join(f"{k} x{v}" for k, v in sorted(errors.items())))

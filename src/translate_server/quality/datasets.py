@@ -8,7 +8,8 @@ each language's translation back into English against the English original.
 Entries left out, each for a reason: fuzzy or obsolete (not reviewed), plural forms (one
 message, several translations), a `msgctxt` (the meaning hangs on a context the benchmark does
 not give: "May" the month or the verb), a translation that equals the English as the echo
-check compares them ("Name", "Date :"; an echo would be right), no letters, and messages over `MAX_CHARS`.
+check compares them ("Name", "Date :"; an echo would be right), no letters, and messages over
+`MAX_CHARS`.
 """
 
 from __future__ import annotations

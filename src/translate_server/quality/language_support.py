@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import importlib.resources
 import random
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 

@@ -60,8 +60,8 @@ def format_table(scores: Sequence[PairScore], means: Sequence[MeanScore]) -> str
         widths = [max(len(row[i]) for row in [headers, *rows]) for i in range(len(headers))]
         lines = [f"[{set_name}]",
                  "  ".join(cell.rjust(w) for cell, w in zip(headers, widths, strict=True))]
-        for row in rows:
-            lines.append("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)))
+        lines.extend("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True))
+                     for row in rows)
         tables.append("\n".join(lines))
     return "\n\n".join(tables)
 
@@ -105,7 +105,7 @@ def plot(scores: Sequence[PairScore], means: Sequence[MeanScore], path: str | Pa
 def _plot_set(scores: Sequence[PairScore], means: Sequence[MeanScore], ax_chrf: Any,
               ax_fail: Any, name: str) -> None:
     apis = [mean.api for mean in means]
-    pairs = list(dict.fromkeys(score.pair for score in scores)) + ["mean"]
+    pairs = [*dict.fromkeys(score.pair for score in scores), "mean"]
     labels = [_SHORT[kind.value] for kind in FAILURE_KINDS]
     if name != "short":
         labels += ["omit", "halluc"]

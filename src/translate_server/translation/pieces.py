@@ -224,7 +224,7 @@ class PieceTranslator:
                               piece.param, None), job))
                     for text in document.pieces
                 ]
-        except* Exception as failures:
+        except* Exception as failures:  # noqa: BLE001 - the first failure is raised again
             raise failures.exceptions[0] from None
         finally:
             ticket.release()

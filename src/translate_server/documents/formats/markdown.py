@@ -145,8 +145,8 @@ def _protected(token: Token, text: str) -> list[tuple[re.Pattern[str], list[str]
     children = token.children or []
     counts = {
         _CODE_SPAN: sum(child.type == "code_inline" for child in children),
-        _LINK_TAIL: sum(child.type == "image" or child.type == "link_open"
-                          and child.markup != "autolink" for child in children),
+        _LINK_TAIL: sum(child.type == "image" or (child.type == "link_open"
+                          and child.markup != "autolink") for child in children),
     }
     kinds = []
     for pattern, count in counts.items():
