@@ -42,6 +42,7 @@ class DrainingServer(uvicorn.Server):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._drain_task: asyncio.Task[None] | None = None
 
+    # uvicorn's own `serve` is unannotated; this keeps its signature.
     async def serve(self, sockets=None) -> None:  # type: ignore[no-untyped-def]
         self._loop = asyncio.get_running_loop()
         await super().serve(sockets)
@@ -61,6 +62,7 @@ class DrainingServer(uvicorn.Server):
         self._drain_task = asyncio.ensure_future(self._drain())
 
     async def _drain(self) -> None:
+        # The app is the Litestar app, whose state holds the services.
         found: Services = self.config.app.state.services  # type: ignore[union-attr]
         admission = found.admission
         admission.draining = True

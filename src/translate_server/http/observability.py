@@ -18,6 +18,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 import structlog
+from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from litestar.utils import normalize_path
 from prometheus_client import (
@@ -193,7 +194,7 @@ class RequestObserver:
         self.log = structlog.get_logger("translate_server.access")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != ScopeType.HTTP:
             await self.app(scope, receive, send)
             return
         request_id = _request_id(scope)

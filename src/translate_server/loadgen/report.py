@@ -108,7 +108,8 @@ def write_json(path: str | Path, document: dict[str, Any]) -> None:
 
 
 def load_json(path: str | Path) -> dict[str, Any]:
-    return msgspec.json.decode(Path(path).read_bytes())
+    document: dict[str, Any] = msgspec.json.decode(Path(path).read_bytes())
+    return document
 
 
 def plot(levels: Sequence[LevelStats], path: str | Path, title: str = "") -> None:

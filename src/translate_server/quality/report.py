@@ -48,7 +48,8 @@ def format_table(scores: Sequence[PairScore], means: Sequence[MeanScore]) -> str
         headers = ["api", "pair", "n", "chrF", "BLEU", *(_SHORT[k] for k in failures),
                    *(header for header, _, _ in faith), "errors", "s/1k ch"]
 
-        def cells(row: PairScore | MeanScore, faith=faith, failures=failures) -> list[str]:
+        def cells(row: PairScore | MeanScore, faith: list[tuple[str, str, bool]] = faith,
+                  failures: list[str] = failures) -> list[str]:
             return [f"{row.chrf:.1f}", f"{row.bleu:.1f}",
                     *(f"{100 * row.rates[k]:.0f}%" for k in failures),
                     *(_cell(row.faithfulness[key], share) for _, key, share in faith)]

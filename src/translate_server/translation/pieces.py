@@ -191,6 +191,7 @@ class PieceTranslator:
                     yield text
                 step = await anext(steps, None)
         finally:
+            # An async generator; its declared type says only AsyncIterator.
             await steps.aclose()  # type: ignore[attr-defined]
         if text := cleaner.finish():
             yield text

@@ -118,6 +118,7 @@ def _locate(token: Token, source: str, lines: list[str], line_starts: list[int],
             in_cell: bool) -> _Span | None:
     """Where each line of the inline's content lies in the source; None (left untranslated)
     where the parser normalised the text so that it cannot be found again."""
+    assert token.map is not None  # every inline token carries its source lines
     first_line = token.map[0]
     starts: list[int] = []
     ends: list[int] = []
