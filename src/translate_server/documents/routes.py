@@ -71,15 +71,14 @@ def document_key(request: Request[Any, Any, Any]) -> str:
     return key
 
 
-def result_response(job: Job, data: bytes, **kwargs: object) -> Response[bytes]:
+def result_response(job: Job, data: bytes, **kwargs: Any) -> Response[bytes]:
     """The translated file, with its format's media type and its upload's name."""
     from translate_server.documents.formats import format_named
 
     filename = job.filename or f"document{format_named(job.format).extensions[0]}"
     return Response(content=data, media_type=format_named(job.format).media_type, headers={
         "content-disposition": f"attachment; filename*=UTF-8''{quote(filename)}"},
-        # `kwargs` are Response's own keyword arguments, passed through.
-        **kwargs)  # type: ignore[arg-type]
+        **kwargs)  # Response's own keyword arguments, passed through
 
 
 # The response header that names a new document job. A load balancer in front of several
