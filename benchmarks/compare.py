@@ -113,7 +113,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         workload_argv=_workload_argv(args), out_dir=out_dir,
         startup_timeout_s=args.startup_timeout, engine_metrics=args.engine_metrics,
     )
-    log = lambda message: print(message, file=sys.stderr, flush=True)
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
     log(f"model {model}; arms {', '.join(arms)}; {cfg.rounds} rounds of {cfg.requests} requests "
         f"at concurrency {cfg.concurrency}; logs in {out_dir}")
     result = run_comparison(cfg, items, log=log)

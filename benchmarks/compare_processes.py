@@ -57,7 +57,7 @@ class Server:
     def start(self, timeout_s: float) -> None:
         import urllib.request
 
-        self._log = open(self.log_path, "wb")
+        self._log = open(self.log_path, "wb")  # noqa: SIM115 - the server's log, closed by stop()
         began = time.perf_counter()
         self.process = subprocess.Popen(
             self.command,

@@ -35,7 +35,7 @@ from translate_server.translation.service import TranslationService
 KNOWN_PATHS = frozenset({"/translate", "/v1/chat/completions", "/v1/models"})
 
 
-# -- wire models: the same fields and constraints as translate_server.translation.protocol --------------
+# -- wire models: the same fields and constraints as translate_server.translation.protocol -----
 
 
 class TranslateRequest(BaseModel):

@@ -58,7 +58,7 @@ class SpanSink:
         import threading
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+            def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("content-length", 0)))
                 self.send_response(200)
                 self.send_header("content-type", "application/x-protobuf")

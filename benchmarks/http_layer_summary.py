@@ -51,8 +51,8 @@ def summarize_rounds(rounds: list[dict[str, dict[str, float]]], apis: list[str])
 
 
 def format_summary(summary: dict) -> str:
-    lines = [f"{'arm':<24} {'req/s':>9} {'server cpu us/req':>18} {'capacity req/s':>15} "
-             f"{'p50 ms':>8} {'p99 ms':>8} {'cpu us/token':>13}"]
+    lines = [(f"{'arm':<24} {'req/s':>9} {'server cpu us/req':>18} {'capacity req/s':>15} "
+              f"{'p50 ms':>8} {'p99 ms':>8} {'cpu us/token':>13}")]
     for arm, m in summary["medians"].items():
         cpu = m["server_cpu_us_per_request"]
         per_token = m.get("server_cpu_us_per_token")
@@ -69,9 +69,8 @@ def format_summary(summary: dict) -> str:
             parts.append(f"above the bare ASGI floor: Litestar "
                          f"{r['litestar_above_floor_us']:,.0f} us, FastAPI "
                          f"{r['fastapi_above_floor_us']:,.0f} us per request")
-        for traced in TRACED_APPS:
-            if f"{traced}_extra_us" in r:
-                parts.append(f"{traced} adds {r[f'{traced}_extra_us']:,.0f} us CPU per request")
+        parts.extend(f"{traced} adds {r[f'{traced}_extra_us']:,.0f} us CPU per request"
+                     for traced in TRACED_APPS if f"{traced}_extra_us" in r)
         lines.append(f"{api}: " + "; ".join(parts))
     lines.append("medians over rounds; ratios are medians of per-round ratios")
     return "\n".join(lines)

@@ -25,7 +25,7 @@ _lock = threading.Lock()
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+    def do_POST(self) -> None:
         request = ExportTraceServiceRequest.FromString(
             self.rfile.read(int(self.headers.get("content-length", 0))))
         with _lock:

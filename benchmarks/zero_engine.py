@@ -1,8 +1,8 @@
 """An engine double with zero latency, for measuring the HTTP layer alone.
 
-It satisfies `translate_server.inference.engine.Engine` and does as little as an engine can: a prompt's
-"tokens" are one id per four characters, and every request finishes in a single output with a
-fixed translation, without ever yielding to the event loop. Whatever a server spends per
+It satisfies `translate_server.inference.engine.Engine` and does as little as an engine can: a
+prompt's "tokens" are one id per four characters, and every request finishes in a single output
+with a fixed translation, without ever yielding to the event loop. Whatever a server spends per
 request on top of this is its own HTTP, validation, serialization and bookkeeping cost.
 
 A request that asks for exactly `max_tokens` tokens (`ignore_eos`, as the streaming

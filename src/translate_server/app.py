@@ -232,7 +232,7 @@ def _deepl_database_path(settings: Settings) -> Path:
 
 
 async def _watch_engine(engine: Engine, on_death: Callable[[], None] | None) -> None:
-    while engine.is_alive:
+    while engine.is_alive:  # noqa: ASYNC110 - the engine's liveness is a flag, not an event
         await asyncio.sleep(ENGINE_WATCH_INTERVAL)
     log.error("engine_died")
     if on_death is not None:

@@ -23,11 +23,29 @@ if TYPE_CHECKING:
 class RequestRecord:
     """What one request did, filled in as it happens. Times are `time.perf_counter()` values."""
 
-    __slots__ = ("request_id", "route", "method", "started", "status", "model",
-                 "prompt_tokens", "completion_tokens", "engine_requests", "submitted",
-                 "first_token", "finished", "finish_reason", "error_code", "engine",
-                 "preemptions", "cached_tokens", "trace", "quality_failures",
-                 "quality_retries", "quality_warnings")
+    __slots__ = (
+        "cached_tokens",
+        "completion_tokens",
+        "engine",
+        "engine_requests",
+        "error_code",
+        "finish_reason",
+        "finished",
+        "first_token",
+        "method",
+        "model",
+        "preemptions",
+        "prompt_tokens",
+        "quality_failures",
+        "quality_retries",
+        "quality_warnings",
+        "request_id",
+        "route",
+        "started",
+        "status",
+        "submitted",
+        "trace",
+    )
 
     def __init__(self, request_id: str, route: str, method: str) -> None:
         self.request_id = request_id

@@ -42,6 +42,7 @@ class DrainingServer(uvicorn.Server):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._drain_task: asyncio.Task[None] | None = None
 
+    # uvicorn's own `serve` is unannotated; this keeps its signature.
     async def serve(self, sockets=None) -> None:  # type: ignore[no-untyped-def]
         self._loop = asyncio.get_running_loop()
         await super().serve(sockets)
@@ -61,12 +62,13 @@ class DrainingServer(uvicorn.Server):
         self._drain_task = asyncio.ensure_future(self._drain())
 
     async def _drain(self) -> None:
+        # The app is the Litestar app, whose state holds the services.
         found: Services = self.config.app.state.services  # type: ignore[union-attr]
         admission = found.admission
         admission.draining = True
         admission.last_refused = time.monotonic()  # at least one quiet period, traffic or not
         deadline = time.monotonic() + self.grace
-        while time.monotonic() < deadline and (
+        while time.monotonic() < deadline and (  # noqa: ASYNC110 - counters and a clock, no event
                 admission.in_flight
                 or time.monotonic() - admission.last_refused < DRAIN_QUIET_SECONDS):
             await asyncio.sleep(0.05)
@@ -75,7 +77,7 @@ class DrainingServer(uvicorn.Server):
             await found.generation.abort_all()
             # Aborted requests answer with an error; give them a moment to be written.
             settle = time.monotonic() + 5.0
-            while admission.in_flight and time.monotonic() < settle:
+            while admission.in_flight and time.monotonic() < settle:  # noqa: ASYNC110
                 await asyncio.sleep(0.05)
         self.should_exit = True
 

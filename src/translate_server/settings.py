@@ -26,7 +26,7 @@ class _Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     pass
 
 
-class EngineSettings(_Settings):
+class EngineSettings(_Settings, frozen=True):
     model: str = DEFAULT_MODEL
     served_model_name: str | None = None
     max_num_seqs: int = 16
@@ -48,7 +48,7 @@ class EngineSettings(_Settings):
         return self.served_model_name or self.model
 
 
-class LimitSettings(_Settings):
+class LimitSettings(_Settings, frozen=True):
     max_queued_requests: int | None = None
     request_timeout: float = 60.0
     shutdown_grace: float = 30.0
@@ -68,7 +68,7 @@ class LimitSettings(_Settings):
         return 4 * max_num_seqs
 
 
-class ServerSettings(_Settings):
+class ServerSettings(_Settings, frozen=True):
     host: str = "127.0.0.1"
     port: int = 8000
     log_format: str = "auto"
@@ -78,7 +78,7 @@ class ServerSettings(_Settings):
     ui: bool = True
 
 
-class TranslationSettings(_Settings):
+class TranslationSettings(_Settings, frozen=True):
     translation_cache_size: int = 10_000
     detection_accuracy: str = "low"
     prompt_templates: str | None = None
@@ -87,7 +87,7 @@ class TranslationSettings(_Settings):
     refuse_unsupported_targets: bool = False
 
 
-class DocumentSettings(_Settings):
+class DocumentSettings(_Settings, frozen=True):
     documents: bool = True
     document_dir: str = str(Path("~/.cache/translate-server/documents").expanduser())
     document_retention: Annotated[float, msgspec.Meta(gt=0)] = 86_400.0
@@ -102,7 +102,7 @@ class DocumentSettings(_Settings):
         return max(1, int(max_num_seqs * self.document_share))
 
 
-class Settings(_Settings):
+class Settings(_Settings, frozen=True):
     engine: EngineSettings = EngineSettings()
     limits: LimitSettings = LimitSettings()
     server: ServerSettings = ServerSettings()

@@ -126,7 +126,7 @@ class Tracing:
 class RequestTrace:
     """One request's span, current from `Tracing.begin` until `end`."""
 
-    __slots__ = ("_tracing", "span", "_token")
+    __slots__ = ("_token", "_tracing", "span")
 
     def __init__(self, tracing: Tracing, span: Span, token: object) -> None:
         self._tracing = tracing

@@ -3,7 +3,19 @@ error envelope that every 4xx and 5xx answer carries."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, TypeAlias
+
 import msgspec
+
+# Any JSON object or array. The schema generator reads the bare `dict` and `list`, as the
+# published OpenAPI document has them (`dict[str, Any]` would add `"additionalProperties": {}`
+# and `list[Any]` `"items": {}`); the type checker reads the same thing spelled out.
+if TYPE_CHECKING:
+    JsonObject: TypeAlias = dict[str, Any]
+    JsonArray: TypeAlias = list[Any]
+else:
+    JsonObject = dict
+    JsonArray = list
 
 
 class RequestStruct(msgspec.Struct, kw_only=True):

@@ -55,7 +55,7 @@ class Dockerfile:
 
     @property
     def args(self) -> dict[str, str]:
-        return {k: v for rest in self.all("ARG") for k, v in [(rest.split("=", 1) + [""])[:2]]}
+        return {k: v for rest in self.all("ARG") for k, v in [[*rest.split("=", 1), ""][:2]]}
 
     @property
     def env(self) -> dict[str, str]:
@@ -162,11 +162,11 @@ def dockerignored(path: str, patterns: list[str]) -> bool:
     ignored = False
     for pattern in patterns:
         negate = pattern.startswith("!")
-        pattern = pattern.lstrip("!").rstrip("/")
+        glob = pattern.lstrip("!").rstrip("/")
         parts = path.split("/")
-        hit = any(fnmatch.fnmatch("/".join(parts[:i]), pattern) for i in range(1, len(parts) + 1))
-        if pattern.startswith("**/"):
-            hit = hit or any(fnmatch.fnmatch(part, pattern[3:]) for part in parts)
+        hit = any(fnmatch.fnmatch("/".join(parts[:i]), glob) for i in range(1, len(parts) + 1))
+        if glob.startswith("**/"):
+            hit = hit or any(fnmatch.fnmatch(part, glob[3:]) for part in parts)
         if hit:
             ignored = not negate
     return ignored

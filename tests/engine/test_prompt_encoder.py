@@ -89,7 +89,7 @@ def _metaspace_tokenizer() -> PreTrainedTokenizerFast:
 def test_a_tokenizer_that_encodes_pieces_differently_gets_whole_prompts() -> None:
     tokenizer = _metaspace_tokenizer()
     text = "hello<s>hello"
-    assert whole(tokenizer, "hello") + [1] + whole(tokenizer, "hello") != whole(tokenizer, text)
+    assert [*whole(tokenizer, "hello"), 1, *whole(tokenizer, "hello")] != whole(tokenizer, text)
     encoder = PromptEncoder(tokenizer)
     assert not encoder.caches_pieces
     assert encoder.encode(text) == whole(tokenizer, text)

@@ -6,6 +6,7 @@ environment variables, so nothing is templated or copied here.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
@@ -102,17 +103,13 @@ class Replica:
         children = _descendants(self.process.pid)
         assert children, f"{self.name} has no engine process"
         for pid in children:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signum)
-            except ProcessLookupError:
-                pass
 
     def kill(self) -> None:
         assert self.process is not None
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         self.process.wait(timeout=30)
 
     def stop(self) -> None:
@@ -120,10 +117,8 @@ class Replica:
             if self.process is not None:
                 _kill_group(self.process.pid)  # engine processes a SIGKILL left behind
             return
-        try:
+        with contextlib.suppress(AssertionError):
             self.terminate()
-        except AssertionError:
-            pass
         _kill_group(self.process.pid)
 
 
@@ -140,10 +135,8 @@ def _descendants(pid: int) -> list[int]:
 
 
 def _kill_group(pgid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(pgid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 class Router:

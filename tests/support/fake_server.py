@@ -1,7 +1,8 @@
 """`translate-server serve`'s server loop around the engine double, as its own process:
 `python -m tests.support.fake_server PORT [token_delay] [die_after_tokens] [document_dir]`
-from the repository's root (default: a new temporary directory for the document jobs). `TRANSLATE_*` variables set other options
-(`TRANSLATE_TRANSLATION_CACHE_SIZE=0` for a benchmark that must reach the engine)."""
+from the repository's root (default: a new temporary directory for the document jobs).
+`TRANSLATE_*` variables set other options (`TRANSLATE_TRANSLATION_CACHE_SIZE=0` for a benchmark
+that must reach the engine)."""
 
 from __future__ import annotations
 

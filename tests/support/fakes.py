@@ -116,7 +116,8 @@ class FakeEngine:
             timings = timings(self.decode(prompt_token_ids))
         async with contextlib.aclosing(self._deltas(prompt_token_ids, options, request_id)) as deltas:
             if not options.final_only:
-                async for output in deltas:
+                async for delta in deltas:
+                    output = delta
                     if output.finished and timings is not None:
                         # vLLM reports one prefix-cache count, in both places.
                         output = msgspec.structs.replace(

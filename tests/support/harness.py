@@ -117,7 +117,7 @@ def start_fake_server(*args: str) -> tuple[subprocess.Popen, str]:
     """The real server loop (uvicorn, draining, lifespan) around the engine double."""
     port = free_port()
     # A file, not a pipe: an unread pipe fills up and then blocks the server's logging.
-    log = tempfile.TemporaryFile()
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - the server's output, closed when it stops
     process = subprocess.Popen([sys.executable, "-m", "tests.support.fake_server", str(port),
                                 *args], cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from translate_server.wire import RequestStruct, ResponseStruct, Usage
+from translate_server.wire import JsonObject, RequestStruct, ResponseStruct, Usage
 
 Temperature = Annotated[float, Meta(ge=0.0, le=2.0)]
 TopP = Annotated[float, Meta(gt=0.0, le=1.0)]
@@ -28,8 +28,8 @@ class ChatMessageIn(RequestStruct, kw_only=True):
     role: Literal["system", "developer", "user", "assistant", "tool", "function"]
     content: str | list[ContentPart] | None = None
     name: str | None = None
-    tool_calls: list[dict] | None = None
-    function_call: dict | None = None
+    tool_calls: list[JsonObject] | None = None
+    function_call: JsonObject | None = None
 
 
 class StreamOptions(RequestStruct, kw_only=True):
@@ -38,7 +38,7 @@ class StreamOptions(RequestStruct, kw_only=True):
 
 class JsonSchemaFormat(RequestStruct, kw_only=True):
     name: Annotated[str, Meta(min_length=1, max_length=64)]
-    schema_: dict | None = msgspec.field(default=None, name="schema")
+    schema_: JsonObject | None = msgspec.field(default=None, name="schema")
     description: str | None = None
     strict: bool | None = None
 
@@ -86,13 +86,13 @@ class ChatCompletionRequest(SamplingFields, kw_only=True):
     top_logprobs: Annotated[int, Meta(ge=0, le=20)] | None = None
     response_format: ResponseFormat | None = None
     # Read only to be refused: tool calling is not served.
-    tools: list[dict] | None = None
-    tool_choice: str | dict | None = None
-    functions: list[dict] | None = None
-    function_call: str | dict | None = None
+    tools: list[JsonObject] | None = None
+    tool_choice: str | JsonObject | None = None
+    functions: list[JsonObject] | None = None
+    function_call: str | JsonObject | None = None
     # Read only to be refused: only text is generated.
     modalities: list[str] | None = None
-    audio: dict | None = None
+    audio: JsonObject | None = None
 
 
 class AssistantMessage(msgspec.Struct, kw_only=True):

@@ -3,6 +3,8 @@ service."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar import Request, get, post
 from litestar.response import Stream
 
@@ -26,7 +28,7 @@ from translate_server.http.services import Services, services
                              "events of `chat.completion.chunk` objects ending in `[DONE]`"),
           **error_responses(*API_ERRORS)})
 async def chat_completions(
-    data: ChatCompletionRequest, request: Request
+    data: ChatCompletionRequest, request: Request[Any, Any, Any]
 ) -> ChatCompletion | Stream:
     found = services(request)
     record = record_of(request)
@@ -44,13 +46,13 @@ def _model(found: Services) -> Model:
 
 @get("/v1/models", summary="List the served model", tags=["openai"],
      responses=error_responses(401))
-async def list_models(request: Request) -> ModelList:
+async def list_models(request: Request[Any, Any, Any]) -> ModelList:
     return ModelList(data=[_model(services(request))])
 
 
 @get("/v1/models/{model_id:path}", summary="Describe the served model", tags=["openai"],
      responses=error_responses(401, 404))
-async def retrieve_model(model_id: str, request: Request) -> Model:
+async def retrieve_model(model_id: str, request: Request[Any, Any, Any]) -> Model:
     found = services(request)
     model_id = model_id.lstrip("/")
     if model_id != found.model_name:

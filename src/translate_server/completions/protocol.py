@@ -10,7 +10,7 @@ from msgspec import Meta
 
 from translate_server.chat.logprobs import CompletionLogprobs
 from translate_server.chat.protocol import PositiveInt, SamplingFields
-from translate_server.wire import ResponseStruct, Usage
+from translate_server.wire import JsonArray, ResponseStruct, Usage
 
 # OpenAI's and vLLM's default for a legacy completion (chat's default is the context's rest).
 DEFAULT_MAX_TOKENS = 16
@@ -19,7 +19,7 @@ DEFAULT_MAX_TOKENS = 16
 class CompletionRequest(SamplingFields, kw_only=True):
     # A text, token ids, or a batch of either: checked in the service (msgspec takes one
     # array type per union).
-    prompt: str | list
+    prompt: str | JsonArray
     max_tokens: PositiveInt | None = DEFAULT_MAX_TOKENS
     echo: bool = False
     logprobs: Annotated[int, Meta(ge=0, le=20)] | None = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar import Request, post
 from litestar.response import Stream
 
@@ -18,7 +20,7 @@ from translate_server.http.services import services
           **answer_or_stream(TextCompletion, "The completion; with `stream: true`, server-sent "
                              "events of `text_completion` objects ending in `[DONE]`"),
           **error_responses(*API_ERRORS)})
-async def completions(data: CompletionRequest, request: Request) -> TextCompletion | Stream:
+async def completions(data: CompletionRequest, request: Request[Any, Any, Any]) -> TextCompletion | Stream:
     found = services(request)
     record = record_of(request)
     deadline = deadline_for(found.limits.request_timeout, data.timeout)

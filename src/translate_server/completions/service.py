@@ -7,6 +7,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncGenerator
+from typing import Any
 
 from translate_server.chat import sampling
 from translate_server.chat.logprobs import completion_logprobs
@@ -150,7 +151,7 @@ class CompletionService:
                                                    logprobs=request.logprobs)
 
 
-def _prompts(prompt: str | list) -> list[str | list[int]]:
+def _prompts(prompt: str | list[Any]) -> list[str | list[int]]:
     """OpenAI's four spellings: a text, token ids, a list of texts, a list of token id lists."""
     if isinstance(prompt, str):
         return [prompt]

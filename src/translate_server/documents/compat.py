@@ -13,6 +13,8 @@ with `translatedFileUrl`, a download link that carries the job's id and key.
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar import Request, Response, get, post
 
 from translate_server.documents.job_keys import KEY_ALONE
@@ -55,7 +57,7 @@ _DOCUMENT_KEY = form_body((FormField("document_key", "The key the upload answere
           FormField("glossary_id", "A glossary made with POST /v2/glossaries."),
           FormField("output_format", "Only the document's own format is served."),
       )))
-async def deepl_upload_document(request: Request) -> Response[DeepLDocumentHandle]:
+async def deepl_upload_document(request: Request[Any, Any, Any]) -> Response[DeepLDocumentHandle]:
     from translate_server.documents.job import DocumentOptions
 
     documents = documents_of(request)
@@ -84,7 +86,7 @@ async def deepl_upload_document(request: Request) -> Response[DeepLDocumentHandl
 @post("/document/{document_id:str}", status_code=200,
       summary="DeepL v2: a document's translation status", tags=["deepl"],
       responses=_DEEPL_ERRORS, operation_class=_DOCUMENT_KEY)
-async def deepl_document_status(request: Request, document_id: str) -> DeepLDocumentStatus:
+async def deepl_document_status(request: Request[Any, Any, Any], document_id: str) -> DeepLDocumentStatus:
     documents = documents_of(request)
     body = await read_body(request, DeepLDocumentKey)
     job = await documents.jobs.status(document_id, body.document_key, documents.owner(request))
@@ -95,7 +97,7 @@ async def deepl_document_status(request: Request, document_id: str) -> DeepLDocu
       summary="DeepL v2: download a translated document (once)", tags=["deepl"],
       responses=_DEEPL_ERRORS, media_type="application/octet-stream",
       operation_class=_DOCUMENT_KEY)
-async def deepl_document_result(request: Request, document_id: str) -> Response[bytes]:
+async def deepl_document_result(request: Request[Any, Any, Any], document_id: str) -> Response[bytes]:
     from litestar.background_tasks import BackgroundTask
 
     documents = documents_of(request)
@@ -125,7 +127,7 @@ class _NotReady(ApiError):
           FormField("source", "Language of the file, or auto (the default)."),
           FormField("api_key", "The API key, where keys are configured."),
       )))
-async def libre_translate_file(request: Request) -> Response[LibreFileTranslated]:
+async def libre_translate_file(request: Request[Any, Any, Any]) -> Response[LibreFileTranslated]:
     documents = documents_of(request)
     upload = await documents.read_upload(request)
     target = upload.fields.get("target")
@@ -156,7 +158,7 @@ class _Failed(ApiError):
 @get("/download_file/{document_id:str}/{document_key:str}",
      summary="LibreTranslate: download a translated file", tags=["libretranslate"],
      responses=_LIBRE_ERRORS, media_type="application/octet-stream")
-async def libre_download_file(request: Request, document_id: str,
+async def libre_download_file(request: Request[Any, Any, Any], document_id: str,
                               document_key: str) -> Response[bytes]:
     documents = documents_of(request)
     # The link's secret key alone authorizes it: it is followed without an API key.

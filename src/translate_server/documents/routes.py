@@ -9,7 +9,7 @@ forms, so no route here declares a JSON body in its `opt`; none is open without 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 import msgspec
@@ -56,14 +56,14 @@ _FORMALITY = ("default", "formal", "informal")
 FORM_OVERHEAD = 64 * 1024
 
 
-def documents_of(request: Request) -> Documents:
+def documents_of(request: Request[Any, Any, Any]) -> Documents:
     found = services(request).documents
     if found is None:  # only while the app starts or stops
         raise RuntimeError("document jobs are not running")
     return found
 
 
-def document_key(request: Request) -> str:
+def document_key(request: Request[Any, Any, Any]) -> str:
     key = request.query_params.get("key") or request.headers.get("x-document-key")
     if not key:
         raise InvalidRequestError("Give the document's key as `?key=` or `X-Document-Key`.",
@@ -71,14 +71,14 @@ def document_key(request: Request) -> str:
     return key
 
 
-def result_response(job: Job, data: bytes, **kwargs: object) -> Response[bytes]:
+def result_response(job: Job, data: bytes, **kwargs: Any) -> Response[bytes]:
     """The translated file, with its format's media type and its upload's name."""
     from translate_server.documents.formats import format_named
 
     filename = job.filename or f"document{format_named(job.format).extensions[0]}"
     return Response(content=data, media_type=format_named(job.format).media_type, headers={
         "content-disposition": f"attachment; filename*=UTF-8''{quote(filename)}"},
-        **kwargs)  # type: ignore[arg-type]
+        **kwargs)  # Response's own keyword arguments, passed through
 
 
 # The response header that names a new document job. A load balancer in front of several
@@ -107,7 +107,7 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
           FormField("retranslate", "Catalogs: translate entries that already have a "
                     "translation (true or false)."),
       )))
-async def submit_document(request: Request) -> Response[DocumentSubmitted]:
+async def submit_document(request: Request[Any, Any, Any]) -> Response[DocumentSubmitted]:
     from translate_server.documents.job import DocumentOptions
 
     documents = documents_of(request)
@@ -153,7 +153,7 @@ def _glossary(raw: str | None) -> dict[str, str] | None:
        description="GET: the job's status. DELETE: stops the job where it stands (its engine "
        "requests are aborted) and deletes it and its files now, finished or not; the answer is "
        "its status as it stood when it was stopped.", tags=["documents"], responses=_ERRORS)
-async def document_status(request: Request, document_id: str) -> DocumentStatus:
+async def document_status(request: Request[Any, Any, Any], document_id: str) -> DocumentStatus:
     documents = documents_of(request)
     key, owner = document_key(request), documents.owner(request)
     if request.method == "DELETE":
@@ -163,7 +163,7 @@ async def document_status(request: Request, document_id: str) -> DocumentStatus:
 
 @get("/translate/document/{document_id:str}/result", summary="A translated document",
      tags=["documents"], responses=_ERRORS, media_type="application/octet-stream")
-async def document_result(request: Request, document_id: str) -> Response[bytes]:
+async def document_result(request: Request[Any, Any, Any], document_id: str) -> Response[bytes]:
     documents = documents_of(request)
     job, data = await documents.jobs.result(document_id, document_key(request),
                                             documents.owner(request))
@@ -175,7 +175,7 @@ async def document_result(request: Request, document_id: str) -> Response[bytes]
      description="The job's status now and after each translated batch, as `data: <status>` "
      "events, until it is done or failed; then `[DONE]`.",
      tags=["documents"], responses=_ERRORS, media_type=sse.MEDIA_TYPE)
-async def document_events(request: Request, document_id: str) -> sse.EventStream:
+async def document_events(request: Request[Any, Any, Any], document_id: str) -> sse.EventStream:
     documents = documents_of(request)
     key, owner = document_key(request), documents.owner(request)
     # Checked before the stream starts, so a wrong key is a 404, not a broken stream.

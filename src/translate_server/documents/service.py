@@ -5,7 +5,7 @@ status says)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from litestar import Request
 from litestar.datastructures import UploadFile
@@ -46,7 +46,7 @@ class Documents:
     max_bytes: int
     keyed: bool  # API keys are configured: a job belongs to the key that submitted it
 
-    def owner(self, request: Request) -> str | None:
+    def owner(self, request: Request[Any, Any, Any]) -> str | None:
         """The digest of the caller's API key where keys are configured (the gate, or for a
         key sent in the body the route's check, has already accepted it), so one key's jobs
         are invisible to every other; else nobody."""
@@ -57,7 +57,7 @@ class Documents:
             raise AuthenticationError("A valid API key is required.")
         return owner_of(token)
 
-    async def read_upload(self, request: Request) -> Upload:
+    async def read_upload(self, request: Request[Any, Any, Any]) -> Upload:
         """The multipart form's `file` and its other fields; 413 for a file too large."""
         media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
         if media_type != "multipart/form-data":

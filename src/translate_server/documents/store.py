@@ -26,7 +26,7 @@ from translate_server.documents.job_database import open_database
 from translate_server.documents.job_files import JobFiles
 from translate_server.documents.job_keys import authorized, new_key, not_found
 
-_COLUMNS = [name for name in Job.__struct_fields__]
+_COLUMNS = list(Job.__struct_fields__)
 _SELECT = f"SELECT {', '.join(_COLUMNS)} FROM jobs"
 
 

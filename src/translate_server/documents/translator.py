@@ -90,6 +90,7 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
         source = source_lang or _detect(service, batch)
         request = TranslateRequest(
             text=batch, source_lang=source, target_lang=target_lang,
+            # `_FORMALITY`'s values are the request's formality literals.
             formality=_FORMALITY.get((options.formality or "").lower(), "default"),  # type: ignore[arg-type]
             glossary=options.glossary or None)
         record = RequestRecord(f"document-{next(_ids)}", "document", "JOB")

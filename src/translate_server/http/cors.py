@@ -4,7 +4,16 @@ here before the gate would refuse it."""
 
 from __future__ import annotations
 
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.enums import ScopeType
+from litestar.types import (
+    ASGIApp,
+    HTTPResponseBodyEvent,
+    HTTPResponseStartEvent,
+    Message,
+    Receive,
+    Scope,
+    Send,
+)
 
 HEADERS = [
     (b"access-control-allow-origin", b"*"),
@@ -22,13 +31,16 @@ class Cors:
         self.prefixes = prefixes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith(self.prefixes):
+        if scope["type"] != ScopeType.HTTP or not scope["path"].startswith(self.prefixes):
             await self.app(scope, receive, send)
             return
         if scope["method"] == "OPTIONS":
-            await send({"type": "http.response.start", "status": 204,
-                        "headers": [*HEADERS, (b"content-length", b"0")]})
-            await send({"type": "http.response.body", "body": b""})
+            start: HTTPResponseStartEvent = {"type": "http.response.start", "status": 204,
+                                             "headers": [*HEADERS, (b"content-length", b"0")]}
+            await send(start)
+            end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": b"",
+                                         "more_body": False}
+            await send(end)
             return
 
         async def with_headers(message: Message) -> None:

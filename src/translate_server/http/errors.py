@@ -7,7 +7,7 @@ an OpenAI error body and headers, and `render` puts that body into the envelope
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 import structlog
@@ -22,6 +22,11 @@ from translate_server.inference.engine import (
 )
 from translate_server.wire import ErrorBody, ErrorResponse
 
+if TYPE_CHECKING:
+    from litestar.types import ExceptionHandlersMap, Scope
+
+    from translate_server.request_record import RequestRecord
+
 log = structlog.get_logger(__name__)
 
 # A compatible API's own error answer: (status, error body) -> (its status, its payload).
@@ -34,7 +39,7 @@ class ErrorAnswer(NamedTuple):
     headers: dict[str, str]
 
 
-def answer_for(exc: BaseException, request: Request | None = None) -> ErrorAnswer:
+def answer_for(exc: BaseException, request: Request[Any, Any, Any] | None = None) -> ErrorAnswer:
     """The answer to any exception: a client's mistake is a 4xx naming it, the engine's
     absence a 503, and anything unexpected a logged 500 that reveals nothing."""
     if isinstance(exc, EngineDeadError):
@@ -85,7 +90,7 @@ def encode_error(
     return status, headers, body
 
 
-def stream_failure(exc: BaseException, record: Any) -> ErrorResponse:
+def stream_failure(exc: BaseException, record: RequestRecord | None) -> ErrorResponse:
     """The last event of a stream that failed after its 200 was sent. The failure is noted in
     the request's log line, and logged with its traceback when it was not an expected one."""
     if not isinstance(exc, ApiError | EngineDeadError):
@@ -98,20 +103,20 @@ def stream_failure(exc: BaseException, record: Any) -> ErrorResponse:
     return ErrorResponse(error=error)
 
 
-def note_error(scope: Any, error: ErrorBody) -> None:
+def note_error(scope: Scope, error: ErrorBody) -> None:
     """Put the error's code in the request's log line (its record, when there is one)."""
     _note(scope.get("state", {}).get("record"), error)
 
 
-def _note(record: Any, error: ErrorBody) -> None:
+def _note(record: RequestRecord | None, error: ErrorBody) -> None:
     if record is not None:
         record.error_code = error.code or error.type
 
 
-def exception_handlers(shape: ErrorShape | None = None) -> dict[type[BaseException], Any]:
+def exception_handlers(shape: ErrorShape | None = None) -> ExceptionHandlersMap:
     """Litestar's handler table: every exception answered through `answer_for`, in `shape`."""
 
-    def handle(request: Request, exc: Exception) -> Response[Any]:
+    def handle(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
         answer = answer_for(exc, request)
         note_error(request.scope, answer.error)
         status, payload = render(answer, shape)
@@ -163,7 +168,7 @@ _HTTP_ERROR_CODES = {
 }
 
 
-def _http_error(exc: HTTPException, request: Request | None) -> ErrorAnswer:
+def _http_error(exc: HTTPException, request: Request[Any, Any, Any] | None) -> ErrorAnswer:
     status = exc.status_code
     if isinstance(exc, NotFoundException) and exc.detail == "Not Found" and request is not None:
         message = f"No route for {request.method} {request.url.path}."

@@ -11,7 +11,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.enums import ScopeType
+from litestar.types import (
+    ASGIApp,
+    HTTPResponseBodyEvent,
+    HTTPResponseStartEvent,
+    HTTPScope,
+    Receive,
+    Scope,
+    Send,
+)
 from litestar.utils import normalize_path
 
 from translate_server.errors import (
@@ -78,16 +87,19 @@ class ApiGate:
         self.body_key_prefixes = body_key_prefixes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
+        if scope["type"] == ScopeType.HTTP:
             refusal = self._refusal(scope)
             if refusal is not None:
                 note_error(scope, answer_for(refusal).error)
                 status, headers, body = encode_error(refusal, self._shape(scope["path"]))
                 # The body was never read: the connection cannot carry another request.
                 headers.append((b"connection", b"close"))
-                await send({"type": "http.response.start", "status": status,
-                            "headers": headers})
-                await send({"type": "http.response.body", "body": body})
+                start: HTTPResponseStartEvent = {"type": "http.response.start",
+                                                 "status": status, "headers": headers}
+                await send(start)
+                end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": body,
+                                             "more_body": False}
+                await send(end)
                 return
         await self.app(scope, receive, send)
 
@@ -97,7 +109,7 @@ class ApiGate:
                 return shape
         return None
 
-    def _refusal(self, scope: Scope) -> ApiError | None:
+    def _refusal(self, scope: HTTPScope) -> ApiError | None:
         # As the router will see it: a trailing or doubled slash reaches the same route.
         path = normalize_path(scope["path"])
         headers = dict(scope["headers"])

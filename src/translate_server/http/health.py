@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar import Request, get
 
 from translate_server.errors import UnavailableError
@@ -12,7 +14,7 @@ from translate_server.http.services import services
 
 @get("/health", summary="Ready: the engine is alive and requests are being admitted",
      tags=["operations"], responses=error_responses(503), opt=OPEN)
-async def health(request: Request) -> dict[str, str]:
+async def health(request: Request[Any, Any, Any]) -> dict[str, str]:
     found = services(request)
     if not found.engine.is_alive:
         raise UnavailableError("The inference engine is not running.")
@@ -23,7 +25,7 @@ async def health(request: Request) -> dict[str, str]:
 
 @get("/health/live", summary="Alive: the engine is running (stays up while draining)",
      tags=["operations"], responses=error_responses(503), opt=OPEN)
-async def live(request: Request) -> dict[str, str]:
+async def live(request: Request[Any, Any, Any]) -> dict[str, str]:
     if not services(request).engine.is_alive:
         raise UnavailableError("The inference engine is not running.")
     return {"status": "ok"}
@@ -31,5 +33,5 @@ async def live(request: Request) -> dict[str, str]:
 
 @get("/metrics", summary="Prometheus metrics: the service's own and the engine's",
      tags=["operations"], media_type="text/plain; version=0.0.4", opt=METRICS)
-async def metrics(request: Request) -> bytes:
+async def metrics(request: Request[Any, Any, Any]) -> bytes:
     return services(request).metrics.exposition()

@@ -18,6 +18,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 import structlog
+from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from litestar.utils import normalize_path
 from prometheus_client import (
@@ -144,9 +145,20 @@ class ServiceMetrics:
 
 
 class _RouteMetrics:
-    __slots__ = ("_metrics", "_route", "_by_status", "latency", "ttft", "prompt_tokens",
-                 "completion_tokens", "in_flight", "engine_wait", "engine_prefill",
-                 "engine_ttft", "engine_decode")
+    __slots__ = (
+        "_by_status",
+        "_metrics",
+        "_route",
+        "completion_tokens",
+        "engine_decode",
+        "engine_prefill",
+        "engine_ttft",
+        "engine_wait",
+        "in_flight",
+        "latency",
+        "prompt_tokens",
+        "ttft",
+    )
 
     def __init__(self, metrics: ServiceMetrics, route: str) -> None:
         self._metrics = metrics
@@ -182,7 +194,7 @@ class RequestObserver:
         self.log = structlog.get_logger("translate_server.access")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != ScopeType.HTTP:
             await self.app(scope, receive, send)
             return
         request_id = _request_id(scope)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from litestar import Request
 
@@ -21,8 +21,9 @@ class ClientDisconnectedError(ApiError):
     code = "client_disconnected"
 
 
-def record_of(request: Request) -> RequestRecord:
-    return request.scope["state"]["record"]  # type: ignore[no-any-return]
+def record_of(request: Request[Any, Any, Any]) -> RequestRecord:
+    record: RequestRecord = request.scope["state"]["record"]
+    return record
 
 
 def deadline_for(server_timeout: float, requested: float | None) -> float:
@@ -31,7 +32,7 @@ def deadline_for(server_timeout: float, requested: float | None) -> float:
     return asyncio.get_running_loop().time() + timeout
 
 
-async def unless_disconnected(request: Request, work: Awaitable[T]) -> T:
+async def unless_disconnected(request: Request[Any, Any, Any], work: Awaitable[T]) -> T:
     """Await `work`, cancelling it (and so aborting its engine requests) if the client leaves.
 
     Streams watch for themselves (`sse.EventStream`).

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from litestar import Litestar
+from litestar.routes import HTTPRoute
 
 # `opt` keys a route handler may carry.
 ACCESS = "access"  # "open": no API key needed; "metrics": open unless metrics need the key
@@ -34,6 +35,7 @@ class RoutePaths:
         for route in app.routes:
             if route.path.startswith(docs_path):  # the docs are not the API's
                 continue
+            assert isinstance(route, HTTPRoute)  # the app serves no websockets or ASGI mounts
             if "{" in route.path:
                 # Paths with parameters never equal a request's path.
                 if any(h.opt.get(ACCESS) == "open" for h in route.route_handlers):

@@ -9,7 +9,7 @@ would never be shared.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from litestar import Request
 
@@ -45,6 +45,6 @@ class Services:
     documents: Documents | None = None
 
 
-def services(request: Request) -> Services:
+def services(request: Request[Any, Any, Any]) -> Services:
     found: Services = request.app.state.services
     return found

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import AsyncGenerator, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 from litestar.response import Stream
@@ -69,7 +69,8 @@ class EventStream(Stream):
             encoding=self.encoding,
             headers=self.headers if headers is None else {**headers, **self.headers},
             is_head_response=is_head_response,
-            iterator=self.iterator,
+            # Always the async generator that `__init__` took, never a callable.
+            iterator=cast("AsyncGenerator[bytes, None]", self.iterator),
             media_type=self.media_type,
             status_code=self.status_code or status_code,
         )

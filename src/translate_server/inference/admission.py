@@ -29,7 +29,7 @@ class AdmissionMetrics(Protocol):
 class Ticket:
     """Engine capacity held by one HTTP request; released exactly once."""
 
-    __slots__ = ("_admission", "weight", "_admitted_at")
+    __slots__ = ("_admission", "_admitted_at", "weight")
 
     def __init__(self, admission: Admission, weight: int) -> None:
         self._admission = admission

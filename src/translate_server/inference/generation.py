@@ -291,7 +291,8 @@ class _StreamDeadline:
             return await anext(outputs)
         except asyncio.CancelledError:
             # Ours alone: a cancellation from elsewhere too (the client left) goes on as one.
-            if self._expired and task is not None and task.uncancel() == 0:
+            # `_expired` is set by the deadline's timer while this awaits; mypy narrowed it.
+            if self._expired and task is not None and task.uncancel() == 0:  # type: ignore[unreachable]
                 raise _deadline_exceeded() from None
             raise
         finally:

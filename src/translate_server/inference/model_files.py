@@ -169,7 +169,7 @@ def _is_prepared(target: Path) -> bool:
         marker = json.loads((target / MARKER).read_text())
     except (OSError, ValueError):
         return False
-    return marker.get("format") == FORMAT_VERSION
+    return bool(marker.get("format") == FORMAT_VERSION)
 
 
 def _package_dir(package: str) -> Path:

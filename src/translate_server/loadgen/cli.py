@@ -8,7 +8,7 @@ import argparse
 import asyncio
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from translate_server.loadgen.client import APIS, Target, discover_model, run_level
 from translate_server.loadgen.report import build_document, format_table, plot, write_json
@@ -146,7 +146,7 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _moved(name: str):  # noqa: ANN202 - an argparse handler
+def _moved(name: str) -> Callable[[argparse.Namespace], int]:
     def handler(args: argparse.Namespace) -> int:
         print(f"`bench {name}` is run from a source checkout: python -m benchmarks {name} ...",
               file=sys.stderr)
@@ -183,7 +183,8 @@ class _Progress:
 
 def _requests_for(args: argparse.Namespace, concurrency: int | None, rate: float | None) -> int:
     if args.requests is not None:
-        return max(args.requests, concurrency or 1)
+        requests: int = args.requests
+        return max(requests, concurrency or 1)
     if concurrency is not None:
         return max(32, 4 * concurrency)
     assert rate is not None

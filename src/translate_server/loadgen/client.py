@@ -92,7 +92,8 @@ async def discover_model(base_url: str, timeout_s: float = 10.0) -> str:
     ):
         response.raise_for_status()
         payload = _decode(await response.read())
-    return payload["data"][0]["id"]
+    model: str = payload["data"][0]["id"]
+    return model
 
 
 def _usage(payload: Any) -> tuple[int, int] | None:

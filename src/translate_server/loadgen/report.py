@@ -62,9 +62,9 @@ def format_table(levels: Sequence[LevelStats]) -> str:
             )
         )
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths))]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True))]
     lines.append("  ".join("-" * w for w in widths))
-    lines.extend("  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in rows)
+    lines.extend("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)) for row in rows)
     errors = {k: v for s in levels for k, v in s.error_kinds.items()}
     if errors:
         lines.append("errors: " + ", ".join(f"{k} x{v}" for k, v in sorted(errors.items())))
@@ -108,7 +108,8 @@ def write_json(path: str | Path, document: dict[str, Any]) -> None:
 
 
 def load_json(path: str | Path) -> dict[str, Any]:
-    return msgspec.json.decode(Path(path).read_bytes())
+    document: dict[str, Any] = msgspec.json.decode(Path(path).read_bytes())
+    return document
 
 
 def plot(levels: Sequence[LevelStats], path: str | Path, title: str = "") -> None:

@@ -8,7 +8,8 @@ each language's translation back into English against the English original.
 Entries left out, each for a reason: fuzzy or obsolete (not reviewed), plural forms (one
 message, several translations), a `msgctxt` (the meaning hangs on a context the benchmark does
 not give: "May" the month or the verb), a translation that equals the English as the echo
-check compares them ("Name", "Date :"; an echo would be right), no letters, and messages over `MAX_CHARS`.
+check compares them ("Name", "Date :"; an echo would be right), no letters, and messages over
+`MAX_CHARS`.
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 
 from translate_server.translation.checks import is_echo
 from translate_server.translation.placeholders import find_placeholders
+
+if TYPE_CHECKING:
+    from email.message import Message
 
 PACKAGE = "Django"
 MAX_CHARS = 400
@@ -162,7 +166,8 @@ def sample(entries: Sequence[_Entry], count: int, seed: int) -> list[_Entry]:
 def provenance(pair: str) -> Provenance:
     source, target = parse_pair(pair)
     locale = LOCALES[target if source == "en" else source]
-    metadata = importlib.metadata.metadata(PACKAGE)
+    # An email.message.Message underneath; its protocol type omits `get`.
+    metadata = cast("Message", importlib.metadata.metadata(PACKAGE))
     return Provenance(
         package=PACKAGE,
         version=importlib.metadata.version(PACKAGE),

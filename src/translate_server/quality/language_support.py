@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import importlib.resources
 import random
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -111,7 +110,7 @@ async def measure(base_url: str, count: int, seed: int, concurrency: int,
     return results
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "languages", help="which target languages the served model writes (support levels)",
         description=__doc__.split("\n\n")[1] if __doc__ else None)

@@ -26,11 +26,11 @@ import random
 import re
 import statistics
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from translate_server.quality.datasets import (
     REQUEST_TAGS,
@@ -40,6 +40,9 @@ from translate_server.quality.datasets import (
     parse_pair,
 )
 from translate_server.translation.placeholders import find_placeholders
+
+if TYPE_CHECKING:
+    from email.message import Message
 
 PACKAGE = "gramps"
 # Language tag of a pair -> the catalog's locale directory (Gramps has no zh_Hans: zh_CN).
@@ -125,7 +128,7 @@ def installed() -> bool:
     return all(catalog_path(locale) is not None for locale in LOCALES.values())
 
 
-def collect(catalogs: dict[str, Iterable[Any]]) -> list[Paragraph]:
+def collect(catalogs: Mapping[str, Iterable[Any]]) -> list[Paragraph]:
     """Paragraphs from parsed catalogs (language tag -> polib entries): the usable entries
     translated in every language, sorted by id. Pure: the unit tests feed it made-up entries."""
     by_english: dict[str, dict[str, str]] = {}
@@ -196,7 +199,8 @@ def _segment(id_: str, parts: Sequence[Paragraph], source: str, target: str,
 def provenance(pair: str, kind: str) -> Provenance:
     source, target = parse_pair(pair, LOCALES)
     locale = LOCALES[target if source == "en" else source]
-    metadata = importlib.metadata.metadata(PACKAGE)
+    # An email.message.Message underneath; its protocol type omits `get`.
+    metadata = cast("Message", importlib.metadata.metadata(PACKAGE))
     joined = (" joined by blank lines into documents of at least "
               f"{DOCUMENT_MIN_PARAGRAPHS} paragraphs and {DOCUMENT_MIN_CHARS:,} characters"
               if kind == "document" else "")

@@ -48,7 +48,8 @@ def format_table(scores: Sequence[PairScore], means: Sequence[MeanScore]) -> str
         headers = ["api", "pair", "n", "chrF", "BLEU", *(_SHORT[k] for k in failures),
                    *(header for header, _, _ in faith), "errors", "s/1k ch"]
 
-        def cells(row: PairScore | MeanScore, faith=faith, failures=failures) -> list[str]:
+        def cells(row: PairScore | MeanScore, faith: list[tuple[str, str, bool]] = faith,
+                  failures: list[str] = failures) -> list[str]:
             return [f"{row.chrf:.1f}", f"{row.bleu:.1f}",
                     *(f"{100 * row.rates[k]:.0f}%" for k in failures),
                     *(_cell(row.faithfulness[key], share) for _, key, share in faith)]
@@ -60,8 +61,8 @@ def format_table(scores: Sequence[PairScore], means: Sequence[MeanScore]) -> str
         widths = [max(len(row[i]) for row in [headers, *rows]) for i in range(len(headers))]
         lines = [f"[{set_name}]",
                  "  ".join(cell.rjust(w) for cell, w in zip(headers, widths, strict=True))]
-        for row in rows:
-            lines.append("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)))
+        lines.extend("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True))
+                     for row in rows)
         tables.append("\n".join(lines))
     return "\n\n".join(tables)
 
@@ -105,7 +106,7 @@ def plot(scores: Sequence[PairScore], means: Sequence[MeanScore], path: str | Pa
 def _plot_set(scores: Sequence[PairScore], means: Sequence[MeanScore], ax_chrf: Any,
               ax_fail: Any, name: str) -> None:
     apis = [mean.api for mean in means]
-    pairs = list(dict.fromkeys(score.pair for score in scores)) + ["mean"]
+    pairs = [*dict.fromkeys(score.pair for score in scores), "mean"]
     labels = [_SHORT[kind.value] for kind in FAILURE_KINDS]
     if name != "short":
         labels += ["omit", "halluc"]

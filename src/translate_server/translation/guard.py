@@ -16,12 +16,12 @@ its answer; the answer is then checked (checks.py) for the failures a retry can 
   one of the prompt's example translations instead (completeness.py).
 
 A piece of several sentences that omitted, added or copied is translated again finer, a
-sentence per engine request (pieces.py). On any failure of a single sentence, and on a first answer that ran away to the service's own token budget
-(`truncated`), the piece gets ONE more engine request with other sampling (`RETRY_SAMPLING`),
-and the better of the two answers is kept. What is still wrong is reported in `warnings`;
-spans still lost are appended to the answer, so none is ever missing. An answer still empty
-after the retry is replaced by the source, with the warning `empty`: an empty string is
-never a success.
+sentence per engine request (pieces.py). On any failure of a single sentence, and on a first
+answer that ran away to the service's own token budget (`truncated`), the piece gets ONE more
+engine request with other sampling (`RETRY_SAMPLING`), and the better of the two answers is
+kept. What is still wrong is reported in `warnings`; spans still lost are appended to the
+answer, so none is ever missing. An answer still empty after the retry is replaced by the
+source, with the warning `empty`: an empty string is never a success.
 
 Pure decisions; pieces.py runs the engine requests.
 """

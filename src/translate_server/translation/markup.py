@@ -199,12 +199,14 @@ class _Scanner:
         attributes: dict[str, str] = {}
         while True:
             skipped_from = position
+            # Never None: the pattern accepts "" or the caller saw it match.
             position = _SPACE_OR_SLASH.match(markup, position).end()  # type: ignore[union-attr]
             if position >= length:
                 return length, attributes, False
             if markup[position] == ">":
                 closing = position > skipped_from and markup[position - 1] == "/"
                 return position + 1, attributes, closing
+            # Never None: the pattern accepts "" or the caller saw it match.
             name_end = _ATTRIBUTE_NAME.match(markup, position).end()  # type: ignore[union-attr]
             name = markup[position:name_end].lower()
             position = name_end
@@ -218,11 +220,13 @@ class _Scanner:
                         return length, attributes, False
                     value, position = markup[position + 1:close], close + 1
                 else:
+                    # Never None: the pattern accepts "" or the caller saw it match.
                     unquoted_end = _UNQUOTED.match(markup, position).end()  # type: ignore[union-attr]
                     value, position = markup[position:unquoted_end], unquoted_end
             attributes.setdefault(name, html.unescape(value) if "&" in value else value)
 
     def _start_tag(self, lt: int) -> int:
+        # Never None: the pattern accepts "" or the caller saw it match.
         name_end = _TAG_NAME.match(self.markup, lt + 1).end()  # type: ignore[union-attr]
         name = self.markup[lt + 1:name_end].lower()
         end, attributes, self_closing = self._attributes(name_end)
@@ -250,6 +254,7 @@ class _Scanner:
         return end
 
     def _end_tag(self, lt: int) -> int:
+        # Never None: the pattern accepts "" or the caller saw it match.
         name_end = _TAG_NAME.match(self.markup, lt + 2).end()  # type: ignore[union-attr]
         name = self.markup[lt + 2:name_end].lower()
         end, _, _ = self._attributes(name_end)

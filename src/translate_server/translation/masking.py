@@ -8,8 +8,8 @@ plain text, HTML entities (`&amp;`, `&#160;`).
 Each span becomes a numbered token (`{1}`, `{2}`, ...) that small models copy through a
 translation far more reliably than `%(count)d` or a URL (docs/quality.md has the measurement).
 Restoring puts each span back once: a token the model repeated is dropped after its first
-use, one it made up (`{7}` of two spans) is dropped, a token the model lost is reported (`Unmasked.lost`) so that the caller can retry, or
-append the span and warn.
+use, one it made up (`{7}` of two spans) is dropped, a token the model lost is reported
+(`Unmasked.lost`) so that the caller can retry, or append the span and warn.
 """
 
 from __future__ import annotations
@@ -53,9 +53,8 @@ class Unmasked(msgspec.Struct, frozen=True):
 def protected_spans(text: str, *, entities: bool = True) -> list[tuple[int, int]]:
     """(start, end) of every protected span of `text`, in order, none overlapping."""
     found = [(p.start, p.end) for p in find_placeholders(text)]
-    for match in _OTHER_SPANS.finditer(text):
-        if entities or match.lastgroup != "entity":
-            found.append(match.span())
+    found.extend(match.span() for match in _OTHER_SPANS.finditer(text)
+                 if entities or match.lastgroup != "entity")
     found.sort()
     spans: list[tuple[int, int]] = []
     for start, end in found:

@@ -191,6 +191,7 @@ class PieceTranslator:
                     yield text
                 step = await anext(steps, None)
         finally:
+            # An async generator; its declared type says only AsyncIterator.
             await steps.aclose()  # type: ignore[attr-defined]
         if text := cleaner.finish():
             yield text
@@ -224,7 +225,7 @@ class PieceTranslator:
                               piece.param, None), job))
                     for text in document.pieces
                 ]
-        except* Exception as failures:
+        except* Exception as failures:  # noqa: BLE001 - the first failure is raised again
             raise failures.exceptions[0] from None
         finally:
             ticket.release()

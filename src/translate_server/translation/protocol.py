@@ -109,8 +109,8 @@ class TranslateChunk(ResponseStruct, kw_only=True):
     detected_source_lang: DetectedLanguage | None = None
     glossary_applied: list[str] | None = None
     warnings: Annotated[list[str], Meta(
-        description="What the quality guard found wrong with the translation sent (a stream "
-                    "is checked when it ends, never retried).")] | None = None
+        description="What the quality guard found wrong with the translation sent "
+                    "(a stream is checked when it ends, never retried).")] | None = None
     usage: Usage | None = None
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar import Request, get, post
 from litestar.response import Stream
 
@@ -24,7 +26,7 @@ from translate_server.translation.protocol import (
           **answer_or_stream(TranslateResponse, "The translation; with `stream: true`, "
                              "server-sent events of its deltas ending in `[DONE]`"),
           **error_responses(*API_ERRORS)})
-async def translate(data: TranslateRequest, request: Request) -> TranslateResponse | Stream:
+async def translate(data: TranslateRequest, request: Request[Any, Any, Any]) -> TranslateResponse | Stream:
     found = services(request)
     record = record_of(request)
     deadline = deadline_for(found.limits.request_timeout, data.timeout)
@@ -37,10 +39,10 @@ async def translate(data: TranslateRequest, request: Request) -> TranslateRespon
 
 @post("/detect", status_code=200, summary="Detect the language of a text",
       tags=["translation"], opt=JSON, responses=error_responses(400, 401, 413, 415))
-async def detect(data: DetectRequest, request: Request) -> DetectResponse:
+async def detect(data: DetectRequest, request: Request[Any, Any, Any]) -> DetectResponse:
     return services(request).translation.detect(data)
 
 
 @get("/languages", summary="Languages the server detects", tags=["translation"])
-async def languages(request: Request) -> LanguagesResponse:
+async def languages(request: Request[Any, Any, Any]) -> LanguagesResponse:
     return services(request).translation.languages()

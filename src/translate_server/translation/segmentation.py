@@ -24,7 +24,7 @@ _ABBREVIATIONS = frozenset({
     "mr", "mrs", "ms", "dr", "prof", "st", "sr", "jr", "vs", "cf", "e.g", "i.e", "no", "nr",
     "fig", "approx", "inc", "ltd", "co", "corp", "dept", "jan", "feb", "mar", "apr", "jun",
     "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mt", "vol", "ed", "eds", "p", "pp",
-    "z.b", "bzw", "usw", "ca", "bsp", "env", "éd", "sr", "sra", "dña", "etc.,"})
+    "z.b", "bzw", "usw", "ca", "bsp", "env", "éd", "sra", "dña", "etc.,"})
 _WORD_BEFORE = re.compile(r"(\S+)$")
 
 
@@ -162,7 +162,7 @@ def _atoms(text: str, max_chars: int, level: int) -> list[tuple[str, str]]:
     atoms: list[tuple[str, str]] = []
     position = 0
     for start, end in _BOUNDARIES[level].spans(text):
-        if start == position or end == len(text) and start == end:
+        if start == position or (end == len(text) and start == end):
             continue
         content = text[position:start]
         atoms.extend(_with_separator(_atoms(content, max_chars, level + 1), text[start:end]))

@@ -148,7 +148,7 @@ class TranslationService:
                     if keep_partial:
                         translation = _or_untranslated(translation, piece)
                     tasks[piece.key] = group.create_task(translation)
-        except* Exception as failures:
+        except* Exception as failures:  # noqa: BLE001 - the first failure is raised again
             # One failed piece fails the request (its siblings are cancelled): report the first.
             raise failures.exceptions[0] from None
         finally:

@@ -98,6 +98,7 @@ async def _events(
         yield sse.event(stream_failure(exc, record))
     finally:
         for source in sources.values():
+            # Every source is an async generator; its declared type says only AsyncIterator.
             await source.aclose()  # type: ignore[attr-defined]
         await _stop(tasks)
         if ticket is not None:
@@ -110,6 +111,7 @@ async def _pump(
 ) -> None:
     try:
         source = await opening
+        # Every source is an async generator; its declared type says only AsyncIterator.
         async with aclosing(source):  # type: ignore[type-var]
             async for item in source:
                 queue.put_nowait(item)

@@ -61,7 +61,7 @@ async def test_deepl_client_languages(server_url: str) -> None:
 
 async def test_deepl_errors_reach_the_client(server_url: str, engine: FakeEngine) -> None:
     translator = deepl.Translator("any-key", server_url=server_url)
-    with pytest.raises(deepl.DeepLException, match="Bad request.*language tag"):
+    with pytest.raises(deepl.DeepLException, match=r"Bad request.*language tag"):
         await _call(translator.translate_text, "Hi", target_lang="xx-nonsense-tag")
     assert engine.requests == []
 

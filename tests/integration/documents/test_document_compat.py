@@ -100,8 +100,8 @@ async def test_a_deepl_document_bills_its_characters_once_when_done(make_app,
                 if statuses[-1]["status"] == "done":
                     break
                 await asyncio.sleep(0.01)
-            for _ in range(3):  # polled again once done
-                statuses.append((await client.post(document, data=form)).json())
+            # Polled again once done.
+            statuses += [(await client.post(document, data=form)).json() for _ in range(3)]
             assert [s["status"] for s in statuses[-4:]] == ["done"] * 4
             assert (await client.post(f"{document}/result", data=form)).status_code == 200
         usage = await asyncio.to_thread(alice.get_usage)

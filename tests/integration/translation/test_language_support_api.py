@@ -16,9 +16,9 @@ support = { de = "supported", sw = "weak", hi = "unsupported" }
 async def test_languages_carry_the_served_models_support_level(make_app, tmp_path: Path) -> None:
     (tmp_path / "t.toml").write_text(TEMPLATES)
     async with running(make_app(prompt_templates=str(tmp_path / "t.toml"))) as client:
-        ours = {l["code"]: l.get("support") for l in (await client.get("/languages")).json()[
+        ours = {lang["code"]: lang.get("support") for lang in (await client.get("/languages")).json()[
             "languages"]}
-        deepl = {l["language"]: l.get("support") for l in (await client.get(
+        deepl = {lang["language"]: lang.get("support") for lang in (await client.get(
             "/v2/languages", params={"type": "target"})).json()}
     assert (ours["de"], ours["sw"], ours["hi"], ours["fr"]) == (
         "supported", "weak", "unsupported", None)

@@ -62,11 +62,8 @@ class Translator:
 
 async def _finished(jobs: DocumentJobs, job: Job, key: str, owner: str | None = None
                     ) -> list[Job]:
-    seen = []
     async with asyncio.timeout(10):
-        async for state in jobs.watch(job.id, key, owner):
-            seen.append(state)
-    return seen
+        return [state async for state in jobs.watch(job.id, key, owner)]
 
 
 @pytest.fixture

@@ -21,4 +21,4 @@ def test_keys_accepted(header: str) -> None:
 def test_a_key_outside_ascii_matches_what_a_client_sends_for_it() -> None:
     keys = ApiKeys(("clé-secrète-🔑",))
     assert keys.accepts("Bearer clé-secrète-🔑".encode())
-    assert not keys.accepts("Bearer clé-secrète-🔑".encode("utf-8").replace(b"\xc3", b"\xc4"))
+    assert not keys.accepts("Bearer clé-secrète-🔑".encode().replace(b"\xc3", b"\xc4"))

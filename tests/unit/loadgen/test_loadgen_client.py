@@ -218,7 +218,7 @@ def test_arrival_schedules() -> None:
     assert poisson == arrival_times(10.0, 2000, seed=1)
     assert poisson[0] == 0.0 and all(b > a for a, b in itertools.pairwise(poisson))
     assert 180 < poisson[-1] < 220  # mean gap 0.1 s
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="rate must be positive"):
         arrival_times(0, 3)
 
 

@@ -22,7 +22,7 @@ def _levels():
         RequestResult(True, 200, 0.0, 0.1, 0.02, 10, 20, True),
         RequestResult(True, 200, 0.1, 0.1, 0.03, 10, 20, True),
     ]
-    slow = fast + [RequestResult(False, 503, 0.0, 0.0, error="HTTP 503: full")]
+    slow = [*fast, RequestResult(False, 503, 0.0, 0.0, error="HTTP 503: full")]
     return [
         summarize(fast, mode="closed", concurrency=1),
         summarize(slow, mode="closed", concurrency=8),

@@ -28,7 +28,7 @@ def test_percentile_matches_linear_interpolation(values, q, expected) -> None:
 
 def test_percentile_edges() -> None:
     assert math.isnan(percentile([], 50))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"q must be within \[0, 100\]"):
         percentile([1.0], 101)
 
 

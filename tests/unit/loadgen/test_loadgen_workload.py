@@ -80,7 +80,7 @@ def test_a_real_token_counter_trims_to_its_own_counts() -> None:
 def test_summary_and_validation() -> None:
     summary = length_summary(make_workload(WorkloadSpec(kind="uniform", size=4)))
     assert summary["n"] == 4 and summary["input_tokens_min"] == summary["input_tokens_max"]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unknown workload 'bursty'"):
         WorkloadSpec(kind="bursty")  # type: ignore[arg-type]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="need 1 <= min_tokens <= max_tokens"):
         WorkloadSpec(min_tokens=50, max_tokens=10)

@@ -83,5 +83,5 @@ def test_the_seed_fixes_the_sample() -> None:
 
 @pytest.mark.parametrize("pair", ["en", "de-fr", "en-en", "en-xx", "de"])
 def test_bad_pairs_are_refused(pair: str) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"a pair is like|no catalog for"):
         parse_pair(pair)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from translate_server.quality import paragraphs as P
+from translate_server.quality import paragraphs as P  # noqa: N812 - read as P.name
 
 THREE = ("Your oldest relatives can be your most important source of information. They "
          "usually know things about the family that haven't been written down. At the very "
@@ -145,5 +145,5 @@ def test_provenance_names_the_installed_package_its_licence_and_catalog() -> Non
 
 @pytest.mark.parametrize("pair", ["en-it", "de-fr", "en"])
 def test_pairs_without_a_catalog_are_refused(pair: str) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"a pair is like|no catalog for"):
         P.load_paragraph_sets([pair], 1)

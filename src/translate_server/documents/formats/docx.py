@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import zipfile
 from functools import partial
+from typing import TYPE_CHECKING
 
 import docx
 from docx.opc.constants import CONTENT_TYPE as CT
@@ -25,6 +26,9 @@ from lxml import etree
 from translate_server.documents.formats.base import DocumentFormat, Extracted, FormatOptions
 from translate_server.documents.formats.runs import RunGroup, RunsExtracted, TextRun
 from translate_server.errors import InvalidDocumentError
+
+if TYPE_CHECKING:
+    from docx.types import ProvidesStoryPart
 
 _STORIES = frozenset({CT.WML_DOCUMENT_MAIN, CT.WML_HEADER, CT.WML_FOOTER})
 _TEXT_CHILDREN = frozenset(qn(tag) for tag in (
@@ -38,7 +42,7 @@ def extract(data: bytes, options: FormatOptions) -> Extracted:
         document = docx.Document(io.BytesIO(data))
     except (zipfile.BadZipFile, KeyError, ValueError, etree.XMLSyntaxError) as exc:
         raise InvalidDocumentError(f"The DOCX file cannot be read: {exc}") from exc
-    groups = []
+    groups: list[RunGroup] = []
     for part in document.part.package.iter_parts():
         if part.content_type not in _STORIES:
             continue
@@ -53,7 +57,7 @@ def extract(data: bytes, options: FormatOptions) -> Extracted:
     return RunsExtracted(groups, save)
 
 
-def _groups(paragraph: etree._Element, part: object) -> list[RunGroup]:
+def _groups(paragraph: etree._Element, part: ProvidesStoryPart) -> list[RunGroup]:
     """The paragraph's text runs, in groups between the runs that hold something else."""
     groups = [RunGroup([])]
     for element in paragraph.iter(_R):

@@ -118,6 +118,7 @@ def _locate(token: Token, source: str, lines: list[str], line_starts: list[int],
             in_cell: bool) -> _Span | None:
     """Where each line of the inline's content lies in the source; None (left untranslated)
     where the parser normalised the text so that it cannot be found again."""
+    assert token.map is not None  # every inline token carries its source lines
     first_line = token.map[0]
     starts: list[int] = []
     ends: list[int] = []
@@ -145,8 +146,8 @@ def _protected(token: Token, text: str) -> list[tuple[re.Pattern[str], list[str]
     children = token.children or []
     counts = {
         _CODE_SPAN: sum(child.type == "code_inline" for child in children),
-        _LINK_TAIL: sum(child.type == "image" or child.type == "link_open"
-                          and child.markup != "autolink" for child in children),
+        _LINK_TAIL: sum(child.type == "image" or (child.type == "link_open"
+                          and child.markup != "autolink") for child in children),
     }
     kinds = []
     for pattern, count in counts.items():

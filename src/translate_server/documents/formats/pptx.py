@@ -52,7 +52,8 @@ def _groups(paragraph: etree._Element) -> list[RunGroup]:
         if child.tag == _BR:
             groups.append(RunGroup([]))
         elif child.tag == _R:
-            run = _Run(child, None)
+            # Read for its text alone, which needs no part to resolve against.
+            run = _Run(child, None)  # type: ignore[arg-type]
             if run.text:
                 properties = child.find(_RPR)
                 style = b"" if properties is None else etree.tostring(properties)

@@ -78,10 +78,10 @@ class SubtitleExtracted(Extracted):
                                               strict=True):
             if translation == source:
                 continue
-            translation = " ".join(translation.split()) or source
+            flat = " ".join(translation.split()) or source
             # Each cue's share counts the space that joined it to the next one.
             shares = [len(self.cues[i].text) + 1 for i in group]
-            for index, part in zip(group, distribute(translation, shares), strict=True):
+            for index, part in zip(group, distribute(flat, shares), strict=True):
                 lines[index] = _lines(part.strip(), self.cues[index].lines)
         return self.write(lines)
 

@@ -48,6 +48,7 @@ class ControlTokenGuard:
         `encode_prompt` are the usual ways to render a chat and tokenize a rendered prompt."""
         marked = [{"role": m["role"], "content": f"\ue000{i}\ue001"}
                   for i, m in enumerate(messages)]
+        # The marked messages hold only the two keys a chat template reads.
         rendered = render(marked)  # type: ignore[arg-type]
         parts = _MARK.split(rendered)
         if sorted(int(i) for i in parts[1::2]) != list(range(len(messages))):

@@ -71,8 +71,8 @@ class OutputReader:
 
     def _token(self, token_id: int, logprob: Any) -> str:
         if logprob is not None and logprob.decoded_token is not None:
-            return logprob.decoded_token
-        return self._tokenizer.decode([token_id])
+            return str(logprob.decoded_token)
+        return str(self._tokenizer.decode([token_id]))
 
 
 def _finite(logprob: float) -> float:

@@ -208,7 +208,7 @@ def _marks_the_first_piece(backend: Any) -> bool:
 def _vocabulary_words(tokenizer: Any, specials: dict[str, int], count: int = 16) -> list[str]:
     """Some of the tokenizer's own words: probe texts made of words it knows."""
     vocab = tokenizer.get_vocab() if callable(getattr(tokenizer, "get_vocab", None)) else {}
-    words = [token for token in sorted(vocab, key=vocab.get) if token not in specials]
+    words = [token for token in sorted(vocab, key=vocab.__getitem__) if token not in specials]
     step = max(1, len(words) // count)
     return [tokenizer.convert_tokens_to_string([token]) for token in words[::step][:count]]
 

@@ -27,7 +27,7 @@ _FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
 _PATH = re.compile(r" - at `\$\.?(.*)`$")
 
 
-async def read_body(request: Request, struct: type[T], lists: tuple[str, ...] = ()) -> T:
+async def read_body(request: Request[Any, Any, Any], struct: type[T], lists: tuple[str, ...] = ()) -> T:
     """The body as `struct`, from JSON or from a form; `lists` names form fields that are
     lists even when sent once (`text=a` is `["a"]`)."""
     media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
@@ -55,7 +55,7 @@ async def read_body(request: Request, struct: type[T], lists: tuple[str, ...] = 
         raise InvalidRequestError(_PATH.sub("", message), param=param or None) from None
 
 
-async def query_or_form(request: Request, name: str) -> str | None:
+async def query_or_form(request: Request[Any, Any, Any], name: str) -> str | None:
     """A parameter of a GET that clients send in the query or, like `requests`' `data=`, as
     a form body."""
     value = request.query_params.get(name)
@@ -75,13 +75,13 @@ def compat_status(status: int, error: ErrorBody) -> int:
     return status
 
 
-def header_key(request: Request) -> str:
+def header_key(request: Request[Any, Any, Any]) -> str:
     """The key of `Authorization: <scheme> <key>` (Bearer, DeepL-Auth-Key...); "" when none."""
     _, _, token = request.headers.get("authorization", "").partition(" ")
     return token.strip()
 
 
-async def presented_key(request: Request, field: str) -> str:
+async def presented_key(request: Request[Any, Any, Any], field: str) -> str:
     """The API key the client sent: `Authorization: <scheme> <key>`, else the `field` of its
     query, form or JSON body (DeepL's legacy `auth_key`, LibreTranslate's `api_key`); "" when
     none. Usage and glossaries are kept per key."""
@@ -104,7 +104,7 @@ def body_key_check(field: str) -> Any:
     """A Router `before_request` hook: where the gate left the key check to the route (no
     `Authorization` header), the key in `field` must be one of the server's."""
 
-    async def check(request: Request) -> None:
+    async def check(request: Request[Any, Any, Any]) -> None:
         keys = request.scope.get("state", {}).get(KEY_IN_BODY)
         if keys is None:
             return

@@ -14,6 +14,7 @@ import hashlib
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 
 def owner_of(key: str) -> str:
@@ -39,10 +40,10 @@ class Database:
             self._connection = connection
         return self._connection
 
-    async def run(self, query: str, *args: object) -> list[tuple]:
+    async def run(self, query: str, *args: object) -> list[tuple[Any, ...]]:
         """The query's rows, committed (or rolled back on error) before it returns."""
 
-        def run() -> list[tuple]:
+        def run() -> list[tuple[Any, ...]]:
             connection = self._connect()
             with connection:
                 return connection.execute(query, args).fetchall()

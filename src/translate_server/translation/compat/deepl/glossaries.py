@@ -7,6 +7,7 @@ import datetime
 import io
 import json
 import uuid
+from typing import Any
 
 import msgspec
 
@@ -140,7 +141,7 @@ class GlossaryStore:
             glossary_id)
 
 
-def _stored(row: tuple) -> StoredGlossary:
+def _stored(row: tuple[Any, ...]) -> StoredGlossary:
     glossary_id, name, source_lang, target_lang, creation_time, entries_json = row
     entries = json.loads(entries_json)
     return StoredGlossary(info=Glossary(

@@ -4,7 +4,7 @@ read them, and their conversion to and from the plain translation API."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Literal
+from typing import Annotated, Literal, cast
 
 import msgspec
 from msgspec import Meta
@@ -57,6 +57,7 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
             source_lang=self.source_lang or "auto",
             target_lang=self.target_lang,
             format=self.tag_handling or "text",
+            # `_FORMALITY`'s values are the request's formality literals.
             formality=formality,  # type: ignore[arg-type]
             glossary=glossary,
             ignore_tags=tag_list(self.ignore_tags) or None,
@@ -103,7 +104,8 @@ class DeepLTranslateResponse(msgspec.Struct, kw_only=True):
                 source, text = deepl_code(kept[i]), original
             else:
                 source, text = next(sources), next(translations)
-                warned = next(warnings, None) or None
+                # A batch's warnings: one list per text.
+                warned = cast("list[str] | None", next(warnings, None) or None)
             result.append(DeepLTranslation(detected_source_language=source, text=text,
                                            billed_characters=len(original),
                                            model_type_used=model_type, warnings=warned))

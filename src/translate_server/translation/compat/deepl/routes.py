@@ -4,6 +4,8 @@ legacy clients send them, in an `auth_key` field or query parameter."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 from litestar import Request, Router, get, post, route
 from litestar.openapi.datastructures import ResponseSpec
@@ -51,7 +53,7 @@ KEY_FIELD = "auth_key"
 
 @post("/translate", status_code=200, summary="DeepL v2: translate texts", tags=["deepl"],
       responses=_ERRORS)
-async def deepl_translate(request: Request) -> DeepLTranslateResponse:
+async def deepl_translate(request: Request[Any, Any, Any]) -> DeepLTranslateResponse:
     body = await read_body(request, DeepLTranslateRequest,
                            lists=("text", "ignore_tags", "non_splitting_tags", "splitting_tags"))
     found = services(request)
@@ -93,7 +95,7 @@ def _undetected_index(exc: ApiError) -> int | None:
 
 @get("/languages", summary="DeepL v2: source or target languages", tags=["deepl"],
      responses=_ERRORS)
-async def deepl_list_languages(request: Request) -> list[DeepLLanguage]:
+async def deepl_list_languages(request: Request[Any, Any, Any]) -> list[DeepLLanguage]:
     kind = await query_or_form(request, "type") or "source"
     return deepl_languages(list(detectable_languages()), kind.lower(),
                            services(request).translation.planner.support)
@@ -101,7 +103,7 @@ async def deepl_list_languages(request: Request) -> list[DeepLLanguage]:
 
 @route("/usage", http_method=["GET", "POST"], status_code=200,
        summary="DeepL v2: characters translated", tags=["deepl"], responses=_ERRORS)
-async def deepl_usage(request: Request) -> DeepLUsage:
+async def deepl_usage(request: Request[Any, Any, Any]) -> DeepLUsage:
     """Characters billed to the key by its texts and, once translated, its documents,
     counted across restarts (in the DeepL database); no limit applies."""
     key = await presented_key(request, KEY_FIELD)
@@ -122,7 +124,7 @@ def _base_language(code: str, param: str) -> str:
        summary="DeepL v2: list glossaries (GET) or create one (POST, 201)", tags=["deepl"],
        responses={201: ResponseSpec(data_container=Glossary, generate_examples=False,
                                     description="The glossary created"), **_ERRORS})
-async def glossaries(request: Request) -> Response[GlossaryList | Glossary]:
+async def glossaries(request: Request[Any, Any, Any]) -> Response[GlossaryList | Glossary]:
     key = await presented_key(request, KEY_FIELD)
     store = services(request).deepl.glossaries
     if request.method == "GET":
@@ -139,7 +141,7 @@ async def glossaries(request: Request) -> Response[GlossaryList | Glossary]:
        summary="DeepL v2: describe a glossary (GET) or delete it (DELETE, 204)",
        tags=["deepl"], responses={204: ResponseSpec(data_container=None,
                                                     description="Deleted"), **_ERRORS})
-async def glossary(glossary_id: str, request: Request) -> Response[Glossary | None]:
+async def glossary(glossary_id: str, request: Request[Any, Any, Any]) -> Response[Glossary | None]:
     key = await presented_key(request, KEY_FIELD)
     store = services(request).deepl.glossaries
     if request.method == "GET":
@@ -150,7 +152,7 @@ async def glossary(glossary_id: str, request: Request) -> Response[Glossary | No
 
 @get("/glossaries/{glossary_id:str}/entries", summary="DeepL v2: a glossary's entries (TSV)",
      tags=["deepl"], responses=_ERRORS, media_type="text/tab-separated-values")
-async def glossary_entries(glossary_id: str, request: Request) -> Response[str]:
+async def glossary_entries(glossary_id: str, request: Request[Any, Any, Any]) -> Response[str]:
     key = await presented_key(request, KEY_FIELD)
     stored = await services(request).deepl.glossaries.get(key, glossary_id)
     return Response(entries_tsv(stored.entries), media_type="text/tab-separated-values")
@@ -158,7 +160,7 @@ async def glossary_entries(glossary_id: str, request: Request) -> Response[str]:
 
 @get("/glossary-language-pairs", summary="DeepL v2: language pairs glossaries support",
      tags=["deepl"], responses=_ERRORS)
-async def glossary_language_pairs(request: Request) -> GlossaryLanguagePairs:
+async def glossary_language_pairs(request: Request[Any, Any, Any]) -> GlossaryLanguagePairs:
     tags = [language.code for language in services(request).translation.languages().languages]
     return GlossaryLanguagePairs(supported_languages=[
         GlossaryLanguagePair(source_lang=source, target_lang=target)

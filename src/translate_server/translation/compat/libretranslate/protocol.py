@@ -14,7 +14,7 @@ from translate_server.translation.protocol import (
     TranslateRequest,
     TranslateResponse,
 )
-from translate_server.wire import RequestStruct, ResponseStruct
+from translate_server.wire import JsonArray, RequestStruct, ResponseStruct
 
 # LibreTranslate's own codes for two variants, and ours (BCP-47).
 _TO_OURS = {"zt": "zh-Hant", "pb": "pt-BR"}
@@ -64,7 +64,7 @@ class LibreTranslateResponse(ResponseStruct, kw_only=True):
     detectedLanguage: LibreDetected | list[LibreDetected] | None = None
     # A text's alternatives, or a list of them per text of a batch (msgspec takes one array
     # type per union, hence the bare list).
-    alternatives: list | None = None
+    alternatives: JsonArray | None = None
     # Not LibreTranslate's: what the quality guard found wrong, as /translate gives it
     # (its clients ignore unknown fields).
     warnings: list[str | list[str]] | None = None

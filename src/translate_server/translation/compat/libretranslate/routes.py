@@ -4,6 +4,8 @@ changing their base URL. Keys, when set, come as LibreTranslate's clients send t
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar import Request, Router, get, post
 
 from translate_server.errors import ApiError
@@ -39,7 +41,7 @@ _ERRORS = error_responses(*COMPAT_ERRORS, shape=LibreError)
 @post("/translate", status_code=200, summary="LibreTranslate: translate",
       tags=["libretranslate"],
       responses=_ERRORS)
-async def libre_translate(request: Request) -> LibreTranslateResponse:
+async def libre_translate(request: Request[Any, Any, Any]) -> LibreTranslateResponse:
     body = await read_body(request, LibreTranslateRequest)
     found = services(request)
     deadline = deadline_for(found.limits.request_timeout, None)
@@ -51,7 +53,7 @@ async def libre_translate(request: Request) -> LibreTranslateResponse:
 @post("/detect", status_code=200, summary="LibreTranslate: detect the language",
       tags=["libretranslate"],
       responses=_ERRORS)
-async def libre_detect(request: Request) -> list[LibreDetected]:
+async def libre_detect(request: Request[Any, Any, Any]) -> list[LibreDetected]:
     body = await read_body(request, LibreDetectRequest)
     response = services(request).translation.detect(DetectRequest(text=body.q))
     return libre_detections(response)
@@ -59,7 +61,7 @@ async def libre_detect(request: Request) -> list[LibreDetected]:
 
 @get("/languages", summary="LibreTranslate: languages", tags=["libretranslate"],
      responses=_ERRORS, opt=OPEN)  # open, as LibreTranslate's own
-async def libre_languages(request: Request) -> list[LibreLanguage]:
+async def libre_languages(request: Request[Any, Any, Any]) -> list[LibreLanguage]:
     languages = [(language.code, language.name)
                  for language in services(request).translation.languages().languages]
     languages = sorted([*languages, *LIBRE_VARIANTS])
@@ -69,7 +71,7 @@ async def libre_languages(request: Request) -> list[LibreLanguage]:
 
 @get("/frontend/settings", summary="LibreTranslate: settings its web page reads",
      tags=["libretranslate"], opt=OPEN)
-async def libre_frontend_settings(request: Request) -> FrontendSettings:
+async def libre_frontend_settings(request: Request[Any, Any, Any]) -> FrontendSettings:
     found = services(request)
     keys = bool(request.app.state.get("api_keys_required"))
     files = found.documents is not None
