@@ -85,9 +85,13 @@ class RequestRecord:
         if self.first_token is None:
             self.first_token = time.perf_counter()
 
-    def engine_finished(self, prompt_tokens: int, completion_tokens: int,
-                        timings: EngineTimings | None = None,
-                        cached_tokens: int | None = None) -> None:
+    def engine_finished(
+        self,
+        prompt_tokens: int,
+        completion_tokens: int,
+        timings: EngineTimings | None = None,
+        cached_tokens: int | None = None,
+    ) -> None:
         self.prompt_tokens += prompt_tokens
         self.completion_tokens += completion_tokens
         self.finished = time.perf_counter()
@@ -96,8 +100,9 @@ class RequestRecord:
         if timings is not None:
             self.preemptions += timings.preemptions
             slowest = self.engine
-            if slowest is None or (timings.first_token + timings.decode
-                                   > slowest.first_token + slowest.decode):
+            if slowest is None or (
+                timings.first_token + timings.decode > slowest.first_token + slowest.decode
+            ):
                 self.engine = timings
 
     def engine_fields(self) -> dict[str, float | int]:
@@ -114,8 +119,9 @@ class RequestRecord:
             "cached_tokens": self.cached_tokens or 0,
         }
 
-    def quality_checked(self, failures: tuple[str, ...], warnings: tuple[str, ...],
-                        retried: bool) -> None:
+    def quality_checked(
+        self, failures: tuple[str, ...], warnings: tuple[str, ...], retried: bool
+    ) -> None:
         if failures:
             self.quality_failures = [*(self.quality_failures or ()), *failures]
         if warnings:

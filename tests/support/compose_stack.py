@@ -11,18 +11,25 @@ ROOT = Path(__file__).resolve().parents[2]
 PROJECT = "translate-server-test"
 PORT = int(os.environ.get("DOCKER_TIER_PORT", "18000"))
 IMAGE = "translate-server:0.1.0-cpu"
-LOCAL_IMAGES = ["translate-server-local/python:3.11", "translate-server-local/haproxy:2.6",
-                "translate-server-local/prometheus:2"]
+LOCAL_IMAGES = [
+    "translate-server-local/python:3.11",
+    "translate-server-local/haproxy:2.6",
+    "translate-server-local/prometheus:2",
+]
 # First start prepares Gemma 3 270M from its wheels (about 50 s) before the engine starts.
 HEALTHY_WITHIN = float(os.environ.get("DOCKER_TIER_HEALTHY_WITHIN", "600"))
 FIGURES: dict[str, float | str] = {}
 
 
 def run(*args: str, timeout: float = 600, check: bool = True) -> subprocess.CompletedProcess:
-    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(
+        args, check=False, cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
     if check and done.returncode != 0:
-        raise AssertionError(f"{' '.join(args)} exited {done.returncode}:\n"
-                             f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
+        raise AssertionError(
+            f"{' '.join(args)} exited {done.returncode}:\n"
+            f"{done.stdout[-2000:]}{done.stderr[-2000:]}"
+        )
     return done
 
 
@@ -32,8 +39,7 @@ def compose(*args: str, timeout: float = 900, check: bool = True) -> subprocess.
 
 
 def container_health(container: str) -> str:
-    state = run("docker", "inspect", "--format", "{{.State.Health.Status}}", container,
-                check=False)
+    state = run("docker", "inspect", "--format", "{{.State.Health.Status}}", container, check=False)
     return state.stdout.strip() or "gone"
 
 

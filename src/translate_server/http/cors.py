@@ -35,11 +35,17 @@ class Cors:
             await self.app(scope, receive, send)
             return
         if scope["method"] == "OPTIONS":
-            start: HTTPResponseStartEvent = {"type": "http.response.start", "status": 204,
-                                             "headers": [*HEADERS, (b"content-length", b"0")]}
+            start: HTTPResponseStartEvent = {
+                "type": "http.response.start",
+                "status": 204,
+                "headers": [*HEADERS, (b"content-length", b"0")],
+            }
             await send(start)
-            end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": b"",
-                                         "more_body": False}
+            end: HTTPResponseBodyEvent = {
+                "type": "http.response.body",
+                "body": b"",
+                "more_body": False,
+            }
             await send(end)
             return
 

@@ -94,11 +94,17 @@ class ApiGate:
                 status, headers, body = encode_error(refusal, self._shape(scope["path"]))
                 # The body was never read: the connection cannot carry another request.
                 headers.append((b"connection", b"close"))
-                start: HTTPResponseStartEvent = {"type": "http.response.start",
-                                                 "status": status, "headers": headers}
+                start: HTTPResponseStartEvent = {
+                    "type": "http.response.start",
+                    "status": status,
+                    "headers": headers,
+                }
                 await send(start)
-                end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": body,
-                                             "more_body": False}
+                end: HTTPResponseBodyEvent = {
+                    "type": "http.response.body",
+                    "body": body,
+                    "more_body": False,
+                }
                 await send(end)
                 return
         await self.app(scope, receive, send)
@@ -113,8 +119,11 @@ class ApiGate:
         # As the router will see it: a trailing or doubled slash reaches the same route.
         path = normalize_path(scope["path"])
         headers = dict(scope["headers"])
-        if (self.keys is not None and path not in self.open_paths
-                and not path.startswith(self.open_prefixes)):
+        if (
+            self.keys is not None
+            and path not in self.open_paths
+            and not path.startswith(self.open_prefixes)
+        ):
             authorization = headers.get(b"authorization", b"")
             if not self.keys.accepts(authorization):
                 if not authorization and path.startswith(self.body_key_prefixes):

@@ -32,11 +32,11 @@ def event(payload: msgspec.Struct) -> bytes:
     return b"data: " + encode_json(payload) + b"\n\n"
 
 
-def named_event(payload: Any) -> bytes:
+def named_event(payload: msgspec.Struct) -> bytes:
     """An event that names its type on an `event:` line, as the Responses API's do (the
     payload is a tagged Struct whose `type` field is that name)."""
-    body = encode_json(payload)
-    return b"event: " + payload.__struct_config__.tag.encode() + b"\ndata: " + body + b"\n\n"
+    name = str(payload.__struct_config__.tag).encode()
+    return b"event: " + name + b"\ndata: " + encode_json(payload) + b"\n\n"
 
 
 class EventStream(Stream):
@@ -84,8 +84,7 @@ class _EventStreamResponse(ASGIStreamingResponse):
                 async for chunk in events:
                     # `[DONE]` goes out with the end of the response, in one write.
                     last = chunk is DONE
-                    await send({"type": "http.response.body", "body": chunk,
-                                "more_body": not last})
+                    await send({"type": "http.response.body", "body": chunk, "more_body": not last})
                     if last:
                         break
                 else:

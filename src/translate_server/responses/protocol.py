@@ -34,8 +34,12 @@ class TextFormat(RequestStruct, kw_only=True):
     strict: bool | None = None
 
     def as_json_schema(self) -> JsonSchemaFormat:
-        return JsonSchemaFormat(name=self.name or "response", schema_=self.schema_,
-                                description=self.description, strict=self.strict)
+        return JsonSchemaFormat(
+            name=self.name or "response",
+            schema_=self.schema_,
+            description=self.description,
+            strict=self.strict,
+        )
 
 
 class TextConfig(RequestStruct, kw_only=True):
@@ -98,10 +102,13 @@ class ResponseUsage(msgspec.Struct, kw_only=True):
 
     @classmethod
     def of(cls, input_tokens: int, output_tokens: int, cached: int | None) -> ResponseUsage:
-        return cls(input_tokens=input_tokens,
-                   input_tokens_details=InputTokensDetails(cached_tokens=cached or 0),
-                   output_tokens=output_tokens, output_tokens_details=OutputTokensDetails(),
-                   total_tokens=input_tokens + output_tokens)
+        return cls(
+            input_tokens=input_tokens,
+            input_tokens_details=InputTokensDetails(cached_tokens=cached or 0),
+            output_tokens=output_tokens,
+            output_tokens_details=OutputTokensDetails(),
+            total_tokens=input_tokens + output_tokens,
+        )
 
 
 class IncompleteDetails(msgspec.Struct, kw_only=True):
@@ -136,6 +143,7 @@ class Response(msgspec.Struct, kw_only=True):
 
 
 # -- stream events, each with its `type` and `sequence_number` ---------------------------------
+
 
 class ResponseEvent(msgspec.Struct, kw_only=True, tag_field="type"):
     sequence_number: int

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any
 
 from litestar import Request, post
 from litestar.response import Stream
@@ -22,12 +23,24 @@ from translate_server.responses.protocol import (
 )
 
 
-@post("/v1/responses", status_code=200, summary="Create a model response", tags=["openai"],
-      opt=JSON, responses={
-          **answer_or_stream(Response, "The response; with `stream: true`, server-sent events "
-                             "from `response.created` to `response.completed`"),
-          **error_responses(*API_ERRORS)})
-async def create_response(data: ResponsesRequest, request: Request) -> Response | Stream:
+@post(
+    "/v1/responses",
+    status_code=200,
+    summary="Create a model response",
+    tags=["openai"],
+    opt=JSON,
+    responses={
+        **answer_or_stream(
+            Response,
+            "The response; with `stream: true`, server-sent events "
+            "from `response.created` to `response.completed`",
+        ),
+        **error_responses(*API_ERRORS),
+    },
+)
+async def create_response(
+    data: ResponsesRequest, request: Request[Any, Any, Any]
+) -> Response | Stream:
     found = services(request)
     record = record_of(request)
     deadline = deadline_for(found.limits.request_timeout, data.timeout)
@@ -37,8 +50,9 @@ async def create_response(data: ResponsesRequest, request: Request) -> Response 
     return await unless_disconnected(request, found.responses.create(data, record, deadline))
 
 
-async def _written(events: AsyncIterator[ResponseEvent],
-                   record: RequestRecord) -> AsyncGenerator[bytes, None]:
+async def _written(
+    events: AsyncIterator[ResponseEvent], record: RequestRecord
+) -> AsyncGenerator[bytes, None]:
     """Each event as `event: <type>` and its JSON; a failure after the 200 is the last event,
     of type `error` (the Responses API ends without `[DONE]`)."""
     sequence = 0
@@ -48,7 +62,13 @@ async def _written(events: AsyncIterator[ResponseEvent],
             yield sse.named_event(event)
     except Exception as exc:  # noqa: BLE001 - stream_failure logs the unexpected
         error = stream_failure(exc, record).error
-        yield sse.named_event(StreamError(sequence_number=sequence + 1, code=error.code,
-                                          message=error.message, param=error.param))
+        yield sse.named_event(
+            StreamError(
+                sequence_number=sequence + 1,
+                code=error.code,
+                message=error.message,
+                param=error.param,
+            )
+        )
     finally:
         await events.aclose()  # type: ignore[attr-defined]

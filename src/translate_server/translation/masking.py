@@ -53,8 +53,11 @@ class Unmasked(msgspec.Struct, frozen=True):
 def protected_spans(text: str, *, entities: bool = True) -> list[tuple[int, int]]:
     """(start, end) of every protected span of `text`, in order, none overlapping."""
     found = [(p.start, p.end) for p in find_placeholders(text)]
-    found.extend(match.span() for match in _OTHER_SPANS.finditer(text)
-                 if entities or match.lastgroup != "entity")
+    found.extend(
+        match.span()
+        for match in _OTHER_SPANS.finditer(text)
+        if entities or match.lastgroup != "entity"
+    )
     found.sort()
     spans: list[tuple[int, int]] = []
     for start, end in found:

@@ -21,12 +21,24 @@ from translate_server.translation.protocol import (
 )
 
 
-@post("/translate", status_code=200, summary="Translate a text or a list of texts",
-      tags=["translation"], opt=JSON, responses={
-          **answer_or_stream(TranslateResponse, "The translation; with `stream: true`, "
-                             "server-sent events of its deltas ending in `[DONE]`"),
-          **error_responses(*API_ERRORS)})
-async def translate(data: TranslateRequest, request: Request[Any, Any, Any]) -> TranslateResponse | Stream:
+@post(
+    "/translate",
+    status_code=200,
+    summary="Translate a text or a list of texts",
+    tags=["translation"],
+    opt=JSON,
+    responses={
+        **answer_or_stream(
+            TranslateResponse,
+            "The translation; with `stream: true`, "
+            "server-sent events of its deltas ending in `[DONE]`",
+        ),
+        **error_responses(*API_ERRORS),
+    },
+)
+async def translate(
+    data: TranslateRequest, request: Request[Any, Any, Any]
+) -> TranslateResponse | Stream:
     found = services(request)
     record = record_of(request)
     deadline = deadline_for(found.limits.request_timeout, data.timeout)
@@ -37,8 +49,14 @@ async def translate(data: TranslateRequest, request: Request[Any, Any, Any]) -> 
     )
 
 
-@post("/detect", status_code=200, summary="Detect the language of a text",
-      tags=["translation"], opt=JSON, responses=error_responses(400, 401, 413, 415))
+@post(
+    "/detect",
+    status_code=200,
+    summary="Detect the language of a text",
+    tags=["translation"],
+    opt=JSON,
+    responses=error_responses(400, 401, 413, 415),
+)
 async def detect(data: DetectRequest, request: Request[Any, Any, Any]) -> DetectResponse:
     return services(request).translation.detect(data)
 

@@ -7,8 +7,9 @@ import pytest
 from translate_server.http.gate import ApiKeys
 
 
-@pytest.mark.parametrize("header", ["", "Bearer", "Bearer ", "Basic k1", "Bearer k3",
-                                    "Bearer k1x", "k1"])
+@pytest.mark.parametrize(
+    "header", ["", "Bearer", "Bearer ", "Basic k1", "Bearer k3", "Bearer k1x", "k1"]
+)
 def test_keys_refused(header: str) -> None:
     assert not ApiKeys(("k1", "k2")).accepts(header.encode("utf-8"))
 

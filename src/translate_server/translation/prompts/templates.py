@@ -56,8 +56,14 @@ class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
         primary = tag.split("-", 1)[0]
         found = self.support.get(tag) or self.support.get(primary)
         if found is None:
-            found = next((level for listed, level in self.support.items()
-                          if listed.split("-", 1)[0] == primary), None)
+            found = next(
+                (
+                    level
+                    for listed, level in self.support.items()
+                    if listed.split("-", 1)[0] == primary
+                ),
+                None,
+            )
         return found
 
     @property
@@ -108,7 +114,11 @@ class PromptTemplates:
 
 @cache
 def _bundled_text() -> str:
-    return resources.files("translate_server.translation.prompts").joinpath("templates.toml").read_text()
+    return (
+        resources.files("translate_server.translation.prompts")
+        .joinpath("templates.toml")
+        .read_text()
+    )
 
 
 def _bundled_tables() -> dict[str, dict[str, Any]]:
@@ -135,10 +145,16 @@ def build_translation_prompt(
     template = template or default_template()
     if template.kind == "completion":
         return completion.completion_prompt(
-            text, source, target, prefix=template.prefix, examples=template.examples,
-            glossary=glossary)
-    return build_translation_messages(text, source.name, target.name, glossary=glossary,
-                                      formality=formality, template=template)
+            text,
+            source,
+            target,
+            prefix=template.prefix,
+            examples=template.examples,
+            glossary=glossary,
+        )
+    return build_translation_messages(
+        text, source.name, target.name, glossary=glossary, formality=formality, template=template
+    )
 
 
 def build_translation_messages(
