@@ -52,7 +52,8 @@ test: $(STAMP) lint browser haproxy
 # The docker tier (tests/docker): the CPU image built and the compose stack run for real, on
 # base images made from Debian packages. Installs and starts Docker where it can (root), and
 # stops the dockerd it started; where Docker cannot start, the tests skip and say why.
-# About 25 minutes on 2 cores from nothing (the image build is half of it); bounded here.
+# About 22 minutes on 2 cores from nothing (set-up 4, image build 5, the stack 12: one model
+# preparation, three starts with it prepared, one replica restart); bounded here.
 DOCKER_TIER_TIMEOUT ?= 2700
 test-docker: $(STAMP)
 	@mkdir -p .docker-tier && date +%s > .docker-tier/start

@@ -32,11 +32,12 @@ from tests.support.compose_stack import (
 
 
 def why_docker_cannot_run() -> str | None:
-    reason = _why_docker_cannot_run()
+    # What `make test-docker`'s set-up could not have (Docker, compose, the base images, a
+    # container that reaches PyPI): the machine's lack, not the stack's fault.
     setup_failed = ROOT / ".docker-tier" / "setup-failed"
-    if reason and setup_failed.exists():  # what `docker-tier.sh setup` could not do
-        reason += f" ({setup_failed.read_text().strip()})"
-    return reason
+    if setup_failed.exists():
+        return f"docker tier set-up: {setup_failed.read_text().strip()}"
+    return _why_docker_cannot_run()
 
 
 def _why_docker_cannot_run() -> str | None:

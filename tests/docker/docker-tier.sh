@@ -51,12 +51,20 @@ local_images() {
         deploy/docker/local-images.sh
 }
 
+# The image build installs from PyPI inside a container: a host whose containers cannot reach
+# it (no bridge network, no route) cannot build, which is no fault of the stack.
+containers_reach_pypi() {
+    docker run --rm translate-server-local/python:3.11 python3 -c \
+        "import urllib.request; urllib.request.urlopen('https://pypi.org/simple/hatchling/', timeout=30)"
+}
+
 case ${1:-} in
 setup)
     start=$SECONDS
     rm -f "$STATE/setup-failed"
     # Each step's last words go to $STATE/setup-failed when it fails: the tests' skip reason.
-    for step in install_docker start_daemon install_compose local_images; do
+    for step in install_docker start_daemon install_compose local_images \
+            containers_reach_pypi; do
         if ! "$step" > >(tee "$STATE/step.log") 2>&1; then
             sleep 1
             echo "$step failed: $(tail -c 300 "$STATE/step.log" | tr '\n' ' ')" \

@@ -23,6 +23,8 @@ STOP_GRACE_PERIOD = 45  # docker-compose.yml's stop_grace_period for the servers
 # The restart test's load: a few clients, each one request at a time, for as long as the
 # restart takes (the replica's stop, and its start with the model already prepared).
 LOAD_CLIENTS = 2
+# tests/docker/compose.tier.yml's stop_grace_period for the replicas (drain: 120 s).
+REPLICA_STOP_GRACE_PERIOD = 150
 RESTART_HEALTHY_WITHIN = 300
 
 
@@ -192,7 +194,7 @@ def test_restarting_one_replica_under_load_loses_no_request(scale_stack, client)
     """A few clients keep asking through HAProxy while one replica's container restarts:
     every request is answered 200, and the restarted replica is taken back afterwards."""
     numbers = itertools.count()
-    answers: list[tuple[float, int, str]] = []  # (when it was sent, status, replica)
+    answers: list[tuple[float, int, str, float]] = []  # (sent, status, replica, answered)
     failures: list[str] = []
     stop = threading.Event()
 
@@ -205,9 +207,19 @@ def test_restarting_one_replica_under_load_loses_no_request(scale_stack, client)
                 except httpx.HTTPError as exc:
                     failures.append(f"{exc!r} (sent {sent - begun:.0f} s after the restart)")
                     continue
-                answers.append((sent, response.status_code, response.headers.get("x-replica", "?")))
+                answers.append(
+                    (
+                        sent,
+                        response.status_code,
+                        response.headers.get("x-replica", "?"),
+                        time.monotonic(),
+                    )
+                )
                 if response.status_code != 200:
-                    failures.append(f"{response.status_code} {response.text[:200]}")
+                    failures.append(
+                        f"{response.status_code} from {response.headers.get('x-replica')}"
+                        f" after {time.monotonic() - sent:.0f} s: {response.text[:150]}"
+                    )
 
     first = sorted(containers("translate-server-replica"))[0]
     begun = time.monotonic() + 3
@@ -222,9 +234,9 @@ def test_restarting_one_replica_under_load_loses_no_request(scale_stack, client)
             "docker",
             "restart",
             "--time",
-            str(STOP_GRACE_PERIOD),
+            str(REPLICA_STOP_GRACE_PERIOD),
             first,
-            timeout=STOP_GRACE_PERIOD + 30,
+            timeout=REPLICA_STOP_GRACE_PERIOD + 30,
         )
         back = time.monotonic()
         wait_healthy("translate-server-replica", count=2, within=RESTART_HEALTHY_WITHIN)
@@ -233,8 +245,7 @@ def test_restarting_one_replica_under_load_loses_no_request(scale_stack, client)
         healthy = time.monotonic()
         deadline = healthy + 30
         while (
-            time.monotonic() < deadline
-            and len({replica for sent, _, replica in answers if sent > healthy + 6}) < 2
+            time.monotonic() < deadline and len({a[2] for a in answers if a[0] > healthy + 6}) < 2
         ):
             time.sleep(1)
     finally:
@@ -242,8 +253,11 @@ def test_restarting_one_replica_under_load_loses_no_request(scale_stack, client)
         for worker in workers:
             worker.join(130)
     during = [a for a in answers if begun <= a[0] <= back]
-    after = {replica for sent, _, replica in answers if sent > healthy + 6}
+    after = {a[2] for a in answers if a[0] > healthy + 6}
     FIGURES["requests_during_replica_restart"] = len(answers)
+    FIGURES["replica_restart_slowest_request_s"] = round(
+        max((done - sent for sent, _, _, done in answers), default=0), 1
+    )
     print(
         f"\n{len(answers)} requests, {len(during)} sent while the replica stopped; "
         f"answered by {sorted({a[2] for a in answers})}"

@@ -34,7 +34,14 @@ def run(*args: str, timeout: float = 600, check: bool = True) -> subprocess.Comp
 
 
 def compose(*args: str, timeout: float = 900, check: bool = True) -> subprocess.CompletedProcess:
-    files = ["-f", "docker-compose.yml", "-f", "deploy/docker/compose.local.yml"]
+    files = [
+        "-f",
+        "docker-compose.yml",
+        "-f",
+        "deploy/docker/compose.local.yml",
+        "-f",
+        "tests/docker/compose.tier.yml",
+    ]
     return run("docker", "compose", "-p", PROJECT, *files, *args, timeout=timeout, check=check)
 
 
