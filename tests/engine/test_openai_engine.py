@@ -166,23 +166,20 @@ def test_token_ids_outside_the_vocabulary(sdk: openai.OpenAI, server: ServerProc
 
 def test_responses_streamed_and_not(sdk: openai.OpenAI) -> None:
     # The Responses API over the real engine: its text is the same as the stream's deltas,
-    # and usage counts real tokens.
-    response = sdk.responses.create(
-        model="tiny",
-        input="Say something.",
-        instructions="Be brief.",
-        max_output_tokens=12,
-        temperature=0,
-    )
+    # and usage counts real tokens. Cut at max_output_tokens, a stream ends with
+    # `response.incomplete`, as OpenAI's does.
+    asked = {
+        "model": "tiny",
+        "input": "Say something.",
+        "instructions": "Be brief.",
+        "max_output_tokens": 12,
+        "temperature": 0,
+    }
+    response = sdk.responses.create(**asked)
     assert response.status in ("completed", "incomplete")
     assert response.usage.input_tokens > 5 and 0 < response.usage.output_tokens <= 12
-    with sdk.responses.stream(
-        model="tiny",
-        input="Say something.",
-        instructions="Be brief.",
-        max_output_tokens=12,
-        temperature=0,
-    ) as stream:
-        deltas = [e.delta for e in stream if e.type == "response.output_text.delta"]
-        final = stream.get_final_response()
-    assert "".join(deltas) == final.output_text == response.output_text
+    events = list(sdk.responses.create(**asked, stream=True))
+    deltas = [e.delta for e in events if e.type == "response.output_text.delta"]
+    final = events[-1]
+    assert final.type == f"response.{response.status}"
+    assert "".join(deltas) == final.response.output_text == response.output_text
