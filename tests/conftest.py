@@ -24,14 +24,15 @@ def engine() -> FakeEngine:
 @pytest.fixture
 def make_app(engine: FakeEngine, tmp_path: Path) -> AppFactory:
     """An app around the fake engine; keyword arguments are settings overrides by option name.
-    Its document jobs and DeepL database live in the test's own directory."""
+    Its document jobs, DeepL database and translation memories live in the test's own directory."""
 
     def build(engine_: FakeEngine | None = None, **overrides: Any) -> Litestar:
         # The fake engine answers with the source upper-cased, which the quality guard rightly
         # calls an echo: the guard's own tests turn it on.
         settings: Settings = load_settings(
             {"served_model_name": "fake-model", "document_dir": str(tmp_path / "documents"),
-             "glossary_db": str(tmp_path / "glossaries.sqlite3"), "quality_guard": False,
+             "glossary_db": str(tmp_path / "glossaries.sqlite3"),
+             "memory_db": str(tmp_path / "memories.sqlite3"), "quality_guard": False,
              **overrides}, environ={}
         )
         chosen = engine_ or engine

@@ -29,6 +29,7 @@ from translate_server.http.services import Services
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.inference.generation import GenerationService
+from translate_server.memory.routes import memory_router
 from translate_server.settings import Settings
 from translate_server.tracing import Tracing, build_tracing
 from translate_server.translation.compat.deepl.routes import deepl_router
@@ -43,6 +44,7 @@ from translate_server.ui.routes import ui_router
 if TYPE_CHECKING:  # their modules load with the engine, not with the routes
     from translate_server.documents.runner import Bill
     from translate_server.documents.service import Documents
+    from translate_server.memory.service import Memories
     from translate_server.translation.service import TranslationService
 
 log = structlog.get_logger(__name__)
@@ -96,6 +98,7 @@ def create_app(
                        if serve_documents else [])
     app = Litestar(
         route_handlers=[*API_ROUTES, *OPEN_ROUTES, deepl_router(), libretranslate_router(),
+                        memory_router(settings.translation.max_memory_bytes),
                         *page, *document_routes],
         lifespan=[lifespan],
         state=State({"api_keys_required": bool(settings.server.api_keys)}, deep_copy=False),
@@ -152,12 +155,15 @@ async def open_services(
     cache = TranslationCache(options.translation_cache_size, metrics_.registry)
     template = PromptTemplates.load(options.prompt_templates).for_model(engine.info.model)
 
+    memories = await _open_memories(resources, settings)
+
     def translation_service(admitted_by: Admission, priority: int = 0) -> TranslationService:
         return TranslationService(
             generation, admitted_by, settings.limits, model_name, detection=detection,
             cache=cache, template=template, priority=priority,
             quality_guard=options.quality_guard,
-            refuse_unsupported_targets=options.refuse_unsupported_targets)
+            refuse_unsupported_targets=options.refuse_unsupported_targets,
+            memories=memories)
 
     deepl = DeepLAccounts.open(_deepl_database_path(settings))
     resources.push_async_callback(deepl.close)  # after the documents, which bill into it
@@ -171,7 +177,23 @@ async def open_services(
         chat=ChatService(generation, admission, settings.limits, model_name),
         completions=CompletionService(generation, admission, settings.limits, model_name),
         translation=translation_service(admission), deepl=deepl, documents=documents,
+        memories=memories,
     )
+
+
+async def _open_memories(resources: AsyncExitStack, settings: Settings) -> Memories:
+    """The translation memories' database, closed with the app."""
+    from translate_server.memory.service import Memories
+    from translate_server.memory.store import MemoryStore
+
+    options = settings.translation
+    configured = options.memory_db
+    path = (Path(configured).expanduser() if configured
+            else Path(settings.engine.model_cache_dir).expanduser() / "memories.sqlite3")
+    store = MemoryStore(path)
+    resources.push_async_callback(store.close)
+    await store.open()
+    return Memories(store, options.max_memory_entries, options.max_memory_bytes)
 
 
 async def _open_documents(resources: AsyncExitStack, settings: Settings,

@@ -27,7 +27,7 @@ class RequestRecord:
                  "prompt_tokens", "completion_tokens", "engine_requests", "submitted",
                  "first_token", "finished", "finish_reason", "error_code", "engine",
                  "preemptions", "cached_tokens", "trace", "quality_failures",
-                 "quality_retries", "quality_warnings")
+                 "quality_retries", "quality_warnings", "memory_exact", "memory_fuzzy")
 
     def __init__(self, request_id: str, route: str, method: str) -> None:
         self.request_id = request_id
@@ -56,6 +56,10 @@ class RequestRecord:
         self.quality_failures: list[str] | None = None
         self.quality_retries = 0
         self.quality_warnings: list[str] | None = None
+        # Pieces answered from a translation memory, and pieces whose prompt showed its
+        # fuzzy matches as examples.
+        self.memory_exact = 0
+        self.memory_fuzzy = 0
 
     def engine_submitted(self) -> None:
         now = time.perf_counter()

@@ -25,8 +25,9 @@ def main() -> int:
     settings = load_settings({"port": port, "served_model_name": "fake-model",
                               "shutdown_grace": 10.0, "log_format": "json",
                               "document_dir": document_dir, "quality_guard": False,
-                              # Glossaries of a throwaway database, not the user's.
-                              "glossary_db": str(Path(tempfile.mkdtemp()) / "glossaries.db")},
+                              # Glossaries and memories of throwaway databases, not the user's.
+                              "glossary_db": str(Path(tempfile.mkdtemp()) / "glossaries.db"),
+                              "memory_db": str(Path(tempfile.mkdtemp()) / "memories.db")},
                              environ=os.environ)
     configure_logging("json", "info")
 

@@ -27,7 +27,9 @@ def serve(engine: FakeEngine, **overrides: Any) -> Iterator[str]:
     document jobs live in a directory of its own, gone with it."""
     with tempfile.TemporaryDirectory(prefix="page-server-") as documents:
         settings = load_settings({"served_model_name": "fake-model", "quality_guard": False,
-                                  "document_dir": documents, **overrides}, environ={})
+                                  "document_dir": documents,
+                                  "memory_db": f"{documents}/memories.sqlite3",
+                                  **overrides}, environ={})
         with _serving(create_app(settings, lambda: engine)) as base:
             yield base
 

@@ -25,6 +25,15 @@ class Entry(msgspec.Struct, frozen=True):
     note: str | None = None
 
 
+class Found(msgspec.Struct, frozen=True):
+    """A piece's best match: `exact` (its translation, the piece's spans put back) or fuzzy;
+    `examples` are (source, target) pairs at or above the threshold, the best last."""
+
+    exact: str | None
+    score: float
+    examples: tuple[tuple[str, str], ...] = ()
+
+
 def match_key(text: str) -> str:
     """What two sources must share to be an exact match: the text with its protected spans
     masked and its whitespace collapsed."""
@@ -73,5 +82,5 @@ def _replace_spans(target: str, theirs: Masked, ours: Masked) -> str:
     return "".join(out)
 
 
-__all__ = ["Entry", "UnknownLanguageError", "carry_spans", "collapse", "language_key",
+__all__ = ["Entry", "Found", "UnknownLanguageError", "carry_spans", "collapse", "language_key",
            "match_key", "normalized_tag"]

@@ -21,7 +21,13 @@ from typing import TypeVar
 import msgspec
 from rapidfuzz import fuzz, process
 
-from translate_server.memory.entries import Entry, carry_spans, language_key, match_key
+from translate_server.memory.entries import (
+    Entry,
+    Found,
+    carry_spans,
+    language_key,
+    match_key,
+)
 
 T = TypeVar("T")
 
@@ -90,15 +96,6 @@ class Merged(msgspec.Struct, frozen=True):
     added: int  # new in the memory
     replaced: int  # an entry of the same source and languages, its translation replaced
     entries: int  # in the memory now
-
-
-class Found(msgspec.Struct, frozen=True):
-    """A piece's best match: `exact` (its translation, the piece's spans put back) or fuzzy;
-    `examples` are (source, target) pairs at or above the threshold, the best last."""
-
-    exact: str | None
-    score: float
-    examples: tuple[tuple[str, str], ...] = ()
 
 
 class MemoryFull(Exception):

@@ -253,22 +253,25 @@ class PieceTranslator:
 
     @lru_cache(maxsize=1024)  # noqa: B019 - one translator per app; the key is small
     def _overhead(self, source: Language, target: Language,
-                  glossary: tuple[tuple[str, str], ...], formality: str) -> int:
+                  glossary: tuple[tuple[str, str], ...], formality: str,
+                  examples: tuple[tuple[str, str], ...] = ()) -> int:
         prompt = build_translation_prompt(
             "", source, target, glossary=dict(glossary), formality=formality,
-            template=self.template)
+            template=self.template, examples=examples)
         return self.generation.check(self.generation.render_inline(prompt), "text").tokens
 
     async def _tokenized(self, piece: Piece, job: Job) -> tuple[Prompt, int, int]:
         """The piece's prompt, rendered and tokenized once; the piece's own share of its
         tokens (the prompt less the instructions around it), and how many it may have."""
         formality = job.request.formality
+        # A translation memory's fuzzy matches, where it has some, are the prompt's examples;
+        # they are instructions, not the piece's own tokens.
         text = build_translation_prompt(
             piece.text, piece.source, job.target, glossary=piece.glossary,
-            formality=formality, template=self.template)
+            formality=formality, template=self.template, examples=piece.examples)
         prompt = await self.generation.render(text)
         overhead = self._overhead(piece.source, job.target, tuple(piece.glossary.items()),
-                                  formality)
+                                  formality, piece.examples)
         return prompt, max(1, prompt.tokens - overhead), self._token_budget(overhead, piece.param)
 
     def _options(self, prompt: Prompt, piece: Piece, source_tokens: int,

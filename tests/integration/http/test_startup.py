@@ -57,6 +57,7 @@ async def test_a_start_that_fails_halfway_leaves_nothing_open(
     settings = load_settings({"served_model_name": "fake-model", "quality_guard": False,
                               "document_dir": str(tmp_path / "documents"),
                               "glossary_db": str(tmp_path / "glossaries.sqlite3"),
+                              "memory_db": str(tmp_path / "memories.sqlite3"),
                               **overrides}, environ={})
     engine = FakeEngine()
     threads_before = set(threading.enumerate())
