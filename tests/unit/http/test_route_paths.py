@@ -28,7 +28,7 @@ def test_the_pages_assets_are_open_by_prefix() -> None:
 
 def test_json_bodies_are_the_routes_that_decode_json_themselves() -> None:
     assert paths(False).json_bodies == {"/translate", "/detect", "/v1/chat/completions",
-                                        "/v1/completions"}
+                                        "/v1/completions", "/memories"}
 
 
 def test_known_paths_are_every_route_without_parameters_except_the_docs() -> None:
