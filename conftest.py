@@ -38,8 +38,9 @@ def tier_of(path: Path) -> str | None:
         relative = path.resolve().relative_to(ROOT).as_posix()
     except ValueError:  # outside the checkout
         return None
-    return next((tier for folder, tier in TIER_OF_FOLDER.items()
-                 if relative.startswith(folder + "/")), None)
+    return next(
+        (tier for folder, tier in TIER_OF_FOLDER.items() if relative.startswith(folder + "/")), None
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -48,5 +49,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if tier is None:
             raise pytest.UsageError(
                 f"{item.nodeid}: a test lives in a tier's folder ({', '.join(TIER_OF_FOLDER)}); "
-                "move it to the one that says what it costs")
+                "move it to the one that says what it costs"
+            )
         item.add_marker(tier)

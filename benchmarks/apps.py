@@ -18,16 +18,23 @@ SERVED_NAME = "bench-model"
 
 def settings(quality_guard: bool = True) -> Settings:
     # No translation cache: repeated texts would skip the work the comparison app does.
-    return load_settings({"served_model_name": SERVED_NAME, "translation_cache_size": 0,
-                          "quality_guard": quality_guard}, environ={})
+    return load_settings(
+        {
+            "served_model_name": SERVED_NAME,
+            "translation_cache_size": 0,
+            "quality_guard": quality_guard,
+        },
+        environ={},
+    )
 
 
 def litestar_app(quality_guard: bool = True):
     from translate_server.app import create_app
 
     configure_logging("json", "info")
-    return create_app(settings(quality_guard), lambda: ZeroLatencyEngine(model=SERVED_NAME),
-                      on_ready=_freeze)
+    return create_app(
+        settings(quality_guard), lambda: ZeroLatencyEngine(model=SERVED_NAME), on_ready=_freeze
+    )
 
 
 def unguarded_app():
@@ -44,8 +51,9 @@ def litestar_traced_app():
 
     configure_logging("json", "info")
     tracing = build_tracing(os.environ["BENCH_OTLP_TRACES_ENDPOINT"])
-    return create_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME), tracing=tracing,
-                      on_ready=_freeze)
+    return create_app(
+        settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME), tracing=tracing, on_ready=_freeze
+    )
 
 
 def litestar_otel_asgi_app():
@@ -64,7 +72,8 @@ def litestar_otel_asgi_app():
     assert tracing is not None
     app = create_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME), on_ready=_freeze)
     app.asgi_handler = OpenTelemetryInstrumentationMiddleware(
-        app.asgi_handler, OpenTelemetryConfig(tracer_provider=tracing.provider))
+        app.asgi_handler, OpenTelemetryConfig(tracer_provider=tracing.provider)
+    )
     app.on_shutdown.append(tracing.shutdown)  # the app's own tracing (off) does not
     return app
 

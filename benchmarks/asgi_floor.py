@@ -16,30 +16,79 @@ import msgspec
 SERVED_NAME = "bench-model"
 _JSON = [(b"content-type", b"application/json")]
 _SSE = [(b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-cache")]
-_MODELS = msgspec.json.encode({"object": "list", "data": [
-    {"id": SERVED_NAME, "object": "model", "created": 0, "owned_by": "translate-server"}]})
-_TRANSLATION = msgspec.json.encode({
-    "translation": "Das ist eine kurze Übersetzung, immer dieselbe.", "source_lang": "en",
-    "target_lang": "de", "model": SERVED_NAME,
-    "usage": {"prompt_tokens": 40, "completion_tokens": 12, "total_tokens": 52}})
-_COMPLETION = msgspec.json.encode({
-    "id": "chatcmpl-0", "object": "chat.completion", "created": 0, "model": SERVED_NAME,
-    "choices": [{"index": 0, "message": {"role": "assistant", "content":
-                 "Das ist eine kurze Übersetzung, immer dieselbe."},
-                 "finish_reason": "stop", "logprobs": None}],
-    "usage": {"prompt_tokens": 40, "completion_tokens": 12, "total_tokens": 52}})
-_CHUNK = b"data: " + msgspec.json.encode({
-    "id": "chatcmpl-0", "object": "chat.completion.chunk", "created": 0, "model": SERVED_NAME,
-    "choices": [{"index": 0, "delta": {"content": " Wort"}, "finish_reason": None,
-                 "logprobs": None}]}) + b"\n\n"
+_MODELS = msgspec.json.encode(
+    {
+        "object": "list",
+        "data": [
+            {"id": SERVED_NAME, "object": "model", "created": 0, "owned_by": "translate-server"}
+        ],
+    }
+)
+_TRANSLATION = msgspec.json.encode(
+    {
+        "translation": "Das ist eine kurze Übersetzung, immer dieselbe.",
+        "source_lang": "en",
+        "target_lang": "de",
+        "model": SERVED_NAME,
+        "usage": {"prompt_tokens": 40, "completion_tokens": 12, "total_tokens": 52},
+    }
+)
+_COMPLETION = msgspec.json.encode(
+    {
+        "id": "chatcmpl-0",
+        "object": "chat.completion",
+        "created": 0,
+        "model": SERVED_NAME,
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": "Das ist eine kurze Übersetzung, immer dieselbe.",
+                },
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {"prompt_tokens": 40, "completion_tokens": 12, "total_tokens": 52},
+    }
+)
+_CHUNK = (
+    b"data: "
+    + msgspec.json.encode(
+        {
+            "id": "chatcmpl-0",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": SERVED_NAME,
+            "choices": [
+                {"index": 0, "delta": {"content": " Wort"}, "finish_reason": None, "logprobs": None}
+            ],
+        }
+    )
+    + b"\n\n"
+)
 
 
 def _usage_event(tokens: int) -> bytes:
-    return b"data: " + msgspec.json.encode({
-        "id": "chatcmpl-0", "object": "chat.completion.chunk", "created": 0,
-        "model": SERVED_NAME, "choices": [],
-        "usage": {"prompt_tokens": 40, "completion_tokens": tokens,
-                  "total_tokens": 40 + tokens}}) + b"\n\n"
+    return (
+        b"data: "
+        + msgspec.json.encode(
+            {
+                "id": "chatcmpl-0",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": SERVED_NAME,
+                "choices": [],
+                "usage": {
+                    "prompt_tokens": 40,
+                    "completion_tokens": tokens,
+                    "total_tokens": 40 + tokens,
+                },
+            }
+        )
+        + b"\n\n"
+    )
 
 
 async def app(scope, receive, send) -> None:
@@ -70,8 +119,13 @@ async def app(scope, receive, send) -> None:
         for _ in range(tokens):
             await asyncio.sleep(0)
             await send({"type": "http.response.body", "body": _CHUNK, "more_body": True})
-        await send({"type": "http.response.body", "more_body": False,
-                    "body": _usage_event(tokens) + b"data: [DONE]\n\n"})
+        await send(
+            {
+                "type": "http.response.body",
+                "more_body": False,
+                "body": _usage_event(tokens) + b"data: [DONE]\n\n",
+            }
+        )
 
 
 async def _answer(send, body: bytes) -> None:

@@ -40,9 +40,17 @@ class _Request:
 
 
 class BatchingEngine:
-    def __init__(self, *, max_num_seqs: int = 16, policy: str = "priority",
-                 step_s: float = 0.015, per_seq_s: float = 0.0005, prefill_s: float = 0.00002,
-                 model: str = "batching-double", max_model_len: int = 4096) -> None:
+    def __init__(
+        self,
+        *,
+        max_num_seqs: int = 16,
+        policy: str = "priority",
+        step_s: float = 0.015,
+        per_seq_s: float = 0.0005,
+        prefill_s: float = 0.00002,
+        model: str = "batching-double",
+        max_model_len: int = 4096,
+    ) -> None:
         self._info = EngineInfo(model=model, max_model_len=max_model_len)
         self.max_num_seqs = max_num_seqs
         self.policy = policy
@@ -71,8 +79,9 @@ class BatchingEngine:
         chars = sum(len(m["content"]) for m in messages)
         return [max(1, words)] + [0] * (chars // 4)
 
-    async def generate(self, prompt_token_ids: list[int], options: SamplingOptions,
-                       request_id: str) -> AsyncGenerator[EngineOutput, None]:
+    async def generate(
+        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
+    ) -> AsyncGenerator[EngineOutput, None]:
         if self._loop_task is None:
             self._loop_task = asyncio.create_task(self._run())
         request = _Request(len(prompt_token_ids), min(options.max_tokens, prompt_token_ids[0]))
@@ -99,8 +108,9 @@ class BatchingEngine:
                 if not self._requests[request_id].aborted:
                     self._running.append(request_id)
                     entering += self._requests[request_id].prompt_tokens
-            await asyncio.sleep(self.step_s + self.per_seq_s * len(self._running)
-                                + self.prefill_s * entering)
+            await asyncio.sleep(
+                self.step_s + self.per_seq_s * len(self._running) + self.prefill_s * entering
+            )
             self.steps += 1
             still = []
             for request_id in self._running:
@@ -111,8 +121,13 @@ class BatchingEngine:
                 request.produced += 1
                 done = request.produced >= request.answer_tokens
                 reason = "stop" if done else None
-                request.outputs.put_nowait(EngineOutput(request.prompt_tokens, [
-                    GenerationStep(0, WORD, request.produced, reason)], done))
+                request.outputs.put_nowait(
+                    EngineOutput(
+                        request.prompt_tokens,
+                        [GenerationStep(0, WORD, request.produced, reason)],
+                        done,
+                    )
+                )
                 if done:
                     del self._requests[request_id]
                 else:

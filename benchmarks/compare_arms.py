@@ -36,9 +36,12 @@ class CompareConfig:
 def engine_arguments(cfg: CompareConfig) -> list[str]:
     """The engine arguments every arm gets, as command-line flags (same names everywhere)."""
     args = [
-        "--max-num-seqs", str(cfg.max_num_seqs),
-        "--max-model-len", str(cfg.max_model_len),
-        "--dtype", cfg.dtype,
+        "--max-num-seqs",
+        str(cfg.max_num_seqs),
+        "--max-model-len",
+        str(cfg.max_model_len),
+        "--dtype",
+        cfg.dtype,
     ]
     if cfg.max_num_batched_tokens:
         args += ["--max-num-batched-tokens", str(cfg.max_num_batched_tokens)]
@@ -57,11 +60,23 @@ def _translate_server_command() -> list[str]:
 
 def engine_arm_command(cfg: CompareConfig, out: Path) -> list[str]:
     return [
-        sys.executable, "-m", "benchmarks.engine_arm",
-        "--model", cfg.model, "--served-model-name", SERVED_NAME,
+        sys.executable,
+        "-m",
+        "benchmarks.engine_arm",
+        "--model",
+        cfg.model,
+        "--served-model-name",
+        SERVED_NAME,
         *engine_arguments(cfg),
-        "--concurrency", str(cfg.concurrency), "--requests", str(cfg.requests),
-        "--warmup", str(cfg.warmup), "--json", str(out), *cfg.workload_argv,
+        "--concurrency",
+        str(cfg.concurrency),
+        "--requests",
+        str(cfg.requests),
+        "--warmup",
+        str(cfg.warmup),
+        "--json",
+        str(out),
+        *cfg.workload_argv,
         *([] if cfg.stream else ["--no-stream"]),
         *([] if cfg.engine_metrics else ["--disable-log-stats"]),
     ]
@@ -69,22 +84,44 @@ def engine_arm_command(cfg: CompareConfig, out: Path) -> list[str]:
 
 def service_command(cfg: CompareConfig, port: int) -> list[str]:
     return [
-        *_translate_server_command(), "serve",
-        "--model", cfg.model, "--served-model-name", SERVED_NAME,
-        "--host", "127.0.0.1", "--port", str(port), *engine_arguments(cfg),
-        "--log-format", "json", "--request-timeout", "600",
+        *_translate_server_command(),
+        "serve",
+        "--model",
+        cfg.model,
+        "--served-model-name",
+        SERVED_NAME,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        *engine_arguments(cfg),
+        "--log-format",
+        "json",
+        "--request-timeout",
+        "600",
         # Warm-up requests repeat the workload's first texts: from the cache, /translate
         # would answer some measured requests without the engine that every other arm uses.
-        "--translation-cache-size", "0",
+        "--translation-cache-size",
+        "0",
         *([] if cfg.engine_metrics else ["--no-engine-metrics"]),
     ]
 
 
 def vllm_command(cfg: CompareConfig, port: int) -> list[str]:
     return [
-        sys.executable, "-m", "vllm.entrypoints.openai.api_server",
-        "--model", cfg.model, "--served-model-name", SERVED_NAME,
-        "--host", "127.0.0.1", "--port", str(port), *engine_arguments(cfg),
-        "--enforce-eager", "--disable-uvicorn-access-log",
+        sys.executable,
+        "-m",
+        "vllm.entrypoints.openai.api_server",
+        "--model",
+        cfg.model,
+        "--served-model-name",
+        SERVED_NAME,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        *engine_arguments(cfg),
+        "--enforce-eager",
+        "--disable-uvicorn-access-log",
         *([] if cfg.engine_metrics else ["--disable-log-stats"]),
     ]

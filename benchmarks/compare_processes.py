@@ -81,7 +81,9 @@ class Server:
                 pass
             time.sleep(0.5)
         self.stop()
-        raise RuntimeError(f"{self.command[0]} not ready after {timeout_s:.0f} s; see {self.log_path}")
+        raise RuntimeError(
+            f"{self.command[0]} not ready after {timeout_s:.0f} s; see {self.log_path}"
+        )
 
     def log_size(self) -> int:
         return self.log_path.stat().st_size

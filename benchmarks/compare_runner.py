@@ -36,8 +36,9 @@ def run_engine_arm(cfg: CompareConfig, round_index: int) -> dict[str, float]:
     log = cfg.out_dir / f"engine-round{round_index}.log"
     command = engine_arm_command(cfg, out)
     with open(log, "wb") as handle:
-        code = subprocess.call(command, stdout=handle, stderr=subprocess.STDOUT,
-                               env=subprocess_env())
+        code = subprocess.call(
+            command, stdout=handle, stderr=subprocess.STDOUT, env=subprocess_env()
+        )
     if code != 0:
         tail = log.read_bytes()[-3000:].decode("utf-8", "replace")
         raise RuntimeError(f"engine arm failed ({code}); see {log}:\n{tail}")
@@ -49,8 +50,12 @@ async def _measure_http(
     server: Server, target: Target, cfg: CompareConfig, items: list, routes: Sequence[str]
 ) -> dict[str, float]:
     if cfg.warmup:
-        await run_level(target, warmup_items(items, cfg.warmup), concurrency=cfg.concurrency,
-                        requests=cfg.warmup)
+        await run_level(
+            target,
+            warmup_items(items, cfg.warmup),
+            concurrency=cfg.concurrency,
+            requests=cfg.warmup,
+        )
     offset = server.log_size()
     assert server.process is not None
     meter = CpuMeter.of_pid(server.process.pid)
@@ -64,8 +69,14 @@ async def _measure_http(
 
 
 def _run_server_arm(
-    cfg: CompareConfig, arm: str, round_index: int, items: list, *,
-    command: Callable[[CompareConfig, int], list[str]], api: Api, logs_requests: bool,
+    cfg: CompareConfig,
+    arm: str,
+    round_index: int,
+    items: list,
+    *,
+    command: Callable[[CompareConfig, int], list[str]],
+    api: Api,
+    logs_requests: bool,
 ) -> dict[str, float]:
     """Start a server, measure the workload through `api`, stop it. `logs_requests`: the
     server writes this service's request log, from which its own time is read."""
@@ -85,13 +96,15 @@ def run_service_arm(
 ) -> dict[str, float]:
     # A server of its own for each route, as every other arm has: a route measured after
     # another on the same server would find the same prompts in vLLM's prefix cache.
-    return _run_server_arm(cfg, arm, round_index, items, command=service_command, api=arm,
-                           logs_requests=True)
+    return _run_server_arm(
+        cfg, arm, round_index, items, command=service_command, api=arm, logs_requests=True
+    )
 
 
 def run_vllm_arm(cfg: CompareConfig, round_index: int, items: list) -> dict[str, float]:
-    return _run_server_arm(cfg, "vllm", round_index, items, command=vllm_command, api="chat",
-                           logs_requests=False)
+    return _run_server_arm(
+        cfg, "vllm", round_index, items, command=vllm_command, api="chat", logs_requests=False
+    )
 
 
 def run_comparison(cfg: CompareConfig, items: list, log=print) -> dict[str, Any]:

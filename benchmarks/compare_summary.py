@@ -24,8 +24,10 @@ def ratios(rounds: Sequence[dict[str, dict[str, float]]], baseline: str) -> dict
             values = [
                 r[arm][key] / r[baseline][key]
                 for r in rounds
-                if arm in r and baseline in r
-                and _finite(r[arm].get(key)) and _finite(r[baseline].get(key))
+                if arm in r
+                and baseline in r
+                and _finite(r[arm].get(key))
+                and _finite(r[baseline].get(key))
                 and r[baseline][key] != 0
             ]
             if values:
@@ -68,8 +70,9 @@ def format_comparison(
             else:
                 cells.append(f"{value:,.1f} ({ratio:.2f}x)")
         rows.append(cells)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
-              for i, h in enumerate(headers)]
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
+    ]
     lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths))]
     lines.append("  ".join("-" * w for w in widths))
     lines += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in rows]

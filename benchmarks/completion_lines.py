@@ -41,15 +41,21 @@ async def run(engine, prompt: str, stop: tuple[str, ...], rid: str) -> tuple[str
 
 def whole_prompt(text: str, source, target, template) -> str:
     # The same examples; the text's own line breaks kept inside its pair.
-    head = completion_prompt("X", source, target, prefix=template.prefix,
-                             examples=template.examples)
+    head = completion_prompt(
+        "X", source, target, prefix=template.prefix, examples=template.examples
+    )
     return head.rsplit("\n", 2)[0] + f"\n{source.name}: {text}\n{target.name}:"
 
 
 async def main(args: argparse.Namespace) -> None:
-    engine = create_vllm_engine(EngineSettings(model=args.model, max_model_len=2048,
-                                               kv_cache_gib=0.5,
-                                               model_cache_dir=args.model_cache_dir))
+    engine = create_vllm_engine(
+        EngineSettings(
+            model=args.model,
+            max_model_len=2048,
+            kv_cache_gib=0.5,
+            model_cache_dir=args.model_cache_dir,
+        )
+    )
     try:
         template = PromptTemplates.load().for_model(args.model)
         source = resolve_language("en")
@@ -64,16 +70,36 @@ async def main(args: argparse.Namespace) -> None:
             jobs = []
             for i, (text, target) in enumerate(cases):
                 if way == "line by line":
-                    jobs.append(asyncio.gather(*(
-                        run(engine, completion_prompt(line, source, target,
-                                                      prefix=template.prefix,
-                                                      examples=template.examples),
-                            ("\n",), f"l{i}-{k}")
-                        for k, line in enumerate(text.split("\n")))))
+                    jobs.append(
+                        asyncio.gather(
+                            *(
+                                run(
+                                    engine,
+                                    completion_prompt(
+                                        line,
+                                        source,
+                                        target,
+                                        prefix=template.prefix,
+                                        examples=template.examples,
+                                    ),
+                                    ("\n",),
+                                    f"l{i}-{k}",
+                                )
+                                for k, line in enumerate(text.split("\n"))
+                            )
+                        )
+                    )
                 else:
-                    jobs.append(asyncio.gather(run(
-                        engine, whole_prompt(text, source, target, template),
-                        (f"\n{source.name}:",), f"w{i}")))
+                    jobs.append(
+                        asyncio.gather(
+                            run(
+                                engine,
+                                whole_prompt(text, source, target, template),
+                                (f"\n{source.name}:",),
+                                f"w{i}",
+                            )
+                        )
+                    )
             results = await asyncio.gather(*jobs)
             wall = time.perf_counter() - started
             same_lines = right_language = echoed = total_lines = prompt_t = output_t = 0
@@ -91,16 +117,20 @@ async def main(args: argparse.Namespace) -> None:
                     echoed += line.strip() in source_lines
                 if args.show:
                     print(f"--- {way} -> {target.tag}\n{answer}")
-            print(f"{way:13} same line count {same_lines}/{len(cases)}  lines in the target "
-                  f"language {right_language}/{total_lines}  echoed lines {echoed}  "
-                  f"tokens in/out {prompt_t}/{output_t}  {wall:.1f} s", flush=True)
+            print(
+                f"{way:13} same line count {same_lines}/{len(cases)}  lines in the target "
+                f"language {right_language}/{total_lines}  echoed lines {echoed}  "
+                f"tokens in/out {prompt_t}/{output_t}  {wall:.1f} s",
+                flush=True,
+            )
     finally:
         engine.shutdown()
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--model", default="google/gemma-3-270m")
     parser.add_argument("--model-cache-dir", default=EngineSettings().model_cache_dir)
     parser.add_argument("--texts", type=int, default=12)

@@ -50,42 +50,61 @@ async def measure(settings: EngineSettings, args: argparse.Namespace) -> dict[st
         prompts = []
         for text in SENTENCES["en"][: max(args.batch, 4)]:
             prompt = build_translation_prompt(text, en, de, template=template)
-            prompts.append(engine.tokenize_text(prompt) if isinstance(prompt, str)
-                           else engine.tokenize_chat(prompt))
+            prompts.append(
+                engine.tokenize_text(prompt)
+                if isinstance(prompt, str)
+                else engine.tokenize_chat(prompt)
+            )
         await decode(engine, prompts[0], 8, "warm-up")
         single = []
         for i in range(3):
             first, last, count = await decode(engine, prompts[i], args.single_tokens, f"s{i}")
             single.append((count - 1) / (last - first))
         started = time.perf_counter()
-        results = await asyncio.gather(*(
-            decode(engine, prompts[i % len(prompts)], args.batch_tokens, f"b{i}")
-            for i in range(args.batch)))
+        results = await asyncio.gather(
+            *(
+                decode(engine, prompts[i % len(prompts)], args.batch_tokens, f"b{i}")
+                for i in range(args.batch)
+            )
+        )
         ended = max(last for _, last, _ in results)
         first_token = min(first for first, _, _ in results)
         tokens = sum(count for _, _, count in results)
-        return {"single_tok_s": statistics.median(single),
-                "batch_tok_s": (tokens - args.batch) / (ended - first_token),
-                "batch_wall_s": ended - started}
+        return {
+            "single_tok_s": statistics.median(single),
+            "batch_tok_s": (tokens - args.batch) / (ended - first_token),
+            "batch_wall_s": ended - started,
+        }
     finally:
         engine.shutdown()
 
 
 async def main(args: argparse.Namespace) -> None:
     flags = cpu_flags()
-    print(f"CPU bf16 instructions: {sorted(flags & {'avx512_bf16', 'amx_bf16'}) or 'none'}; "
-          f"--dtype auto picks {cpu_dtype(flags)}")
+    print(
+        f"CPU bf16 instructions: {sorted(flags & {'avx512_bf16', 'amx_bf16'}) or 'none'}; "
+        f"--dtype auto picks {cpu_dtype(flags)}"
+    )
     rows: dict[str, list[dict[str, float]]] = {"float32": [], "bfloat16": []}
     for round_ in range(args.rounds):
         order = ["float32", "bfloat16"] if round_ % 2 == 0 else ["bfloat16", "float32"]
         for dtype in order:
-            settings = EngineSettings(model=args.model, dtype=dtype, max_model_len=1024,
-                                      max_num_seqs=max(16, args.batch), kv_cache_gib=0.5,
-                                      engine_metrics=False, model_cache_dir=args.model_cache_dir)
+            settings = EngineSettings(
+                model=args.model,
+                dtype=dtype,
+                max_model_len=1024,
+                max_num_seqs=max(16, args.batch),
+                kv_cache_gib=0.5,
+                engine_metrics=False,
+                model_cache_dir=args.model_cache_dir,
+            )
             row = await measure(settings, args)
             rows[dtype].append(row)
-            print(f"round {round_ + 1} {dtype:9} single {row['single_tok_s']:6.1f} tok/s   "
-                  f"batch of {args.batch} {row['batch_tok_s']:7.1f} tok/s", flush=True)
+            print(
+                f"round {round_ + 1} {dtype:9} single {row['single_tok_s']:6.1f} tok/s   "
+                f"batch of {args.batch} {row['batch_tok_s']:7.1f} tok/s",
+                flush=True,
+            )
     print(f"\n{args.model}: medians over {args.rounds} round(s)")
     print(f"{'dtype':9} {'one request (tok/s)':>20} {f'{args.batch} at once (tok/s)':>20}")
     for dtype, measured in rows.items():
@@ -95,8 +114,9 @@ async def main(args: argparse.Namespace) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--model", default=DEFAULT_MODEL)
     parser.add_argument("--model-cache-dir", default=EngineSettings().model_cache_dir)
     parser.add_argument("--rounds", type=int, default=2)

@@ -29,13 +29,18 @@ SENTENCE = "The quick brown fox jumps over the lazy dog near the river bank."
 
 
 def _srt(cues: int) -> bytes:
-    return "".join(f"{i}\n00:{i // 60 % 60:02d}:{i % 60:02d},000 --> 00:{i // 60 % 60:02d}:"
-                   f"{i % 60:02d},900\n{SENTENCE}\n\n" for i in range(1, cues + 1)).encode()
+    return "".join(
+        f"{i}\n00:{i // 60 % 60:02d}:{i % 60:02d},000 --> 00:{i // 60 % 60:02d}:"
+        f"{i % 60:02d},900\n{SENTENCE}\n\n"
+        for i in range(1, cues + 1)
+    ).encode()
 
 
 def _markdown(paragraphs: int) -> bytes:
-    return "".join(f"## Part {i}\n\n{SENTENCE} Use `code {i}` here.\n\n- {SENTENCE}\n\n"
-                   for i in range(paragraphs)).encode()
+    return "".join(
+        f"## Part {i}\n\n{SENTENCE} Use `code {i}` here.\n\n- {SENTENCE}\n\n"
+        for i in range(paragraphs)
+    ).encode()
 
 
 def _po(entries: int) -> bytes:
@@ -66,8 +71,11 @@ def _time(data: bytes, name: str, rounds: int) -> tuple[int, float, float]:
         extracted.rebuild([segment.upper() for segment in extracted.segments])
         extracts.append(middle - start)
         rebuilds.append(time.perf_counter() - middle)
-    return (len(extracted.segments), statistics.median(extracts) * 1000,
-            statistics.median(rebuilds) * 1000)
+    return (
+        len(extracted.segments),
+        statistics.median(extracts) * 1000,
+        statistics.median(rebuilds) * 1000,
+    )
 
 
 async def _runner(cues: int) -> tuple[int, float]:
@@ -93,16 +101,24 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    files = [("talk.srt", _srt(args.size)), ("doc.md", _markdown(args.size)),
-             ("de.po", _po(args.size)), ("report.docx", _docx(args.size))]
+    files = [
+        ("talk.srt", _srt(args.size)),
+        ("doc.md", _markdown(args.size)),
+        ("de.po", _po(args.size)),
+        ("report.docx", _docx(args.size)),
+    ]
     print("| format | bytes | segments | extract ms | rebuild ms |\n|---|---:|---:|---:|---:|")
     for name, data in files:
         segments, extract_ms, rebuild_ms = _time(data, name, args.rounds)
-        print(f"| {name.split('.')[1]} | {len(data):,} | {segments:,} | {extract_ms:.0f} | "
-              f"{rebuild_ms:.0f} |")
+        print(
+            f"| {name.split('.')[1]} | {len(data):,} | {segments:,} | {extract_ms:.0f} | "
+            f"{rebuild_ms:.0f} |"
+        )
     segments, elapsed = asyncio.run(_runner(args.size * 5))
-    print(f"\nrunner, instant translator: {segments:,} segments in {elapsed:.2f} s "
-          f"({elapsed / segments * 1e6:.0f} us per segment)")
+    print(
+        f"\nrunner, instant translator: {segments:,} segments in {elapsed:.2f} s "
+        f"({elapsed / segments * 1e6:.0f} us per segment)"
+    )
 
 
 if __name__ == "__main__":

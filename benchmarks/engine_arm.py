@@ -126,11 +126,15 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         tokenizer = engine.get_tokenizer()
         if inspect.isawaitable(tokenizer):
             tokenizer = await tokenizer
-        common = {"concurrency": args.concurrency, "max_model_len": args.max_model_len,
-                  "stream": args.stream}
+        common = {
+            "concurrency": args.concurrency,
+            "max_model_len": args.max_model_len,
+            "stream": args.stream,
+        }
         if args.warmup:
-            await drive(engine, tokenizer, warmup_items(items, args.warmup),
-                        requests=args.warmup, **common)
+            await drive(
+                engine, tokenizer, warmup_items(items, args.warmup), requests=args.warmup, **common
+            )
         meter = CpuMeter.of_pid(None)
         results, elapsed = await drive(engine, tokenizer, items, requests=args.requests, **common)
         cpu = meter.stop()
@@ -155,10 +159,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=64)
     parser.add_argument("--warmup", type=int, default=8)
     parser.add_argument("--json", dest="json_path", required=True)
-    parser.add_argument("--disable-log-stats", action="store_true",
-                        help="without vLLM's statistics (as `vllm serve --disable-log-stats`)")
-    parser.add_argument("--no-stream", dest="stream", action="store_false",
-                        help="ask for each request's final output only")
+    parser.add_argument(
+        "--disable-log-stats",
+        action="store_true",
+        help="without vLLM's statistics (as `vllm serve --disable-log-stats`)",
+    )
+    parser.add_argument(
+        "--no-stream",
+        dest="stream",
+        action="store_false",
+        help="ask for each request's final output only",
+    )
     add_workload_arguments(parser)
     args = parser.parse_args(argv)
     document = asyncio.run(_main(args))

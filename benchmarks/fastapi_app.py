@@ -164,8 +164,14 @@ class ModelList(BaseModel):
 # -- the app ---------------------------------------------------------------------------------
 
 
-def _error(status: int, message: str, type_: str, param: str | None = None,
-           code: str | None = None, headers: dict[str, str] | None = None) -> JSONResponse:
+def _error(
+    status: int,
+    message: str,
+    type_: str,
+    param: str | None = None,
+    code: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
     body = {"error": {"message": message, "type": type_, "param": param, "code": code}}
     return JSONResponse(body, status_code=status, headers=headers)
 
@@ -206,16 +212,25 @@ def create_fastapi_app(settings: Settings, engine_factory: Callable[[], Engine])
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         loc = [str(p) for p in first.get("loc", ()) if p != "body"]
-        return _error(400, first.get("msg", "Invalid request."), "invalid_request_error",
-                      ".".join(loc) or None)
+        return _error(
+            400,
+            first.get("msg", "Invalid request."),
+            "invalid_request_error",
+            ".".join(loc) or None,
+        )
 
     @app.post("/translate", response_model=TranslateResponse, response_model_exclude_none=True)
     async def translate(body: TranslateRequest, request: Request):
         deadline = deadline_for(settings.limits.request_timeout, body.timeout)
         # The service takes its own request struct; this twin's model has the original fields.
         own = OwnTranslateRequest(
-            text=body.text, source_lang=body.source_lang, target_lang=body.target_lang,
-            max_tokens=body.max_tokens, model=body.model, timeout=body.timeout)
+            text=body.text,
+            source_lang=body.source_lang,
+            target_lang=body.target_lang,
+            max_tokens=body.max_tokens,
+            model=body.model,
+            timeout=body.timeout,
+        )
         result = await unless_disconnected(
             request,  # type: ignore[arg-type]
             app.state.translation.translate(own, record_of(request), deadline),
@@ -228,16 +243,25 @@ def create_fastapi_app(settings: Settings, engine_factory: Callable[[], Engine])
         deadline = deadline_for(settings.limits.request_timeout, body.timeout)
         if body.stream:
             events = await app.state.chat.open_stream(body, record, deadline)
-            return StreamingResponse(events, media_type="text/event-stream",
-                                     headers={"Cache-Control": "no-cache"})
+            return StreamingResponse(
+                events, media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
+            )
         result = await unless_disconnected(
-            request, app.state.chat.complete(body, record, deadline)  # type: ignore[arg-type]
+            request,
+            app.state.chat.complete(body, record, deadline),  # type: ignore[arg-type]
         )
         return msgspec.to_builtins(result)
 
     @app.get("/v1/models", response_model=ModelList)
     async def list_models():
-        return ModelList(data=[Model(id=model_name, created=started_at,
-                                     max_model_len=app.state.engine.info.max_model_len)])
+        return ModelList(
+            data=[
+                Model(
+                    id=model_name,
+                    created=started_at,
+                    max_model_len=app.state.engine.info.max_model_len,
+                )
+            ]
+        )
 
     return RequestObserver(app, metrics, KNOWN_PATHS)

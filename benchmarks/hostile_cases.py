@@ -45,7 +45,7 @@ def _glossary() -> dict[str, str]:
 
 CASES: dict[str, Callable[[], dict]] = {
     "baseline: one short text": lambda: _texts(lambda i: "Good morning." if i == 0 else ""),
-    "html: unterminated attribute `<a b=\"`": lambda: _html(lambda i: _fill('<a b="')),
+    'html: unterminated attribute `<a b="`': lambda: _html(lambda i: _fill('<a b="')),
     "html: unterminated comments `<!--`": lambda: _html(lambda i: _fill("<!--")),
     "html: unterminated CDATA `<![CDATA[`": lambda: _html(lambda i: _fill("<![CDATA[")),
     "html: unterminated PI `<?`": lambda: _html(lambda i: _fill("<?")),
@@ -53,23 +53,28 @@ CASES: dict[str, Callable[[], dict]] = {
     "html: unterminated declarations `<!x`": lambda: _html(lambda i: _fill("<!x")),
     "html: bare `<`": lambda: _html(lambda i: _fill("<")),
     "html: deep nesting, unmatched closers": lambda: _html(
-        lambda i: "<b>" * 3000 + "x" + _fill("</i>", MAX_CHARS - 9001)),
+        lambda i: "<b>" * 3000 + "x" + _fill("</i>", MAX_CHARS - 9001)
+    ),
     "html: many unique text nodes": lambda: _html(
-        lambda i: "".join(f"<b>{i}w{j}</b>" for j in range(MAX_CHARS))[:MAX_CHARS]),
+        lambda i: "".join(f"<b>{i}w{j}</b>" for j in range(MAX_CHARS))[:MAX_CHARS]
+    ),
     "html: max-pieces unique text nodes": lambda: _html(
-        lambda i: "".join(f"<b>w{j}</b>" for j in range(LIMITS.max_pieces)) if i == 0 else ""),
-    "plain: one long run of spaces": lambda: _texts(
-        lambda i: "a" + " " * (MAX_CHARS - 2) + "b"),
+        lambda i: "".join(f"<b>w{j}</b>" for j in range(LIMITS.max_pieces)) if i == 0 else ""
+    ),
+    "plain: one long run of spaces": lambda: _texts(lambda i: "a" + " " * (MAX_CHARS - 2) + "b"),
     "plain: spaces and tabs, no line break": lambda: _texts(
-        lambda i: "a" + _fill(" \t", MAX_CHARS - 2) + "b"),
+        lambda i: "a" + _fill(" \t", MAX_CHARS - 2) + "b"
+    ),
     "plain: many short sentences": lambda: _texts(lambda i: _fill(f"W{i}. ")),
     "glossary: 256 long terms, many pieces": lambda: _texts(
-        lambda i: _fill(f"Word {i} and more. "), {"glossary": _glossary()}),
+        lambda i: _fill(f"Word {i} and more. "), {"glossary": _glossary()}
+    ),
     "glossary: 256 terms found in every piece": lambda: _texts(
         lambda i: _fill(" ".join(f"t{(j * 7 + i) % 256}x" for j in range(256)) + ". "),
-        {"glossary": {f"t{j}x": f"T{j}Y" for j in range(256)}}),
+        {"glossary": {f"t{j}x": f"T{j}Y" for j in range(256)}},
+    ),
     "detection: auto on every text": lambda: _texts(
-        lambda i: _fill("Die Besprechung wurde verschoben. "), {"source_lang": "auto"}),
-    "output: a run of blank lines": lambda: _texts(
-        lambda i: f"{BLANK_RUN} {i}\nzweite Zeile"),
+        lambda i: _fill("Die Besprechung wurde verschoben. "), {"source_lang": "auto"}
+    ),
+    "output: a run of blank lines": lambda: _texts(lambda i: f"{BLANK_RUN} {i}\nzweite Zeile"),
 }

@@ -44,8 +44,7 @@ class HostileEngine(ZeroLatencyEngine):
                 yield output
             return
         answer = "Erste Zeile" + "\n" * BLANK_LINES + "zweite Zeile"
-        yield EngineOutput(len(prompt_token_ids), [GenerationStep(0, answer, 100, "stop")],
-                           True)
+        yield EngineOutput(len(prompt_token_ids), [GenerationStep(0, answer, 100, "stop")], True)
 
 
 def _note_longest_loop_turn(path: str) -> None:
@@ -64,6 +63,7 @@ def _note_longest_loop_turn(path: str) -> None:
                 Path(path).write_text(str(spent))
 
     asyncio.events.Handle._run = timed  # type: ignore[method-assign]
+
     def warm(*_: object) -> None:
         # Sent once the server is warm: the start-up heap is frozen, as `serve` does once
         # the engine is up (this factory is not `serve`), and timing starts again.
@@ -84,5 +84,7 @@ def app():
 
     configure_logging("json", "warning")
 
-    settings = load_settings({"served_model_name": "bench", "translation_cache_size": 0}, environ={})
+    settings = load_settings(
+        {"served_model_name": "bench", "translation_cache_size": 0}, environ={}
+    )
     return create_app(settings, lambda: HostileEngine(model="bench"))

@@ -66,14 +66,18 @@ class Poller:
 
 async def measure(base: str, body: dict, timeout: float, server: subprocess.Popen) -> dict:
     payload = json.dumps(body).encode()
-    async with httpx.AsyncClient(base_url=base, timeout=None) as poll_client, \
-            httpx.AsyncClient(base_url=base, timeout=timeout) as sender:
+    async with (
+        httpx.AsyncClient(base_url=base, timeout=None) as poll_client,
+        httpx.AsyncClient(base_url=base, timeout=timeout) as sender,
+    ):
         await poll_client.get("/health/live")
         # A first request warms what the first one pays for (imports, compiled patterns).
-        await sender.post("/translate", json={"text": "Warm up.", "source_lang": "en",
-                                              "target_lang": "de"})
-        await sender.post("/translate", json={"text": "<p>Warm up.</p>", "format": "html",
-                                              "target_lang": "de"})
+        await sender.post(
+            "/translate", json={"text": "Warm up.", "source_lang": "en", "target_lang": "de"}
+        )
+        await sender.post(
+            "/translate", json={"text": "<p>Warm up.</p>", "format": "html", "target_lang": "de"}
+        )
         await asyncio.sleep(0.2)
         server.send_signal(signal.SIGUSR1)  # the longest loop turn counts from here
         await asyncio.sleep(0.1)
@@ -82,8 +86,9 @@ async def measure(base: str, body: dict, timeout: float, server: subprocess.Pope
         await asyncio.sleep(0.05)
         began = time.perf_counter()
         try:
-            response = await sender.post("/translate", content=payload,
-                                         headers={"content-type": "application/json"})
+            response = await sender.post(
+                "/translate", content=payload, headers={"content-type": "application/json"}
+            )
             status = str(response.status_code)
         except httpx.TimeoutException:
             status = "timeout"
@@ -91,8 +96,13 @@ async def measure(base: str, body: dict, timeout: float, server: subprocess.Pope
         await asyncio.sleep(0.05)
         worst = poller.worst()
         polling.cancel()
-    return {"worst_ms": worst * 1e3, "request_s": elapsed, "status": status,
-            "bytes": len(payload), "texts": len(body["text"])}
+    return {
+        "worst_ms": worst * 1e3,
+        "request_s": elapsed,
+        "status": status,
+        "bytes": len(payload),
+        "texts": len(body["text"]),
+    }
 
 
 def _free_port() -> int:
@@ -103,13 +113,30 @@ def _free_port() -> int:
 
 def _start_server(src: Path, turns: Path) -> tuple[subprocess.Popen, str]:
     port = _free_port()
-    env = {**os.environ, TURNS_FILE: str(turns), "PYTHONPATH": os.pathsep.join(
-        [str(src), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        TURNS_FILE: str(turns),
+        "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]),
+    }
     # The asyncio loop rather than uvloop: its callbacks can be timed.
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "--factory", "hostile_server:app", "--app-dir",
-         str(Path(__file__).parent), "--port", str(port), "--log-level", "warning",
-         "--loop", "asyncio"], env=env)
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "hostile_server:app",
+            "--app-dir",
+            str(Path(__file__).parent),
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--loop",
+            "asyncio",
+        ],
+        env=env,
+    )
     base = f"http://127.0.0.1:{port}"
     for _ in range(1200):
         try:
@@ -123,8 +150,11 @@ def _start_server(src: Path, turns: Path) -> tuple[subprocess.Popen, str]:
 
 
 async def main(args: argparse.Namespace) -> None:
-    print(f"{'case':<42} {'texts':>5} {'KiB':>5} {'status':>7} {'request s':>9} "
-          f"{'/health ms':>12} {'loop turn ms':>13}", flush=True)
+    print(
+        f"{'case':<42} {'texts':>5} {'KiB':>5} {'status':>7} {'request s':>9} "
+        f"{'/health ms':>12} {'loop turn ms':>13}",
+        flush=True,
+    )
     for name, build in CASES.items():
         if args.only and not any(word in name for word in args.only):
             continue
@@ -139,28 +169,45 @@ async def main(args: argparse.Namespace) -> None:
                     rounds.append(await measure(base, build(), args.timeout, server))
                     # A loop stuck in one turn has not reported it yet.
                     busy = rounds[-1]["status"] == "timeout"
-                    rounds[-1]["turn_ms"] = (float("inf") if busy
-                                             else float(turns.read_text()) * 1e3)
+                    rounds[-1]["turn_ms"] = float("inf") if busy else float(turns.read_text()) * 1e3
                 finally:
                     server.kill()
                     server.wait()
             if rounds[-1]["status"] == "timeout":
                 break
-        result = {**rounds[0], **{key: statistics.median(r[key] for r in rounds)
-                                  for key in ("worst_ms", "request_s", "turn_ms")}}
-        print(f"{name:<42} {result['texts']:>5} {result['bytes'] // 1024:>5} "
-              f"{result['status']:>7} {result['request_s']:>9.2f} "
-              f"{result['worst_ms']:>12.1f} {result['turn_ms']:>13.1f}", flush=True)
+        result = {
+            **rounds[0],
+            **{
+                key: statistics.median(r[key] for r in rounds)
+                for key in ("worst_ms", "request_s", "turn_ms")
+            },
+        }
+        print(
+            f"{name:<42} {result['texts']:>5} {result['bytes'] // 1024:>5} "
+            f"{result['status']:>7} {result['request_s']:>9.2f} "
+            f"{result['worst_ms']:>12.1f} {result['turn_ms']:>13.1f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--only", nargs="*", help="run the cases whose name holds a word")
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="runs per case (a fresh server each); the medians are shown")
-    parser.add_argument("--timeout", type=float, default=60.0,
-                        help="seconds to wait for one answer")
-    parser.add_argument("--src", type=Path, default=Path(__file__).parents[1] / "src",
-                        help="the service's source folder to run")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="runs per case (a fresh server each); the medians are shown",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds to wait for one answer"
+    )
+    parser.add_argument(
+        "--src",
+        type=Path,
+        default=Path(__file__).parents[1] / "src",
+        help="the service's source folder to run",
+    )
     asyncio.run(main(parser.parse_args()))

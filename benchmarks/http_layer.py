@@ -51,7 +51,11 @@ SERVED_NAME = "bench-model"  # as benchmarks/apps.py serves it
 
 
 async def measure(
-    process: subprocess.Popen, target: Target, items: list, concurrency: int, requests: int,
+    process: subprocess.Popen,
+    target: Target,
+    items: list,
+    concurrency: int,
+    requests: int,
     warmup: int,
 ) -> dict[str, float]:
     if warmup:
@@ -81,8 +85,9 @@ def route_items(api: str, items: list[WorkItem], stream_tokens: int) -> list[Wor
     """The workload of one route; `chat-stream` asks for exactly `stream_tokens` tokens each."""
     if api != "chat-stream":
         return items
-    return [dataclasses.replace(item, max_tokens=stream_tokens, exact_output=True)
-            for item in items]
+    return [
+        dataclasses.replace(item, max_tokens=stream_tokens, exact_output=True) for item in items
+    ]
 
 
 def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
@@ -106,9 +111,16 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
         raise ValueError(f"unknown app(s) {', '.join(unknown)}; choose from {', '.join(FACTORIES)}")
     sink = SpanSink() if set(apps) & set(TRACED_APPS) else None
     ports = {name: free_port() for name in apps}
-    processes = {name: start_app(name, bench_dir, ports[name], server_cpus,
-                                 sink.url if sink and name in TRACED_APPS else None)
-                 for name in apps}
+    processes = {
+        name: start_app(
+            name,
+            bench_dir,
+            ports[name],
+            server_cpus,
+            sink.url if sink and name in TRACED_APPS else None,
+        )
+        for name in apps
+    }
     previous_affinity = os.sched_getaffinity(0)
     try:
         for name in apps:
@@ -122,14 +134,22 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
             figures = {}
             for app, api in arms[shift:] + arms[:shift]:
                 target = route_target(api, f"http://127.0.0.1:{ports[app]}")
-                figures[f"{app} {api}"] = asyncio.run(measure(
-                    processes[app], target, loads[api], args.concurrency, args.requests,
-                    args.warmup
-                ))
+                figures[f"{app} {api}"] = asyncio.run(
+                    measure(
+                        processes[app],
+                        target,
+                        loads[api],
+                        args.concurrency,
+                        args.requests,
+                        args.warmup,
+                    )
+                )
                 f = figures[f"{app} {api}"]
-                log(f"round {r + 1}/{args.rounds} {app:>9} {api:<11} "
+                log(
+                    f"round {r + 1}/{args.rounds} {app:>9} {api:<11} "
                     f"{f['requests_per_s']:8,.0f} req/s  "
-                    f"{f['server_cpu_us_per_request']:6,.0f} us cpu/req  {f['errors']} errors")
+                    f"{f['server_cpu_us_per_request']:6,.0f} us cpu/req  {f['errors']} errors"
+                )
             rounds.append(figures)
     finally:
         os.sched_setaffinity(0, previous_affinity)
@@ -144,32 +164,45 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
             sink.close()
     summary = summarize_rounds(rounds, apis)
     return {
-        "config": {"apps": apps, "rounds": args.rounds, "requests": args.requests,
-                   "warmup": args.warmup,
-                   "concurrency": args.concurrency, "apis": apis, "pinned": pinned,
-                   "stream_tokens": args.stream_tokens,
-                   "server_cpus": sorted(server_cpus or []),
-                   "client_cpus": sorted(client_cpus or [])},
+        "config": {
+            "apps": apps,
+            "rounds": args.rounds,
+            "requests": args.requests,
+            "warmup": args.warmup,
+            "concurrency": args.concurrency,
+            "apis": apis,
+            "pinned": pinned,
+            "stream_tokens": args.stream_tokens,
+            "server_cpus": sorted(server_cpus or []),
+            "client_cpus": sorted(client_cpus or []),
+        },
         "rounds": rounds,
         **summary,
     }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--bench-dir", default=None, help="the folder of apps.py (default: this one)")
-    parser.add_argument("--apps", default=",".join(APPS),
-                        help=f"arms to run (default: {','.join(APPS)}; also: unguarded, "
-                        f"{','.join(TRACED_APPS)})")
-    parser.add_argument("--apis", default=",".join(APIS),
-                        help=f"routes to compare (default: {','.join(APIS)})")
-    parser.add_argument("--stream-tokens", type=int, default=64,
-                        help="tokens per chat-stream answer (default 64)")
+    parser.add_argument(
+        "--bench-dir", default=None, help="the folder of apps.py (default: this one)"
+    )
+    parser.add_argument(
+        "--apps",
+        default=",".join(APPS),
+        help=f"arms to run (default: {','.join(APPS)}; also: unguarded, {','.join(TRACED_APPS)})",
+    )
+    parser.add_argument(
+        "--apis", default=",".join(APIS), help=f"routes to compare (default: {','.join(APIS)})"
+    )
+    parser.add_argument(
+        "--stream-tokens", type=int, default=64, help="tokens per chat-stream answer (default 64)"
+    )
     parser.add_argument("--rounds", type=int, default=5, help="alternating repeats (default 5)")
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--requests", type=int, default=3000, help="measured per arm and round")
     parser.add_argument("--warmup", type=int, default=300)
-    parser.add_argument("--no-pin", action="store_true", help="do not pin server and client "
-                        "to separate cores")
+    parser.add_argument(
+        "--no-pin", action="store_true", help="do not pin server and client to separate cores"
+    )
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

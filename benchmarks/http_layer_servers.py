@@ -14,9 +14,14 @@ APPS: tuple[str, ...] = ("litestar", "fastapi", "floor")
 TRACED_APPS: tuple[str, ...] = ("traced", "otel-asgi")
 # Not compared by default: traced arms, and the service without its translation quality guard
 # (`--apps litestar,unguarded` shows what the guard costs).
-FACTORIES = {"litestar": "apps:litestar_app", "fastapi": "apps:fastapi_app",
-             "floor": "apps:floor_app", "traced": "apps:litestar_traced_app",
-             "otel-asgi": "apps:litestar_otel_asgi_app", "unguarded": "apps:unguarded_app"}
+FACTORIES = {
+    "litestar": "apps:litestar_app",
+    "fastapi": "apps:fastapi_app",
+    "floor": "apps:floor_app",
+    "traced": "apps:litestar_traced_app",
+    "otel-asgi": "apps:litestar_otel_asgi_app",
+    "unguarded": "apps:unguarded_app",
+}
 
 
 def find_bench_dir(given: str | None) -> Path:
@@ -33,20 +38,44 @@ def _pin(cpus: set[int] | None):
     return lambda: os.sched_setaffinity(0, cpus)
 
 
-def start_app(name: str, bench_dir: Path, port: int, cpus: set[int] | None,
-              traces_to: str | None = None) -> subprocess.Popen:
+def start_app(
+    name: str, bench_dir: Path, port: int, cpus: set[int] | None, traces_to: str | None = None
+) -> subprocess.Popen:
     env = dict(os.environ)
     if traces_to is not None:
-        env.update({"BENCH_OTLP_TRACES_ENDPOINT": traces_to,
-                    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf"})
+        env.update(
+            {
+                "BENCH_OTLP_TRACES_ENDPOINT": traces_to,
+                "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf",
+            }
+        )
     command = [
-        sys.executable, "-m", "uvicorn", "--app-dir", str(bench_dir), "--factory",
-        FACTORIES[name], "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
-        "--no-access-log", "--log-level", "warning",
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "--app-dir",
+        str(bench_dir),
+        "--factory",
+        FACTORIES[name],
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        "1",
+        "--no-access-log",
+        "--log-level",
+        "warning",
     ]
     # The request log lines are written (the work is the same for both apps) and dropped.
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            preexec_fn=_pin(cpus), start_new_session=True, env=env)
+    return subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=_pin(cpus),
+        start_new_session=True,
+        env=env,
+    )
 
 
 class SpanSink:
@@ -58,7 +87,7 @@ class SpanSink:
         import threading
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+            def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("content-length", 0)))
                 self.send_response(200)
                 self.send_header("content-type", "application/x-protobuf")

@@ -48,13 +48,18 @@ def conversations(tokenizer, count: int, tokens: int) -> list[list[ChatMessage]]
         words: list[str] = [f"Document {index}."]
         while len(tokenizer.encode(" ".join(words), add_special_tokens=False)) < tokens:
             words.extend(next(sentences) for _ in range(8))
-        chats.append([{"role": "system", "content": "Summarize the user's document."},
-                      {"role": "user", "content": " ".join(words)}])
+        chats.append(
+            [
+                {"role": "system", "content": "Summarize the user's document."},
+                {"role": "user", "content": " ".join(words)},
+            ]
+        )
     return chats
 
 
-async def one_round(render: Callable[[list[ChatMessage]], Awaitable[Prompt]],
-                    chats: list[list[ChatMessage]]) -> dict:
+async def one_round(
+    render: Callable[[list[ChatMessage]], Awaitable[Prompt]], chats: list[list[ChatMessage]]
+) -> dict:
     loop = asyncio.get_running_loop()
     lateness: list[float] = []
     done = asyncio.Event()
@@ -73,8 +78,11 @@ async def one_round(render: Callable[[list[ChatMessage]], Awaitable[Prompt]],
     await asyncio.sleep(0.01)
     done.set()
     await ticking
-    return {"worst_ms": max(lateness) * 1e3, "p99_ms": percentile(lateness, 99) * 1e3,
-            "tokenized_ms": elapsed * 1e3}
+    return {
+        "worst_ms": max(lateness) * 1e3,
+        "p99_ms": percentile(lateness, 99) * 1e3,
+        "tokenized_ms": elapsed * 1e3,
+    }
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -94,21 +102,28 @@ async def main(args: argparse.Namespace) -> None:
             engine.tokenize_chat.clear_cache()
             results[way].append(await one_round(ways[way], chats))
     chars = sum(len(m["content"]) for m in chats[0])
-    print(f"{args.prompts} prompts of about {args.prompt_tokens} tokens ({chars:,} characters),"
-          f" {args.rounds} rounds; loop lateness while they are tokenized (medians)")
+    print(
+        f"{args.prompts} prompts of about {args.prompt_tokens} tokens ({chars:,} characters),"
+        f" {args.rounds} rounds; loop lateness while they are tokenized (medians)"
+    )
     if chars < THREAD_PROMPT_CHARS:
-        print(f"below THREAD_PROMPT_CHARS ({THREAD_PROMPT_CHARS:,}): the service tokenizes "
-              "these on the loop too")
+        print(
+            f"below THREAD_PROMPT_CHARS ({THREAD_PROMPT_CHARS:,}): the service tokenizes "
+            "these on the loop too"
+        )
     print(f"{'way':<14} {'worst ms':>9} {'p99 ms':>8} {'all tokenized ms':>17}")
     for way, rounds in results.items():
         figures = {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
-        print(f"{way:<14} {figures['worst_ms']:9.2f} {figures['p99_ms']:8.2f} "
-              f"{figures['tokenized_ms']:17.1f}")
+        print(
+            f"{way:<14} {figures['worst_ms']:9.2f} {figures['p99_ms']:8.2f} "
+            f"{figures['tokenized_ms']:17.1f}"
+        )
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tokenizer", required=True, help="a model directory")
     parser.add_argument("--prompt-tokens", type=int, default=2000)
     parser.add_argument("--prompts", type=int, default=8)

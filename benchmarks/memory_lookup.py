@@ -26,8 +26,10 @@ from translate_server.memory.store import MemoryStore, best_match
 
 
 def sentences(count: int, rng: random.Random) -> list[str]:
-    vocabulary = [f"w{i}" + "".join(rng.choice("aeioubcdfglmnprst") for _ in range(
-        rng.randint(2, 8))) for i in range(20_000)]
+    vocabulary = [
+        f"w{i}" + "".join(rng.choice("aeioubcdfglmnprst") for _ in range(rng.randint(2, 8)))
+        for i in range(20_000)
+    ]
     weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
     made = []
     for _ in range(count):
@@ -56,27 +58,39 @@ async def run(entries: int, lookups: int) -> None:
         started = time.perf_counter()
         await store.add("", memory.id, read, entries + 1)
         imported = time.perf_counter() - started
-        print(f"TMX of {entries} entries ({len(tmx) / 2**20:.1f} MiB) read: {parsed:.2f} s; "
-              f"merged into the memory: {imported:.2f} s ({entries / imported:,.0f} entries/s)")
-        asked = [rng.choice(sources) if i % 3 == 0 else altered(rng.choice(sources), rng)
-                 if i % 3 == 1 else sentences(1, rng)[0] for i in range(lookups)]
+        print(
+            f"TMX of {entries} entries ({len(tmx) / 2**20:.1f} MiB) read: {parsed:.2f} s; "
+            f"merged into the memory: {imported:.2f} s ({entries / imported:,.0f} entries/s)"
+        )
+        asked = [
+            rng.choice(sources)
+            if i % 3 == 0
+            else altered(rng.choice(sources), rng)
+            if i % 3 == 1
+            else sentences(1, rng)[0]
+            for i in range(lookups)
+        ]
         timings, kinds = await _timed(store, memory.id, asked)
         timings.sort()
         quantiles = statistics.quantiles(timings, n=100)
-        print(f"{lookups} lookups (a third exact, fuzzy, absent): "
-              f"p50 {quantiles[49]:.2f} ms, p90 {quantiles[89]:.2f} ms, "
-              f"p99 {quantiles[98]:.2f} ms, max {timings[-1]:.2f} ms")
+        print(
+            f"{lookups} lookups (a third exact, fuzzy, absent): "
+            f"p50 {quantiles[49]:.2f} ms, p90 {quantiles[89]:.2f} ms, "
+            f"p99 {quantiles[98]:.2f} ms, max {timings[-1]:.2f} ms"
+        )
         print(f"found: {kinds}")
         await store.close()
 
 
-async def _timed(store: MemoryStore, memory_id: str, texts: list[str]
-                 ) -> tuple[list[float], dict[str, int]]:
+async def _timed(
+    store: MemoryStore, memory_id: str, texts: list[str]
+) -> tuple[list[float], dict[str, int]]:
     """Each lookup timed on its own, in the reader's thread (where /translate runs it)."""
 
     def work(connection):  # type: ignore[no-untyped-def]
-        (memory,) = connection.execute("SELECT id FROM memories WHERE public_id = ?",
-                                       (memory_id,)).fetchone()
+        (memory,) = connection.execute(
+            "SELECT id FROM memories WHERE public_id = ?", (memory_id,)
+        ).fetchone()
         out, kinds = [], {"exact": 0, "fuzzy": 0, "none": 0}
         for text in texts:
             started = time.perf_counter()

@@ -41,17 +41,27 @@ def start_engine(policy: str, args: argparse.Namespace) -> Any:
     original = vllm_engine.engine_args_kwargs
     vllm_engine.engine_args_kwargs = lambda *a: {**original(*a), "scheduling_policy": policy}
     try:
-        settings = load_settings({"model": args.model, "max_num_seqs": args.concurrency,
-                                  "max_model_len": 512}, environ={})
+        settings = load_settings(
+            {"model": args.model, "max_num_seqs": args.concurrency, "max_model_len": 512},
+            environ={},
+        )
         return vllm_engine.create_vllm_engine(settings.engine)
     finally:
         vllm_engine.engine_args_kwargs = original
 
 
 async def run_round(engine: Any, args: argparse.Namespace) -> tuple[float, list]:
-    prompt = engine.tokenize_chat([{"role": "user", "content": (
-        "Translate the text from English to German.\n<source>\nThe meeting moved to "
-        "Thursday afternoon.\n</source>")}])
+    prompt = engine.tokenize_chat(
+        [
+            {
+                "role": "user",
+                "content": (
+                    "Translate the text from English to German.\n<source>\nThe meeting moved to "
+                    "Thursday afternoon.\n</source>"
+                ),
+            }
+        ]
+    )
     queue = list(range(args.requests))
     got: list[tuple[float, float]] = []
 
@@ -68,10 +78,13 @@ async def run_round(engine: Any, args: argparse.Namespace) -> tuple[float, list]
 def summary(elapsed: float, results: list, args: argparse.Namespace) -> dict[str, float]:
     latency = sorted(r[0] for r in results)
     ttft = sorted(r[1] for r in results)
-    return {"tokens_per_s": len(results) * args.max_tokens / elapsed,
-            "latency_p50": percentile(latency, 50) * 1000,
-            "latency_p95": percentile(latency, 95) * 1000,
-            "ttft_p50": percentile(ttft, 50) * 1000, "ttft_p95": percentile(ttft, 95) * 1000}
+    return {
+        "tokens_per_s": len(results) * args.max_tokens / elapsed,
+        "latency_p50": percentile(latency, 50) * 1000,
+        "latency_p95": percentile(latency, 95) * 1000,
+        "ttft_p50": percentile(ttft, 50) * 1000,
+        "ttft_p95": percentile(ttft, 95) * 1000,
+    }
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -91,16 +104,21 @@ async def main(args: argparse.Namespace) -> None:
         for engine in engines.values():
             engine.shutdown()
     rows = {policy: summary(elapsed[policy], results[policy], args) for policy in engines}
-    print(f"model {args.model}; {args.rounds} rounds x {args.requests} requests, concurrency "
-          f"{args.concurrency}, {args.max_tokens} tokens each; load average "
-          f"{statistics.mean(loads):.1f} on {os.cpu_count()} CPUs")
+    print(
+        f"model {args.model}; {args.rounds} rounds x {args.requests} requests, concurrency "
+        f"{args.concurrency}, {args.max_tokens} tokens each; load average "
+        f"{statistics.mean(loads):.1f} on {os.cpu_count()} CPUs"
+    )
     print()
-    print("| policy | output tokens/s | latency p50 ms | latency p95 ms | TTFT p50 ms "
-          "| TTFT p95 ms |")
+    print(
+        "| policy | output tokens/s | latency p50 ms | latency p95 ms | TTFT p50 ms | TTFT p95 ms |"
+    )
     print("|---|---|---|---|---|---|")
     for policy, row in rows.items():
-        print(f"| {policy} | {row['tokens_per_s']:.0f} | {row['latency_p50']:.0f} "
-              f"| {row['latency_p95']:.0f} | {row['ttft_p50']:.0f} | {row['ttft_p95']:.0f} |")
+        print(
+            f"| {policy} | {row['tokens_per_s']:.0f} | {row['latency_p50']:.0f} "
+            f"| {row['latency_p95']:.0f} | {row['ttft_p50']:.0f} | {row['ttft_p95']:.0f} |"
+        )
 
 
 if __name__ == "__main__":

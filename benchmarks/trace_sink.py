@@ -25,13 +25,20 @@ _lock = threading.Lock()
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+    def do_POST(self) -> None:
         request = ExportTraceServiceRequest.FromString(
-            self.rfile.read(int(self.headers.get("content-length", 0))))
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+        )
         with _lock:
             for resource in request.resource_spans:
-                service = next((a.value.string_value for a in resource.resource.attributes
-                                if a.key == "service.name"), "?")
+                service = next(
+                    (
+                        a.value.string_value
+                        for a in resource.resource.attributes
+                        if a.key == "service.name"
+                    ),
+                    "?",
+                )
                 for scope in resource.scope_spans:
                     for span in scope.spans:
                         _spans[span.trace_id].append((service, span))
@@ -66,10 +73,15 @@ def format_trace(spans: list) -> str:
         for service, span in sorted(by_parent[parent], key=lambda s: s[1].start_time_unix_nano):
             offset = (span.start_time_unix_nano - start) / 1e6
             duration = (span.end_time_unix_nano - span.start_time_unix_nano) / 1e6
-            attributes = " ".join(f"{a.key}={_value(a.value)}" for a in span.attributes
-                                  if not a.key.startswith(("code.", "http.request", "url.")))
-            lines.append(f"{'  ' * depth}{span.name} [{service}] +{offset:.1f} ms "
-                         f"{duration:.1f} ms  {attributes}")
+            attributes = " ".join(
+                f"{a.key}={_value(a.value)}"
+                for a in span.attributes
+                if not a.key.startswith(("code.", "http.request", "url."))
+            )
+            lines.append(
+                f"{'  ' * depth}{span.name} [{service}] +{offset:.1f} ms "
+                f"{duration:.1f} ms  {attributes}"
+            )
             walk(span.span_id, depth + 1)
 
     walk(b"", 0)
@@ -77,8 +89,9 @@ def format_trace(spans: list) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--port", type=int, default=4318)
     # Longer than two of the SDK's export intervals (5 s), so a trace is printed whole.
     parser.add_argument("--settle", type=float, default=12.0)

@@ -30,8 +30,12 @@ REPLY_TOKENS = 12
 # The reply in the language a translation prompt asks for ("... from English to French"), so
 # that the service's quality guard passes it as a real answer would (its language check runs;
 # no retry). Anything else gets the German one.
-REPLIES = (REPLY, "C'est une courte traduction, toujours la même.",
-           "Es una traducción corta, siempre la misma.", "This is a short translation, always the same.")
+REPLIES = (
+    REPLY,
+    "C'est une courte traduction, toujours la même.",
+    "Es una traducción corta, siempre la misma.",
+    "This is a short translation, always the same.",
+)
 _TARGETS = {"German": 0, "French": 1, "Spanish": 2, "English": 3}
 _TARGET = re.compile(r"\bto (German|French|Spanish|English)\b")
 TOKEN = " Wort"  # each streamed output's text
@@ -53,14 +57,18 @@ class ZeroLatencyEngine:
         chars = sum(len(m["content"]) for m in messages)
         target = _TARGET.search(messages[0]["content"]) if messages else None
         # The first token id says which reply to give.
-        return [_TARGETS[target.group(1)] if target else 0] + \
-            [0] * (chars // 4 + 4 * len(messages) + 2)
+        return [_TARGETS[target.group(1)] if target else 0] + [0] * (
+            chars // 4 + 4 * len(messages) + 2
+        )
 
     def tokenize_text(self, text: str, *, special_tokens_as_text: bool = True) -> list[int]:
         return [0] * (len(text) // 4 + 1)
 
     async def generate(
-        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str,
+        self,
+        prompt_token_ids: list[int],
+        options: SamplingOptions,
+        request_id: str,
         trace_headers: Mapping[str, str] | None = None,
     ) -> AsyncGenerator[EngineOutput, None]:
         if options.ignore_eos:

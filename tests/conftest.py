@@ -30,10 +30,15 @@ def make_app(engine: FakeEngine, tmp_path: Path) -> AppFactory:
         # The fake engine answers with the source upper-cased, which the quality guard rightly
         # calls an echo: the guard's own tests turn it on.
         settings: Settings = load_settings(
-            {"served_model_name": "fake-model", "document_dir": str(tmp_path / "documents"),
-             "glossary_db": str(tmp_path / "glossaries.sqlite3"),
-             "memory_db": str(tmp_path / "memories.sqlite3"), "quality_guard": False,
-             **overrides}, environ={}
+            {
+                "served_model_name": "fake-model",
+                "document_dir": str(tmp_path / "documents"),
+                "glossary_db": str(tmp_path / "glossaries.sqlite3"),
+                "memory_db": str(tmp_path / "memories.sqlite3"),
+                "quality_guard": False,
+                **overrides,
+            },
+            environ={},
         )
         chosen = engine_ or engine
         return create_app(settings, lambda: chosen)

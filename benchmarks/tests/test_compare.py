@@ -58,16 +58,32 @@ def test_the_first_arm_listed_is_the_baseline(monkeypatch, tmp_path: Path) -> No
     speeds = {"engine": 10.0, "translate": 20.0, "chat": 30.0, "vllm": 40.0}
 
     def figures(arm: str) -> dict[str, float]:
-        return {"output_tokens_per_s": speeds[arm], "requests_per_s": 1.0,
-                "latency_p95_ms": 1.0, "errors": 0}
+        return {
+            "output_tokens_per_s": speeds[arm],
+            "requests_per_s": 1.0,
+            "latency_p95_ms": 1.0,
+            "errors": 0,
+        }
 
     monkeypatch.setattr(compare_runner, "run_engine_arm", lambda cfg, r: figures("engine"))
     monkeypatch.setattr(compare_runner, "run_vllm_arm", lambda cfg, r, items: figures("vllm"))
     monkeypatch.setattr(compare_runner, "run_service_arm", lambda cfg, arm, r, items: figures(arm))
     cfg = CompareConfig(
-        model="m", arms=["vllm", "translate", "engine"], rounds=2, concurrency=1, requests=1,
-        warmup=0, stream=True, max_num_seqs=1, max_model_len=64, dtype="float32",
-        max_num_batched_tokens=None, workload_argv=[], out_dir=tmp_path, startup_timeout_s=1)
+        model="m",
+        arms=["vllm", "translate", "engine"],
+        rounds=2,
+        concurrency=1,
+        requests=1,
+        warmup=0,
+        stream=True,
+        max_num_seqs=1,
+        max_model_len=64,
+        dtype="float32",
+        max_num_batched_tokens=None,
+        workload_argv=[],
+        out_dir=tmp_path,
+        startup_timeout_s=1,
+    )
     result = compare_runner.run_comparison(cfg, [], log=lambda line: None)
     assert result["baseline"] == "vllm" and result["arms"] == ["vllm", "translate", "engine"]
     assert result["ratios"]["translate"]["output_tokens_per_s"] == 0.5
@@ -90,15 +106,31 @@ def test_each_route_of_the_service_gets_a_server_of_its_own(monkeypatch, tmp_pat
 
     async def measure(server, target, cfg, items, routes) -> dict[str, float]:
         started[-1][1].extend(routes)
-        return {"output_tokens_per_s": 1.0, "requests_per_s": 1.0, "latency_p95_ms": 1.0,
-                "errors": 0}
+        return {
+            "output_tokens_per_s": 1.0,
+            "requests_per_s": 1.0,
+            "latency_p95_ms": 1.0,
+            "errors": 0,
+        }
 
     monkeypatch.setattr(compare_runner, "Server", FakeServer)
     monkeypatch.setattr(compare_runner, "_measure_http", measure)
     cfg = CompareConfig(
-        model="m", arms=["translate", "chat"], rounds=2, concurrency=1, requests=1,
-        warmup=0, stream=True, max_num_seqs=1, max_model_len=64, dtype="float32",
-        max_num_batched_tokens=None, workload_argv=[], out_dir=tmp_path, startup_timeout_s=1)
+        model="m",
+        arms=["translate", "chat"],
+        rounds=2,
+        concurrency=1,
+        requests=1,
+        warmup=0,
+        stream=True,
+        max_num_seqs=1,
+        max_model_len=64,
+        dtype="float32",
+        max_num_batched_tokens=None,
+        workload_argv=[],
+        out_dir=tmp_path,
+        startup_timeout_s=1,
+    )
     result = compare_runner.run_comparison(cfg, [], log=lambda line: None)
     assert started == [
         ("translate-round0.log", ["/translate"]),
@@ -116,16 +148,28 @@ def test_every_arm_runs_the_engine_with_the_same_statistics(
     # vLLM's statistics cost the serving process CPU on every step: a baseline without them
     # would charge the service for work the baseline skips.
     cfg = CompareConfig(
-        model="m", arms=["engine", "chat", "vllm"], rounds=1, concurrency=1, requests=1,
-        warmup=0, stream=True, max_num_seqs=1, max_model_len=64, dtype="float32",
-        max_num_batched_tokens=None, workload_argv=[], out_dir=tmp_path, startup_timeout_s=1,
-        engine_metrics=engine_metrics)
+        model="m",
+        arms=["engine", "chat", "vllm"],
+        rounds=1,
+        concurrency=1,
+        requests=1,
+        warmup=0,
+        stream=True,
+        max_num_seqs=1,
+        max_model_len=64,
+        dtype="float32",
+        max_num_batched_tokens=None,
+        workload_argv=[],
+        out_dir=tmp_path,
+        startup_timeout_s=1,
+        engine_metrics=engine_metrics,
+    )
     engine_arm = compare_arms.engine_arm_command(cfg, tmp_path / "engine.json")
     service = compare_arms.service_command(cfg, 8000)
     vllm = compare_arms.vllm_command(cfg, 8000)
     assert ("--disable-log-stats" in engine_arm) is not engine_metrics
     assert ("--disable-log-stats" in vllm) is not engine_metrics
-    serve_args = _parser().parse_args(service[service.index("serve"):])
+    serve_args = _parser().parse_args(service[service.index("serve") :])
     assert load_settings(vars(serve_args), environ={}).engine.engine_metrics is engine_metrics
 
 
@@ -141,14 +185,42 @@ def test_measurement_turns_cpu_seconds_into_ms_per_thousand_tokens() -> None:
 
 def test_service_overhead_reads_the_request_log() -> None:
     lines = [
-        json.dumps({"event": "request", "route": "/translate", "status": 200,
-                    "total_ms": 110.0, "engine_ms": 100.0}),
-        json.dumps({"event": "request", "route": "/translate", "status": 200,
-                    "total_ms": 52.0, "engine_ms": 50.0}),
-        json.dumps({"event": "request", "route": "/translate", "status": 503, "total_ms": 1.0,
-                    "engine_ms": 0.0}),
-        json.dumps({"event": "request", "route": "/v1/chat/completions", "status": 200,
-                    "total_ms": 9.0, "engine_ms": 1.0}),
+        json.dumps(
+            {
+                "event": "request",
+                "route": "/translate",
+                "status": 200,
+                "total_ms": 110.0,
+                "engine_ms": 100.0,
+            }
+        ),
+        json.dumps(
+            {
+                "event": "request",
+                "route": "/translate",
+                "status": 200,
+                "total_ms": 52.0,
+                "engine_ms": 50.0,
+            }
+        ),
+        json.dumps(
+            {
+                "event": "request",
+                "route": "/translate",
+                "status": 503,
+                "total_ms": 1.0,
+                "engine_ms": 0.0,
+            }
+        ),
+        json.dumps(
+            {
+                "event": "request",
+                "route": "/v1/chat/completions",
+                "status": 200,
+                "total_ms": 9.0,
+                "engine_ms": 1.0,
+            }
+        ),
         "INFO: not json",
         "{broken",
     ]
@@ -160,10 +232,22 @@ def test_service_overhead_reads_the_request_log() -> None:
 
 def test_http_layer_summary() -> None:
     rounds = [
-        {"litestar translate": {"requests_per_s": 200.0, "server_cpu_us_per_request": 100.0,
-                                "latency_p50_ms": 1.0, "latency_p99_ms": 2.0, "errors": 0},
-         "fastapi translate": {"requests_per_s": 100.0, "server_cpu_us_per_request": 250.0,
-                               "latency_p50_ms": 2.0, "latency_p99_ms": 4.0, "errors": 0}},
+        {
+            "litestar translate": {
+                "requests_per_s": 200.0,
+                "server_cpu_us_per_request": 100.0,
+                "latency_p50_ms": 1.0,
+                "latency_p99_ms": 2.0,
+                "errors": 0,
+            },
+            "fastapi translate": {
+                "requests_per_s": 100.0,
+                "server_cpu_us_per_request": 250.0,
+                "latency_p50_ms": 2.0,
+                "latency_p99_ms": 4.0,
+                "errors": 0,
+            },
+        },
     ]
     summary = summarize_rounds(rounds, ["translate"])
     assert summary["ratios"]["translate"] == {"requests_per_s": 2.0, "cpu_per_request": 2.5}
@@ -172,14 +256,27 @@ def test_http_layer_summary() -> None:
 
 def test_http_layer_summary_measures_each_app_above_the_floor() -> None:
     def arm(cpu: float, per_token: float) -> dict[str, float]:
-        return {"requests_per_s": 1e6 / cpu, "server_cpu_us_per_request": cpu,
-                "latency_p50_ms": 1.0, "latency_p99_ms": 2.0, "errors": 0,
-                "server_cpu_us_per_token": per_token}
+        return {
+            "requests_per_s": 1e6 / cpu,
+            "server_cpu_us_per_request": cpu,
+            "latency_p50_ms": 1.0,
+            "latency_p99_ms": 2.0,
+            "errors": 0,
+            "server_cpu_us_per_token": per_token,
+        }
 
-    rounds = [{"litestar chat-stream": arm(2000.0, 31.25), "fastapi chat-stream": arm(3000.0, 46.9),
-               "floor chat-stream": arm(800.0, 12.5)},
-              {"litestar chat-stream": arm(2200.0, 34.4), "fastapi chat-stream": arm(3400.0, 53.1),
-               "floor chat-stream": arm(1000.0, 15.6)}]
+    rounds = [
+        {
+            "litestar chat-stream": arm(2000.0, 31.25),
+            "fastapi chat-stream": arm(3000.0, 46.9),
+            "floor chat-stream": arm(800.0, 12.5),
+        },
+        {
+            "litestar chat-stream": arm(2200.0, 34.4),
+            "fastapi chat-stream": arm(3400.0, 53.1),
+            "floor chat-stream": arm(1000.0, 15.6),
+        },
+    ]
     summary = summarize_rounds(rounds, ["chat-stream"])
     ratios = summary["ratios"]["chat-stream"]
     assert ratios["litestar_above_floor_us"] == pytest.approx(1200.0)
@@ -193,16 +290,31 @@ def test_http_layer_summary_measures_each_app_above_the_floor() -> None:
 
 def test_http_layer_summary_prices_tracing_without_fastapi() -> None:
     def arm(cpu: float) -> dict[str, float]:
-        return {"requests_per_s": 1e6 / cpu, "server_cpu_us_per_request": cpu,
-                "latency_p50_ms": 1.0, "latency_p99_ms": 2.0, "errors": 0}
+        return {
+            "requests_per_s": 1e6 / cpu,
+            "server_cpu_us_per_request": cpu,
+            "latency_p50_ms": 1.0,
+            "latency_p99_ms": 2.0,
+            "errors": 0,
+        }
 
-    rounds = [{"litestar translate": arm(300.0), "traced translate": arm(700.0),
-               "otel-asgi translate": arm(900.0)},
-              {"litestar translate": arm(320.0), "traced translate": arm(760.0),
-               "otel-asgi translate": arm(860.0)}]
+    rounds = [
+        {
+            "litestar translate": arm(300.0),
+            "traced translate": arm(700.0),
+            "otel-asgi translate": arm(900.0),
+        },
+        {
+            "litestar translate": arm(320.0),
+            "traced translate": arm(760.0),
+            "otel-asgi translate": arm(860.0),
+        },
+    ]
     ratios = summarize_rounds(rounds, ["translate"])["ratios"]["translate"]
-    assert ratios == {"traced_extra_us": pytest.approx(420.0),
-                      "otel-asgi_extra_us": pytest.approx(570.0)}
+    assert ratios == {
+        "traced_extra_us": pytest.approx(420.0),
+        "otel-asgi_extra_us": pytest.approx(570.0),
+    }
     text = format_summary(summarize_rounds(rounds, ["translate"]))
     assert "translate: traced adds 420 us CPU per request; otel-asgi adds 570 us" in text
 
@@ -223,8 +335,10 @@ def test_traced_apps_serve(bench_modules) -> None:
 
         for factory in (apps.litestar_traced_app, apps.litestar_otel_asgi_app):
             with TestClient(factory()) as client:
-                response = client.post("/translate", json={
-                    "text": "Good morning", "source_lang": "en", "target_lang": "de"})
+                response = client.post(
+                    "/translate",
+                    json={"text": "Good morning", "source_lang": "en", "target_lang": "de"},
+                )
                 assert response.status_code == 200
     finally:
         del os.environ["BENCH_OTLP_TRACES_ENDPOINT"]
@@ -283,7 +397,7 @@ async def test_both_http_layer_apps_answer_alike(bench_modules) -> None:
 
 
 def _events(text: str) -> list[dict]:
-    events = [e[len("data: "):] for e in text.split("\n\n") if e]
+    events = [e[len("data: ") :] for e in text.split("\n\n") if e]
     assert events[-1] == "[DONE]"
     return [json.loads(e) for e in events[:-1]]
 
@@ -299,14 +413,20 @@ async def test_all_http_layer_apps_stream_the_same_events(bench_modules) -> None
     from fastapi_app import create_fastapi_app
     from zero_engine import ZeroLatencyEngine
 
-    body = {"model": SERVED_NAME, "messages": [{"role": "user", "content": "Hallo"}],
-            "max_tokens": 5, "ignore_eos": True, "stream": True,
-            "stream_options": {"include_usage": True}}
+    body = {
+        "model": SERVED_NAME,
+        "messages": [{"role": "user", "content": "Hallo"}],
+        "max_tokens": 5,
+        "ignore_eos": True,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
     shapes = []
-    for make in (lambda: create_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME)),
-                 lambda: create_fastapi_app(settings(),
-                                            lambda: ZeroLatencyEngine(model=SERVED_NAME)),
-                 floor_app):
+    for make in (
+        lambda: create_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME)),
+        lambda: create_fastapi_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME)),
+        floor_app,
+    ):
         app = make()
         async with _lifespan(app):
             transport = httpx.ASGITransport(app=app)

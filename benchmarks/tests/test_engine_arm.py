@@ -35,8 +35,9 @@ class Tokenizer:
 async def test_time_to_first_token_is_the_first_text_a_client_would_see() -> None:
     engine = HoldingBackEngine([(1, "", 0.0), (1, "", 0.0), (1, "Hallo", 0.2), (1, " Welt", 0.0)])
     items = make_workload(WorkloadSpec(size=1, seed=0))
-    results, _ = await drive(engine, Tokenizer(), items, concurrency=1, requests=1,
-                             max_model_len=1024)
+    results, _ = await drive(
+        engine, Tokenizer(), items, concurrency=1, requests=1, max_model_len=1024
+    )
     (result,) = results
     assert result.ok and result.output_tokens == 4
     assert result.ttft_s >= 0.2  # not the first (empty) token's arrival

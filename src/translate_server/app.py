@@ -49,8 +49,15 @@ if TYPE_CHECKING:  # their modules load with the engine, not with the routes
 
 log = structlog.get_logger(__name__)
 
-API_ROUTES = (translate, detect, languages, chat_completions, completions, list_models,
-              retrieve_model)
+API_ROUTES = (
+    translate,
+    detect,
+    languages,
+    chat_completions,
+    completions,
+    list_models,
+    retrieve_model,
+)
 OPEN_ROUTES = (health, live, metrics)
 ENGINE_WATCH_INTERVAL = 0.5
 
@@ -87,19 +94,33 @@ def create_app(
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with AsyncExitStack() as resources:
             app.state.services = await open_services(
-                resources, settings, engine_factory, admission, metrics_, tracing,
-                serve_documents=serve_documents, on_engine_death=on_engine_death)
+                resources,
+                settings,
+                engine_factory,
+                admission,
+                metrics_,
+                tracing,
+                serve_documents=serve_documents,
+                on_engine_death=on_engine_death,
+            )
             if on_ready is not None:
                 on_ready()
             yield
 
     page = [ui_router(settings, documents=serve_documents)] if settings.server.ui else []
-    document_routes = (document_routers(settings.documents.max_document_bytes)
-                       if serve_documents else [])
+    document_routes = (
+        document_routers(settings.documents.max_document_bytes) if serve_documents else []
+    )
     app = Litestar(
-        route_handlers=[*API_ROUTES, *OPEN_ROUTES, deepl_router(), libretranslate_router(),
-                        memory_router(settings.translation.max_memory_bytes),
-                        *page, *document_routes],
+        route_handlers=[
+            *API_ROUTES,
+            *OPEN_ROUTES,
+            deepl_router(),
+            libretranslate_router(),
+            memory_router(settings.translation.max_memory_bytes),
+            *page,
+            *document_routes,
+        ],
         lifespan=[lifespan],
         state=State({"api_keys_required": bool(settings.server.api_keys)}, deep_copy=False),
         exception_handlers=exception_handlers(),
@@ -107,17 +128,23 @@ def create_app(
         openapi_config=openapi_config(),
         logging_config=None,
     )
-    paths = RoutePaths.of(app, docs_path=DOCS_PATH,
-                          metrics_need_key=settings.server.metrics_require_key)
+    paths = RoutePaths.of(
+        app, docs_path=DOCS_PATH, metrics_need_key=settings.server.metrics_require_key
+    )
     keys = ApiKeys(settings.server.api_keys) if settings.server.api_keys else None
-    gate = ApiGate(app.asgi_handler, open_paths=paths.open, json_bodies=paths.json_bodies,
-                   keys=keys, open_prefixes=paths.open_prefixes,
-                   error_shapes=(("/v2/", deepl_error_shape),
-                                 ("/libretranslate/", libre_error_shape)),
-                   body_key_prefixes=("/v2/", "/libretranslate/"))
+    gate = ApiGate(
+        app.asgi_handler,
+        open_paths=paths.open,
+        json_bodies=paths.json_bodies,
+        keys=keys,
+        open_prefixes=paths.open_prefixes,
+        error_shapes=(("/v2/", deepl_error_shape), ("/libretranslate/", libre_error_shape)),
+        body_key_prefixes=("/v2/", "/libretranslate/"),
+    )
     # LibreTranslate's browser clients need CORS, its preflights answered before the gate.
-    app.asgi_handler = RequestObserver(Cors(gate, ("/libretranslate/",)), metrics_,
-                                       paths.known, tracing)
+    app.asgi_handler = RequestObserver(
+        Cors(gate, ("/libretranslate/",)), metrics_, paths.known, tracing
+    )
     return app
 
 
@@ -159,24 +186,42 @@ async def open_services(
 
     def translation_service(admitted_by: Admission, priority: int = 0) -> TranslationService:
         return TranslationService(
-            generation, admitted_by, settings.limits, model_name, detection=detection,
-            cache=cache, template=template, priority=priority,
+            generation,
+            admitted_by,
+            settings.limits,
+            model_name,
+            detection=detection,
+            cache=cache,
+            template=template,
+            priority=priority,
             quality_guard=options.quality_guard,
             refuse_unsupported_targets=options.refuse_unsupported_targets,
-            memories=memories)
+            memories=memories,
+        )
 
     deepl = DeepLAccounts.open(_deepl_database_path(settings))
     resources.push_async_callback(deepl.close)  # after the documents, which bill into it
-    documents = (await _open_documents(resources, settings, metrics_, translation_service,
-                                       bill=deepl.usage.add)
-                 if serve_documents else None)
+    documents = (
+        await _open_documents(
+            resources, settings, metrics_, translation_service, bill=deepl.usage.add
+        )
+        if serve_documents
+        else None
+    )
     _start_task(resources, _watch_engine(engine, on_engine_death))
     return Services(
-        engine=engine, generation=generation, admission=admission, metrics=metrics_,
-        limits=settings.limits, model_name=model_name, started_at=int(time.time()),
+        engine=engine,
+        generation=generation,
+        admission=admission,
+        metrics=metrics_,
+        limits=settings.limits,
+        model_name=model_name,
+        started_at=int(time.time()),
         chat=ChatService(generation, admission, settings.limits, model_name),
         completions=CompletionService(generation, admission, settings.limits, model_name),
-        translation=translation_service(admission), deepl=deepl, documents=documents,
+        translation=translation_service(admission),
+        deepl=deepl,
+        documents=documents,
         memories=memories,
     )
 
@@ -188,18 +233,24 @@ async def _open_memories(resources: AsyncExitStack, settings: Settings) -> Memor
 
     options = settings.translation
     configured = options.memory_db
-    path = (Path(configured).expanduser() if configured
-            else Path(settings.engine.model_cache_dir).expanduser() / "memories.sqlite3")
+    path = (
+        Path(configured).expanduser()
+        if configured
+        else Path(settings.engine.model_cache_dir).expanduser() / "memories.sqlite3"
+    )
     store = MemoryStore(path)
     resources.push_async_callback(store.close)
     await store.open()
     return Memories(store, options.max_memory_entries, options.max_memory_bytes)
 
 
-async def _open_documents(resources: AsyncExitStack, settings: Settings,
-                          metrics_: ServiceMetrics,
-                          translation_service: Callable[[Admission, int], TranslationService],
-                          bill: Bill) -> Documents:
+async def _open_documents(
+    resources: AsyncExitStack,
+    settings: Settings,
+    metrics_: ServiceMetrics,
+    translation_service: Callable[[Admission, int], TranslationService],
+    bill: Bill,
+) -> Documents:
     """The job store and the runner, which resumes unfinished jobs as it starts."""
     # Imported here: the document formats pull in their libraries (python-docx, polib...).
     from translate_server.documents.service import Documents, document_admission, document_jobs
@@ -222,8 +273,9 @@ def _start_engine(resources: AsyncExitStack, engine_factory: Callable[[], Engine
     started = time.perf_counter()
     engine = engine_factory()
     resources.callback(_stop_engine, engine)
-    log.info("engine_ready", model=engine.info.model, seconds=round(
-        time.perf_counter() - started, 1))
+    log.info(
+        "engine_ready", model=engine.info.model, seconds=round(time.perf_counter() - started, 1)
+    )
     return engine
 
 

@@ -73,14 +73,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     for option in OPTIONS:
         _add_option(serve, option)
-    prepare = commands.add_parser("prepare-model",
-                                  help="prepare the configured model offline and print its path")
+    prepare = commands.add_parser(
+        "prepare-model", help="prepare the configured model offline and print its path"
+    )
     for option in OPTIONS:
         if option.name in ("model", "model_cache_dir"):
             _add_option(prepare, option)
     commands.add_parser("openapi", help="print the OpenAPI document")
-    commands.add_parser("bench", help="load generator and comparisons (see `bench --help`)",
-                        add_help=False)
+    commands.add_parser(
+        "bench", help="load generator and comparisons (see `bench --help`)", add_help=False
+    )
     return parser
 
 
@@ -90,15 +92,22 @@ def _add_option(parser: argparse.ArgumentParser, option) -> None:  # type: ignor
     help_text = f"{option.help}{shown} [env {option.env}]"
     # Defaults stay None here, so that an unset flag lets the environment decide.
     if option.kind is bool:
-        parser.add_argument(option.flag, action=argparse.BooleanOptionalAction, default=None,
-                            help=help_text)
+        parser.add_argument(
+            option.flag, action=argparse.BooleanOptionalAction, default=None, help=help_text
+        )
     elif option.repeatable:
-        parser.add_argument(option.flag, action="append", default=None, help=help_text,
-                            metavar=option.name.upper())
+        parser.add_argument(
+            option.flag, action="append", default=None, help=help_text, metavar=option.name.upper()
+        )
     else:
-        parser.add_argument(option.flag, type=option.kind, choices=option.choices, default=None,
-                            help=help_text, metavar=None if option.choices else
-                            option.name.upper())
+        parser.add_argument(
+            option.flag,
+            type=option.kind,
+            choices=option.choices,
+            default=None,
+            help=help_text,
+            metavar=None if option.choices else option.name.upper(),
+        )
 
 
 if __name__ == "__main__":

@@ -23,11 +23,31 @@ if TYPE_CHECKING:
 class RequestRecord:
     """What one request did, filled in as it happens. Times are `time.perf_counter()` values."""
 
-    __slots__ = ("request_id", "route", "method", "started", "status", "model",
-                 "prompt_tokens", "completion_tokens", "engine_requests", "submitted",
-                 "first_token", "finished", "finish_reason", "error_code", "engine",
-                 "preemptions", "cached_tokens", "trace", "quality_failures",
-                 "quality_retries", "quality_warnings", "memory_exact", "memory_fuzzy")
+    __slots__ = (
+        "cached_tokens",
+        "completion_tokens",
+        "engine",
+        "engine_requests",
+        "error_code",
+        "finish_reason",
+        "finished",
+        "first_token",
+        "memory_exact",
+        "memory_fuzzy",
+        "method",
+        "model",
+        "preemptions",
+        "prompt_tokens",
+        "quality_failures",
+        "quality_retries",
+        "quality_warnings",
+        "request_id",
+        "route",
+        "started",
+        "status",
+        "submitted",
+        "trace",
+    )
 
     def __init__(self, request_id: str, route: str, method: str) -> None:
         self.request_id = request_id
@@ -71,9 +91,13 @@ class RequestRecord:
         if self.first_token is None:
             self.first_token = time.perf_counter()
 
-    def engine_finished(self, prompt_tokens: int, completion_tokens: int,
-                        timings: EngineTimings | None = None,
-                        cached_tokens: int | None = None) -> None:
+    def engine_finished(
+        self,
+        prompt_tokens: int,
+        completion_tokens: int,
+        timings: EngineTimings | None = None,
+        cached_tokens: int | None = None,
+    ) -> None:
         self.prompt_tokens += prompt_tokens
         self.completion_tokens += completion_tokens
         self.finished = time.perf_counter()
@@ -82,8 +106,9 @@ class RequestRecord:
         if timings is not None:
             self.preemptions += timings.preemptions
             slowest = self.engine
-            if slowest is None or (timings.first_token + timings.decode
-                                   > slowest.first_token + slowest.decode):
+            if slowest is None or (
+                timings.first_token + timings.decode > slowest.first_token + slowest.decode
+            ):
                 self.engine = timings
 
     def engine_fields(self) -> dict[str, float | int]:
@@ -100,8 +125,9 @@ class RequestRecord:
             "cached_tokens": self.cached_tokens or 0,
         }
 
-    def quality_checked(self, failures: tuple[str, ...], warnings: tuple[str, ...],
-                        retried: bool) -> None:
+    def quality_checked(
+        self, failures: tuple[str, ...], warnings: tuple[str, ...], retried: bool
+    ) -> None:
         if failures:
             self.quality_failures = [*(self.quality_failures or ()), *failures]
         if warnings:

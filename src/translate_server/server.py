@@ -67,8 +67,8 @@ class DrainingServer(uvicorn.Server):
         admission.last_refused = time.monotonic()  # at least one quiet period, traffic or not
         deadline = time.monotonic() + self.grace
         while time.monotonic() < deadline and (
-                admission.in_flight
-                or time.monotonic() - admission.last_refused < DRAIN_QUIET_SECONDS):
+            admission.in_flight or time.monotonic() - admission.last_refused < DRAIN_QUIET_SECONDS
+        ):
             await asyncio.sleep(0.05)
         if admission.in_flight:
             log.warning("drain_grace_expired", aborting=admission.in_flight)
@@ -114,8 +114,7 @@ def run_server(settings: Settings, engine_factory: Callable[[], Engine]) -> int:
         # leaves behind is never walked by a full collection again.
         log.info("startup_heap_frozen", objects=freeze_startup_heap())
 
-    app = create_app(settings, engine_factory, on_engine_death=on_engine_death,
-                     on_ready=on_ready)
+    app = create_app(settings, engine_factory, on_engine_death=on_engine_death, on_ready=on_ready)
     config = uvicorn.Config(
         app,
         host=settings.server.host,

@@ -141,91 +141,200 @@ class Option:
 OPTIONS: tuple[Option, ...] = (
     Option("model", "engine", "Hugging Face model id or local directory to serve."),
     Option("served_model_name", "engine", "Name clients use as `model` (default: --model)."),
-    Option("max_num_seqs", "engine", "Sequences the engine batches at once; size it to the "
-           "real concurrency.", int),
+    Option(
+        "max_num_seqs",
+        "engine",
+        "Sequences the engine batches at once; size it to the real concurrency.",
+        int,
+    ),
     Option("max_model_len", "engine", "Context length in tokens (default: the model's).", int),
-    Option("dtype", "engine", "Weight and activation dtype (auto = on CPU bfloat16 where "
-           "it has AVX512-BF16 or AMX, else float32; the model's own on GPU).", str, ("auto", "float32", "float16", "bfloat16")),
-    Option("gpu_memory_utilization", "engine", "Fraction of GPU memory the engine may use.",
-           float),
-    Option("kv_cache_gib", "engine", "KV cache size in GiB (default: 2 on CPU; on GPU what "
-           "--gpu-memory-utilization leaves).", float),
-    Option("max_num_batched_tokens", "engine", "Tokens per engine step (prefill chunk size).",
-           int),
+    Option(
+        "dtype",
+        "engine",
+        "Weight and activation dtype (auto = on CPU bfloat16 where "
+        "it has AVX512-BF16 or AMX, else float32; the model's own on GPU).",
+        str,
+        ("auto", "float32", "float16", "bfloat16"),
+    ),
+    Option("gpu_memory_utilization", "engine", "Fraction of GPU memory the engine may use.", float),
+    Option(
+        "kv_cache_gib",
+        "engine",
+        "KV cache size in GiB (default: 2 on CPU; on GPU what --gpu-memory-utilization leaves).",
+        float,
+    ),
+    Option("max_num_batched_tokens", "engine", "Tokens per engine step (prefill chunk size).", int),
     Option("tensor_parallel_size", "engine", "GPUs to shard the model across.", int),
-    Option("enforce_eager", "engine", "Disable CUDA graphs / compilation (default: on for CPU).",
-           bool),
+    Option(
+        "enforce_eager", "engine", "Disable CUDA graphs / compilation (default: on for CPU).", bool
+    ),
     Option("seed", "engine", "Engine random seed.", int),
-    Option("engine_metrics", "engine", "Keep vLLM's own statistics and its `vllm:*` metrics "
-           "(time to first token, inter-token latency, KV-cache use, running/waiting); off "
-           "spares the serving process that work on every engine step, and leaves the engine's "
-           "figures out of the request log line.", bool),
-    Option("otlp_traces_endpoint", "engine", "OpenTelemetry collector to send traces to (e.g. "
-           "`http://jaeger:4317`): a span per request with its admission, tokenizing and "
-           "engine requests, and vLLM's own span of each engine request. Off when unset. "
-           "`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf` switches from gRPC to HTTP."),
+    Option(
+        "engine_metrics",
+        "engine",
+        "Keep vLLM's own statistics and its `vllm:*` metrics "
+        "(time to first token, inter-token latency, KV-cache use, running/waiting); off "
+        "spares the serving process that work on every engine step, and leaves the engine's "
+        "figures out of the request log line.",
+        bool,
+    ),
+    Option(
+        "otlp_traces_endpoint",
+        "engine",
+        "OpenTelemetry collector to send traces to (e.g. "
+        "`http://jaeger:4317`): a span per request with its admission, tokenizing and "
+        "engine requests, and vLLM's own span of each engine request. Off when unset. "
+        "`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf` switches from gRPC to HTTP.",
+    ),
     Option("model_cache_dir", "engine", "Where prepared models are kept between starts."),
-    Option("max_queued_requests", "limits", "Requests allowed to wait beyond the running slots "
-           "before new ones are turned away (default: 4 x max-num-seqs).", int),
-    Option("request_timeout", "limits", "Seconds a request may take before it is aborted "
-           "(504).", float),
-    Option("shutdown_grace", "limits", "Seconds in-flight requests get to finish after "
-           "SIGTERM.", float),
+    Option(
+        "max_queued_requests",
+        "limits",
+        "Requests allowed to wait beyond the running slots "
+        "before new ones are turned away (default: 4 x max-num-seqs).",
+        int,
+    ),
+    Option(
+        "request_timeout", "limits", "Seconds a request may take before it is aborted (504).", float
+    ),
+    Option(
+        "shutdown_grace", "limits", "Seconds in-flight requests get to finish after SIGTERM.", float
+    ),
     Option("max_body_bytes", "limits", "Largest request body accepted (413 beyond).", int),
     Option("max_text_chars", "limits", "Characters per text to translate.", int),
     Option("max_texts", "limits", "Texts per /translate request.", int),
-    Option("max_pieces", "limits", "Engine requests one /translate request may need after "
-           "splitting (text nodes of HTML, parts of long texts; repeats count once).", int),
+    Option(
+        "max_pieces",
+        "limits",
+        "Engine requests one /translate request may need after "
+        "splitting (text nodes of HTML, parts of long texts; repeats count once).",
+        int,
+    ),
     Option("max_messages", "limits", "Messages per chat completion request.", int),
-    Option("max_tokens", "limits", "Most tokens one completion gets: OpenAI requests asking "
-           "for more are shortened to it, as vLLM's server does; /translate refuses them.",
-           int),
-    Option("translation_cache_size", "translation", "Finished translations kept in memory "
-           "(LRU; 0 disables the cache).", int),
-    Option("detection_accuracy", "translation", "Source-language detection: low (fast, "
-           "~160 MB) or high (better on short phrases, ~1.3 GB and ~40 s to load).", str,
-           ("low", "high")),
-    Option("prompt_templates", "translation", "TOML file of translation prompt templates per "
-           "model family (added to the bundled ones)."),
-    Option("glossary_db", "translation", "SQLite file where DeepL glossaries and usage are "
-           "kept (default: glossaries.sqlite3 in --model-cache-dir)."),
-    Option("memory_db", "translation", "SQLite file where translation memories are kept "
-           "(default: memories.sqlite3 in --model-cache-dir)."),
-    Option("max_memory_entries", "translation", "Entries one translation memory may hold "
-           "(an import beyond is refused whole, 413).", int),
-    Option("max_memory_bytes", "translation", "Largest translation memory file accepted for "
-           "import (413 beyond).", int),
-    Option("quality_guard", "translation", "Mask placeholders, URLs and code before translating "
-           "and check each answer (empty, echo, wrong language, lost placeholder): one retry, "
-           "then `warnings` in the response (docs/quality.md).", bool),
-    Option("refuse_unsupported_targets", "translation", "Refuse with a 400 a target language "
-           "the served model was measured not to write (its family's `support` table in the "
-           "prompt templates); otherwise it is translated with the warning "
-           "`unsupported_target_language`.", bool),
-    Option("documents", "documents", "Translate whole files: the document routes (ours, DeepL's "
-           "and LibreTranslate's) and the translator page's file panel (`--no-documents` "
-           "turns them off).", bool),
-    Option("document_dir", "documents", "Where document jobs and their files are kept "
-           "(an SQLite database and a folder per job); jobs left unfinished resume on start."),
-    Option("document_retention", "documents", "Seconds a finished document job (its result) "
-           "is kept before it is deleted.", float),
-    Option("max_document_bytes", "documents", "Largest document file accepted (413 beyond).",
-           int),
-    Option("max_document_chars", "documents", "Characters to translate per document (413 "
-           "beyond).", int),
-    Option("max_documents_per_key", "documents", "Documents one API key (or, without keys, "
-           "all clients together) may have in translation at once (429 beyond).", int),
-    Option("document_share", "documents", "Share of the engine's slots (--max-num-seqs) that "
-           "document jobs may fill at once; they also run at a lower engine priority than "
-           "interactive requests.", float),
+    Option(
+        "max_tokens",
+        "limits",
+        "Most tokens one completion gets: OpenAI requests asking "
+        "for more are shortened to it, as vLLM's server does; /translate refuses them.",
+        int,
+    ),
+    Option(
+        "translation_cache_size",
+        "translation",
+        "Finished translations kept in memory (LRU; 0 disables the cache).",
+        int,
+    ),
+    Option(
+        "detection_accuracy",
+        "translation",
+        "Source-language detection: low (fast, "
+        "~160 MB) or high (better on short phrases, ~1.3 GB and ~40 s to load).",
+        str,
+        ("low", "high"),
+    ),
+    Option(
+        "prompt_templates",
+        "translation",
+        "TOML file of translation prompt templates per model family (added to the bundled ones).",
+    ),
+    Option(
+        "glossary_db",
+        "translation",
+        "SQLite file where DeepL glossaries and usage are "
+        "kept (default: glossaries.sqlite3 in --model-cache-dir).",
+    ),
+    Option(
+        "memory_db",
+        "translation",
+        "SQLite file where translation memories are kept "
+        "(default: memories.sqlite3 in --model-cache-dir).",
+    ),
+    Option(
+        "max_memory_entries",
+        "translation",
+        "Entries one translation memory may hold (an import beyond is refused whole, 413).",
+        int,
+    ),
+    Option(
+        "max_memory_bytes",
+        "translation",
+        "Largest translation memory file accepted for import (413 beyond).",
+        int,
+    ),
+    Option(
+        "quality_guard",
+        "translation",
+        "Mask placeholders, URLs and code before translating "
+        "and check each answer (empty, echo, wrong language, lost placeholder): one retry, "
+        "then `warnings` in the response (docs/quality.md).",
+        bool,
+    ),
+    Option(
+        "refuse_unsupported_targets",
+        "translation",
+        "Refuse with a 400 a target language "
+        "the served model was measured not to write (its family's `support` table in the "
+        "prompt templates); otherwise it is translated with the warning "
+        "`unsupported_target_language`.",
+        bool,
+    ),
+    Option(
+        "documents",
+        "documents",
+        "Translate whole files: the document routes (ours, DeepL's "
+        "and LibreTranslate's) and the translator page's file panel (`--no-documents` "
+        "turns them off).",
+        bool,
+    ),
+    Option(
+        "document_dir",
+        "documents",
+        "Where document jobs and their files are kept "
+        "(an SQLite database and a folder per job); jobs left unfinished resume on start.",
+    ),
+    Option(
+        "document_retention",
+        "documents",
+        "Seconds a finished document job (its result) is kept before it is deleted.",
+        float,
+    ),
+    Option("max_document_bytes", "documents", "Largest document file accepted (413 beyond).", int),
+    Option(
+        "max_document_chars", "documents", "Characters to translate per document (413 beyond).", int
+    ),
+    Option(
+        "max_documents_per_key",
+        "documents",
+        "Documents one API key (or, without keys, "
+        "all clients together) may have in translation at once (429 beyond).",
+        int,
+    ),
+    Option(
+        "document_share",
+        "documents",
+        "Share of the engine's slots (--max-num-seqs) that "
+        "document jobs may fill at once; they also run at a lower engine priority than "
+        "interactive requests.",
+        float,
+    ),
     Option("host", "server", "Address to listen on."),
     Option("port", "server", "Port to listen on.", int),
-    Option("log_format", "server", "Log output: json, console, or auto (console on a TTY).",
-           str, ("auto", "json", "console")),
-    Option("log_level", "server", "Minimum log level.", str,
-           ("debug", "info", "warning", "error")),
-    Option("api_key", "server", "API key clients must send as a bearer token (repeatable; "
-           "comma-separated in the variable).", str, repeatable=True),
+    Option(
+        "log_format",
+        "server",
+        "Log output: json, console, or auto (console on a TTY).",
+        str,
+        ("auto", "json", "console"),
+    ),
+    Option("log_level", "server", "Minimum log level.", str, ("debug", "info", "warning", "error")),
+    Option(
+        "api_key",
+        "server",
+        "API key clients must send as a bearer token (repeatable; "
+        "comma-separated in the variable).",
+        str,
+        repeatable=True,
+    ),
     Option("api_key_file", "server", "File with one API key per line."),
     Option("metrics_require_key", "server", "Put /metrics behind the API key too.", bool),
     Option("ui", "server", "Serve the translator page at `/` (`--no-ui` turns it off).", bool),
@@ -257,7 +366,12 @@ def load_settings(
     environ = os.environ if environ is None else environ
     overrides = overrides or {}
     sections: dict[str, dict[str, Any]] = {
-        "engine": {}, "limits": {}, "server": {}, "translation": {}, "documents": {}}
+        "engine": {},
+        "limits": {},
+        "server": {},
+        "translation": {},
+        "documents": {},
+    }
     api_keys: list[str] = []
     for option in OPTIONS:
         value = overrides.get(option.name)
@@ -303,8 +417,10 @@ def _read_key_file(path: str) -> list[str]:
 
 
 # Defaults under the home directory, as the README shows them (not this machine's path).
-_HOME_DEFAULTS = {"model_cache_dir": "~/.cache/translate-server",
-                  "document_dir": "~/.cache/translate-server/documents"}
+_HOME_DEFAULTS = {
+    "model_cache_dir": "~/.cache/translate-server",
+    "document_dir": "~/.cache/translate-server/documents",
+}
 
 
 def configuration_table(options: Sequence[Option] = OPTIONS) -> str:

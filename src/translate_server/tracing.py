@@ -63,10 +63,17 @@ class Tracing:
                 parent = self._propagator.extract({"traceparent": value.decode("latin-1")})
                 break
         span = self.tracer.start_span(
-            f"{record.method} {record.route}", context=parent, kind=self._server,
+            f"{record.method} {record.route}",
+            context=parent,
+            kind=self._server,
             start_time=self.perf_ns(record.started),
-            attributes={"http.request.method": record.method, "http.route": record.route,
-                        "url.path": scope["path"], "request_id": record.request_id})
+            attributes={
+                "http.request.method": record.method,
+                "http.route": record.route,
+                "url.path": scope["path"],
+                "request_id": record.request_id,
+            },
+        )
         token = self._context.attach(self._trace.set_span_in_context(span))
         return RequestTrace(self, span, token)
 
@@ -79,19 +86,26 @@ class Tracing:
         with self.tracer.start_as_current_span(name, attributes=attributes) as span:
             yield span
 
-    def engine_request(self, request_id: str, prompt_tokens: int,
-                       max_tokens: int) -> tuple[Span, dict[str, str]]:
+    def engine_request(
+        self, request_id: str, prompt_tokens: int, max_tokens: int
+    ) -> tuple[Span, dict[str, str]]:
         """Open an engine request's span under the current one; the headers carry its
         context to the engine."""
-        span = self.tracer.start_span("engine request", attributes={
-            "engine.request_id": request_id, "gen_ai.usage.input_tokens": prompt_tokens,
-            "gen_ai.request.max_tokens": max_tokens})
+        span = self.tracer.start_span(
+            "engine request",
+            attributes={
+                "engine.request_id": request_id,
+                "gen_ai.usage.input_tokens": prompt_tokens,
+                "gen_ai.request.max_tokens": max_tokens,
+            },
+        )
         headers: dict[str, str] = {}
         self._inject(headers, context=self._trace.set_span_in_context(span))
         return span, headers
 
-    def engine_request_ended(self, span: Span, completion_tokens: int,
-                             timings: EngineTimings | None) -> None:
+    def engine_request_ended(
+        self, span: Span, completion_tokens: int, timings: EngineTimings | None
+    ) -> None:
         """End an engine request's span; the engine's figures become its attributes and
         its children, laid out from its start (arrival) by the engine's durations."""
         if not span.is_recording():  # not sampled
@@ -99,14 +113,16 @@ class Tracing:
             return
         span.set_attribute("gen_ai.usage.output_tokens", completion_tokens)
         if timings is not None:
-            span.set_attributes({
-                "engine.wait_ms": timings.wait * 1000,
-                "engine.prefill_ms": timings.prefill * 1000,
-                "engine.ttft_ms": timings.first_token * 1000,
-                "engine.decode_ms": timings.decode * 1000,
-                "engine.preemptions": timings.preemptions,
-                "engine.cached_tokens": timings.cached_tokens,
-            })
+            span.set_attributes(
+                {
+                    "engine.wait_ms": timings.wait * 1000,
+                    "engine.prefill_ms": timings.prefill * 1000,
+                    "engine.ttft_ms": timings.first_token * 1000,
+                    "engine.decode_ms": timings.decode * 1000,
+                    "engine.preemptions": timings.preemptions,
+                    "engine.cached_tokens": timings.cached_tokens,
+                }
+            )
             parent = self._trace.set_span_in_context(span)
             started: int = span.start_time  # type: ignore[attr-defined]  # the SDK's span
             first_token = started + int(timings.first_token * 1e9)
@@ -126,7 +142,7 @@ class Tracing:
 class RequestTrace:
     """One request's span, current from `Tracing.begin` until `end`."""
 
-    __slots__ = ("_tracing", "span", "_token")
+    __slots__ = ("_token", "_tracing", "span")
 
     def __init__(self, tracing: Tracing, span: Span, token: object) -> None:
         self._tracing = tracing
@@ -139,12 +155,18 @@ class RequestTrace:
         self._tracing._context.detach(self._token)
         span = self.span
         span.update_name(f"{record.method} {record.route}")  # a template once routed
-        attributes: dict[str, Any] = {"http.response.status_code": record.status,
-                                      "http.route": record.route}
+        attributes: dict[str, Any] = {
+            "http.response.status_code": record.status,
+            "http.route": record.route,
+        }
         if record.engine_requests:
-            attributes.update({"engine_requests": record.engine_requests,
-                               "gen_ai.usage.input_tokens": record.prompt_tokens,
-                               "gen_ai.usage.output_tokens": record.completion_tokens})
+            attributes.update(
+                {
+                    "engine_requests": record.engine_requests,
+                    "gen_ai.usage.input_tokens": record.prompt_tokens,
+                    "gen_ai.usage.output_tokens": record.completion_tokens,
+                }
+            )
         if record.error_code:
             attributes["error.type"] = record.error_code
         attributes.update(record.engine_fields())
@@ -164,16 +186,19 @@ def build_tracing(endpoint: str | None) -> Tracing | None:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
     except ImportError as exc:
-        raise RuntimeError("tracing needs the OpenTelemetry SDK: pip install "
-                           "'translate-server[tracing]'") from exc
+        raise RuntimeError(
+            "tracing needs the OpenTelemetry SDK: pip install 'translate-server[tracing]'"
+        ) from exc
     protocol = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "grpc")
     if protocol == "http/protobuf":
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
         exporter: Any = OTLPSpanExporter(endpoint=endpoint)
     else:
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
             OTLPSpanExporter as GrpcExporter,
         )
+
         exporter = GrpcExporter(endpoint=endpoint)  # plain text for http://, TLS for https://
     provider = TracerProvider(resource=Resource.create({"service.name": SERVICE_NAME}))
     # Spans leave in batches from a thread of the SDK's own, never from a request's path.

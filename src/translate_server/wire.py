@@ -26,14 +26,16 @@ class Usage(ResponseStruct, kw_only=True):
     prompt_tokens_details: PromptTokensDetails | None = None
 
     @classmethod
-    def of(cls, prompt_tokens: int, completion_tokens: int,
-           cached_tokens: int | None = None) -> Usage:
+    def of(
+        cls, prompt_tokens: int, completion_tokens: int, cached_tokens: int | None = None
+    ) -> Usage:
         return cls(
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             total_tokens=prompt_tokens + completion_tokens,
-            prompt_tokens_details=(None if cached_tokens is None
-                                   else PromptTokensDetails(cached_tokens=cached_tokens)),
+            prompt_tokens_details=(
+                None if cached_tokens is None else PromptTokensDetails(cached_tokens=cached_tokens)
+            ),
         )
 
 

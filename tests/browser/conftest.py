@@ -21,10 +21,13 @@ CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
 
 def chromium_path() -> str:
     path = os.environ.get(CHROMIUM_ENV) or next(
-        (found for name in CHROMIUM_NAMES if (found := shutil.which(name))), None)
+        (found for name in CHROMIUM_NAMES if (found := shutil.which(name))), None
+    )
     if path is None:
-        pytest.skip(f"no Chromium to drive: install Debian's `chromium` (make test does), or "
-                    f"point {CHROMIUM_ENV} at a Chromium or Chrome binary")
+        pytest.skip(
+            f"no Chromium to drive: install Debian's `chromium` (make test does), or "
+            f"point {CHROMIUM_ENV} at a Chromium or Chrome binary"
+        )
     return path
 
 
@@ -37,8 +40,7 @@ def browser() -> Iterator[Any]:
     executable = chromium_path()
     with sync_playwright() as playwright:
         try:
-            launched = playwright.chromium.launch(executable_path=executable,
-                                                  args=["--no-sandbox"])
+            launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
         except Error as exc:
             pytest.skip(f"Chromium at {executable} does not start: {exc.message.splitlines()[0]}")
         try:

@@ -41,9 +41,11 @@ def open_page(page: Any, base: str) -> Any:
 
 def translated(page: Any) -> str:
     """Waits for the translation to finish; its text."""
-    page.wait_for_function("document.querySelector('#result').getAttribute('aria-busy') === "
-                           "'false' && document.querySelector('#result-info').textContent "
-                           ".includes('tokens')")
+    page.wait_for_function(
+        "document.querySelector('#result').getAttribute('aria-busy') === "
+        "'false' && document.querySelector('#result-info').textContent "
+        ".includes('tokens')"
+    )
     return page.inner_text("#result")
 
 
@@ -59,11 +61,18 @@ def test_translation_streams_into_the_result_pane(page: Any, site: str) -> None:
     with page.expect_request("**/translate") as sent:
         page.click("#translate")
     assert sent.value.post_data_json == {
-        "text": text, "source_lang": "auto", "target_lang": "de", "formality": "default",
-        "format": "text", "stream": True}
+        "text": text,
+        "source_lang": "auto",
+        "target_lang": "de",
+        "formality": "default",
+        "format": "text",
+        "stream": True,
+    }
     # Part of the translation is shown while the rest is still being generated.
-    page.wait_for_function("document.querySelector('#result').getAttribute('aria-busy') === "
-                           "'true' && document.querySelector('#result').textContent.length > 0")
+    page.wait_for_function(
+        "document.querySelector('#result').getAttribute('aria-busy') === "
+        "'true' && document.querySelector('#result').textContent.length > 0"
+    )
     partial = page.inner_text("#result")
     assert partial and text.upper().startswith(partial.strip())
     assert page.is_enabled("#stop")
@@ -173,10 +182,21 @@ def test_keyboard_only(page: Any, site: str) -> None:
     order = []
     for _ in range(14):
         page.keyboard.press("Tab")
-        order.append(page.evaluate("document.activeElement.id || "
-                                   "document.activeElement.tagName.toLowerCase()"))
-    expected = ["source-lang", "swap", "target-lang", "source-text", "detect", "translate",
-                "result", "summary"]
+        order.append(
+            page.evaluate(
+                "document.activeElement.id || document.activeElement.tagName.toLowerCase()"
+            )
+        )
+    expected = [
+        "source-lang",
+        "swap",
+        "target-lang",
+        "source-text",
+        "detect",
+        "translate",
+        "result",
+        "summary",
+    ]
     positions = [order.index(name) for name in expected]
     assert positions == sorted(positions), order
     # Type and translate without the mouse.
@@ -243,15 +263,16 @@ def test_copy_puts_exactly_the_translation_on_the_clipboard(page: Any, site: str
     assert page.evaluate("window.copiedTexts") == ["COPY ME, PLEASE.\nALL OF IT."]
 
 
-def test_overload_shows_the_servers_message_and_a_retry_countdown(
-    page: Any, served: Any
-) -> None:
+def test_overload_shows_the_servers_message_and_a_retry_countdown(page: Any, served: Any) -> None:
     engine = FakeEngine()
     engine.hang = True  # the one slot stays taken until the test lets it go
     base = served(engine, max_num_seqs=1, max_queued_requests=0)
     open_page(page, base)
-    holder = threading.Thread(target=httpx.post, args=(f"{base}/translate",), kwargs={
-        "json": {"text": "hold the slot", "target_lang": "de"}, "timeout": 30})
+    holder = threading.Thread(
+        target=httpx.post,
+        args=(f"{base}/translate",),
+        kwargs={"json": {"text": "hold the slot", "target_lang": "de"}, "timeout": 30},
+    )
     holder.start()
     try:
         deadline = time.monotonic() + 10
@@ -267,8 +288,9 @@ def test_overload_shows_the_servers_message_and_a_retry_countdown(
         message = response.json()["error"]["message"]
         assert page.inner_text("#error-message") == message
         assert page.inner_text("#retry") == f"Try again in {seconds} s."
-        page.wait_for_selector("#retry:has-text('You can try again now.')",
-                               timeout=(seconds + 3) * 1000)
+        page.wait_for_selector(
+            "#retry:has-text('You can try again now.')", timeout=(seconds + 3) * 1000
+        )
         assert page.inner_text("#result") == ""
     finally:
         engine.hang = False
@@ -292,20 +314,35 @@ def test_an_engine_failure_mid_stream_is_shown_after_the_partial_text(
 def test_warnings_in_the_final_event_are_listed(page: Any, site: str) -> None:
     # Warnings the page has no words for (free text, or objects with a message) are shown
     # as they come: play such a stream.
-    events = [{"delta": "Hallo"}, {"delta": " Welt"},
-              {"delta": "", "finish_reason": "stop", "source_lang": "en",
-               "usage": {"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11},
-               "warnings": ["The translation may be incomplete.",
-                            {"code": "untranslated", "message": "Some text was copied."}]}]
+    events = [
+        {"delta": "Hallo"},
+        {"delta": " Welt"},
+        {
+            "delta": "",
+            "finish_reason": "stop",
+            "source_lang": "en",
+            "usage": {"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11},
+            "warnings": [
+                "The translation may be incomplete.",
+                {"code": "untranslated", "message": "Some text was copied."},
+            ],
+        },
+    ]
     body = "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
-    page.route("**/translate", lambda route: route.fulfill(
-        status=200, headers={"content-type": "text/event-stream"}, body=body))
+    page.route(
+        "**/translate",
+        lambda route: route.fulfill(
+            status=200, headers={"content-type": "text/event-stream"}, body=body
+        ),
+    )
     open_page(page, site)
     page.fill("#source-text", "Hello world")
     page.click("#translate")
     assert translated(page) == "Hallo Welt"
     assert page.locator("#warnings li").all_inner_texts() == [
-        "The translation may be incomplete.", "Some text was copied."]
+        "The translation may be incomplete.",
+        "Some text was copied.",
+    ]
 
 
 def test_the_quality_guards_warnings_are_said_in_words(page: Any, served: Any) -> None:
@@ -318,20 +355,19 @@ def test_the_quality_guards_warnings_are_said_in_words(page: Any, served: Any) -
     assert translated(page) == "GOOD MORNING TO ALL OF YOU, DEAR FRIENDS."
     page.wait_for_selector("#warnings:not([hidden])")
     assert page.locator("#warnings li").all_inner_texts() == [
-        "This may be the source text sent back, not a translation."]
+        "This may be the source text sent back, not a translation."
+    ]
 
 
 def _losing_unmasked_placeholders(prompt: str, options: Any) -> str:
     # A German "translation" that drops a printf placeholder it sees, but keeps the guard's
     # mask (`{1}`): what a small model does, and what masking is for.
     text = fake_translator(prompt, options)
-    text = text.replace("GOOD MORNING", "Guten Morgen").replace("WELCOME BACK",
-                                                                 "willkommen zurück")
+    text = text.replace("GOOD MORNING", "Guten Morgen").replace("WELCOME BACK", "willkommen zurück")
     return text.replace(" %S", "")
 
 
-def test_a_stream_with_warnings_is_translated_again_under_the_guard(page: Any,
-                                                                    served: Any) -> None:
+def test_a_stream_with_warnings_is_translated_again_under_the_guard(page: Any, served: Any) -> None:
     engine = FakeEngine(responder=_losing_unmasked_placeholders)
     open_page(page, served(engine, quality_guard=True))
     page.fill("#source-text", "Good morning %s, welcome back.")
@@ -370,11 +406,15 @@ def test_api_key_is_asked_for_and_kept_in_the_tab_only(page: Any, served: Any) -
     assert "s3cret" not in page.evaluate("JSON.stringify(localStorage)")
 
 
-SHOWN = ("Paste a text, pick a language and read the translation as it is written. "
-         "Nobody needs curl for that.")
+SHOWN = (
+    "Paste a text, pick a language and read the translation as it is written. "
+    "Nobody needs curl for that."
+)
 # A canned answer for the picture: the engine double's own is the text in capitals.
-SHOWN_TRANSLATION = ("Text einfügen, Sprache wählen und die Übersetzung lesen, während sie "
-                     "entsteht. Dafür braucht niemand curl.")
+SHOWN_TRANSLATION = (
+    "Text einfügen, Sprache wählen und die Übersetzung lesen, während sie "
+    "entsteht. Dafür braucht niemand curl."
+)
 
 
 def test_screenshots(page: Any, served: Any) -> None:
@@ -436,6 +476,5 @@ def test_every_control_is_labelled_and_text_has_contrast(page: Any, site: str) -
         !(el.labels && el.labels.length) && !el.getAttribute("aria-label") &&
         !el.getAttribute("aria-labelledby") && !el.textContent.trim()).map((el) => el.outerHTML)""")
     assert unlabelled == []
-    low = {name: round(ratio, 2) for name, ratio in page.evaluate(CONTRASTS).items()
-           if ratio < 4.5}
+    low = {name: round(ratio, 2) for name, ratio in page.evaluate(CONTRASTS).items() if ratio < 4.5}
     assert low == {}

@@ -20,8 +20,9 @@ CACHE = Path(__file__).resolve().parents[2] / ".cache"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    process = start_tiny(tiny_model_dir(CACHE / "test-models"),
-                         tmp_path_factory.mktemp("page-server"))
+    process = start_tiny(
+        tiny_model_dir(CACHE / "test-models"), tmp_path_factory.mktemp("page-server")
+    )
     yield process
     process.stop()
 
@@ -39,8 +40,11 @@ def test_a_translation_through_the_page(page: Any, server: ServerProcess) -> Non
     assert response.headers["content-type"].startswith("text/event-stream")
     # The tiny model's weights are random: its words are gibberish, but they arrive, and the
     # final event (usage) ends the stream without an error.
-    page.wait_for_function("document.querySelector('#result').getAttribute('aria-busy') === "
-                           "'false' && document.querySelector('#result-info').textContent "
-                           ".includes('tokens')", timeout=120_000)
+    page.wait_for_function(
+        "document.querySelector('#result').getAttribute('aria-busy') === "
+        "'false' && document.querySelector('#result-info').textContent "
+        ".includes('tokens')",
+        timeout=120_000,
+    )
     assert page.is_hidden("#error"), page.inner_text("#error")
     assert page.is_enabled("#translate")

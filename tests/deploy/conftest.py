@@ -37,9 +37,11 @@ def translate_env_names() -> set[str]:
 @pytest.fixture
 async def live_metrics_text(client) -> str:
     translated = await client.post(
-        "/translate", json={"text": "Good morning", "source_lang": "en", "target_lang": "de"})
+        "/translate", json={"text": "Good morning", "source_lang": "en", "target_lang": "de"}
+    )
     chatted = await client.post(
-        "/v1/chat/completions", json={"messages": [{"role": "user", "content": "Hello"}]})
+        "/v1/chat/completions", json={"messages": [{"role": "user", "content": "Hello"}]}
+    )
     assert translated.status_code == chatted.status_code == 200
     response = await client.get("/metrics")
     assert response.status_code == 200

@@ -60,8 +60,10 @@ def validator():
 
 def test_interpolation() -> None:
     environ = {"SET": "x", "EMPTY": ""}
-    assert interpolate("${SET:-d} ${EMPTY:-d} ${EMPTY-d} ${UNSET-d} $SET $$SET", environ) == \
-        "x d  d x $SET"
+    assert (
+        interpolate("${SET:-d} ${EMPTY:-d} ${EMPTY-d} ${UNSET-d} $SET $$SET", environ)
+        == "x d  d x $SET"
+    )
 
 
 def test_compose_file_follows_the_compose_specification(compose, validator) -> None:
@@ -75,7 +77,8 @@ def test_schema_catches_mistakes(compose, validator) -> None:
     assert not validator.is_valid(broken)
     broken = json.loads(json.dumps(compose))
     broken["services"]["translate-server"]["deploy"]["resources"]["reservations"]["devices"] = [
-        {"driver": "nvidia", "count": 1}]  # capabilities are required
+        {"driver": "nvidia", "count": 1}
+    ]  # capabilities are required
     assert not validator.is_valid(broken)
 
 
@@ -109,8 +112,10 @@ def test_configuration_is_only_known_translate_variables(compose, translate_env_
 
 def test_environment_overrides_reach_the_server() -> None:
     compose = load_compose({"TRANSLATE_MODEL": "Qwen/Qwen2.5-1.5B-Instruct"})
-    assert compose["services"]["translate-server"]["environment"]["TRANSLATE_MODEL"] == \
-        "Qwen/Qwen2.5-1.5B-Instruct"
+    assert (
+        compose["services"]["translate-server"]["environment"]["TRANSLATE_MODEL"]
+        == "Qwen/Qwen2.5-1.5B-Instruct"
+    )
     # Unset stays empty, which the server reads as "not given".
     assert load_compose()["services"]["translate-server"]["environment"]["TRANSLATE_MODEL"] == ""
 
@@ -134,9 +139,12 @@ def test_prometheus_scrapes_whichever_server_variant_runs(compose) -> None:
 
 def test_grafana_is_provisioned_with_the_dashboard(compose, dashboard) -> None:
     grafana = compose["services"]["grafana"]
-    mounts = dict(v.rsplit(":", 1)[0].split(":", 1) for v in grafana["volumes"] if v.startswith("./"))
+    mounts = dict(
+        v.rsplit(":", 1)[0].split(":", 1) for v in grafana["volumes"] if v.startswith("./")
+    )
     provisioning = ROOT / mounts["./deploy/grafana/provisioning"].replace(
-        "/etc/grafana/provisioning", "deploy/grafana/provisioning")
+        "/etc/grafana/provisioning", "deploy/grafana/provisioning"
+    )
     assert mounts["./deploy/grafana/provisioning"] == "/etc/grafana/provisioning"
     datasources = yaml.safe_load((provisioning / "datasources" / "prometheus.yml").read_text())
     (source,) = datasources["datasources"]

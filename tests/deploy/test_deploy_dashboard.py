@@ -16,10 +16,14 @@ from tests.support.deploy_metrics import (
 REQUIRED = {
     "requests/s and errors by route": {"translate_requests_total"},
     "request latency percentiles": {"translate_request_duration_seconds_bucket"},
-    "time to first token": {"translate_time_to_first_token_seconds_bucket",
-                            "vllm:time_to_first_token_seconds_bucket"},
-    "time per output token": {"vllm:inter_token_latency_seconds_bucket",
-                              "vllm:request_time_per_output_token_seconds_bucket"},
+    "time to first token": {
+        "translate_time_to_first_token_seconds_bucket",
+        "vllm:time_to_first_token_seconds_bucket",
+    },
+    "time per output token": {
+        "vllm:inter_token_latency_seconds_bucket",
+        "vllm:request_time_per_output_token_seconds_bucket",
+    },
     "KV-cache use": {"vllm:kv_cache_usage_perc"},
     "requests running": {"translate_requests_running", "vllm:num_requests_running"},
     "requests waiting": {"translate_requests_waiting", "vllm:num_requests_waiting"},
@@ -30,14 +34,19 @@ REQUIRED = {
 @pytest.mark.parametrize(
     ("expr", "names"),
     [
-        ("sum by (route) (rate(translate_requests_total[$__rate_interval]))",
-         {"translate_requests_total"}),
-        ('sum(rate(a_total{status=~"5..", route!="x"}[5m])) / sum(rate(a_total[5m]))',
-         {"a_total"}),
-        ("histogram_quantile(0.95, sum by (le, route) (rate(vllm:e2e_request_latency_seconds_bucket[1m])))",
-         {"vllm:e2e_request_latency_seconds_bucket"}),
-        ("max by (instance) (vllm:kv_cache_usage_perc) > bool 0.9 or on (instance) up",
-         {"vllm:kv_cache_usage_perc", "up"}),
+        (
+            "sum by (route) (rate(translate_requests_total[$__rate_interval]))",
+            {"translate_requests_total"},
+        ),
+        ('sum(rate(a_total{status=~"5..", route!="x"}[5m])) / sum(rate(a_total[5m]))', {"a_total"}),
+        (
+            "histogram_quantile(0.95, sum by (le, route) (rate(vllm:e2e_request_latency_seconds_bucket[1m])))",
+            {"vllm:e2e_request_latency_seconds_bucket"},
+        ),
+        (
+            "max by (instance) (vllm:kv_cache_usage_perc) > bool 0.9 or on (instance) up",
+            {"vllm:kv_cache_usage_perc", "up"},
+        ),
         ("rate(x_total[5m] offset 1h) * 1e-3 + max_over_time(y[10m:1m])", {"x_total", "y"}),
         ('count(z{name="sum(rate(fake[1m]))"}) without (pod)', {"z"}),
     ],
@@ -57,10 +66,12 @@ def test_dashboard_metric_names_walks_rows_and_variables() -> None:
             {"type": "row", "panels": [{"targets": [{"expr": "sum(a_total)"}]}]},
             {"targets": [{"expr": "rate(b_total[1m])"}, {"refId": "B"}]},
         ],
-        "templating": {"list": [
-            {"type": "query", "query": {"query": "label_values(c_info, model)"}},
-            {"type": "datasource", "query": "prometheus"},
-        ]},
+        "templating": {
+            "list": [
+                {"type": "query", "query": {"query": "label_values(c_info, model)"}},
+                {"type": "datasource", "query": "prometheus"},
+            ]
+        },
     }
     assert dashboard_metric_names(dashboard) == {"a_total", "b_total", "c_info"}
 
@@ -73,7 +84,9 @@ def test_exported_names_cover_untouched_labelled_metrics() -> None:
         'vllm:num_requests_waiting{engine="0",model_name="m"} 0.0\n'
     )
     assert exported_metric_names(text) >= {
-        "t_requests_total", "t_latency_seconds_bucket", "t_latency_seconds_count",
+        "t_requests_total",
+        "t_latency_seconds_bucket",
+        "t_latency_seconds_count",
         "vllm:num_requests_waiting",
     }
     assert "t_requests" not in exported_metric_names(text)
@@ -83,8 +96,7 @@ def test_dashboard_shows_what_operators_watch(dashboard: dict) -> None:
     names = dashboard_metric_names(dashboard)
     missing = [topic for topic, options in REQUIRED.items() if not names & options]
     assert not missing, f"dashboard has no panel for: {missing}"
-    queries = " ".join(
-        t["expr"] for p in dashboard["panels"] for t in p.get("targets", []))
+    queries = " ".join(t["expr"] for p in dashboard["panels"] for t in p.get("targets", []))
     assert "histogram_quantile(0.5," in queries and "histogram_quantile(0.95," in queries
 
 

@@ -125,8 +125,10 @@ def test_listens_everywhere_and_keeps_the_model_cache_on_a_volume(dockerfile: Do
     volumes = json.loads(dockerfile.last("VOLUME"))
     assert env["TRANSLATE_MODEL_CACHE_DIR"] in volumes
     assert env["HF_HOME"].startswith(env["TRANSLATE_MODEL_CACHE_DIR"] + "/")
-    assert f"chown -R ${{APP_UID}}:${{APP_UID}} {env['TRANSLATE_MODEL_CACHE_DIR']}" in \
-        dockerfile.run_script
+    assert (
+        f"chown -R ${{APP_UID}}:${{APP_UID}} {env['TRANSLATE_MODEL_CACHE_DIR']}"
+        in dockerfile.run_script
+    )
 
 
 def test_configuration_is_only_known_translate_variables(
@@ -159,8 +161,11 @@ def dockerignored(path: str, patterns: list[str]) -> bool:
 
 
 def test_build_context_keeps_what_the_images_copy() -> None:
-    patterns = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
-                if line.strip() and not line.startswith("#")]
+    patterns = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     assert dockerignored(".venv/bin/python", patterns)
     assert dockerignored(".git/HEAD", patterns)
     assert dockerignored("src/translate_server/__pycache__/app.cpython-312.pyc", patterns)

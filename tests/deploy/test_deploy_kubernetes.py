@@ -48,7 +48,9 @@ def test_json_patch_follows_rfc6902() -> None:
     doc = {"a": {"b": [1, 2]}}
     assert json_patch(doc, [{"op": "add", "path": "/a/b/-", "value": 3}]) == {"a": {"b": [1, 2, 3]}}
     assert json_patch(doc, [{"op": "add", "path": "/a/b/0", "value": 0}]) == {"a": {"b": [0, 1, 2]}}
-    assert json_patch(doc, [{"op": "replace", "path": "/a/b/1", "value": 9}]) == {"a": {"b": [1, 9]}}
+    assert json_patch(doc, [{"op": "replace", "path": "/a/b/1", "value": 9}]) == {
+        "a": {"b": [1, 9]}
+    }
     assert json_patch(doc, [{"op": "remove", "path": "/a"}]) == {}
     assert doc == {"a": {"b": [1, 2]}}
     with pytest.raises(PatchError):
@@ -70,8 +72,13 @@ def test_renderer_agrees_with_kustomize(name: str) -> None:
     command = kustomize_command()
     if command is None:
         pytest.skip("no kustomize or kubectl binary")
-    result = subprocess.run([*command, str(K8S / "overlays" / name)], capture_output=True,
-                            text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [*command, str(K8S / "overlays" / name)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     if result.returncode != 0 and "unknown command" in result.stderr:
         pytest.skip(f"{command[0]} cannot render kustomizations")
     assert result.returncode == 0, result.stderr
@@ -87,8 +94,13 @@ def test_every_object_validates_against_kubernetes_schemas(overlay) -> None:
     kubernetes_validate = pytest.importorskip("kubernetes_validate")
     _, objects = overlay
     kinds = {obj["kind"] for obj in objects}
-    assert {"Deployment", "Service", "PodDisruptionBudget", "HorizontalPodAutoscaler",
-            "ServiceMonitor"} <= kinds
+    assert {
+        "Deployment",
+        "Service",
+        "PodDisruptionBudget",
+        "HorizontalPodAutoscaler",
+        "ServiceMonitor",
+    } <= kinds
     for version in kubernetes_versions():
         for obj in objects:
             if obj["kind"] in CUSTOM_KINDS:
@@ -101,14 +113,28 @@ def test_schema_validation_catches_mistakes(overlay) -> None:
     kubernetes_validate = pytest.importorskip("kubernetes_validate")
     _, objects = overlay
     deployment = by_kind(objects, "Deployment")
-    broken = json_patch(deployment, [
-        {"op": "add", "path": "/spec/template/spec/containers/0/readinessProbe/httpPath",
-         "value": "/health"}])
+    broken = json_patch(
+        deployment,
+        [
+            {
+                "op": "add",
+                "path": "/spec/template/spec/containers/0/readinessProbe/httpPath",
+                "value": "/health",
+            }
+        ],
+    )
     with pytest.raises(kubernetes_validate.ValidationError):
         kubernetes_validate.validate(broken, OLDEST_KUBERNETES, strict=True)
-    broken = json_patch(deployment, [
-        {"op": "replace", "path": "/spec/template/spec/containers/0/ports/0/containerPort",
-         "value": "http"}])
+    broken = json_patch(
+        deployment,
+        [
+            {
+                "op": "replace",
+                "path": "/spec/template/spec/containers/0/ports/0/containerPort",
+                "value": "http",
+            }
+        ],
+    )
     with pytest.raises(kubernetes_validate.ValidationError):
         kubernetes_validate.validate(broken, OLDEST_KUBERNETES, strict=True)
 
@@ -122,8 +148,9 @@ def test_selectors_find_the_pods(overlay) -> None:
     pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
     assert selects(deployment["spec"]["selector"]["matchLabels"], pod_labels)
     assert selects(by_kind(objects, "Service")["spec"]["selector"], pod_labels)
-    assert selects(by_kind(objects, "PodDisruptionBudget")["spec"]["selector"]["matchLabels"],
-                   pod_labels)
+    assert selects(
+        by_kind(objects, "PodDisruptionBudget")["spec"]["selector"]["matchLabels"], pod_labels
+    )
 
 
 def test_service_and_probes_use_the_server_port(overlay) -> None:
@@ -159,7 +186,9 @@ def test_server_listens_on_all_interfaces_and_keeps_its_cache(overlay) -> None:
     mounts = {m["name"]: m["mountPath"] for m in container(objects)["volumeMounts"]}
     assert mounts["model-cache"] == variables["TRANSLATE_MODEL_CACHE_DIR"]
     assert variables["HF_HOME"].startswith(variables["TRANSLATE_MODEL_CACHE_DIR"] + "/")
-    volumes = {v["name"] for v in by_kind(objects, "Deployment")["spec"]["template"]["spec"]["volumes"]}
+    volumes = {
+        v["name"] for v in by_kind(objects, "Deployment")["spec"]["template"]["spec"]["volumes"]
+    }
     assert {"model-cache", "dshm"} <= volumes
 
 
@@ -231,9 +260,19 @@ def test_service_monitor_scrapes_the_service_metrics(overlay) -> None:
     for endpoint in monitor["spec"]["endpoints"]:
         assert endpoint["port"] in port_names
         assert endpoint["path"] == "/metrics"
-        assert set(endpoint) <= {"port", "path", "interval", "scrapeTimeout", "scheme",
-                                 "honorLabels", "relabelings", "metricRelabelings",
-                                 "authorization", "bearerTokenSecret", "tlsConfig"}
+        assert set(endpoint) <= {
+            "port",
+            "path",
+            "interval",
+            "scrapeTimeout",
+            "scheme",
+            "honorLabels",
+            "relabelings",
+            "metricRelabelings",
+            "authorization",
+            "bearerTokenSecret",
+            "tlsConfig",
+        }
 
 
 def test_disruption_budget_never_blocks_a_drain(overlay) -> None:

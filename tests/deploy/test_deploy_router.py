@@ -41,22 +41,35 @@ def router_container(objects: list[dict]) -> dict:
 
 def haproxy() -> str:
     binary = shutil.which("haproxy") or (
-        "/usr/sbin/haproxy" if os.access("/usr/sbin/haproxy", os.X_OK) else None)
+        "/usr/sbin/haproxy" if os.access("/usr/sbin/haproxy", os.X_OK) else None
+    )
     if binary is None:
         pytest.skip("haproxy is not installed")
     return binary
 
 
-@pytest.mark.parametrize("mode", [
-    {"REPLICA_1": "127.0.0.1:8001", "REPLICA_2": "127.0.0.1:8002"},
-    {"REPLICA_1": "127.0.0.1:8001", "REPLICA_2": "127.0.0.1:8002", "ROUTER_BALANCE": "pair"},
-    {"REPLICAS_DNS": "localhost:8000"},
-], ids=["two-replicas", "pair-affinity", "dns"])
+@pytest.mark.parametrize(
+    "mode",
+    [
+        {"REPLICA_1": "127.0.0.1:8001", "REPLICA_2": "127.0.0.1:8002"},
+        {"REPLICA_1": "127.0.0.1:8001", "REPLICA_2": "127.0.0.1:8002", "ROUTER_BALANCE": "pair"},
+        {"REPLICAS_DNS": "localhost:8000"},
+    ],
+    ids=["two-replicas", "pair-affinity", "dns"],
+)
 def test_configuration_is_valid_without_warnings(mode: dict[str, str]) -> None:
-    environ = {k: v for k, v in os.environ.items()
-               if k not in ("REPLICAS_DNS", "ROUTER_BALANCE", "REPLICA_1", "REPLICA_2")}
-    result = subprocess.run([haproxy(), "-c", "-dW", "-f", str(CONFIG)],
-                            env={**environ, **mode}, capture_output=True, text=True, check=False)
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("REPLICAS_DNS", "ROUTER_BALANCE", "REPLICA_1", "REPLICA_2")
+    }
+    result = subprocess.run(
+        [haproxy(), "-c", "-dW", "-f", str(CONFIG)],
+        env={**environ, **mode},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -73,8 +86,9 @@ def test_retries_only_refusals() -> None:
 
 def test_kubernetes_config_map_is_the_configuration(router) -> None:
     config_map = by_kind(router, "ConfigMap")
-    assert config_map["data"]["haproxy.cfg"] == CONFIG.read_text(), \
+    assert config_map["data"]["haproxy.cfg"] == CONFIG.read_text(), (
         "deploy/k8s/router/configmap.yaml differs from deploy/haproxy/haproxy.cfg"
+    )
     pod = by_kind(router, "Deployment")["spec"]["template"]["spec"]
     (volume,) = [v for v in pod["volumes"] if "configMap" in v]
     assert volume["configMap"]["name"] == config_map["metadata"]["name"]
@@ -85,7 +99,11 @@ def test_kubernetes_config_map_is_the_configuration(router) -> None:
 def test_every_router_object_validates(router) -> None:
     kubernetes_validate = pytest.importorskip("kubernetes_validate")
     assert {o["kind"] for o in router} == {
-        "ConfigMap", "Deployment", "Service", "PodDisruptionBudget"}
+        "ConfigMap",
+        "Deployment",
+        "Service",
+        "PodDisruptionBudget",
+    }
     for version in kubernetes_versions():
         for obj in router:
             kubernetes_validate.validate(obj, version, strict=True)
@@ -95,8 +113,9 @@ def test_router_agrees_with_kustomize(router) -> None:
     command = kustomize_command()
     if command is None:
         pytest.skip("no kustomize or kubectl binary")
-    result = subprocess.run([*command, str(K8S / "router")], capture_output=True, text=True,
-                            timeout=60, check=False)
+    result = subprocess.run(
+        [*command, str(K8S / "router")], capture_output=True, text=True, timeout=60, check=False
+    )
     assert result.returncode == 0, result.stderr
     theirs = {resource_id(o): o for o in yaml.safe_load_all(result.stdout) if o}
     assert {resource_id(o): o for o in router} == theirs
@@ -109,8 +128,9 @@ def test_replicas_are_found_by_dns_of_the_server_pods(router, servers) -> None:
     server_pods = by_kind(servers, "Deployment")["spec"]["template"]
     assert selects(headless["spec"]["selector"], server_pods["metadata"]["labels"])
     (port,) = headless["spec"]["ports"]
-    server_ports = {p["name"]: p["containerPort"]
-                    for p in server_pods["spec"]["containers"][0]["ports"]}
+    server_ports = {
+        p["name"]: p["containerPort"] for p in server_pods["spec"]["containers"][0]["ports"]
+    }
     assert port["targetPort"] in server_ports and port["port"] == server_ports["http"]
     env = {e["name"]: e for e in router_container(router)["env"]}
     host, dns_port = env["REPLICAS_DNS"]["value"].rsplit(":", 1)
@@ -125,8 +145,9 @@ def test_replicas_are_found_by_dns_of_the_server_pods(router, servers) -> None:
 
 
 def test_router_service_reaches_the_router_only(router, servers) -> None:
-    service = next(s for s in router
-                   if s["kind"] == "Service" and s["metadata"]["name"] == "translate-router")
+    service = next(
+        s for s in router if s["kind"] == "Service" and s["metadata"]["name"] == "translate-router"
+    )
     pods = by_kind(router, "Deployment")["spec"]["template"]["metadata"]["labels"]
     assert selects(service["spec"]["selector"], pods)
     ports = {p["name"]: p["containerPort"] for p in router_container(router)["ports"]}

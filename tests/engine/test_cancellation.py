@@ -16,19 +16,34 @@ CLIENTS = 200
 
 
 async def test_clients_giving_up_abort_their_engine_requests(tiny_model) -> None:
-    settings = load_settings({"model": str(tiny_model), "served_model_name": "tiny",
-                              "quality_guard": False,
-                              "max_model_len": 512, "max_num_seqs": 16,
-                              "max_queued_requests": CLIENTS}, environ={})
+    settings = load_settings(
+        {
+            "model": str(tiny_model),
+            "served_model_name": "tiny",
+            "quality_guard": False,
+            "max_model_len": 512,
+            "max_num_seqs": 16,
+            "max_queued_requests": CLIENTS,
+        },
+        environ={},
+    )
     app = create_app(settings, lambda: create_vllm_engine(settings.engine))
     async with running(app) as client:
         engine = app.state.services.engine
-        body = {"messages": [{"role": "user", "content": "Tell me a long story."}],
-                "max_tokens": 400, "ignore_eos": True, "seed": 1}
-        clients = [asyncio.create_task(call_and_leave(app, "/v1/chat/completions",
-                                                     {**body, "stream": i % 2 == 0},
-                                                     1.0 + i / CLIENTS))
-                   for i in range(CLIENTS)]
+        body = {
+            "messages": [{"role": "user", "content": "Tell me a long story."}],
+            "max_tokens": 400,
+            "ignore_eos": True,
+            "seed": 1,
+        }
+        clients = [
+            asyncio.create_task(
+                call_and_leave(
+                    app, "/v1/chat/completions", {**body, "stream": i % 2 == 0}, 1.0 + i / CLIENTS
+                )
+            )
+            for i in range(CLIENTS)
+        ]
         await asyncio.sleep(0.8)
         in_engine = engine.unfinished_requests()
         await asyncio.gather(*clients)
@@ -40,12 +55,16 @@ async def test_clients_giving_up_abort_their_engine_requests(tiny_model) -> None
         assert app.state.services.admission.in_flight == 0
 
         started = time.perf_counter()
-        response = await client.post("/v1/chat/completions", json={
-            "messages": [{"role": "user", "content": "hi"}], "max_tokens": 4, "seed": 2})
+        response = await client.post(
+            "/v1/chat/completions",
+            json={"messages": [{"role": "user", "content": "hi"}], "max_tokens": 4, "seed": 2},
+        )
         served_after = time.perf_counter() - started
         assert response.status_code == 200
         assert response.json()["usage"]["completion_tokens"] >= 1
-    print(f"\ncancellation: {in_engine} requests in the engine when {CLIENTS} clients gave "
-          f"up; unfinished back to 0 {drained_after:.2f} s after the last left; a new "
-          f"request served in {served_after:.2f} s")
+    print(
+        f"\ncancellation: {in_engine} requests in the engine when {CLIENTS} clients gave "
+        f"up; unfinished back to 0 {drained_after:.2f} s after the last left; a new "
+        f"request served in {served_after:.2f} s"
+    )
     assert in_engine > CLIENTS // 2  # the clients really were mid-generation

@@ -51,8 +51,11 @@ msgstr "Schon übersetzt"
 
 
 async def translated(client: AppClient, name: str, data: str) -> bytes:
-    submitted = await client.post("/translate/document", files={"file": (name, data.encode())},
-                                  data={"target_lang": "de", "source_lang": "en"})
+    submitted = await client.post(
+        "/translate/document",
+        files={"file": (name, data.encode())},
+        data={"target_lang": "de", "source_lang": "en"},
+    )
     assert submitted.status_code == 202, submitted.text
     urls = submitted.json()
     for _ in range(600):
@@ -64,18 +67,28 @@ async def translated(client: AppClient, name: str, data: str) -> bytes:
     return (await client.get(urls["result_url"])).content
 
 
-async def test_srt_and_po_files_translate_on_the_real_engine(tiny_model: Path,
-                                                             tmp_path: Path) -> None:
-    settings = load_settings({"model": str(tiny_model), "served_model_name": "tiny",
-                              "quality_guard": False,
-                              "max_model_len": 512, "max_num_seqs": 8, "max_tokens": 24,
-                              "document_dir": str(tmp_path)}, environ={})
+async def test_srt_and_po_files_translate_on_the_real_engine(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    settings = load_settings(
+        {
+            "model": str(tiny_model),
+            "served_model_name": "tiny",
+            "quality_guard": False,
+            "max_model_len": 512,
+            "max_num_seqs": 8,
+            "max_tokens": 24,
+            "document_dir": str(tmp_path),
+        },
+        environ={},
+    )
     app = create_app(settings, lambda: create_vllm_engine(settings.engine))
     async with running(app) as client:
         subtitles = list(srt.parse((await translated(client, "talk.srt", SRT)).decode()))
         source = list(srt.parse(SRT))
-        assert [(c.index, c.start, c.end) for c in subtitles] == \
-            [(c.index, c.start, c.end) for c in source]
+        assert [(c.index, c.start, c.end) for c in subtitles] == [
+            (c.index, c.start, c.end) for c in source
+        ]
 
         catalog = polib.pofile((await translated(client, "app.po", PO)).decode())
         entries = {entry.msgid: entry for entry in catalog}

@@ -17,29 +17,54 @@ from tests.support.harness import running
 SLOTS = 2
 CLIENTS = 4
 TOKENS = 32
-ENGINE_FIELDS = ("engine_wait_ms", "prefill_ms", "engine_ttft_ms", "decode_ms",
-                 "preemptions", "cached_tokens")
+ENGINE_FIELDS = (
+    "engine_wait_ms",
+    "prefill_ms",
+    "engine_ttft_ms",
+    "decode_ms",
+    "preemptions",
+    "cached_tokens",
+)
 
 
 def tiny_settings(tiny_model, **extra):
-    return load_settings({"model": str(tiny_model), "served_model_name": "tiny",
-                          "quality_guard": False, "max_model_len": 512,
-                          "max_num_seqs": SLOTS, **extra}, environ={})
+    return load_settings(
+        {
+            "model": str(tiny_model),
+            "served_model_name": "tiny",
+            "quality_guard": False,
+            "max_model_len": 512,
+            "max_num_seqs": SLOTS,
+            **extra,
+        },
+        environ={},
+    )
 
 
 async def test_engine_figures_of_requests_answered_whole(tiny_model) -> None:
     settings = tiny_settings(tiny_model)
     app = create_app(settings, lambda: create_vllm_engine(settings.engine))
-    body = {"model": "tiny", "max_tokens": TOKENS, "ignore_eos": True, "seed": 1,
-            # Longer than one of the engine's KV blocks (128 tokens on a CPU), which is what
-            # its prefix cache keeps.
-            "messages": [{"role": "user", "content": "Translate this, please: " + 8 * (
-                "The train to Berlin leaves at nine from platform four. ")}]}
+    body = {
+        "model": "tiny",
+        "max_tokens": TOKENS,
+        "ignore_eos": True,
+        "seed": 1,
+        # Longer than one of the engine's KV blocks (128 tokens on a CPU), which is what
+        # its prefix cache keeps.
+        "messages": [
+            {
+                "role": "user",
+                "content": "Translate this, please: "
+                + 8 * ("The train to Berlin leaves at nine from platform four. "),
+            }
+        ],
+    }
     async with running(app) as client:
         with capture_logs() as logs:
             # More requests than the engine has slots: the last ones wait for a slot.
-            responses = await asyncio.gather(*(
-                client.post("/v1/chat/completions", json=body) for _ in range(CLIENTS)))
+            responses = await asyncio.gather(
+                *(client.post("/v1/chat/completions", json=body) for _ in range(CLIENTS))
+            )
         assert all(r.status_code == 200 for r in responses)
     lines = [entry for entry in logs if entry["event"] == "request"]
     assert len(lines) == CLIENTS
@@ -67,19 +92,25 @@ async def translate_texts(app, count: int) -> dict:
     texts = [f"The train to Berlin number {i} leaves at nine." for i in range(count)]
     async with running(app) as client:
         with capture_logs() as logs:
-            response = await client.post("/translate", json={
-                "text": texts, "source_lang": "en", "target_lang": "de",
-                "max_tokens": TOKENS})
+            response = await client.post(
+                "/translate",
+                json={
+                    "text": texts,
+                    "source_lang": "en",
+                    "target_lang": "de",
+                    "max_tokens": TOKENS,
+                },
+            )
         assert response.status_code == 200, response.text
     (line,) = [entry for entry in logs if entry["event"] == "request"]
     return line
 
 
-async def test_a_translation_of_several_texts_logs_its_slowest_engine_request(
-        tiny_model) -> None:
+async def test_a_translation_of_several_texts_logs_its_slowest_engine_request(tiny_model) -> None:
     settings = tiny_settings(tiny_model)
-    line = await translate_texts(create_app(settings, lambda: create_vllm_engine(
-        settings.engine)), CLIENTS)
+    line = await translate_texts(
+        create_app(settings, lambda: create_vllm_engine(settings.engine)), CLIENTS
+    )
     print("\n" + " ".join(f"{k}={v}" for k, v in line.items()))
     assert line["engine_requests"] == CLIENTS
     # One engine request's figures (the slowest), consistent with one another and with the
@@ -90,10 +121,10 @@ async def test_a_translation_of_several_texts_logs_its_slowest_engine_request(
     assert line["preemptions"] == 0 and line["cached_tokens"] >= 0
 
 
-async def test_without_engine_statistics_the_real_engine_logs_no_engine_figures(
-        tiny_model) -> None:
+async def test_without_engine_statistics_the_real_engine_logs_no_engine_figures(tiny_model) -> None:
     settings = tiny_settings(tiny_model, engine_metrics=False)
-    line = await translate_texts(create_app(settings, lambda: create_vllm_engine(
-        settings.engine)), 2)
+    line = await translate_texts(
+        create_app(settings, lambda: create_vllm_engine(settings.engine)), 2
+    )
     assert line["engine_requests"] == 2 and line["completion_tokens"] > 0
     assert not set(ENGINE_FIELDS) & set(line), line

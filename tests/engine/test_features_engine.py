@@ -119,20 +119,25 @@ def test_long_conversations_are_tokenized_exactly(http: httpx.Client, tiny_model
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_model)
     conversations = [
-        [{"role": "user", "content": (PARAGRAPH.format(i=i) * 40)[:THREAD_PROMPT_CHARS + 97 * i]}]
+        [{"role": "user", "content": (PARAGRAPH.format(i=i) * 40)[: THREAD_PROMPT_CHARS + 97 * i]}]
         for i in range(4)
     ]
     with ThreadPoolExecutor(len(conversations)) as pool:
-        responses = list(pool.map(
-            lambda messages: http.post("/v1/chat/completions",
-                                       json={"model": "tiny", "messages": messages}),
-            conversations))
+        responses = list(
+            pool.map(
+                lambda messages: http.post(
+                    "/v1/chat/completions", json={"model": "tiny", "messages": messages}
+                ),
+                conversations,
+            )
+        )
     for messages, response in zip(conversations, responses, strict=True):
         assert response.status_code == 400, response.text
         error = response.json()["error"]
         assert error["code"] == "context_length_exceeded"
-        rendered = tokenizer.apply_chat_template(messages, tokenize=False,
-                                                 add_generation_prompt=True)
+        rendered = tokenizer.apply_chat_template(
+            messages, tokenize=False, add_generation_prompt=True
+        )
         expected = len(tokenizer.encode(rendered, add_special_tokens=False))
         assert f"The input is {expected} tokens long" in error["message"]
 

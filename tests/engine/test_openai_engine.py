@@ -18,23 +18,36 @@ MESSAGES = [{"role": "user", "content": "Say something."}]
 @pytest.fixture(scope="module")
 def server(tiny_model, tmp_path_factory):
     # A longer deadline than the default: the first requests on a busy CPU are slow.
-    process = start(["--model", str(tiny_model), "--served-model-name", "tiny",
-                     "--max-model-len", "512", "--max-num-seqs", "4",
-                     "--request-timeout", "600"],
-                    tmp_path_factory.mktemp("openai") / "server.log")
+    process = start(
+        [
+            "--model",
+            str(tiny_model),
+            "--served-model-name",
+            "tiny",
+            "--max-model-len",
+            "512",
+            "--max-num-seqs",
+            "4",
+            "--request-timeout",
+            "600",
+        ],
+        tmp_path_factory.mktemp("openai") / "server.log",
+    )
     yield process
     process.stop()
 
 
 @pytest.fixture(scope="module")
 def sdk(server: ServerProcess):
-    return openai.OpenAI(base_url=f"{server.base_url}/v1", api_key="unused", max_retries=0,
-                         timeout=120)
+    return openai.OpenAI(
+        base_url=f"{server.base_url}/v1", api_key="unused", max_retries=0, timeout=120
+    )
 
 
 def test_chat_logprobs(sdk: openai.OpenAI) -> None:
-    completion = sdk.chat.completions.create(model="tiny", messages=MESSAGES, max_tokens=5,
-                                             logprobs=True, top_logprobs=3, temperature=0)
+    completion = sdk.chat.completions.create(
+        model="tiny", messages=MESSAGES, max_tokens=5, logprobs=True, top_logprobs=3, temperature=0
+    )
     content = completion.choices[0].logprobs.content
     assert len(content) == completion.usage.completion_tokens
     for token in content:
@@ -46,8 +59,9 @@ def test_chat_logprobs(sdk: openai.OpenAI) -> None:
 
 
 def test_streamed_chat_logprobs(sdk: openai.OpenAI) -> None:
-    stream = sdk.chat.completions.create(model="tiny", messages=MESSAGES, max_tokens=5,
-                                         logprobs=True, stream=True)
+    stream = sdk.chat.completions.create(
+        model="tiny", messages=MESSAGES, max_tokens=5, logprobs=True, stream=True
+    )
     text, tokens = "", []
     for chunk in stream:
         for choice in chunk.choices:
@@ -74,12 +88,18 @@ def _on_its_way_to_json(content: str, finish_reason: str) -> object:
 
 
 def test_structured_outputs(sdk: openai.OpenAI) -> None:
-    schema = {"type": "json_schema", "json_schema": {
-        "name": "Verdict", "strict": True, "schema": Verdict.model_json_schema()}}
+    schema = {
+        "type": "json_schema",
+        "json_schema": {"name": "Verdict", "strict": True, "schema": Verdict.model_json_schema()},
+    }
     for response_format in (schema, {"type": "json_object"}):
-        completion = sdk.chat.completions.create(model="tiny", messages=MESSAGES,
-                                                 max_tokens=48, temperature=0,
-                                                 response_format=response_format)
+        completion = sdk.chat.completions.create(
+            model="tiny",
+            messages=MESSAGES,
+            max_tokens=48,
+            temperature=0,
+            response_format=response_format,
+        )
         choice = completion.choices[0]
         value = _on_its_way_to_json(choice.message.content, choice.finish_reason)
         if value is not None and response_format is schema:
@@ -89,16 +109,27 @@ def test_structured_outputs(sdk: openai.OpenAI) -> None:
 def test_a_schema_the_engine_cannot_compile_is_400(sdk: openai.OpenAI) -> None:
     with pytest.raises(openai.BadRequestError):
         sdk.chat.completions.create(
-            model="tiny", messages=MESSAGES, max_tokens=2,
-            response_format={"type": "json_schema", "json_schema": {
-                "name": "bad", "schema": {"type": "object", "properties": {
-                    "a": {"type": "string", "pattern": "(unclosed"}}}}})
+            model="tiny",
+            messages=MESSAGES,
+            max_tokens=2,
+            response_format={
+                "type": "json_schema",
+                "json_schema": {
+                    "name": "bad",
+                    "schema": {
+                        "type": "object",
+                        "properties": {"a": {"type": "string", "pattern": "(unclosed"}},
+                    },
+                },
+            },
+        )
 
 
 def test_logit_bias_outside_the_vocabulary(sdk: openai.OpenAI) -> None:
     with pytest.raises(openai.BadRequestError) as caught:
-        sdk.chat.completions.create(model="tiny", messages=MESSAGES, max_tokens=2,
-                                    logit_bias={"99999999": 5})
+        sdk.chat.completions.create(
+            model="tiny", messages=MESSAGES, max_tokens=2, logit_bias={"99999999": 5}
+        )
     assert caught.value.body["param"] == "logit_bias"
 
 
@@ -106,16 +137,22 @@ def test_legacy_completion(sdk: openai.OpenAI, tiny_model) -> None:
     from transformers import AutoTokenizer
 
     prompt = "The train leaves the station"
-    completion = sdk.completions.create(model="tiny", prompt=prompt, max_tokens=4,
-                                        logprobs=2, temperature=0)
+    completion = sdk.completions.create(
+        model="tiny", prompt=prompt, max_tokens=4, logprobs=2, temperature=0
+    )
     expected = len(AutoTokenizer.from_pretrained(tiny_model).encode(prompt))
     assert completion.usage.prompt_tokens == expected
     assert completion.usage.completion_tokens == 4
     logprobs = completion.choices[0].logprobs
     assert "".join(logprobs.tokens) == completion.choices[0].text
     assert all(len(top) >= 1 for top in logprobs.top_logprobs)
-    streamed = "".join(c.choices[0].text for c in sdk.completions.create(
-        model="tiny", prompt=prompt, max_tokens=4, temperature=0, stream=True) if c.choices)
+    streamed = "".join(
+        c.choices[0].text
+        for c in sdk.completions.create(
+            model="tiny", prompt=prompt, max_tokens=4, temperature=0, stream=True
+        )
+        if c.choices
+    )
     assert streamed == completion.choices[0].text
 
 

@@ -32,8 +32,11 @@ def test_a_job_resumes_after_the_server_is_stopped(tmp_path: Path, stop: signal.
     text = "".join(f"Paragraph {i} of a long document.\n\n" for i in range(SEGMENTS)).encode()
     process, base = start_fake_server(TOKEN_DELAY, "", documents)
     try:
-        submitted = httpx.post(f"{base}/translate/document", files={"file": ("long.txt", text)},
-                               data={"target_lang": "de", "source_lang": "en"}).json()
+        submitted = httpx.post(
+            f"{base}/translate/document",
+            files={"file": ("long.txt", text)},
+            data={"target_lang": "de", "source_lang": "en"},
+        ).json()
         path, key = f"/translate/document/{submitted['document_id']}", submitted["document_key"]
 
         def progress(url: str) -> dict:
@@ -50,8 +53,10 @@ def test_a_job_resumes_after_the_server_is_stopped(tmp_path: Path, stop: signal.
     process, base = start_fake_server(TOKEN_DELAY, "", documents)
     try:
         resumed = progress(base)
-        print(f"stopped by {stop.name} at {before['segments_done']}/{SEGMENTS} segments; "
-              f"{resumed['segments_done']} kept after the restart")
+        print(
+            f"stopped by {stop.name} at {before['segments_done']}/{SEGMENTS} segments; "
+            f"{resumed['segments_done']} kept after the restart"
+        )
         # Every batch recorded before the stop is kept: the job goes on from there.
         assert resumed["segments_done"] >= before["segments_done"]
         done = wait_for(lambda: (s := progress(base))["status"] in ("done", "error") and s)

@@ -20,8 +20,12 @@ EXCLUDED = [positive_data_acceptance]
 
 @schema.parametrize()
 # Derandomized: CI runs the same examples every time, so a failure reproduces.
-@settings(max_examples=60, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 def test_api_conforms_to_its_document(case, fake_server: str) -> None:  # type: ignore[no-untyped-def]
     if isinstance(case.body, dict) and case.body.get("stream") is True:
         # An event stream, which the document describes in words only; its shape is tested

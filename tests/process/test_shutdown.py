@@ -17,8 +17,9 @@ from tests.support.harness import start_fake_server
 TRANSLATE = {"text": "hello", "source_lang": "en", "target_lang": "de", "max_tokens": 50}
 
 
-async def until(read: Callable[[], Awaitable[object]], expected: object,
-                timeout: float = 20.0) -> None:
+async def until(
+    read: Callable[[], Awaitable[object]], expected: object, timeout: float = 20.0
+) -> None:
     """Read again every 20 ms until `expected` comes; fail after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while (found := await read()) != expected:
@@ -29,8 +30,9 @@ async def until(read: Callable[[], Awaitable[object]], expected: object,
 async def in_flight(client: httpx.AsyncClient, route: str) -> int:
     """The server's count of requests being answered on `route`, from its metrics."""
     text = (await client.get("/metrics")).text
-    found = re.search(rf'^translate_requests_in_flight{{route="{re.escape(route)}"}} (\S+)$',
-                      text, re.MULTILINE)
+    found = re.search(
+        rf'^translate_requests_in_flight{{route="{re.escape(route)}"}} (\S+)$', text, re.MULTILINE
+    )
     return int(float(found.group(1))) if found else 0
 
 
@@ -42,8 +44,9 @@ async def test_sigterm_lets_accepted_requests_finish() -> None:
     process, base = start_fake_server("0.05")  # 20 tokens x 50 ms: about a second per request
     try:
         async with httpx.AsyncClient(base_url=base, timeout=30) as client:
-            accepted = [asyncio.create_task(client.post("/translate", json=TRANSLATE))
-                        for _ in range(8)]
+            accepted = [
+                asyncio.create_task(client.post("/translate", json=TRANSLATE)) for _ in range(8)
+            ]
             await until(lambda: in_flight(client, "/translate"), 8)
             process.send_signal(signal.SIGTERM)
             await until(lambda: health_status(client), 503)
@@ -84,7 +87,8 @@ async def test_engine_death_fails_requests_and_exits_non_zero(streaming: bool) -
         async with httpx.AsyncClient(base_url=base, timeout=30) as client:
             response = await client.post(
                 "/v1/chat/completions",
-                json={"messages": [{"role": "user", "content": "hi"}], "stream": streaming})
+                json={"messages": [{"role": "user", "content": "hi"}], "stream": streaming},
+            )
         if streaming:
             assert response.status_code == 200
             assert '"error"' in response.text.strip().split("\n\n")[-1]

@@ -26,9 +26,10 @@ from tests.support.tiny_model import tiny_model_dir
 
 pytestmark = [
     pytest.mark.engine,  # every replica runs the real engine
-    pytest.mark.skipif(haproxy_binary() is None,
-                       reason="haproxy is not installed (`apt-get install haproxy`; "
-                              "`make test` installs it)"),
+    pytest.mark.skipif(
+        haproxy_binary() is None,
+        reason="haproxy is not installed (`apt-get install haproxy`; `make test` installs it)",
+    ),
 ]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,10 +37,17 @@ ROOT = Path(__file__).resolve().parents[2]
 # the overload test needs only 8 held requests to fill one.
 SLOTS = 8
 REPLICA_ARGS = [
-    "--served-model-name", "tiny", "--max-model-len", "1024",
-    "--max-num-seqs", str(SLOTS), "--max-queued-requests", "0",
+    "--served-model-name",
+    "tiny",
+    "--max-model-len",
+    "1024",
+    "--max-num-seqs",
+    str(SLOTS),
+    "--max-queued-requests",
+    "0",
     # Every request goes to the engine (repeated texts would be answered from the cache).
-    "--translation-cache-size", "0",
+    "--translation-cache-size",
+    "0",
     # Random weights answer gibberish: the quality guard would retry every answer.
     "--no-quality-guard",
 ]
@@ -47,8 +55,7 @@ TEXT = "Good morning, how are you? Where is the train station?"
 
 
 def translate_body(source: str = "en", target: str = "de", **extra) -> dict:
-    return {"text": TEXT, "source_lang": source, "target_lang": target, "max_tokens": 12,
-            **extra}
+    return {"text": TEXT, "source_lang": source, "target_lang": target, "max_tokens": 12, **extra}
 
 
 @pytest.fixture(scope="module")
@@ -57,10 +64,20 @@ def replicas(tmp_path_factory) -> Iterator[list[Replica]]:
     log_dir = tmp_path_factory.mktemp("replicas")
     # Each replica keeps its document jobs in a folder of its own, as separate machines or
     # containers do.
-    started = [Replica(f"replica{i}", ["--model", str(model), *REPLICA_ARGS,
-                                       "--document-dir", str(log_dir / f"documents{i}")],
-                       log_dir)
-               for i in (1, 2)]
+    started = [
+        Replica(
+            f"replica{i}",
+            [
+                "--model",
+                str(model),
+                *REPLICA_ARGS,
+                "--document-dir",
+                str(log_dir / f"documents{i}"),
+            ],
+            log_dir,
+        )
+        for i in (1, 2)
+    ]
     try:
         for replica in started:
             replica.start()
@@ -107,41 +124,52 @@ class Load:
 
     def summary(self) -> str:
         statuses = Counter(o.status for o in self.outcomes)
-        return (f"sent {len(self.outcomes)}, failed {len(self.failed())}, "
-                f"statuses {dict(statuses)}, split {dict(self.split())}")
+        return (
+            f"sent {len(self.outcomes)}, failed {len(self.failed())}, "
+            f"statuses {dict(statuses)}, split {dict(self.split())}"
+        )
 
 
-async def one_request(client: httpx.AsyncClient, stream: bool, load: Load,
-                      body: dict | None = None) -> Outcome:
+async def one_request(
+    client: httpx.AsyncClient, stream: bool, load: Load, body: dict | None = None
+) -> Outcome:
     outcome = Outcome(time.monotonic(), None, None, stream)
     load.outcomes.append(outcome)
     body = body or translate_body(stream=stream)
     try:
         if not stream:
             response = await client.post("/translate", json=body)
-            outcome.status, outcome.replica = response.status_code, response.headers.get(
-                "x-replica")
+            outcome.status, outcome.replica = (
+                response.status_code,
+                response.headers.get("x-replica"),
+            )
             if response.status_code == 200:
                 assert "translation" in response.json()
             return outcome
         async with client.stream("POST", "/translate", json=body) as response:
-            outcome.status, outcome.replica = response.status_code, response.headers.get(
-                "x-replica")
-            events = [line[6:] async for line in response.aiter_lines()
-                      if line.startswith("data: ")]
-        if response.status_code == 200 and (events[-1:] != ["[DONE]"] or any(
-                "error" in json.loads(e) for e in events[:-1])):
+            outcome.status, outcome.replica = (
+                response.status_code,
+                response.headers.get("x-replica"),
+            )
+            events = [
+                line[6:] async for line in response.aiter_lines() if line.startswith("data: ")
+            ]
+        if response.status_code == 200 and (
+            events[-1:] != ["[DONE]"] or any("error" in json.loads(e) for e in events[:-1])
+        ):
             outcome.error = f"stream ended with {events[-1:]}"
     except (httpx.TransportError, httpx.StreamError) as exc:
         outcome.error = f"{type(exc).__name__}: {exc}"
     return outcome
 
 
-async def steady_load(base_url: str, workers: int, stop: asyncio.Event, load: Load,
-                      pause: float = 0.0) -> None:
+async def steady_load(
+    base_url: str, workers: int, stop: asyncio.Event, load: Load, pause: float = 0.0
+) -> None:
     """`workers` clients, each sending its next request when the last is answered (every
     third one streamed) until `stop` is set."""
     async with httpx.AsyncClient(base_url=base_url, timeout=60) as client:
+
         async def worker(index: int) -> None:
             sent = index
             while not stop.is_set():
@@ -161,18 +189,26 @@ class Hold:
 
     def __init__(self, base_url: str, count: int, choices: int) -> None:
         transport = httpx.AsyncHTTPTransport(
-            socket_options=[(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)])
+            socket_options=[(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)]
+        )
         self.client = httpx.AsyncClient(base_url=base_url, timeout=120, transport=transport)
-        self.body = {"model": "tiny", "messages": [{"role": "user", "content": "Count."}],
-                     "max_tokens": 960, "ignore_eos": True, "stream": True, "seed": 1,
-                     "n": choices}
+        self.body = {
+            "model": "tiny",
+            "messages": [{"role": "user", "content": "Count."}],
+            "max_tokens": 960,
+            "ignore_eos": True,
+            "stream": True,
+            "seed": 1,
+            "n": choices,
+        }
         self.count = count
         self.released = asyncio.Event()
         self.started: asyncio.Queue[str] = asyncio.Queue()
         self.tasks: list[asyncio.Task] = []
 
-    async def start(self, on_first_event: Callable[[str], object] = lambda replica: None
-                    ) -> list[str]:
+    async def start(
+        self, on_first_event: Callable[[str], object] = lambda replica: None
+    ) -> list[str]:
         """The replica of each stream, once every one has its first event; `on_first_event`
         is called with each replica as its stream's first event arrives."""
         self.tasks = [asyncio.create_task(self._stream()) for _ in range(self.count)]
@@ -185,8 +221,9 @@ class Hold:
     async def _stream(self) -> tuple[str | None, list[str], str | None]:
         replica, events = None, []
         try:
-            async with self.client.stream("POST", "/v1/chat/completions",
-                                          json=self.body) as response:
+            async with self.client.stream(
+                "POST", "/v1/chat/completions", json=self.body
+            ) as response:
                 replica = response.headers.get("x-replica", "direct")
                 assert response.status_code == 200, await response.aread()
                 lines = response.aiter_lines()
@@ -239,8 +276,10 @@ def total(count: int) -> Callable[[dict[str, int]], bool]:
 async def router_in_flight_when(router: Router, condition) -> dict[str, int]:
     """The router's requests in flight per replica, once `condition` holds for them."""
     for _ in range(400):
-        counts = {name: int(row["scur"])
-                  for name, row in (await asyncio.to_thread(router.servers)).items()}
+        counts = {
+            name: int(row["scur"])
+            for name, row in (await asyncio.to_thread(router.servers)).items()
+        }
         if condition(counts):
             return counts
         await asyncio.sleep(0.05)
@@ -260,6 +299,7 @@ async def test_load_spreads_over_both_replicas(router: Router, replicas) -> None
             assert not warm.failed(), warm.failed()
     load = Load()
     async with httpx.AsyncClient(base_url=router.base_url, timeout=60) as client:
+
         async def client_loop(index: int) -> None:
             for sent in range(6):
                 await one_request(client, stream=(index + sent) % 3 == 0, load=load)
@@ -274,20 +314,19 @@ async def test_load_spreads_over_both_replicas(router: Router, replicas) -> None
     assert set(load.split()) == {"replica1", "replica2"}
 
 
-async def test_requests_in_flight_go_to_the_less_busy_replica(router: Router,
-                                                              replicas) -> None:
+async def test_requests_in_flight_go_to_the_less_busy_replica(router: Router, replicas) -> None:
     # Engines frozen, so that requests stay outstanding for as long as the test wants:
     # least outstanding requests must then place each new one on the replica with fewer,
     # where round robin would alternate, whatever either replica's speed.
     first = replicas[0]
     with engines_frozen(replicas):
         async with httpx.AsyncClient(base_url=router.base_url, timeout=60) as client:
+
             def send() -> asyncio.Task:
                 return asyncio.create_task(client.post("/translate", json=translate_body()))
 
             sent = [send() for _ in range(4)]
-            assert await router_in_flight_when(router, total(4)) == {"replica1": 2,
-                                                                     "replica2": 2}
+            assert await router_in_flight_when(router, total(4)) == {"replica1": 2, "replica2": 2}
             # replica1 answers its two while replica2 still holds two: the next two requests
             # must both go to replica1.
             first.resume_engine()
@@ -312,11 +351,20 @@ async def test_language_pair_affinity_is_an_option(router: Router, replicas, tmp
         await asyncio.sleep(5.5)
         chosen: dict[tuple[str, str], set[str]] = {}
         async with httpx.AsyncClient(base_url=pairs.base_url, timeout=60) as client:
-            for source, target in [("en", "de"), ("en", "fr"), ("fr", "es"), ("ja", "zh"),
-                                   ("de", "en"), ("en", "es"), ("en", "it"), ("pt", "en")]:
+            for source, target in [
+                ("en", "de"),
+                ("en", "fr"),
+                ("fr", "es"),
+                ("ja", "zh"),
+                ("de", "en"),
+                ("en", "es"),
+                ("en", "it"),
+                ("pt", "en"),
+            ]:
                 for _ in range(3):
                     response = await client.post(
-                        "/translate", json=translate_body(source, target, max_tokens=2))
+                        "/translate", json=translate_body(source, target, max_tokens=2)
+                    )
                     assert response.status_code == 200, response.text
                     chosen.setdefault((source, target), set()).add(response.headers["x-replica"])
             # A busy replica's pair spills over: with both engines frozen, requests for one
@@ -325,25 +373,28 @@ async def test_language_pair_affinity_is_an_option(router: Router, replicas, tmp
             with engines_frozen(replicas):
                 sent = []
                 for count in range(1, 9):
-                    sent.append(asyncio.create_task(
-                        client.post("/translate", json=translate_body("en", "de"))))
+                    sent.append(
+                        asyncio.create_task(
+                            client.post("/translate", json=translate_body("en", "de"))
+                        )
+                    )
                     await router_in_flight_when(pairs, total(count))
                 resume_engines(replicas)
-                spilled = [response.headers["x-replica"]
-                           for response in await asyncio.gather(*sent)]
+                spilled = [
+                    response.headers["x-replica"] for response in await asyncio.gather(*sent)
+                ]
     finally:
         pairs.stop()
     print(f"spill-over, en>de 8 in flight: {spilled}")
     [home] = chosen[("en", "de")]
     assert spilled[0] == home and Counter(spilled)[home] == 5, spilled
     assert len(set(spilled)) == 2, spilled
-    print(f"\naffinity: {({f'{s}>{t}': sorted(r) for (s, t), r in chosen.items()})}")
+    print(f"\naffinity: { ({f'{s}>{t}': sorted(r) for (s, t), r in chosen.items()}) }")
     assert all(len(names) == 1 for names in chosen.values()), chosen
     assert set().union(*chosen.values()) == {"replica1", "replica2"}
 
 
-async def test_overload_refusals_are_retried_on_the_other_replica(router: Router,
-                                                                  replicas) -> None:
+async def test_overload_refusals_are_retried_on_the_other_replica(router: Router, replicas) -> None:
     first = replicas[0]
     retries_before = router.counter("replica1", "wretr")
     # Fill every slot of replica1 directly, past the router (which cannot see that load),
@@ -351,8 +402,10 @@ async def test_overload_refusals_are_retried_on_the_other_replica(router: Router
     first.pause_engine()
     try:
         async with httpx.AsyncClient(base_url=first.base_url, timeout=60) as direct:
-            held = [asyncio.create_task(direct.post("/translate", json=translate_body()))
-                    for _ in range(SLOTS)]
+            held = [
+                asyncio.create_task(direct.post("/translate", json=translate_body()))
+                for _ in range(SLOTS)
+            ]
             await asyncio.sleep(1)
             refused = await direct.post("/translate", json=translate_body())
             assert refused.status_code == 503, refused.text
@@ -361,8 +414,9 @@ async def test_overload_refusals_are_retried_on_the_other_replica(router: Router
             load = Load()
             async with httpx.AsyncClient(base_url=router.base_url, timeout=60) as client:
                 for _ in range(3):
-                    await asyncio.gather(*(one_request(client, stream=i % 2 == 0, load=load)
-                                           for i in range(6)))
+                    await asyncio.gather(
+                        *(one_request(client, stream=i % 2 == 0, load=load) for i in range(6))
+                    )
             # Still full: every refusal above was an overload refusal.
             assert (await direct.post("/translate", json=translate_body())).status_code == 503
             first.resume_engine()
@@ -377,8 +431,10 @@ async def test_overload_refusals_are_retried_on_the_other_replica(router: Router
     assert retried > 0
 
 
-SRT = (b"1\n00:00:01,000 --> 00:00:02,000\nGood morning, everyone.\n\n"
-       b"2\n00:00:03,000 --> 00:00:04,000\nWelcome to the talk.\n")
+SRT = (
+    b"1\n00:00:01,000 --> 00:00:02,000\nGood morning, everyone.\n\n"
+    b"2\n00:00:03,000 --> 00:00:04,000\nWelcome to the talk.\n"
+)
 
 
 async def test_a_document_job_is_followed_to_its_replica(router: Router, replicas) -> None:
@@ -387,8 +443,9 @@ async def test_a_document_job_is_followed_to_its_replica(router: Router, replica
     async with httpx.AsyncClient(base_url=router.base_url, timeout=60) as client:
         seen: Counter = Counter()
         for _ in range(3):
-            submitted = await client.post("/translate/document", files={"file": ("a.srt", SRT)},
-                                          data={"target_lang": "de"})
+            submitted = await client.post(
+                "/translate/document", files={"file": ("a.srt", SRT)}, data={"target_lang": "de"}
+            )
             assert submitted.status_code == 202, submitted.text
             home = submitted.headers["x-replica"]
             job = submitted.json()
@@ -405,8 +462,9 @@ async def test_a_document_job_is_followed_to_its_replica(router: Router, replica
             assert b"00:00:03,000 --> 00:00:04,000" in result.content
 
             # DeepL's document API: upload, poll, download (deleted once downloaded).
-            uploaded = await client.post("/v2/document", files={"file": ("b.srt", SRT)},
-                                         data={"target_lang": "DE"})
+            uploaded = await client.post(
+                "/v2/document", files={"file": ("b.srt", SRT)}, data={"target_lang": "DE"}
+            )
             assert uploaded.status_code == 200, uploaded.text
             home, handle = uploaded.headers["x-replica"], uploaded.json()
             form = {"document_key": handle["document_key"]}
@@ -422,16 +480,20 @@ async def test_a_document_job_is_followed_to_its_replica(router: Router, replica
             assert download.status_code == 200 and download.headers["x-replica"] == home
 
             # LibreTranslate's: the answer is a download link, fetched afterwards.
-            translated = await client.post("/libretranslate/translate_file",
-                                           files={"file": ("c.srt", SRT)},
-                                           data={"source": "en", "target": "de"})
+            translated = await client.post(
+                "/libretranslate/translate_file",
+                files={"file": ("c.srt", SRT)},
+                data={"source": "en", "target": "de"},
+            )
             assert translated.status_code == 200, translated.text
             link = httpx.URL(translated.json()["translatedFileUrl"])
             fetched = await client.get(link.path)
             assert fetched.status_code == 200
             assert fetched.headers["x-replica"] == translated.headers["x-replica"]
-    print(f"\ndocuments: {sum(seen.values())} status polls, all on the job's replica: "
-          f"{seen[True] == sum(seen.values())}")
+    print(
+        f"\ndocuments: {sum(seen.values())} status polls, all on the job's replica: "
+        f"{seen[True] == sum(seen.values())}"
+    )
     assert seen == Counter({True: sum(seen.values())})
 
 
@@ -449,22 +511,23 @@ async def test_rolling_restart_loses_no_request(router: Router, replicas) -> Non
             replica.start()
             ready = await asyncio.to_thread(replica.wait_ready)
             up = await asyncio.to_thread(router.wait_status, replica.name, "UP")
-            timeline.append(f"{replica.name}: down +{down:.1f} s, ready in {ready:.1f} s, "
-                            f"UP +{up:.1f} s")
+            timeline.append(
+                f"{replica.name}: down +{down:.1f} s, ready in {ready:.1f} s, UP +{up:.1f} s"
+            )
             await asyncio.sleep(2)
     finally:
         stop.set()
         await traffic
     retried = sum(router.counter(r.name, "wretr") for r in replicas) - retries_before
-    print(f"\nrolling restart, 4 clients: {load.summary()}, retried {retried}; "
-          + "; ".join(timeline))
+    print(
+        f"\nrolling restart, 4 clients: {load.summary()}, retried {retried}; " + "; ".join(timeline)
+    )
     assert not load.failed(), load.failed()[:5]
     assert not [o for o in load.outcomes if o.status and o.status >= 500]
     assert len(load.outcomes) > 50
 
 
-async def test_killed_replica_fails_only_its_requests_in_flight(router: Router,
-                                                                replicas) -> None:
+async def test_killed_replica_fails_only_its_requests_in_flight(router: Router, replicas) -> None:
     victim = replicas[0]
     # One long stream on each replica (least outstanding requests puts the second on the
     # other one), each generating when the kill comes.
@@ -495,17 +558,20 @@ async def test_killed_replica_fails_only_its_requests_in_flight(router: Router,
     (on_victim,) = [s for s in streams if s[0] == "replica1"]
     (survivor,) = [s for s in streams if s[0] == "replica2"]
     late = [o for o in load.outcomes if o.started > killed_at]
-    print(f"\nSIGKILL replica1: noticed DOWN after {noticed:.1f} s; its stream: "
-          f"{on_victim[2]}; load {load.summary()}; after the kill: {len(late)} sent, "
-          f"{len([o for o in late if o.status != 200 or o.error])} failed")
+    print(
+        f"\nSIGKILL replica1: noticed DOWN after {noticed:.1f} s; its stream: "
+        f"{on_victim[2]}; load {load.summary()}; after the kill: {len(late)} sent, "
+        f"{len([o for o in late if o.status != 200 or o.error])} failed"
+    )
     # The stream in flight on the killed replica fails as the client sees it: cut off,
     # without its [DONE]; the one on the other replica finishes.
     assert on_victim[2] is not None and "[DONE]" not in on_victim[1], on_victim[2]
     assert survivor[2] is None and survivor[1][-1] == "[DONE]", survivor[2]
     # Requests sent after the kill all succeed: a refused connection is retried on the
     # other replica until the health check takes the dead one out.
-    assert late and all(o.status == 200 and not o.error for o in late), \
-        [o for o in late if o.status != 200 or o.error][:5]
+    assert late and all(o.status == 200 and not o.error for o in late), [
+        o for o in late if o.status != 200 or o.error
+    ][:5]
     # Failures are requests that were running on replica1 when it died.
     assert all(o.started < killed_at for o in load.failed())
     # Nothing more was sent to it once it was marked down.

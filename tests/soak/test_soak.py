@@ -23,7 +23,20 @@ CONCURRENCY = 64
 RSS_GROWTH_LIMIT_MB = 25
 
 TRANSLATE = {"source_lang": "en", "target_lang": "de"}
-SENTENCE = ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "again", "and", "again"]
+SENTENCE = [
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "the",
+    "lazy",
+    "dog",
+    "again",
+    "and",
+    "again",
+]
 
 
 def translate_body(rng: random.Random) -> dict:
@@ -35,8 +48,12 @@ def translate_body(rng: random.Random) -> dict:
 
 def chat_body(rng: random.Random, stream: bool) -> dict:
     words = " ".join(rng.choices(SENTENCE, k=rng.randint(1, 20)))
-    return {"messages": [{"role": "user", "content": words}], "stream": stream,
-            "max_tokens": rng.randint(1, 40), "stream_options": {"include_usage": True}}
+    return {
+        "messages": [{"role": "user", "content": words}],
+        "stream": stream,
+        "max_tokens": rng.randint(1, 40),
+        "stream_options": {"include_usage": True},
+    }
 
 
 def check_answer(kind: str, response: httpx.Response, body: dict) -> str:
@@ -91,8 +108,14 @@ async def test_soak(make_app) -> None:
                     return
                 if roll < 0.15:
                     kind, path = "invalid", rng.choice(["/translate", "/v1/chat/completions"])
-                    body = rng.choice([{"text": ""}, {"messages": []}, {"text": 5},
-                                       {**TRANSLATE, "text": "x", "target_lang": "xx"}])
+                    body = rng.choice(
+                        [
+                            {"text": ""},
+                            {"messages": []},
+                            {"text": 5},
+                            {**TRANSLATE, "text": "x", "target_lang": "xx"},
+                        ]
+                    )
                 elif roll < 0.55:
                     kind, path, body = "translate", "/translate", translate_body(rng)
                 elif roll < 0.8:
@@ -122,10 +145,12 @@ async def test_soak(make_app) -> None:
         metrics = (await client.get("/metrics")).text
 
     growth_mb = (rss_after - rss_before) / 2**20
-    print(f"\nsoak: {REQUESTS} requests (+{warm_up} warm-up) at concurrency {CONCURRENCY}: "
-          f"{dict(outcomes)}; RSS {rss_before / 2**20:.0f} -> {rss_after / 2**20:.0f} MiB; "
-          f"overload answers p50 {_percentile(refusal_seconds, 50) * 1000:.1f} ms, "
-          f"p99 {_percentile(refusal_seconds, 99) * 1000:.1f} ms (in-process client included)")
+    print(
+        f"\nsoak: {REQUESTS} requests (+{warm_up} warm-up) at concurrency {CONCURRENCY}: "
+        f"{dict(outcomes)}; RSS {rss_before / 2**20:.0f} -> {rss_after / 2**20:.0f} MiB; "
+        f"overload answers p50 {_percentile(refusal_seconds, 50) * 1000:.1f} ms, "
+        f"p99 {_percentile(refusal_seconds, 99) * 1000:.1f} ms (in-process client included)"
+    )
     assert sum(outcomes.values()) == REQUESTS + warm_up
     assert outcomes["ok"] > REQUESTS // 2
     assert outcomes["overloaded"] > 0 and outcomes["left"] > 0 and outcomes["invalid"] > 0

@@ -29,8 +29,13 @@ STOP_TIMEOUT = 60.0
 
 def haproxy_binary() -> str | None:
     return shutil.which("haproxy") or next(
-        (path for path in ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy")
-         if os.access(path, os.X_OK)), None)
+        (
+            path
+            for path in ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy")
+            if os.access(path, os.X_OK)
+        ),
+        None,
+    )
 
 
 class Replica:
@@ -52,13 +57,22 @@ class Replica:
         # core, and on a small machine a (re)starting replica then stalls for minutes: at
         # import, torch probes each core by moving onto it, and waits behind a worker that
         # holds that core. Unpinned, the replicas share the cores as any two processes do.
-        env = {**os.environ, **ENGINE_ENV, "TRANSLATE_LOG_FORMAT": "console",
-               "PYTHONUNBUFFERED": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind",
-               "OMP_NUM_THREADS": "1"}
+        env = {
+            **os.environ,
+            **ENGINE_ENV,
+            "TRANSLATE_LOG_FORMAT": "console",
+            "PYTHONUNBUFFERED": "1",
+            "VLLM_CPU_OMP_THREADS_BIND": "nobind",
+            "OMP_NUM_THREADS": "1",
+        }
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
                 [*command(), "serve", "--port", str(self.port), *self.args],
-                stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+            )
 
     def output(self) -> str:
         return self.log_path.read_text(errors="replace")[-6000:]
@@ -68,8 +82,9 @@ class Replica:
         while time.monotonic() - started < timeout:
             assert self.process is not None
             if self.process.poll() is not None:
-                raise AssertionError(f"{self.name} exited with {self.process.returncode}:\n"
-                                     + self.output())
+                raise AssertionError(
+                    f"{self.name} exited with {self.process.returncode}:\n" + self.output()
+                )
             try:
                 if httpx.get(f"{self.base_url}/health", timeout=2).status_code == 200:
                     return time.monotonic() - started
@@ -86,8 +101,9 @@ class Replica:
             return self.process.wait(timeout=STOP_TIMEOUT)
         except subprocess.TimeoutExpired:
             self.kill()
-            raise AssertionError(f"{self.name} still running after SIGTERM:\n"
-                                 + self.output()) from None
+            raise AssertionError(
+                f"{self.name} still running after SIGTERM:\n" + self.output()
+            ) from None
 
     def pause_engine(self) -> None:
         """Freeze the engine's processes (SIGSTOP), not the server: requests it admits then
@@ -164,13 +180,22 @@ class Router:
         self.log_path = log_dir / f"haproxy-{self.port}.log"
         binary = haproxy_binary()
         assert binary is not None
-        check = subprocess.run([binary, "-c", "-dW", "-f", str(HAPROXY_CFG)], env=self.env,
-                               capture_output=True, text=True, check=False)
+        check = subprocess.run(
+            [binary, "-c", "-dW", "-f", str(HAPROXY_CFG)],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         assert check.returncode == 0, check.stdout + check.stderr
         with self.log_path.open("wb") as log:
             # -dR: no SO_REUSEPORT, so a port still held by anything else fails loudly.
-            self.process = subprocess.Popen([binary, "-dR", "-f", str(HAPROXY_CFG)],
-                                            env=self.env, stdout=log, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(
+                [binary, "-dR", "-f", str(HAPROXY_CFG)],
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
 
     def output(self) -> str:
         return self.log_path.read_text(errors="replace")[-6000:]
@@ -179,8 +204,11 @@ class Router:
         """HAProxy's own counters per replica (its CSV status page)."""
         text = httpx.get(f"http://127.0.0.1:{self.stats_port}/stats;csv", timeout=5).text
         rows = csv.DictReader(io.StringIO(text.lstrip("# ")))
-        return {row["svname"]: row for row in rows
-                if row["pxname"] == "replicas" and row["svname"] not in ("BACKEND", "FRONTEND")}
+        return {
+            row["svname"]: row
+            for row in rows
+            if row["pxname"] == "replicas" and row["svname"] not in ("BACKEND", "FRONTEND")
+        }
 
     def counter(self, server: str, name: str) -> int:
         return int(self.servers()[server][name] or 0)

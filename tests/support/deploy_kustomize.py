@@ -222,7 +222,7 @@ def _split_image(image: str) -> tuple[str, str, str]:
     colon = name.rfind(":")
     tag = ""
     if colon > slash:
-        name, tag = name[:colon], name[colon + 1:]
+        name, tag = name[:colon], name[colon + 1 :]
     return name, tag, digest
 
 
@@ -232,8 +232,11 @@ def _apply_image(entry: dict[str, Any], objects: list[dict[str, Any]]) -> None:
         raise Unsupported(f"images fields {sorted(unknown)}")
     for obj in objects:
         template_path = TEMPLATE_PATHS.get(obj["kind"])
-        pod = obj if obj["kind"] == "Pod" else (
-            _dig(obj, template_path, create=False) if template_path else None)
+        pod = (
+            obj
+            if obj["kind"] == "Pod"
+            else (_dig(obj, template_path, create=False) if template_path else None)
+        )
         spec = (pod or {}).get("spec") or {}
         for container in spec.get("containers", []) + spec.get("initContainers", []):
             name, tag, digest = _split_image(container["image"])

@@ -15,8 +15,20 @@ _RANGES = re.compile(r"\[[^\[\]]*\]")
 _GROUPING = re.compile(r"\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^()]*\)")
 _IDENTIFIER = re.compile(r"(?<![\w:.$])[A-Za-z_:][\w:]*")
 _KEYWORDS = {
-    "by", "without", "on", "ignoring", "group_left", "group_right", "bool", "offset",
-    "and", "or", "unless", "inf", "nan", "atan2",
+    "by",
+    "without",
+    "on",
+    "ignoring",
+    "group_left",
+    "group_right",
+    "bool",
+    "offset",
+    "and",
+    "or",
+    "unless",
+    "inf",
+    "nan",
+    "atan2",
 }
 _LABEL_VALUES = re.compile(r"^\s*label_values\(\s*(.*?)\s*,\s*[A-Za-z_]\w*\s*\)\s*$", re.DOTALL)
 _QUERY_RESULT = re.compile(r"^\s*query_result\((.*)\)\s*$", re.DOTALL)
@@ -50,7 +62,7 @@ def promql_metric_names(expr: str) -> set[str]:
     names = set()
     for match in _IDENTIFIER.finditer(text):
         name = match.group()
-        rest = text[match.end():].lstrip()
+        rest = text[match.end() :].lstrip()
         if rest.startswith("(") or name.lower() in _KEYWORDS:
             continue
         names.add(name)
@@ -65,8 +77,12 @@ def _panels(panels: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 
 def dashboard_queries(dashboard: dict[str, Any]) -> list[str]:
     """Every PromQL expression of a dashboard: panel targets (rows included) and variables."""
-    queries = [target["expr"] for panel in _panels(dashboard.get("panels", []))
-               for target in panel.get("targets", []) if target.get("expr")]
+    queries = [
+        target["expr"]
+        for panel in _panels(dashboard.get("panels", []))
+        for target in panel.get("targets", [])
+        if target.get("expr")
+    ]
     for variable in dashboard.get("templating", {}).get("list", []):
         if variable.get("type") != "query":
             continue
@@ -101,7 +117,8 @@ def exported_metric_names(metrics_text: str) -> set[str]:
 
 
 _VLLM_DEFINITION = re.compile(
-    r"_(?P<type>counter|gauge|histogram)_cls\(\s*name=\"(?P<name>vllm:[\w:]+)\"")
+    r"_(?P<type>counter|gauge|histogram)_cls\(\s*name=\"(?P<name>vllm:[\w:]+)\""
+)
 
 
 def vllm_defined_metric_names(loggers_source: str) -> set[str]:

@@ -28,8 +28,9 @@ def reverse_words(text: str) -> str:
     return "\n".join(" ".join(reversed(line.split(" "))) for line in text.split("\n"))
 
 
-def translate_file(name: str, data: bytes, rewrite: Rewrite | None = None,
-                   **options: object) -> tuple[list[str], bytes]:
+def translate_file(
+    name: str, data: bytes, rewrite: Rewrite | None = None, **options: object
+) -> tuple[list[str], bytes]:
     """The file's segments and the file rebuilt from their rewritten versions."""
     extracted = extract(detect_format(name, data), data, FormatOptions(**options))
     translations = [rewrite(s) if rewrite else s for s in extracted.segments]

@@ -22,13 +22,20 @@ def main() -> int:
     token_delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
     die_after_tokens = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] else None
     document_dir = sys.argv[4] if len(sys.argv) > 4 else tempfile.mkdtemp()
-    settings = load_settings({"port": port, "served_model_name": "fake-model",
-                              "shutdown_grace": 10.0, "log_format": "json",
-                              "document_dir": document_dir, "quality_guard": False,
-                              # Glossaries and memories of throwaway databases, not the user's.
-                              "glossary_db": str(Path(tempfile.mkdtemp()) / "glossaries.db"),
-                              "memory_db": str(Path(tempfile.mkdtemp()) / "memories.db")},
-                             environ=os.environ)
+    settings = load_settings(
+        {
+            "port": port,
+            "served_model_name": "fake-model",
+            "shutdown_grace": 10.0,
+            "log_format": "json",
+            "document_dir": document_dir,
+            "quality_guard": False,
+            # Glossaries and memories of throwaway databases, not the user's.
+            "glossary_db": str(Path(tempfile.mkdtemp()) / "glossaries.db"),
+            "memory_db": str(Path(tempfile.mkdtemp()) / "memories.db"),
+        },
+        environ=os.environ,
+    )
     configure_logging("json", "info")
 
     def make_engine() -> FakeEngine:

@@ -59,8 +59,9 @@ class FakeEngine:
         chat_template: bool = True,
     ) -> None:
         self.responder = responder
-        self._info = EngineInfo(model=model, max_model_len=max_model_len,
-                                chat_template=chat_template)
+        self._info = EngineInfo(
+            model=model, max_model_len=max_model_len, chat_template=chat_template
+        )
         self.token_delay = token_delay
         self.first_token_delay = first_token_delay
         self.alive = True
@@ -93,16 +94,20 @@ class FakeEngine:
     def tokenize_chat(self, messages: Sequence[ChatMessage]) -> list[int]:
         if self.template_refusal is not None:
             raise EngineRejectedError(self.template_refusal, param="messages")
-        rendered = "".join(
-            f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages
-        ) + "<|im_start|>assistant\n"
+        rendered = (
+            "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
+            + "<|im_start|>assistant\n"
+        )
         return self._encode(rendered)
 
     def tokenize_text(self, text: str, *, special_tokens_as_text: bool = True) -> list[int]:
         return self._encode(text)
 
     async def generate(
-        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str,
+        self,
+        prompt_token_ids: list[int],
+        options: SamplingOptions,
+        request_id: str,
         trace_headers: Mapping[str, str] | None = None,
     ) -> AsyncGenerator[EngineOutput, None]:
         """Every step's delta or, for `final_only`, one output of the whole choices at the end
@@ -114,13 +119,16 @@ class FakeEngine:
         timings = self.timings
         if callable(timings):
             timings = timings(self.decode(prompt_token_ids))
-        async with contextlib.aclosing(self._deltas(prompt_token_ids, options, request_id)) as deltas:
+        async with contextlib.aclosing(
+            self._deltas(prompt_token_ids, options, request_id)
+        ) as deltas:
             if not options.final_only:
                 async for output in deltas:
                     if output.finished and timings is not None:
                         # vLLM reports one prefix-cache count, in both places.
                         output = msgspec.structs.replace(
-                            output, timings=timings, cached_tokens=timings.cached_tokens)
+                            output, timings=timings, cached_tokens=timings.cached_tokens
+                        )
                     yield output
                 return
             texts: dict[int, str] = {}
@@ -135,10 +143,16 @@ class FakeEngine:
                     counts[step.index] = step.completion_tokens
                     reasons[step.index] = step.finish_reason
             self.final_outputs += 1
-            yield EngineOutput(len(prompt_token_ids), [
-                GenerationStep(i, texts[i], counts[i], reasons[i], logprobs.get(i))
-                for i in sorted(texts)], True,
-                output.cached_tokens if timings is None else timings.cached_tokens, timings)
+            yield EngineOutput(
+                len(prompt_token_ids),
+                [
+                    GenerationStep(i, texts[i], counts[i], reasons[i], logprobs.get(i))
+                    for i in sorted(texts)
+                ],
+                True,
+                output.cached_tokens if timings is None else timings.cached_tokens,
+                timings,
+            )
 
     async def _deltas(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
@@ -160,12 +174,19 @@ class FakeEngine:
             while any(p < len(tokens) for p, (tokens, _) in zip(positions, choices, strict=True)):
                 if request_id in self.aborted:
                     self.aborted.discard(request_id)
-                    yield EngineOutput(len(prompt_token_ids), [
-                        GenerationStep(i, "", positions[i], "abort") for i in range(options.n)
-                        if positions[i] < len(choices[i][0])], True)
+                    yield EngineOutput(
+                        len(prompt_token_ids),
+                        [
+                            GenerationStep(i, "", positions[i], "abort")
+                            for i in range(options.n)
+                            if positions[i] < len(choices[i][0])
+                        ],
+                        True,
+                    )
                     return
-                if not self.alive or (self.fail_after_tokens is not None
-                                      and produced >= self.fail_after_tokens):
+                if not self.alive or (
+                    self.fail_after_tokens is not None and produced >= self.fail_after_tokens
+                ):
                     self.alive = False
                     raise EngineDeadError("fake engine died mid-generation")
                 if self.token_delay:
@@ -176,9 +197,15 @@ class FakeEngine:
                         positions[i] += 1
                         done = positions[i] == len(tokens)
                         token = tokens[positions[i] - 1]
-                        steps.append(GenerationStep(i, token, positions[i],
-                                                    reason if done else None,
-                                                    _logprobs(token, options.logprobs)))
+                        steps.append(
+                            GenerationStep(
+                                i,
+                                token,
+                                positions[i],
+                                reason if done else None,
+                                _logprobs(token, options.logprobs),
+                            )
+                        )
                 produced += 1
                 finished = all(p == len(t) for p, (t, _) in zip(positions, choices, strict=True))
                 yield EngineOutput(len(prompt_token_ids), steps, finished, cached)
@@ -224,8 +251,9 @@ class FakeEngine:
             ids.append(self.vocab[piece])
         return ids
 
-    def _choice_tokens(self, prompt: str, options: SamplingOptions,
-                       index: int) -> tuple[list[str], str]:
+    def _choice_tokens(
+        self, prompt: str, options: SamplingOptions, index: int
+    ) -> tuple[list[str], str]:
         text = self.responder(prompt, options)
         if options.n > 1:
             text = f"{text} #{index}"

@@ -44,8 +44,9 @@ async def running(app: Litestar) -> AsyncIterator[AppClient]:
         waiter.cancel()
         await asyncio.gather(waiter, return_exceptions=True)
         task.result()  # startup failed: raise it
-    client = AppClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver",
-                       timeout=30)
+    client = AppClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://testserver", timeout=30
+    )
     client.app = app
     try:
         async with client:
@@ -82,12 +83,23 @@ async def call_and_leave(app: Litestar, path: str, body: dict, leave_after: floa
     async def send(message: dict) -> None:
         sent.append(message)
 
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-             "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(),
-             "query_string": b"", "root_path": "", "client": ("127.0.0.1", 1),
-             "server": ("127.0.0.1", 80),
-             "headers": [(b"content-type", b"application/json"),
-                         (b"content-length", str(len(payload)).encode())]}
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+        "headers": [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(payload)).encode()),
+        ],
+    }
     await app(scope, receive, send)  # type: ignore[arg-type]
     return sent
 
@@ -118,8 +130,12 @@ def start_fake_server(*args: str) -> tuple[subprocess.Popen, str]:
     port = free_port()
     # A file, not a pipe: an unread pipe fills up and then blocks the server's logging.
     log = tempfile.TemporaryFile()
-    process = subprocess.Popen([sys.executable, "-m", "tests.support.fake_server", str(port),
-                                *args], cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.fake_server", str(port), *args],
+        cwd=REPO_ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

@@ -26,10 +26,16 @@ def serve(engine: FakeEngine, **overrides: Any) -> Iterator[str]:
     with its own event loop (the browser is a separate process, it needs real HTTP). Its
     document jobs live in a directory of its own, gone with it."""
     with tempfile.TemporaryDirectory(prefix="page-server-") as documents:
-        settings = load_settings({"served_model_name": "fake-model", "quality_guard": False,
-                                  "document_dir": documents,
-                                  "memory_db": f"{documents}/memories.sqlite3",
-                                  **overrides}, environ={})
+        settings = load_settings(
+            {
+                "served_model_name": "fake-model",
+                "quality_guard": False,
+                "document_dir": documents,
+                "memory_db": f"{documents}/memories.sqlite3",
+                **overrides,
+            },
+            environ={},
+        )
         with _serving(create_app(settings, lambda: engine)) as base:
             yield base
 
@@ -39,8 +45,9 @@ def _serving(app: Litestar) -> Iterator[str]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_config=None))
-    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])),
-                              name="page-server", daemon=True)
+    thread = threading.Thread(
+        target=lambda: asyncio.run(server.serve(sockets=[sock])), name="page-server", daemon=True
+    )
     thread.start()
     deadline = time.monotonic() + 30
     while not server.started:

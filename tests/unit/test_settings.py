@@ -24,8 +24,12 @@ def test_defaults_without_environment() -> None:
 
 
 def test_environment_then_flags_win() -> None:
-    env = {"TRANSLATE_MODEL": "/models/x", "TRANSLATE_MAX_NUM_SEQS": "32",
-           "TRANSLATE_PORT": "9000", "TRANSLATE_ENFORCE_EAGER": "false"}
+    env = {
+        "TRANSLATE_MODEL": "/models/x",
+        "TRANSLATE_MAX_NUM_SEQS": "32",
+        "TRANSLATE_PORT": "9000",
+        "TRANSLATE_ENFORCE_EAGER": "false",
+    }
     settings = load_settings({"port": 9100, "max_num_seqs": None}, environ=env)
     assert settings.engine.model == "/models/x"
     assert settings.engine.max_num_seqs == 32
@@ -40,9 +44,14 @@ def test_served_model_name() -> None:
 
 @pytest.mark.parametrize(
     "env",
-    [{"TRANSLATE_PORT": "eighty"}, {"TRANSLATE_DTYPE": "float8"},
-     {"TRANSLATE_ENFORCE_EAGER": "maybe"}, {"TRANSLATE_API_KEY_FILE": "/no/such/file"},
-     {"TRANSLATE_KV_CACHE_GIB": "0"}, {"TRANSLATE_KV_CACHE_GIB": "lots"}],
+    [
+        {"TRANSLATE_PORT": "eighty"},
+        {"TRANSLATE_DTYPE": "float8"},
+        {"TRANSLATE_ENFORCE_EAGER": "maybe"},
+        {"TRANSLATE_API_KEY_FILE": "/no/such/file"},
+        {"TRANSLATE_KV_CACHE_GIB": "0"},
+        {"TRANSLATE_KV_CACHE_GIB": "lots"},
+    ],
 )
 def test_bad_values_are_refused(env: dict[str, str]) -> None:
     with pytest.raises(SettingsError):
@@ -72,6 +81,8 @@ def test_every_option_is_a_flag_and_in_the_table() -> None:
 
 def test_readme_configuration_table_is_current() -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text()
-    assert configuration_table() in readme, "README's configuration table drifted: " \
-        "paste `python -c 'from translate_server.settings import configuration_table as t; " \
+    assert configuration_table() in readme, (
+        "README's configuration table drifted: "
+        "paste `python -c 'from translate_server.settings import configuration_table as t; "
         "print(t())'`"
+    )

@@ -18,17 +18,25 @@ class ChunkEncoder:
 
     _MARK = "\x00text\x00"
 
-    def __init__(self, chunk_id: str, created: int, model: str,
-                 fingerprint: str | None = None) -> None:
+    def __init__(
+        self, chunk_id: str, created: int, model: str, fingerprint: str | None = None
+    ) -> None:
         self._id, self._created, self._model = chunk_id, created, model
         self._fingerprint = fingerprint
         self._frames: dict[int, tuple[bytes, bytes]] = {}
 
     def chunk(self, choices: list[ChunkChoice], usage: Usage | None = None) -> bytes:
-        return sse.event(ChatCompletionChunk(
-            id=self._id, object="chat.completion.chunk", created=self._created,
-            model=self._model, system_fingerprint=self._fingerprint, choices=choices,
-            usage=usage))
+        return sse.event(
+            ChatCompletionChunk(
+                id=self._id,
+                object="chat.completion.chunk",
+                created=self._created,
+                model=self._model,
+                system_fingerprint=self._fingerprint,
+                choices=choices,
+                usage=usage,
+            )
+        )
 
     def text(self, index: int, text: str) -> bytes:
         frame = self._frames.get(index)

@@ -16,12 +16,20 @@ def _bytes(token: str) -> list[int]:
 
 
 def chat_logprobs(tokens: Sequence[TokenLogprob]) -> ChoiceLogprobs:
-    return ChoiceLogprobs(content=[
-        TokenLogprobOut(token=t.token, logprob=t.logprob, bytes=_bytes(t.token),
-                        top_logprobs=[TopLogprob(token=token, logprob=logprob,
-                                                 bytes=_bytes(token))
-                                      for token, logprob in t.top])
-        for t in tokens])
+    return ChoiceLogprobs(
+        content=[
+            TokenLogprobOut(
+                token=t.token,
+                logprob=t.logprob,
+                bytes=_bytes(t.token),
+                top_logprobs=[
+                    TopLogprob(token=token, logprob=logprob, bytes=_bytes(token))
+                    for token, logprob in t.top
+                ],
+            )
+            for t in tokens
+        ]
+    )
 
 
 class CompletionLogprobs(msgspec.Struct, kw_only=True):

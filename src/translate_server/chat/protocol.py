@@ -48,8 +48,7 @@ class ResponseFormat(RequestStruct, kw_only=True):
     json_schema: JsonSchemaFormat | None = None
 
 
-LogitBias = Annotated[dict[str, Annotated[float, Meta(ge=-100.0, le=100.0)]],
-                      Meta(max_length=300)]
+LogitBias = Annotated[dict[str, Annotated[float, Meta(ge=-100.0, le=100.0)]], Meta(max_length=300)]
 
 
 class SamplingFields(RequestStruct, kw_only=True):

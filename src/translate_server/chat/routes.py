@@ -20,11 +20,21 @@ from translate_server.http.route_paths import JSON
 from translate_server.http.services import Services, services
 
 
-@post("/v1/chat/completions", status_code=200, summary="Create a chat completion",
-      tags=["openai"], opt=JSON, responses={
-          **answer_or_stream(ChatCompletion, "The completion; with `stream: true`, server-sent "
-                             "events of `chat.completion.chunk` objects ending in `[DONE]`"),
-          **error_responses(*API_ERRORS)})
+@post(
+    "/v1/chat/completions",
+    status_code=200,
+    summary="Create a chat completion",
+    tags=["openai"],
+    opt=JSON,
+    responses={
+        **answer_or_stream(
+            ChatCompletion,
+            "The completion; with `stream: true`, server-sent "
+            "events of `chat.completion.chunk` objects ending in `[DONE]`",
+        ),
+        **error_responses(*API_ERRORS),
+    },
+)
 async def chat_completions(
     data: ChatCompletionRequest, request: Request
 ) -> ChatCompletion | Stream:
@@ -38,18 +48,22 @@ async def chat_completions(
 
 
 def _model(found: Services) -> Model:
-    return Model(id=found.model_name, created=found.started_at,
-                 max_model_len=found.engine.info.max_model_len)
+    return Model(
+        id=found.model_name, created=found.started_at, max_model_len=found.engine.info.max_model_len
+    )
 
 
-@get("/v1/models", summary="List the served model", tags=["openai"],
-     responses=error_responses(401))
+@get("/v1/models", summary="List the served model", tags=["openai"], responses=error_responses(401))
 async def list_models(request: Request) -> ModelList:
     return ModelList(data=[_model(services(request))])
 
 
-@get("/v1/models/{model_id:path}", summary="Describe the served model", tags=["openai"],
-     responses=error_responses(401, 404))
+@get(
+    "/v1/models/{model_id:path}",
+    summary="Describe the served model",
+    tags=["openai"],
+    responses=error_responses(401, 404),
+)
 async def retrieve_model(model_id: str, request: Request) -> Model:
     found = services(request)
     model_id = model_id.lstrip("/")

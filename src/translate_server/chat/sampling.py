@@ -54,11 +54,13 @@ def logit_bias(request: SamplingFields) -> tuple[tuple[int, float], ...]:
         try:
             token_id = int(key)
         except ValueError:
-            raise InvalidRequestError(f"logit_bias keys are token ids, not `{key}`.",
-                                      param="logit_bias") from None
+            raise InvalidRequestError(
+                f"logit_bias keys are token ids, not `{key}`.", param="logit_bias"
+            ) from None
         if token_id < 0:
-            raise InvalidRequestError(f"Token id {token_id} in logit_bias is negative.",
-                                      param="logit_bias")
+            raise InvalidRequestError(
+                f"Token id {token_id} in logit_bias is negative.", param="logit_bias"
+            )
         pairs.append((token_id, bias))
     return tuple(pairs)
 
@@ -72,8 +74,10 @@ def structured_output(response_format: ResponseFormat | None) -> StructuredOutpu
         return StructuredOutput()
     spec = response_format.json_schema
     if spec is None or spec.schema_ is None:
-        raise InvalidRequestError("A json_schema response format needs `json_schema.schema`.",
-                                  param="response_format.json_schema")
+        raise InvalidRequestError(
+            "A json_schema response format needs `json_schema.schema`.",
+            param="response_format.json_schema",
+        )
     return StructuredOutput(json_schema=msgspec.json.encode(spec.schema_).decode())
 
 
@@ -82,8 +86,7 @@ def chat_logprobs(request: ChatCompletionRequest) -> int | None:
     chosen token's own log probability whenever `logprobs` is true."""
     if not request.logprobs:
         if request.top_logprobs:
-            raise InvalidRequestError("top_logprobs needs logprobs: true.",
-                                      param="top_logprobs")
+            raise InvalidRequestError("top_logprobs needs logprobs: true.", param="top_logprobs")
         return None
     return request.top_logprobs or 0
 
@@ -106,14 +109,18 @@ def refuse_tools(request: ChatCompletionRequest) -> None:
 def refuse_audio(request: ChatCompletionRequest) -> None:
     """Only text is generated: a request for audio output is refused, not answered in text."""
     if request.audio is not None or any(m != "text" for m in request.modalities or ()):
-        raise InvalidRequestError("Only text output is served.",
-                                  param="audio" if request.audio is not None else "modalities")
+        raise InvalidRequestError(
+            "Only text output is served.",
+            param="audio" if request.audio is not None else "modalities",
+        )
 
 
 def _tools_refused(param: str) -> InvalidRequestError:
-    return InvalidRequestError("Tool calling is not served by this server: send no tools, "
-                               "tool_choice or tool messages.", param=param,
-                               code="tools_not_supported")
+    return InvalidRequestError(
+        "Tool calling is not served by this server: send no tools, tool_choice or tool messages.",
+        param=param,
+        code="tools_not_supported",
+    )
 
 
 def system_fingerprint(model_name: str) -> str:

@@ -61,15 +61,21 @@ class ChatService:
             model=self.model_name,
             system_fingerprint=self.fingerprint,
             choices=[
-                Choice(index=i, message=AssistantMessage(content=text), finish_reason=reason,
-                       logprobs=None if completion.logprobs is None
-                       else chat_logprobs(completion.logprobs[i]))
+                Choice(
+                    index=i,
+                    message=AssistantMessage(content=text),
+                    finish_reason=reason,
+                    logprobs=None
+                    if completion.logprobs is None
+                    else chat_logprobs(completion.logprobs[i]),
+                )
                 for i, (text, reason) in enumerate(
                     zip(completion.texts, completion.finish_reasons, strict=True)
                 )
             ],
-            usage=Usage.of(completion.prompt_tokens, completion.completion_tokens,
-                           completion.cached_tokens),
+            usage=Usage.of(
+                completion.prompt_tokens, completion.completion_tokens, completion.cached_tokens
+            ),
         )
 
     async def open_stream(
@@ -96,14 +102,14 @@ class ChatService:
         ticket: Ticket,
         record: RequestRecord,
     ) -> AsyncGenerator[bytes, None]:
-        chunks = ChunkEncoder(_completion_id(), int(time.time()), self.model_name,
-                              self.fingerprint)
+        chunks = ChunkEncoder(_completion_id(), int(time.time()), self.model_name, self.fingerprint)
         with_logprobs = request.logprobs
         completion_tokens = [0] * request.n
         try:
             for index in range(request.n):
-                yield chunks.chunk([ChunkChoice(index=index,
-                                                delta=Delta(role="assistant", content=""))])
+                yield chunks.chunk(
+                    [ChunkChoice(index=index, delta=Delta(role="assistant", content=""))]
+                )
             step, steps = started
             while step is not None:
                 completion_tokens[step.index] = step.completion_tokens
@@ -112,15 +118,23 @@ class ChatService:
                 else:
                     if step.finish_reason is not None:
                         record.finish_reason = step.finish_reason
-                    yield chunks.chunk([ChunkChoice(
-                        index=step.index, delta=Delta(content=step.text),
-                        finish_reason=step.finish_reason,
-                        logprobs=None if step.logprobs is None
-                        else chat_logprobs(step.logprobs))])
+                    yield chunks.chunk(
+                        [
+                            ChunkChoice(
+                                index=step.index,
+                                delta=Delta(content=step.text),
+                                finish_reason=step.finish_reason,
+                                logprobs=None
+                                if step.logprobs is None
+                                else chat_logprobs(step.logprobs),
+                            )
+                        ]
+                    )
                 step = await anext(steps, None)
             if request.stream_options is not None and request.stream_options.include_usage:
-                yield chunks.chunk([], Usage.of(prompt.tokens, sum(completion_tokens),
-                                                record.cached_tokens))
+                yield chunks.chunk(
+                    [], Usage.of(prompt.tokens, sum(completion_tokens), record.cached_tokens)
+                )
             yield sse.DONE
         except Exception as exc:  # noqa: BLE001 - stream_failure logs the unexpected
             # A 200 is already on the wire: the failure becomes the stream's last event.
@@ -136,7 +150,10 @@ class ChatService:
             # A base model prompted through a made-up chat format loops; it translates only.
             raise InvalidRequestError(
                 f"The model {self.model_name} is a base model without a chat template: it "
-                "serves /translate only.", param="model", code="chat_not_supported")
+                "serves /translate only.",
+                param="model",
+                code="chat_not_supported",
+            )
         if len(request.messages) > self.limits.max_messages:
             raise InvalidRequestError(
                 f"At most {self.limits.max_messages} messages per request.", param="messages"
@@ -155,15 +172,18 @@ class ChatService:
         prompt = await self.generation.prepare(messages, "messages")
         remaining = self.generation.remaining_context(prompt)
         max_tokens = sampling.max_tokens_for(
-            request.max_completion_tokens or request.max_tokens, self.limits.max_tokens,
-            remaining)
+            request.max_completion_tokens or request.max_tokens, self.limits.max_tokens, remaining
+        )
         return prompt, to_sampling_options(request, max_tokens)
 
 
 def to_sampling_options(request: ChatCompletionRequest, max_tokens: int) -> SamplingOptions:
     return sampling.sampling_options(
-        request, max_tokens, logprobs=sampling.chat_logprobs(request),
-        structured=sampling.structured_output(request.response_format))
+        request,
+        max_tokens,
+        logprobs=sampling.chat_logprobs(request),
+        structured=sampling.structured_output(request.response_format),
+    )
 
 
 def _chat_message(index: int, message: ChatMessageIn) -> ChatMessage:
@@ -171,8 +191,9 @@ def _chat_message(index: int, message: ChatMessageIn) -> ChatMessage:
     content = message.content
     if content is None:
         if role != "assistant":
-            raise InvalidRequestError("A message needs content.",
-                                      param=f"messages[{index}].content")
+            raise InvalidRequestError(
+                "A message needs content.", param=f"messages[{index}].content"
+            )
         content = ""
     elif not isinstance(content, str):
         texts = []

@@ -13,16 +13,25 @@ from translate_server.http.route_paths import JSON
 from translate_server.http.services import services
 
 
-@post("/v1/completions", status_code=200, summary="Create a text completion (legacy)",
-      tags=["openai"], opt=JSON, responses={
-          **answer_or_stream(TextCompletion, "The completion; with `stream: true`, server-sent "
-                             "events of `text_completion` objects ending in `[DONE]`"),
-          **error_responses(*API_ERRORS)})
+@post(
+    "/v1/completions",
+    status_code=200,
+    summary="Create a text completion (legacy)",
+    tags=["openai"],
+    opt=JSON,
+    responses={
+        **answer_or_stream(
+            TextCompletion,
+            "The completion; with `stream: true`, server-sent "
+            "events of `text_completion` objects ending in `[DONE]`",
+        ),
+        **error_responses(*API_ERRORS),
+    },
+)
 async def completions(data: CompletionRequest, request: Request) -> TextCompletion | Stream:
     found = services(request)
     record = record_of(request)
     deadline = deadline_for(found.limits.request_timeout, data.timeout)
     if data.stream:
         return sse.EventStream(await found.completions.open_stream(data, record, deadline))
-    return await unless_disconnected(request, found.completions.complete(data, record,
-                                                                          deadline))
+    return await unless_disconnected(request, found.completions.complete(data, record, deadline))

@@ -40,21 +40,29 @@ from translate_server.translation.compat.libretranslate.protocol import LibreErr
 _DEEPL_ERRORS = document_errors(*COMPAT_ERRORS, 409, shape=DeepLError)
 _LIBRE_ERRORS = document_errors(*COMPAT_ERRORS, shape=LibreError)
 # DeepL's clients send the key as a form; JSON is read too.
-_DOCUMENT_KEY = form_body((FormField("document_key", "The key the upload answered.",
-                                     required=True),),
-                          media_type="application/x-www-form-urlencoded")
+_DOCUMENT_KEY = form_body(
+    (FormField("document_key", "The key the upload answered.", required=True),),
+    media_type="application/x-www-form-urlencoded",
+)
 
 
-@post("/document", status_code=200, summary="DeepL v2: upload a document to translate",
-      tags=["deepl"], responses=_DEEPL_ERRORS, operation_class=form_body((
-          FormField(FILE, "The document (its extension names its format).", required=True),
-          FormField("target_lang", "Language to translate into (DE, EN-GB...).",
-                    required=True),
-          FormField("source_lang", "Language of the document (default: detected)."),
-          FormField("formality", "default, more, less, prefer_more or prefer_less."),
-          FormField("glossary_id", "A glossary made with POST /v2/glossaries."),
-          FormField("output_format", "Only the document's own format is served."),
-      )))
+@post(
+    "/document",
+    status_code=200,
+    summary="DeepL v2: upload a document to translate",
+    tags=["deepl"],
+    responses=_DEEPL_ERRORS,
+    operation_class=form_body(
+        (
+            FormField(FILE, "The document (its extension names its format).", required=True),
+            FormField("target_lang", "Language to translate into (DE, EN-GB...).", required=True),
+            FormField("source_lang", "Language of the document (default: detected)."),
+            FormField("formality", "default, more, less, prefer_more or prefer_less."),
+            FormField("glossary_id", "A glossary made with POST /v2/glossaries."),
+            FormField("output_format", "Only the document's own format is served."),
+        )
+    ),
+)
 async def deepl_upload_document(request: Request) -> Response[DeepLDocumentHandle]:
     from translate_server.documents.job import DocumentOptions
 
@@ -66,24 +74,35 @@ async def deepl_upload_document(request: Request) -> Response[DeepLDocumentHandl
         raise InvalidRequestError("Parameter 'target_lang' not specified.", param="target_lang")
     wanted = fields.get("output_format")
     if wanted and not (upload.filename or "").lower().endswith("." + wanted.lower()):
-        raise InvalidRequestError("Documents are translated into their own format only.",
-                                  param="output_format")
+        raise InvalidRequestError(
+            "Documents are translated into their own format only.", param="output_format"
+        )
     source = fields.get("source_lang") or None
     api_key = header_key(request) or fields.get(KEY_FIELD, "")
     # A stored glossary is read at upload: the job keeps its terms, whatever happens to it.
     glossary = await services(request).deepl.glossaries.entries_for(
-        api_key, fields.get("glossary_id") or None, source, target)
+        api_key, fields.get("glossary_id") or None, source, target
+    )
     job, key = await documents.jobs.submit(
-        upload.data, filename=upload.filename, target_lang=target, source_lang=source,
+        upload.data,
+        filename=upload.filename,
+        target_lang=target,
+        source_lang=source,
         owner=documents.owner(request),
         options=DocumentOptions(formality=fields.get("formality") or None, glossary=glossary),
-        billed_to=owner_of(api_key))
+        billed_to=owner_of(api_key),
+    )
     return naming_job(DeepLDocumentHandle(document_id=job.id, document_key=key), job.id, 200)
 
 
-@post("/document/{document_id:str}", status_code=200,
-      summary="DeepL v2: a document's translation status", tags=["deepl"],
-      responses=_DEEPL_ERRORS, operation_class=_DOCUMENT_KEY)
+@post(
+    "/document/{document_id:str}",
+    status_code=200,
+    summary="DeepL v2: a document's translation status",
+    tags=["deepl"],
+    responses=_DEEPL_ERRORS,
+    operation_class=_DOCUMENT_KEY,
+)
 async def deepl_document_status(request: Request, document_id: str) -> DeepLDocumentStatus:
     documents = documents_of(request)
     body = await read_body(request, DeepLDocumentKey)
@@ -91,10 +110,15 @@ async def deepl_document_status(request: Request, document_id: str) -> DeepLDocu
     return DeepLDocumentStatus.of(job)
 
 
-@post("/document/{document_id:str}/result", status_code=200,
-      summary="DeepL v2: download a translated document (once)", tags=["deepl"],
-      responses=_DEEPL_ERRORS, media_type="application/octet-stream",
-      operation_class=_DOCUMENT_KEY)
+@post(
+    "/document/{document_id:str}/result",
+    status_code=200,
+    summary="DeepL v2: download a translated document (once)",
+    tags=["deepl"],
+    responses=_DEEPL_ERRORS,
+    media_type="application/octet-stream",
+    operation_class=_DOCUMENT_KEY,
+)
 async def deepl_document_result(request: Request, document_id: str) -> Response[bytes]:
     from litestar.background_tasks import BackgroundTask
 
@@ -105,8 +129,11 @@ async def deepl_document_result(request: Request, document_id: str) -> Response[
         job, data = await documents.jobs.result(document_id, body.document_key, owner)
     except DocumentNotReadyError as exc:
         raise _NotReady(exc.message, param=exc.param) from None
-    return result_response(job, data, background=BackgroundTask(
-        documents.jobs.forget, document_id, body.document_key, owner))
+    return result_response(
+        job,
+        data,
+        background=BackgroundTask(documents.jobs.forget, document_id, body.document_key, owner),
+    )
 
 
 class _NotReady(ApiError):
@@ -118,13 +145,21 @@ class _NotReady(ApiError):
     code = "document_not_ready"
 
 
-@post("/translate_file", status_code=200, summary="LibreTranslate: translate a file",
-      tags=["libretranslate"], responses=_LIBRE_ERRORS, operation_class=form_body((
-          FormField(FILE, "The file (its extension names its format).", required=True),
-          FormField("target", "Language to translate into.", required=True),
-          FormField("source", "Language of the file, or auto (the default)."),
-          FormField("api_key", "The API key, where keys are configured."),
-      )))
+@post(
+    "/translate_file",
+    status_code=200,
+    summary="LibreTranslate: translate a file",
+    tags=["libretranslate"],
+    responses=_LIBRE_ERRORS,
+    operation_class=form_body(
+        (
+            FormField(FILE, "The file (its extension names its format).", required=True),
+            FormField("target", "Language to translate into.", required=True),
+            FormField("source", "Language of the file, or auto (the default)."),
+            FormField("api_key", "The API key, where keys are configured."),
+        )
+    ),
+)
 async def libre_translate_file(request: Request) -> Response[LibreFileTranslated]:
     documents = documents_of(request)
     upload = await documents.read_upload(request)
@@ -134,15 +169,20 @@ async def libre_translate_file(request: Request) -> Response[LibreFileTranslated
     source = upload.fields.get("source")
     owner = documents.owner(request)
     job, key = await documents.jobs.submit(
-        upload.data, filename=upload.filename, target_lang=target,
-        source_lang=None if source in (None, "", "auto") else source, owner=owner)
+        upload.data,
+        filename=upload.filename,
+        target_lang=target,
+        source_lang=None if source in (None, "", "auto") else source,
+        owner=owner,
+    )
     async for state in documents.jobs.watch(job.id, key, owner):
         job = state
     if job.status == "error":
         raise _Failed(job.error or "Translation failed.")
     base = str(request.base_url).rstrip("/")
     return naming_job(
-        LibreFileTranslated(f"{base}/libretranslate/download_file/{job.id}/{key}"), job.id, 200)
+        LibreFileTranslated(f"{base}/libretranslate/download_file/{job.id}/{key}"), job.id, 200
+    )
 
 
 class _Failed(ApiError):
@@ -153,11 +193,16 @@ class _Failed(ApiError):
     code = "document_failed"
 
 
-@get("/download_file/{document_id:str}/{document_key:str}",
-     summary="LibreTranslate: download a translated file", tags=["libretranslate"],
-     responses=_LIBRE_ERRORS, media_type="application/octet-stream")
-async def libre_download_file(request: Request, document_id: str,
-                              document_key: str) -> Response[bytes]:
+@get(
+    "/download_file/{document_id:str}/{document_key:str}",
+    summary="LibreTranslate: download a translated file",
+    tags=["libretranslate"],
+    responses=_LIBRE_ERRORS,
+    media_type="application/octet-stream",
+)
+async def libre_download_file(
+    request: Request, document_id: str, document_key: str
+) -> Response[bytes]:
     documents = documents_of(request)
     # The link's secret key alone authorizes it: it is followed without an API key.
     job, data = await documents.jobs.result(document_id, document_key, owner=KEY_ALONE)

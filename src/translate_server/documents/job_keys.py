@@ -34,8 +34,11 @@ def authorized(found: tuple[Job, bytes] | None, key: str, owner: str | None) -> 
     # An unknown id costs the same comparison as a wrong key.
     digest = _NO_DIGEST if found is None else found[1]
     key_ok = hmac.compare_digest(digest, key_digest(key))
-    if found is None or not key_ok or (found[0].owner is not None and owner != KEY_ALONE
-                                       and found[0].owner != owner):
+    if (
+        found is None
+        or not key_ok
+        or (found[0].owner is not None and owner != KEY_ALONE and found[0].owner != owner)
+    ):
         raise not_found()
     return found[0]
 

@@ -34,9 +34,16 @@ Translate = Callable[[list[str], str | None, str, DocumentOptions], Awaitable[li
 Notify = Callable[[str], Awaitable[None]]
 
 
-async def translate_job(job: Job, timings: Timings, *, store: JobStore, translate: Translate,
-                        limits: RunnerLimits, notify: Notify,
-                        stopped: Callable[[], bool] = lambda: False) -> Job:
+async def translate_job(
+    job: Job,
+    timings: Timings,
+    *,
+    store: JobStore,
+    translate: Translate,
+    limits: RunnerLimits,
+    notify: Notify,
+    stopped: Callable[[], bool] = lambda: False,
+) -> Job:
     """Extract, translate what is not done yet, rebuild; the job recorded as done.
 
     `stopped` says whether the runner has stopped the job (the server stops, or the job was
@@ -45,7 +52,8 @@ async def translate_job(job: Job, timings: Timings, *, store: JobStore, translat
     options = msgspec.convert(job.options, DocumentOptions)
     data = await store.read_source(job)
     extracted: Extracted = await asyncio.to_thread(
-        extract, format_named(job.format), data, format_options(job.target_lang, options))
+        extract, format_named(job.format), data, format_options(job.target_lang, options)
+    )
     timings.mark("extract")
     done = await store.translations(job.id)
     pending = [i for i in range(len(extracted.segments)) if i not in done]
@@ -54,9 +62,13 @@ async def translate_job(job: Job, timings: Timings, *, store: JobStore, translat
     async def worker() -> None:
         for indexes in batches:  # one shared iterator: each batch is taken once
             texts = [extracted.segments[i] for i in indexes]
-            translations = dict(zip(
-                indexes, await _translate_batch(texts, job, options, translate, limits, stopped),
-                strict=True))
+            translations = dict(
+                zip(
+                    indexes,
+                    await _translate_batch(texts, job, options, translate, limits, stopped),
+                    strict=True,
+                )
+            )
             done.update(translations)
             await store.save_translations(job.id, translations)
             await notify(job.id)
@@ -66,7 +78,8 @@ async def translate_job(job: Job, timings: Timings, *, store: JobStore, translat
             group.create_task(worker())
     timings.mark("translate")
     result = await asyncio.to_thread(
-        extracted.rebuild, [done[i] for i in range(len(extracted.segments))])
+        extracted.rebuild, [done[i] for i in range(len(extracted.segments))]
+    )
     timings.mark("rebuild")
     return await store.finish(job.id, result)
 
@@ -77,9 +90,14 @@ async def translate_job(job: Job, timings: Timings, *, store: JobStore, translat
 _SERVER_TROUBLE = (OverloadedError, EngineFailedError, UnavailableError)
 
 
-async def _translate_batch(texts: list[str], job: Job, options: DocumentOptions,
-                           translate: Translate, limits: RunnerLimits,
-                           stopped: Callable[[], bool]) -> list[str]:
+async def _translate_batch(
+    texts: list[str],
+    job: Job,
+    options: DocumentOptions,
+    translate: Translate,
+    limits: RunnerLimits,
+    stopped: Callable[[], bool],
+) -> list[str]:
     delay = limits.retry_delay
     for attempt in range(limits.max_retries + 1):
         try:
@@ -102,8 +120,9 @@ def format_options(target_lang: str, options: DocumentOptions) -> FormatOptions:
     return FormatOptions(target_lang=target_lang, retranslate=options.retranslate)
 
 
-def _batches(indexes: Sequence[int], segments: Sequence[str],
-             limits: RunnerLimits) -> list[list[int]]:
+def _batches(
+    indexes: Sequence[int], segments: Sequence[str], limits: RunnerLimits
+) -> list[list[int]]:
     """Consecutive segments, at most `batch_segments` and (unless one alone is longer)
     `batch_chars` characters per batch."""
     batches: list[list[int]] = []
@@ -111,8 +130,7 @@ def _batches(indexes: Sequence[int], segments: Sequence[str],
     chars = 0
     for index in indexes:
         size = len(segments[index])
-        if current and (len(current) >= limits.batch_segments
-                        or chars + size > limits.batch_chars):
+        if current and (len(current) >= limits.batch_segments or chars + size > limits.batch_chars):
             batches.append(current)
             current, chars = [], 0
         current.append(index)

@@ -11,9 +11,12 @@ STATUSES: tuple[Status, ...] = ("queued", "translating", "done", "error")
 
 class JobGauge:
     def __init__(self, registry: CollectorRegistry) -> None:
-        self._gauge = Gauge("translate_documents", "Document jobs kept, by status (done and "
-                            "error jobs until their retention time ends).", ["status"],
-                            registry=registry)
+        self._gauge = Gauge(
+            "translate_documents",
+            "Document jobs kept, by status (done and error jobs until their retention time ends).",
+            ["status"],
+            registry=registry,
+        )
         self._children = {status: self._gauge.labels(status) for status in STATUSES}
 
     def set(self, counts: dict[str, int]) -> None:

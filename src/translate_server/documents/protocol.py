@@ -36,12 +36,19 @@ class DocumentStatus(msgspec.Struct, kw_only=True):
     @classmethod
     def of(cls, job: Job) -> DocumentStatus:
         remaining = job.seconds_remaining(time.time())
-        return cls(document_id=job.id, status=job.status, format=job.format,
-                   filename=job.filename, source_lang=job.source_lang,
-                   target_lang=job.target_lang, segments_total=job.segments_total,
-                   segments_done=job.segments_done, billed_characters=job.billed_characters,
-                   seconds_remaining=None if remaining is None else round(remaining, 1),
-                   error_message=job.error)
+        return cls(
+            document_id=job.id,
+            status=job.status,
+            format=job.format,
+            filename=job.filename,
+            source_lang=job.source_lang,
+            target_lang=job.target_lang,
+            segments_total=job.segments_total,
+            segments_done=job.segments_done,
+            billed_characters=job.billed_characters,
+            seconds_remaining=None if remaining is None else round(remaining, 1),
+            error_message=job.error,
+        )
 
 
 class DeepLDocumentHandle(msgspec.Struct, kw_only=True):
@@ -64,12 +71,15 @@ class DeepLDocumentStatus(msgspec.Struct, kw_only=True, omit_defaults=True):
     def of(cls, job: Job) -> DeepLDocumentStatus:
         remaining = job.seconds_remaining(time.time())
         return cls(
-            document_id=job.id, status=job.status,
+            document_id=job.id,
+            status=job.status,
             # DeepL reports these while translating and once done, respectively.
-            seconds_remaining=round(remaining) if remaining is not None
-            and job.status == "translating" else None,
+            seconds_remaining=round(remaining)
+            if remaining is not None and job.status == "translating"
+            else None,
             billed_characters=job.billed_characters if job.status == "done" else None,
-            error_message=job.error if job.status == "error" else None)
+            error_message=job.error if job.status == "error" else None,
+        )
 
 
 class LibreFileTranslated(msgspec.Struct):

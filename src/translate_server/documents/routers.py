@@ -30,18 +30,31 @@ def document_routers(max_bytes: int) -> list[Router]:
     document's size (the app's body limit is for JSON requests)."""
     size = max_bytes + FORM_OVERHEAD
     return [
-        Router(path="/", route_handlers=[submit_document, document_status, document_result,
-                                         document_events],
-               request_max_body_size=size),
+        Router(
+            path="/",
+            route_handlers=[submit_document, document_status, document_result, document_events],
+            request_max_body_size=size,
+        ),
         # Where the gate left the key check to the route (a key sent in the body), these check.
-        Router(path="/v2", route_handlers=DEEPL_ROUTES, request_max_body_size=size,
-               exception_handlers=exception_handlers(deepl_shape),
-               before_request=body_key_check(DEEPL_KEY)),
-        Router(path="/libretranslate", route_handlers=[libre_translate_file],
-               request_max_body_size=size, exception_handlers=exception_handlers(libre_shape),
-               before_request=body_key_check(LIBRE_KEY)),
+        Router(
+            path="/v2",
+            route_handlers=DEEPL_ROUTES,
+            request_max_body_size=size,
+            exception_handlers=exception_handlers(deepl_shape),
+            before_request=body_key_check(DEEPL_KEY),
+        ),
+        Router(
+            path="/libretranslate",
+            route_handlers=[libre_translate_file],
+            request_max_body_size=size,
+            exception_handlers=exception_handlers(libre_shape),
+            before_request=body_key_check(LIBRE_KEY),
+        ),
         # LibreTranslate's download link is followed as it is (a browser link, no key): the
         # job's id and secret key in its path are what authorizes it, as there.
-        Router(path="/libretranslate", route_handlers=[libre_download_file],
-               exception_handlers=exception_handlers(libre_shape)),
+        Router(
+            path="/libretranslate",
+            route_handlers=[libre_download_file],
+            exception_handlers=exception_handlers(libre_shape),
+        ),
     ]

@@ -31,11 +31,11 @@ T = TypeVar("T")
 
 _DESCRIPTIONS = {
     400: "Invalid request, unsupported document format (`unsupported_document_format`) or a "
-         "file its format's library cannot read (`invalid_document`)",
+    "file its format's library cannot read (`invalid_document`)",
     404: "No document with this id and key (for this API key)",
     409: "The document is not translated yet",
     413: "File over --max-document-bytes (`document_too_large`) or text over "
-         "--max-document-chars (`document_too_long`)",
+    "--max-document-chars (`document_too_long`)",
     429: "Too many documents in translation for this API key (`too_many_documents`)",
 }
 
@@ -45,8 +45,9 @@ def document_errors(*statuses: int, shape: type = ErrorResponse) -> dict[int, Re
     found = error_responses(*(s for s in statuses if s not in _DESCRIPTIONS), shape=shape)
     for status in statuses:
         if status in _DESCRIPTIONS:
-            found[status] = ResponseSpec(data_container=shape, generate_examples=False,
-                                         description=_DESCRIPTIONS[status])
+            found[status] = ResponseSpec(
+                data_container=shape, generate_examples=False, description=_DESCRIPTIONS[status]
+            )
     return found
 
 
@@ -66,8 +67,9 @@ def documents_of(request: Request) -> Documents:
 def document_key(request: Request) -> str:
     key = request.query_params.get("key") or request.headers.get("x-document-key")
     if not key:
-        raise InvalidRequestError("Give the document's key as `?key=` or `X-Document-Key`.",
-                                  param="key")
+        raise InvalidRequestError(
+            "Give the document's key as `?key=` or `X-Document-Key`.", param="key"
+        )
     return key
 
 
@@ -76,9 +78,12 @@ def result_response(job: Job, data: bytes, **kwargs: object) -> Response[bytes]:
     from translate_server.documents.formats import format_named
 
     filename = job.filename or f"document{format_named(job.format).extensions[0]}"
-    return Response(content=data, media_type=format_named(job.format).media_type, headers={
-        "content-disposition": f"attachment; filename*=UTF-8''{quote(filename)}"},
-        **kwargs)  # type: ignore[arg-type]
+    return Response(
+        content=data,
+        media_type=format_named(job.format).media_type,
+        headers={"content-disposition": f"attachment; filename*=UTF-8''{quote(filename)}"},
+        **kwargs,
+    )  # type: ignore[arg-type]
 
 
 # The response header that names a new document job. A load balancer in front of several
@@ -89,24 +94,33 @@ DOCUMENT_ID_HEADER = "X-Document-Id"
 
 def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
     """`content` as the response, with the header that names the job it created."""
-    return Response(content, status_code=status_code,
-                    headers={DOCUMENT_ID_HEADER: document_id})
+    return Response(content, status_code=status_code, headers={DOCUMENT_ID_HEADER: document_id})
 
 
-@post("/translate/document", status_code=202, summary="Translate a document (background job)",
-      description="Multipart form: `file`, `target_lang`, optional `source_lang` (default: "
-      "detected), `formality` (default, formal, informal), `glossary` (a JSON object of "
-      "required term translations), `retranslate` (catalogs: translate entries that already "
-      "have a translation). Answers the job's id and key and where to follow it.",
-      tags=["documents"], responses=_ERRORS, operation_class=form_body((
-          FormField(FILE, "The document (its extension names its format).", required=True),
-          FormField("target_lang", "Language to translate into.", required=True),
-          FormField("source_lang", "Language of the document (default: detected)."),
-          FormField("formality", "Formality of the translation.", enum=_FORMALITY),
-          FormField("glossary", "A JSON object of required term translations."),
-          FormField("retranslate", "Catalogs: translate entries that already have a "
-                    "translation (true or false)."),
-      )))
+@post(
+    "/translate/document",
+    status_code=202,
+    summary="Translate a document (background job)",
+    description="Multipart form: `file`, `target_lang`, optional `source_lang` (default: "
+    "detected), `formality` (default, formal, informal), `glossary` (a JSON object of "
+    "required term translations), `retranslate` (catalogs: translate entries that already "
+    "have a translation). Answers the job's id and key and where to follow it.",
+    tags=["documents"],
+    responses=_ERRORS,
+    operation_class=form_body(
+        (
+            FormField(FILE, "The document (its extension names its format).", required=True),
+            FormField("target_lang", "Language to translate into.", required=True),
+            FormField("source_lang", "Language of the document (default: detected)."),
+            FormField("formality", "Formality of the translation.", enum=_FORMALITY),
+            FormField("glossary", "A JSON object of required term translations."),
+            FormField(
+                "retranslate",
+                "Catalogs: translate entries that already have a translation (true or false).",
+            ),
+        )
+    ),
+)
 async def submit_document(request: Request) -> Response[DocumentSubmitted]:
     from translate_server.documents.job import DocumentOptions
 
@@ -118,22 +132,37 @@ async def submit_document(request: Request) -> Response[DocumentSubmitted]:
         raise InvalidRequestError("Give `target_lang`.", param="target_lang")
     formality = fields.get("formality") or "default"
     if formality not in _FORMALITY:
-        raise InvalidRequestError(f"`formality` is one of {', '.join(_FORMALITY)}.",
-                                  param="formality")
-    options = DocumentOptions(formality=formality, glossary=_glossary(fields.get("glossary")),
-                              retranslate=fields.get("retranslate", "").lower() in
-                              ("1", "true", "yes", "on"))
+        raise InvalidRequestError(
+            f"`formality` is one of {', '.join(_FORMALITY)}.", param="formality"
+        )
+    options = DocumentOptions(
+        formality=formality,
+        glossary=_glossary(fields.get("glossary")),
+        retranslate=fields.get("retranslate", "").lower() in ("1", "true", "yes", "on"),
+    )
     source = fields.get("source_lang")
     job, key = await documents.jobs.submit(
-        upload.data, filename=upload.filename, target_lang=target,
+        upload.data,
+        filename=upload.filename,
+        target_lang=target,
         source_lang=None if source in (None, "", "auto") else source,
-        owner=documents.owner(request), options=options)
+        owner=documents.owner(request),
+        options=options,
+    )
     base = f"{str(request.base_url).rstrip('/')}/translate/document/{job.id}"
     query = f"?key={key}"
-    return naming_job(DocumentSubmitted(document_id=job.id, document_key=key, status=job.status,
-                                        status_url=base + query,
-                                        result_url=f"{base}/result{query}",
-                                        events_url=f"{base}/events{query}"), job.id, 202)
+    return naming_job(
+        DocumentSubmitted(
+            document_id=job.id,
+            document_key=key,
+            status=job.status,
+            status_url=base + query,
+            result_url=f"{base}/result{query}",
+            events_url=f"{base}/events{query}",
+        ),
+        job.id,
+        202,
+    )
 
 
 def _glossary(raw: str | None) -> dict[str, str] | None:
@@ -142,17 +171,24 @@ def _glossary(raw: str | None) -> dict[str, str] | None:
     try:
         return msgspec.json.decode(raw, type=dict[str, str])
     except msgspec.DecodeError:
-        raise InvalidRequestError("`glossary` is a JSON object of term translations.",
-                                  param="glossary") from None
+        raise InvalidRequestError(
+            "`glossary` is a JSON object of term translations.", param="glossary"
+        ) from None
 
 
 # One handler for both methods: Litestar's automatic OPTIONS answer lists only the methods
 # of the first handler registered for a path.
-@route("/translate/document/{document_id:str}", http_method=["GET", "DELETE"], status_code=200,
-       summary="A document job's status; DELETE cancels it",
-       description="GET: the job's status. DELETE: stops the job where it stands (its engine "
-       "requests are aborted) and deletes it and its files now, finished or not; the answer is "
-       "its status as it stood when it was stopped.", tags=["documents"], responses=_ERRORS)
+@route(
+    "/translate/document/{document_id:str}",
+    http_method=["GET", "DELETE"],
+    status_code=200,
+    summary="A document job's status; DELETE cancels it",
+    description="GET: the job's status. DELETE: stops the job where it stands (its engine "
+    "requests are aborted) and deletes it and its files now, finished or not; the answer is "
+    "its status as it stood when it was stopped.",
+    tags=["documents"],
+    responses=_ERRORS,
+)
 async def document_status(request: Request, document_id: str) -> DocumentStatus:
     documents = documents_of(request)
     key, owner = document_key(request), documents.owner(request)
@@ -161,20 +197,30 @@ async def document_status(request: Request, document_id: str) -> DocumentStatus:
     return DocumentStatus.of(await documents.jobs.status(document_id, key, owner))
 
 
-@get("/translate/document/{document_id:str}/result", summary="A translated document",
-     tags=["documents"], responses=_ERRORS, media_type="application/octet-stream")
+@get(
+    "/translate/document/{document_id:str}/result",
+    summary="A translated document",
+    tags=["documents"],
+    responses=_ERRORS,
+    media_type="application/octet-stream",
+)
 async def document_result(request: Request, document_id: str) -> Response[bytes]:
     documents = documents_of(request)
-    job, data = await documents.jobs.result(document_id, document_key(request),
-                                            documents.owner(request))
+    job, data = await documents.jobs.result(
+        document_id, document_key(request), documents.owner(request)
+    )
     return result_response(job, data)
 
 
-@get("/translate/document/{document_id:str}/events",
-     summary="A document job's progress as server-sent events",
-     description="The job's status now and after each translated batch, as `data: <status>` "
-     "events, until it is done or failed; then `[DONE]`.",
-     tags=["documents"], responses=_ERRORS, media_type=sse.MEDIA_TYPE)
+@get(
+    "/translate/document/{document_id:str}/events",
+    summary="A document job's progress as server-sent events",
+    description="The job's status now and after each translated batch, as `data: <status>` "
+    "events, until it is done or failed; then `[DONE]`.",
+    tags=["documents"],
+    responses=_ERRORS,
+    media_type=sse.MEDIA_TYPE,
+)
 async def document_events(request: Request, document_id: str) -> sse.EventStream:
     documents = documents_of(request)
     key, owner = document_key(request), documents.owner(request)
@@ -183,8 +229,9 @@ async def document_events(request: Request, document_id: str) -> sse.EventStream
     return sse.EventStream(_progress(documents, document_id, key, owner))
 
 
-async def _progress(documents: Documents, document_id: str, key: str,
-                    owner: str | None) -> AsyncGenerator[bytes, None]:
+async def _progress(
+    documents: Documents, document_id: str, key: str, owner: str | None
+) -> AsyncGenerator[bytes, None]:
     async for job in documents.jobs.watch(document_id, key, owner):
         yield sse.event(DocumentStatus.of(job))
     yield sse.DONE

@@ -52,9 +52,14 @@ _DEFAULT_LIMITS = RunnerLimits()
 
 
 class DocumentJobs:
-    def __init__(self, store: JobStore, translate: Translate,
-                 limits: RunnerLimits = _DEFAULT_LIMITS, gauge: JobGauge | None = None,
-                 bill: Bill | None = None) -> None:
+    def __init__(
+        self,
+        store: JobStore,
+        translate: Translate,
+        limits: RunnerLimits = _DEFAULT_LIMITS,
+        gauge: JobGauge | None = None,
+        bill: Bill | None = None,
+    ) -> None:
         self.store = store
         self.translate = translate
         self.limits = limits
@@ -103,10 +108,17 @@ class DocumentJobs:
             self.gauge.set(await self.store.count_by_status())
 
     # -- Client calls -----------------------------------------------------------------------
-    async def submit(self, data: bytes, *, filename: str | None, target_lang: str,
-                     source_lang: str | None = None, owner: str | None = None,
-                     options: DocumentOptions | None = None,
-                     billed_to: str | None = None) -> tuple[Job, str]:
+    async def submit(
+        self,
+        data: bytes,
+        *,
+        filename: str | None,
+        target_lang: str,
+        source_lang: str | None = None,
+        owner: str | None = None,
+        options: DocumentOptions | None = None,
+        billed_to: str | None = None,
+    ) -> tuple[Job, str]:
         """Check the file (its format, that it can be read, its size) and the owner's jobs in
         flight, record the job, queue it; the job and its key. Every refusal is a 4xx here,
         before any work: 400 an unknown language, a file unsupported or unreadable, 413 too long,
@@ -117,20 +129,31 @@ class DocumentJobs:
             requested_language(source_lang, "source_lang")
         fmt = detect_format(filename, data)
         extracted = await asyncio.to_thread(
-            extract, fmt, data, format_options(target_lang, options))
+            extract, fmt, data, format_options(target_lang, options)
+        )
         characters = sum(len(s) for s in extracted.segments)
         limit = self.limits.max_characters
         if limit is not None and characters > limit:
             raise PayloadTooLargeError(
                 f"The document has {characters} characters to translate; at most {limit} are "
-                "accepted.", param="file", code="document_too_long")
+                "accepted.",
+                param="file",
+                code="document_too_long",
+            )
         async with self._admitting:
             await self._check_in_flight(owner)
             job, key = await self.store.create(
-                data=data, format=fmt.name, filename=filename, source_lang=source_lang,
-                target_lang=target_lang, owner=owner, options=msgspec.to_builtins(options),
-                billed_characters=characters, billed_to=billed_to,
-                segments_total=len(extracted.segments))
+                data=data,
+                format=fmt.name,
+                filename=filename,
+                source_lang=source_lang,
+                target_lang=target_lang,
+                owner=owner,
+                options=msgspec.to_builtins(options),
+                billed_characters=characters,
+                billed_to=billed_to,
+                segments_total=len(extracted.segments),
+            )
         self._schedule(job.id)
         await self._count()
         return job, key
@@ -140,7 +163,9 @@ class DocumentJobs:
         if limit is not None and await self.store.in_flight(owner) >= limit:
             raise TooManyDocumentsError(
                 f"At most {limit} documents may be in translation at once; submit this one "
-                "when one of them is done.", param="file")
+                "when one of them is done.",
+                param="file",
+            )
 
     async def status(self, job_id: str, key: str, owner: str | None = None) -> Job:
         return await self.store.authorize(job_id, key, owner)
@@ -148,8 +173,9 @@ class DocumentJobs:
     async def result(self, job_id: str, key: str, owner: str | None = None) -> tuple[Job, bytes]:
         job = await self.store.authorize(job_id, key, owner)
         if job.status != "done":
-            raise DocumentNotReadyError(f"The document is not translated yet ({job.status}).",
-                                        param="document_id")
+            raise DocumentNotReadyError(
+                f"The document is not translated yet ({job.status}).", param="document_id"
+            )
         return job, await self.store.read_result(job)
 
     async def forget(self, job_id: str, key: str, owner: str | None = None) -> None:
@@ -177,8 +203,7 @@ class DocumentJobs:
         await self._count()
         return job
 
-    async def watch(self, job_id: str, key: str, owner: str | None = None
-                    ) -> AsyncIterator[Job]:
+    async def watch(self, job_id: str, key: str, owner: str | None = None) -> AsyncIterator[Job]:
         """The job now and after every change, until it is finished (for a progress stream);
         a job cancelled meanwhile ends as an error that says so."""
         changed = self._changes.next(job_id)  # taken before reading: no change can slip between
@@ -190,8 +215,9 @@ class DocumentJobs:
             await changed.wait()
             changed = self._changes.next(job_id)
             current = await self.store.get(job_id)
-            job = current or msgspec.structs.replace(job, status="error",
-                                                     error="The job was cancelled.")
+            job = current or msgspec.structs.replace(
+                job, status="error", error="The job was cancelled."
+            )
 
     # -- Running ----------------------------------------------------------------------------
     def _schedule(self, job_id: str) -> None:
@@ -206,10 +232,15 @@ class DocumentJobs:
             await self._count()
             timings = Timings(start=time.perf_counter())
             try:
-                job = await translate_job(job, timings, store=self.store,
-                                          translate=self.translate, limits=self.limits,
-                                          notify=self._changes.notify,
-                                          stopped=lambda: job_id in self._stopped)
+                job = await translate_job(
+                    job,
+                    timings,
+                    store=self.store,
+                    translate=self.translate,
+                    limits=self.limits,
+                    notify=self._changes.notify,
+                    stopped=lambda: job_id in self._stopped,
+                )
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the job fails; the server goes on
@@ -218,8 +249,11 @@ class DocumentJobs:
                 exc = _cause(exc)
                 message = exc.message if isinstance(exc, ApiError) else "Translation failed."
                 job = await self.store.fail(job_id, message)
-                log.warning("document_job", **_summary(job, timings), exc_info=exc
-                            if not isinstance(exc, ApiError) else None)
+                log.warning(
+                    "document_job",
+                    **_summary(job, timings),
+                    exc_info=exc if not isinstance(exc, ApiError) else None,
+                )
             else:
                 log.info("document_job", **_summary(job, timings))
                 await self._bill(job)
@@ -236,8 +270,11 @@ class DocumentJobs:
         try:
             await self.bill(job.billed_to, job.billed_characters)
         except Exception:  # the job is done all the same; the count is what is lost
-            log.exception("document_usage_not_billed", document_id=job.id,
-                          billed_characters=job.billed_characters)
+            log.exception(
+                "document_usage_not_billed",
+                document_id=job.id,
+                billed_characters=job.billed_characters,
+            )
 
 
 def _cause(exc: Exception) -> Exception:
@@ -249,9 +286,13 @@ def _cause(exc: Exception) -> Exception:
 
 def _summary(job: Job, timings: Timings) -> dict[str, object]:
     return {
-        "document_id": job.id, "status": job.status, "format": job.format,
-        "target_lang": job.target_lang, "segments": job.segments_total,
-        "billed_characters": job.billed_characters, "error": job.error,
+        "document_id": job.id,
+        "status": job.status,
+        "format": job.format,
+        "target_lang": job.target_lang,
+        "segments": job.segments_total,
+        "billed_characters": job.billed_characters,
+        "error": job.error,
         "total_s": round(time.perf_counter() - timings.start, 4),
         **{f"{phase}_s": seconds for phase, seconds in timings.phases.items()},
     }

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from translate_server.settings import Settings
     from translate_server.translation.service import TranslationService
 
+
 @dataclass(frozen=True, slots=True)
 class Upload:
     data: bytes
@@ -63,7 +64,8 @@ class Documents:
         if media_type != "multipart/form-data":
             raise InvalidRequestError(
                 "Send the document as multipart/form-data with the file in the field `file`.",
-                param="file")
+                param="file",
+            )
         form = await request.form()
         upload = form.get("file")
         if not isinstance(upload, UploadFile):
@@ -72,7 +74,9 @@ class Documents:
         if len(data) > self.max_bytes:
             raise PayloadTooLargeError(
                 f"The file has {len(data)} bytes; at most {self.max_bytes} are accepted.",
-                param="file", code="document_too_large")
+                param="file",
+                code="document_too_large",
+            )
         fields = {key: value for key, value in form.items() if isinstance(value, str)}
         return Upload(data, upload.filename or None, fields)
 
@@ -82,19 +86,33 @@ def document_admission(settings: Settings, metrics: ServiceMetrics) -> DocumentA
     budget, the same number of engine requests, bounds document requests (pieces split again
     once tokenized may add a few)."""
     engine_requests = settings.documents.engine_requests(settings.engine.max_num_seqs)
-    return DocumentAdmission(slots=engine_requests, queue_limit=4 * engine_requests,
-                             metrics=metrics)
+    return DocumentAdmission(
+        slots=engine_requests, queue_limit=4 * engine_requests, metrics=metrics
+    )
 
 
-def document_jobs(settings: Settings, store: JobStore, translation: TranslationService,
-                  metrics: ServiceMetrics, bill: Bill | None = None) -> DocumentJobs:
+def document_jobs(
+    settings: Settings,
+    store: JobStore,
+    translation: TranslationService,
+    metrics: ServiceMetrics,
+    bill: Bill | None = None,
+) -> DocumentJobs:
     """The job runner over `store`, not started yet. `translation` is the jobs' own
     translation service: at `DOCUMENT_PRIORITY`, behind `document_admission`; `bill` adds a
     DeepL job's characters to its key's usage once it is done. The app's composition root
     opens the store, starts the runner and closes both."""
     options = settings.documents
     engine_requests = options.engine_requests(settings.engine.max_num_seqs)
-    limits = runner_limits(engine_requests, max_characters=options.max_document_chars,
-                           max_in_flight_per_owner=options.max_documents_per_key)
-    return DocumentJobs(store, document_translator(translation, EngineBudget(engine_requests)),
-                        limits, gauge=JobGauge(metrics.registry), bill=bill)
+    limits = runner_limits(
+        engine_requests,
+        max_characters=options.max_document_chars,
+        max_in_flight_per_owner=options.max_documents_per_key,
+    )
+    return DocumentJobs(
+        store,
+        document_translator(translation, EngineBudget(engine_requests)),
+        limits,
+        gauge=JobGauge(metrics.registry),
+        bill=bill,
+    )

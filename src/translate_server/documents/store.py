@@ -33,8 +33,9 @@ _SELECT = f"SELECT {', '.join(_COLUMNS)} FROM jobs"
 class JobStore:
     """Open with `JobStore.open(directory, retention_seconds)`; close with `close()`."""
 
-    def __init__(self, directory: Path, retention_seconds: float,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, directory: Path, retention_seconds: float, clock: Callable[[], float] = time.time
+    ) -> None:
         self.directory = directory
         self.retention_seconds = retention_seconds
         self.clock = clock
@@ -43,8 +44,9 @@ class JobStore:
         self._db: sqlite3.Connection | None = None
 
     @classmethod
-    async def open(cls, directory: str | Path, retention_seconds: float,
-                   clock: Callable[[], float] = time.time) -> JobStore:
+    async def open(
+        cls, directory: str | Path, retention_seconds: float, clock: Callable[[], float] = time.time
+    ) -> JobStore:
         store = cls(Path(directory), retention_seconds, clock)
         try:
             await store._call(store._open)
@@ -73,20 +75,37 @@ class JobStore:
         return self._db
 
     # -- Creating and reading ---------------------------------------------------------------
-    async def create(self, *, data: bytes, format: str, target_lang: str,
-                     source_lang: str | None = None, filename: str | None = None,
-                     owner: str | None = None, options: Mapping[str, Any] | None = None,
-                     billed_characters: int = 0, billed_to: str | None = None,
-                     segments_total: int = 0) -> tuple[Job, str]:
+    async def create(
+        self,
+        *,
+        data: bytes,
+        format: str,
+        target_lang: str,
+        source_lang: str | None = None,
+        filename: str | None = None,
+        owner: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        billed_characters: int = 0,
+        billed_to: str | None = None,
+        segments_total: int = 0,
+    ) -> tuple[Job, str]:
         """A new queued job with its source file written; returns it and its secret key."""
         job_id = uuid.uuid4().hex.upper()
         key, digest = new_key()
-        row = {"id": job_id, "key_digest": digest, "owner": owner, "status": "queued",
-               "format": format, "filename": filename, "source_lang": source_lang,
-               "target_lang": target_lang,
-               "options": msgspec.json.encode(options or {}).decode(),
-               "billed_characters": billed_characters, "billed_to": billed_to,
-               "segments_total": segments_total}
+        row = {
+            "id": job_id,
+            "key_digest": digest,
+            "owner": owner,
+            "status": "queued",
+            "format": format,
+            "filename": filename,
+            "source_lang": source_lang,
+            "target_lang": target_lang,
+            "options": msgspec.json.encode(options or {}).decode(),
+            "billed_characters": billed_characters,
+            "billed_to": billed_to,
+            "segments_total": segments_total,
+        }
         return await self._call(self._create, row, data), key
 
     def _create(self, row: dict[str, Any], data: bytes) -> Job:
@@ -94,8 +113,9 @@ class JobStore:
         now = self.clock()
         row |= {"created_at": now, "updated_at": now}
         names = ", ".join(row)
-        self.db.execute(f"INSERT INTO jobs ({names}) VALUES ({', '.join('?' * len(row))})",
-                        tuple(row.values()))
+        self.db.execute(
+            f"INSERT INTO jobs ({names}) VALUES ({', '.join('?' * len(row))})", tuple(row.values())
+        )
         return self._get(row["id"])
 
     async def get(self, job_id: str) -> Job | None:
@@ -112,8 +132,9 @@ class JobStore:
         return authorized(await self._call(self._with_digest, job_id), key, owner)
 
     def _with_digest(self, job_id: str) -> tuple[Job, bytes] | None:
-        row = self.db.execute(f"SELECT key_digest, {', '.join(_COLUMNS)} FROM jobs WHERE id = ?",
-                              (job_id,)).fetchone()
+        row = self.db.execute(
+            f"SELECT key_digest, {', '.join(_COLUMNS)} FROM jobs WHERE id = ?", (job_id,)
+        ).fetchone()
         return None if row is None else (_job(row[1:]), row[0])
 
     async def unfinished(self) -> list[Job]:
@@ -121,8 +142,9 @@ class JobStore:
         return await self._call(self._unfinished)
 
     def _unfinished(self) -> list[Job]:
-        rows = self.db.execute(f"{_SELECT} WHERE status IN (?, ?) ORDER BY created_at",
-                               UNFINISHED).fetchall()
+        rows = self.db.execute(
+            f"{_SELECT} WHERE status IN (?, ?) ORDER BY created_at", UNFINISHED
+        ).fetchall()
         return [_job(row) for row in rows]
 
     async def in_flight(self, owner: str | None) -> int:
@@ -131,8 +153,8 @@ class JobStore:
 
     def _in_flight(self, owner: str | None) -> int:
         return self.db.execute(
-            "SELECT COUNT(*) FROM jobs WHERE status IN (?, ?) AND owner IS ?",
-            (*UNFINISHED, owner)).fetchone()[0]
+            "SELECT COUNT(*) FROM jobs WHERE status IN (?, ?) AND owner IS ?", (*UNFINISHED, owner)
+        ).fetchone()[0]
 
     async def count_by_status(self) -> dict[str, int]:
         return await self._call(self._count_by_status)
@@ -155,9 +177,11 @@ class JobStore:
 
     def _start(self, job_id: str) -> Job:
         now = self.clock()
-        self.db.execute("UPDATE jobs SET status = 'translating', updated_at = ?, "
-                        "started_at = ?, segments_at_start = segments_done WHERE id = ?",
-                        (now, now, job_id))
+        self.db.execute(
+            "UPDATE jobs SET status = 'translating', updated_at = ?, "
+            "started_at = ?, segments_at_start = segments_done WHERE id = ?",
+            (now, now, job_id),
+        )
         return self._get(job_id)
 
     async def save_translations(self, job_id: str, translations: Mapping[int, str]) -> Job:
@@ -168,19 +192,22 @@ class JobStore:
         with self._transaction():
             self.db.executemany(
                 "INSERT OR REPLACE INTO translations (job_id, idx, text) VALUES (?, ?, ?)",
-                [(job_id, index, text) for index, text in translations.items()])
+                [(job_id, index, text) for index, text in translations.items()],
+            )
             self.db.execute(
                 "UPDATE jobs SET segments_done = (SELECT COUNT(*) FROM translations "
                 "WHERE job_id = ?), updated_at = ? WHERE id = ?",
-                (job_id, self.clock(), job_id))
+                (job_id, self.clock(), job_id),
+            )
         return self._get(job_id)
 
     async def translations(self, job_id: str) -> dict[int, str]:
         return await self._call(self._translations, job_id)
 
     def _translations(self, job_id: str) -> dict[int, str]:
-        rows = self.db.execute("SELECT idx, text FROM translations WHERE job_id = ?",
-                               (job_id,)).fetchall()
+        rows = self.db.execute(
+            "SELECT idx, text FROM translations WHERE job_id = ?", (job_id,)
+        ).fetchall()
         return dict(rows)
 
     async def finish(self, job_id: str, result: bytes) -> Job:
@@ -191,9 +218,11 @@ class JobStore:
         now = self.clock()
         with self._transaction():
             self.db.execute("DELETE FROM translations WHERE job_id = ?", (job_id,))
-            self.db.execute("UPDATE jobs SET status = 'done', segments_done = segments_total, "
-                            "result_path = ?, finished_at = ?, updated_at = ? WHERE id = ?",
-                            (str(path), now, now, job_id))
+            self.db.execute(
+                "UPDATE jobs SET status = 'done', segments_done = segments_total, "
+                "result_path = ?, finished_at = ?, updated_at = ? WHERE id = ?",
+                (str(path), now, now, job_id),
+            )
         return self._get(job_id)
 
     async def fail(self, job_id: str, message: str) -> Job:
@@ -203,8 +232,11 @@ class JobStore:
         now = self.clock()
         with self._transaction():
             self.db.execute("DELETE FROM translations WHERE job_id = ?", (job_id,))
-            self.db.execute("UPDATE jobs SET status = 'error', error = ?, finished_at = ?, "
-                            "updated_at = ? WHERE id = ?", (message, now, now, job_id))
+            self.db.execute(
+                "UPDATE jobs SET status = 'error', error = ?, finished_at = ?, "
+                "updated_at = ? WHERE id = ?",
+                (message, now, now, job_id),
+            )
         return self._get(job_id)
 
     async def delete(self, job_id: str) -> None:
@@ -223,9 +255,13 @@ class JobStore:
 
     def _expire(self) -> list[str]:
         cutoff = self.clock() - self.retention_seconds
-        ids = [row[0] for row in self.db.execute(
-            "SELECT id FROM jobs WHERE status IN ('done', 'error') AND finished_at <= ?",
-            (cutoff,))]
+        ids = [
+            row[0]
+            for row in self.db.execute(
+                "SELECT id FROM jobs WHERE status IN ('done', 'error') AND finished_at <= ?",
+                (cutoff,),
+            )
+        ]
         for job_id in ids:
             self._delete(job_id)
         return ids

@@ -35,8 +35,14 @@ DOCUMENT_PRIORITY = 1
 # A batch waits behind interactive traffic at low priority: it gets far longer than a request.
 BATCH_TIMEOUT = 600.0
 
-_FORMALITY = {"formal": "formal", "more": "formal", "prefer_more": "formal",
-              "informal": "informal", "less": "informal", "prefer_less": "informal"}
+_FORMALITY = {
+    "formal": "formal",
+    "more": "formal",
+    "prefer_more": "formal",
+    "informal": "informal",
+    "less": "informal",
+    "prefer_less": "informal",
+}
 _ids = itertools.count()
 
 
@@ -60,7 +66,8 @@ class EngineBudget:
     async def take(self, weight: int) -> None:
         async with self._changed:
             await self._changed.wait_for(
-                lambda: self.used == 0 or self.used + weight <= self.requests)
+                lambda: self.used == 0 or self.used + weight <= self.requests
+            )
             self.used += weight
 
     async def give(self, weight: int) -> None:
@@ -69,18 +76,24 @@ class EngineBudget:
             self._changed.notify_all()
 
 
-def runner_limits(engine_requests: int, *, max_characters: int,
-                  max_in_flight_per_owner: int) -> RunnerLimits:
+def runner_limits(
+    engine_requests: int, *, max_characters: int, max_in_flight_per_owner: int
+) -> RunnerLimits:
     """Two documents at once, two batches each, batches of half the engine budget: one
     document alone fills the budget, and two share it (the budget holds the rest back)."""
-    return RunnerLimits(max_characters=max_characters,
-                        max_in_flight_per_owner=max_in_flight_per_owner, max_jobs=2,
-                        batches_in_flight=2, batch_segments=max(1, engine_requests // 2))
+    return RunnerLimits(
+        max_characters=max_characters,
+        max_in_flight_per_owner=max_in_flight_per_owner,
+        max_jobs=2,
+        batches_in_flight=2,
+        batch_segments=max(1, engine_requests // 2),
+    )
 
 
 def document_translator(service: TranslationService, budget: EngineBudget) -> Translate:
-    async def translate(texts: list[str], source_lang: str | None, target_lang: str,
-                        options: DocumentOptions) -> list[str]:
+    async def translate(
+        texts: list[str], source_lang: str | None, target_lang: str, options: DocumentOptions
+    ) -> list[str]:
         # Blank segments need no model (and /translate refuses empty texts).
         wanted = [i for i, text in enumerate(texts) if text.strip()]
         translations = list(texts)
@@ -89,9 +102,12 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
         batch = [texts[i] for i in wanted]
         source = source_lang or _detect(service, batch)
         request = TranslateRequest(
-            text=batch, source_lang=source, target_lang=target_lang,
+            text=batch,
+            source_lang=source,
+            target_lang=target_lang,
             formality=_FORMALITY.get((options.formality or "").lower(), "default"),  # type: ignore[arg-type]
-            glossary=options.glossary or None)
+            glossary=options.glossary or None,
+        )
         record = RequestRecord(f"document-{next(_ids)}", "document", "JOB")
         deadline = asyncio.get_running_loop().time() + BATCH_TIMEOUT
         await budget.take(len(batch))

@@ -26,8 +26,13 @@ class Cors:
             await self.app(scope, receive, send)
             return
         if scope["method"] == "OPTIONS":
-            await send({"type": "http.response.start", "status": 204,
-                        "headers": [*HEADERS, (b"content-length", b"0")]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 204,
+                    "headers": [*HEADERS, (b"content-length", b"0")],
+                }
+            )
             await send({"type": "http.response.body", "body": b""})
             return
 

@@ -40,8 +40,9 @@ def answer_for(exc: BaseException, request: Request | None = None) -> ErrorAnswe
     if isinstance(exc, EngineDeadError):
         exc = UnavailableError("The inference engine is not running.")
     if isinstance(exc, ApiError):
-        return ErrorAnswer(exc.status_code, _body(exc.message, exc.type, exc.param, exc.code),
-                           exc.headers)
+        return ErrorAnswer(
+            exc.status_code, _body(exc.message, exc.type, exc.param, exc.code), exc.headers
+        )
     if isinstance(exc, ValidationException):
         return _validation_error(exc)
     if isinstance(exc, HTTPException):
@@ -57,8 +58,9 @@ def answer_for(exc: BaseException, request: Request | None = None) -> ErrorAnswe
         # The JSON decoder gives up on pathological nesting with this error.
         return _client_error("The request body is nested too deeply.", "invalid_json")
     log.error("unhandled_error", path=request.url.path if request else None, exc_info=exc)
-    return ErrorAnswer(500, _body("Internal server error.", "server_error", None,
-                                  "internal_error"), {})
+    return ErrorAnswer(
+        500, _body("Internal server error.", "server_error", None, "internal_error"), {}
+    )
 
 
 def render(answer: ErrorAnswer, shape: ErrorShape | None = None) -> tuple[int, Any]:
@@ -78,10 +80,10 @@ def encode_error(
     answer = answer_for(exc)
     status, payload = render(answer, shape)
     body = _encode(payload)
-    headers = [(b"content-type", b"application/json"),
-               (b"content-length", str(len(body)).encode())]
-    headers += [(k.lower().encode("latin-1"), v.encode("latin-1"))
-                for k, v in answer.headers.items()]
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers += [
+        (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers.items()
+    ]
     return status, headers, body
 
 
@@ -90,8 +92,7 @@ def stream_failure(exc: BaseException, record: Any) -> ErrorResponse:
     the request's log line, and logged with its traceback when it was not an expected one."""
     if not isinstance(exc, ApiError | EngineDeadError):
         log.error("stream_failed", exc_info=exc)
-        error = _body("The engine failed while generating.", "server_error", None,
-                      "engine_error")
+        error = _body("The engine failed while generating.", "server_error", None, "engine_error")
     else:
         error = answer_for(exc).error
     _note(record, error)
@@ -115,8 +116,9 @@ def exception_handlers(shape: ErrorShape | None = None) -> dict[type[BaseExcepti
         answer = answer_for(exc, request)
         note_error(request.scope, answer.error)
         status, payload = render(answer, shape)
-        return Response(payload, status_code=status, media_type=MediaType.JSON,
-                        headers=answer.headers or None)
+        return Response(
+            payload, status_code=status, media_type=MediaType.JSON, headers=answer.headers or None
+        )
 
     return {Exception: handle}
 
@@ -147,7 +149,7 @@ def _body_param(key: str | None, detail: str) -> str | None:
     """The JSON path of the offending field; for a missing field, the field itself."""
     parent = None if key in (None, "", "data") else key
     if detail.startswith(_MISSING_FIELD):
-        missing = detail[len(_MISSING_FIELD):].rstrip("`")
+        missing = detail[len(_MISSING_FIELD) :].rstrip("`")
         return f"{parent}.{missing}" if parent else missing
     return parent
 
@@ -170,5 +172,6 @@ def _http_error(exc: HTTPException, request: Request | None) -> ErrorAnswer:
     else:
         message = exc.detail or "Request failed."
     type_ = "invalid_request_error" if status < 500 else "server_error"
-    return ErrorAnswer(status, _body(message, type_, None, _HTTP_ERROR_CODES.get(status)),
-                       dict(exc.headers or {}))
+    return ErrorAnswer(
+        status, _body(message, type_, None, _HTTP_ERROR_CODES.get(status)), dict(exc.headers or {})
+    )

@@ -85,8 +85,7 @@ class ApiGate:
                 status, headers, body = encode_error(refusal, self._shape(scope["path"]))
                 # The body was never read: the connection cannot carry another request.
                 headers.append((b"connection", b"close"))
-                await send({"type": "http.response.start", "status": status,
-                            "headers": headers})
+                await send({"type": "http.response.start", "status": status, "headers": headers})
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
@@ -101,8 +100,11 @@ class ApiGate:
         # As the router will see it: a trailing or doubled slash reaches the same route.
         path = normalize_path(scope["path"])
         headers = dict(scope["headers"])
-        if (self.keys is not None and path not in self.open_paths
-                and not path.startswith(self.open_prefixes)):
+        if (
+            self.keys is not None
+            and path not in self.open_paths
+            and not path.startswith(self.open_prefixes)
+        ):
             authorization = headers.get(b"authorization", b"")
             if not self.keys.accepts(authorization):
                 if not authorization and path.startswith(self.body_key_prefixes):

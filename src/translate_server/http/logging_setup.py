@@ -17,8 +17,11 @@ def configure_logging(log_format: str = "auto", level: str = "info") -> None:
     use_console = log_format == "console" or (log_format == "auto" and sys.stderr.isatty())
     level_number = logging.getLevelName(level.upper())
     timestamper = structlog.processors.TimeStamper(fmt="iso", utc=True)
-    shared: list[Any] = [structlog.contextvars.merge_contextvars,
-                         structlog.processors.add_log_level, timestamper]
+    shared: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        timestamper,
+    ]
     if use_console:
         own_renderer: Any = structlog.dev.ConsoleRenderer()
         stdlib_renderer: Any = own_renderer
@@ -38,10 +41,15 @@ def configure_logging(log_format: str = "auto", level: str = "info") -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            foreign_pre_chain=[structlog.stdlib.ExtraAdder(), structlog.stdlib.add_logger_name,
-                               *shared],
-            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta,
-                        stdlib_renderer],
+            foreign_pre_chain=[
+                structlog.stdlib.ExtraAdder(),
+                structlog.stdlib.add_logger_name,
+                *shared,
+            ],
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                stdlib_renderer,
+            ],
         )
     )
     root = logging.getLogger()

@@ -38,10 +38,39 @@ REQUEST_ID_HEADER = b"x-request-id"
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=-]{1,128}")
 
 # Latency buckets from a fast cache-like answer to a long generation.
-_LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
-                    120.0)
-_TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0,
-                 10.0)
+_LATENCY_BUCKETS = (
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    30.0,
+    60.0,
+    120.0,
+)
+_TTFT_BUCKETS = (
+    0.001,
+    0.005,
+    0.01,
+    0.02,
+    0.04,
+    0.06,
+    0.08,
+    0.1,
+    0.25,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+)
 
 
 class ServiceMetrics:
@@ -51,60 +80,104 @@ class ServiceMetrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry(auto_describe=True)
         r = self.registry
-        self.requests = Counter("translate_requests", "HTTP requests answered.",
-                                ["route", "status"], registry=r)
-        self.latency = Histogram("translate_request_duration_seconds",
-                                 "Time from request arrival to the last byte of the answer.",
-                                 ["route"], buckets=_LATENCY_BUCKETS, registry=r)
-        self.ttft = Histogram("translate_time_to_first_token_seconds",
-                              "Time from request arrival to the first generated token.",
-                              ["route"], buckets=_TTFT_BUCKETS, registry=r)
-        self.prompt_tokens = Counter("translate_prompt_tokens", "Prompt tokens processed.",
-                                     ["route"], registry=r)
-        self.completion_tokens = Counter("translate_completion_tokens",
-                                         "Completion tokens generated.", ["route"], registry=r)
-        self.in_flight = Gauge("translate_requests_in_flight", "HTTP requests being answered.",
-                               ["route"], registry=r)
-        self.running = Gauge("translate_requests_running",
-                             "Engine requests admitted within the engine's batch slots.",
-                             registry=r)
-        self.waiting = Gauge("translate_requests_waiting",
-                             "Engine requests admitted beyond the batch slots, waiting for one.",
-                             registry=r)
+        self.requests = Counter(
+            "translate_requests", "HTTP requests answered.", ["route", "status"], registry=r
+        )
+        self.latency = Histogram(
+            "translate_request_duration_seconds",
+            "Time from request arrival to the last byte of the answer.",
+            ["route"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.ttft = Histogram(
+            "translate_time_to_first_token_seconds",
+            "Time from request arrival to the first generated token.",
+            ["route"],
+            buckets=_TTFT_BUCKETS,
+            registry=r,
+        )
+        self.prompt_tokens = Counter(
+            "translate_prompt_tokens", "Prompt tokens processed.", ["route"], registry=r
+        )
+        self.completion_tokens = Counter(
+            "translate_completion_tokens", "Completion tokens generated.", ["route"], registry=r
+        )
+        self.in_flight = Gauge(
+            "translate_requests_in_flight", "HTTP requests being answered.", ["route"], registry=r
+        )
+        self.running = Gauge(
+            "translate_requests_running",
+            "Engine requests admitted within the engine's batch slots.",
+            registry=r,
+        )
+        self.waiting = Gauge(
+            "translate_requests_waiting",
+            "Engine requests admitted beyond the batch slots, waiting for one.",
+            registry=r,
+        )
         # The engine's view of the same requests (the slowest engine request of each, as in
         # the log line), beside the service's: where the two part, the time went elsewhere.
         self.engine_wait = Histogram(
             "translate_engine_wait_seconds",
             "Time a request waited inside the engine for a batch slot (queued to scheduled).",
-            ["route"], buckets=_TTFT_BUCKETS, registry=r)
+            ["route"],
+            buckets=_TTFT_BUCKETS,
+            registry=r,
+        )
         self.engine_prefill = Histogram(
             "translate_engine_prefill_seconds",
             "Time from a request's scheduling in the engine to its first token.",
-            ["route"], buckets=_TTFT_BUCKETS, registry=r)
+            ["route"],
+            buckets=_TTFT_BUCKETS,
+            registry=r,
+        )
         self.engine_ttft = Histogram(
             "translate_engine_time_to_first_token_seconds",
             "Time from a request's arrival in the engine to its first token.",
-            ["route"], buckets=_TTFT_BUCKETS, registry=r)
+            ["route"],
+            buckets=_TTFT_BUCKETS,
+            registry=r,
+        )
         self.engine_decode = Histogram(
             "translate_engine_decode_seconds",
             "Time from a request's first token to its last, inside the engine.",
-            ["route"], buckets=_LATENCY_BUCKETS, registry=r)
-        self.rejected = Counter("translate_requests_rejected",
-                                "Requests turned away before reaching the engine.", ["reason"],
-                                registry=r)
+            ["route"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.rejected = Counter(
+            "translate_requests_rejected",
+            "Requests turned away before reaching the engine.",
+            ["reason"],
+            registry=r,
+        )
         self.quality_failures = Counter(
-            "translate_quality_failures", "Translation answers the guard found wrong, by kind "
-            "(before its retry).", ["route", "kind"], registry=r)
-        self.quality_retries = Counter("translate_quality_retries",
-                                       "Engine requests made again by the translation guard.",
-                                       ["route"], registry=r)
+            "translate_quality_failures",
+            "Translation answers the guard found wrong, by kind (before its retry).",
+            ["route", "kind"],
+            registry=r,
+        )
+        self.quality_retries = Counter(
+            "translate_quality_retries",
+            "Engine requests made again by the translation guard.",
+            ["route"],
+            registry=r,
+        )
         self.quality_warnings = Counter(
-            "translate_quality_warnings", "Failures still in translations sent (the response's "
-            "`warnings`), by kind.", ["route", "kind"], registry=r)
+            "translate_quality_warnings",
+            "Failures still in translations sent (the response's `warnings`), by kind.",
+            ["route", "kind"],
+            registry=r,
+        )
         self.memory_matches = Counter(
-            "translate_memory_matches", "Pieces matched in a translation memory, by kind: "
+            "translate_memory_matches",
+            "Pieces matched in a translation memory, by kind: "
             "`exact` (answered from it, no engine request) or `fuzzy` (its matches shown to the "
-            "model as examples).", ["kind"], registry=r)
+            "model as examples).",
+            ["kind"],
+            registry=r,
+        )
         self._routes: dict[str, _RouteMetrics] = {}
 
     def observe(self, record: RequestRecord, ended: float) -> None:
@@ -152,9 +225,20 @@ class ServiceMetrics:
 
 
 class _RouteMetrics:
-    __slots__ = ("_metrics", "_route", "_by_status", "latency", "ttft", "prompt_tokens",
-                 "completion_tokens", "in_flight", "engine_wait", "engine_prefill",
-                 "engine_ttft", "engine_decode")
+    __slots__ = (
+        "_by_status",
+        "_metrics",
+        "_route",
+        "completion_tokens",
+        "engine_decode",
+        "engine_prefill",
+        "engine_ttft",
+        "engine_wait",
+        "in_flight",
+        "latency",
+        "prompt_tokens",
+        "ttft",
+    )
 
     def __init__(self, metrics: ServiceMetrics, route: str) -> None:
         self._metrics = metrics
@@ -174,15 +258,21 @@ class _RouteMetrics:
         child = self._by_status.get(status)
         if child is None:
             child = self._by_status[status] = self._metrics.requests.labels(
-                self._route, str(status))
+                self._route, str(status)
+            )
         return child
 
 
 class RequestObserver:
     """ASGI middleware: request id, the canonical log line and the request metrics."""
 
-    def __init__(self, app: ASGIApp, metrics: ServiceMetrics, routes: frozenset[str],
-                 tracing: Tracing | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        metrics: ServiceMetrics,
+        routes: frozenset[str],
+        tracing: Tracing | None = None,
+    ) -> None:
         self.app = app
         self.metrics = metrics
         self.routes = routes

@@ -51,8 +51,9 @@ def error_responses(*statuses: int, shape: type = ErrorResponse) -> dict[int, Re
     """OpenAPI entries for the error answers a route can give: the OpenAI envelope, or the
     `shape` a compatible API's clients expect."""
     return {
-        status: ResponseSpec(data_container=shape, generate_examples=False,
-                             description=_ERROR_DESCRIPTIONS[status])
+        status: ResponseSpec(
+            data_container=shape, generate_examples=False, description=_ERROR_DESCRIPTIONS[status]
+        )
         for status in statuses
     }
 
@@ -63,8 +64,10 @@ API_ERRORS = (400, 401, 404, 413, 415, 502, 503, 504)
 def answer_or_stream(answer: type, description: str) -> dict[int, ResponseSpec]:
     """The 200 of a route that answers JSON, or an event stream when asked to: documented as
     the JSON answer (a handler annotated `Answer | Stream` would be documented as "anything")."""
-    return {200: ResponseSpec(data_container=answer, generate_examples=False,
-                              description=description)}
+    return {
+        200: ResponseSpec(data_container=answer, generate_examples=False, description=description)
+    }
+
 
 # What the DeepL- and LibreTranslate-compatible routes answer instead: 403 for a bad key and
 # 429 when overloaded, as their clients expect.
@@ -86,16 +89,24 @@ class FormField:
     enum: tuple[str, ...] = ()
 
 
-def form_body(fields: tuple[FormField, ...], media_type: str = "multipart/form-data",
-              ) -> type[Operation]:
+def form_body(
+    fields: tuple[FormField, ...],
+    media_type: str = "multipart/form-data",
+) -> type[Operation]:
     """An operation class whose request body is a form of `fields` (`file` is binary)."""
     schema = Schema(
         type=OpenAPIType.OBJECT,
         required=[field.name for field in fields if field.required] or None,
-        properties={field.name: Schema(
-            type=OpenAPIType.STRING, description=field.description,
-            format=OpenAPIFormat.BINARY if field.name == FILE else None,
-            enum=list(field.enum) or None) for field in fields})
+        properties={
+            field.name: Schema(
+                type=OpenAPIType.STRING,
+                description=field.description,
+                format=OpenAPIFormat.BINARY if field.name == FILE else None,
+                enum=list(field.enum) or None,
+            )
+            for field in fields
+        },
+    )
     body = RequestBody(required=True, content={media_type: OpenAPIMediaType(schema=schema)})
 
     @dataclass

@@ -37,7 +37,7 @@ class RoutePaths:
             if "{" in route.path:
                 # Paths with parameters never equal a request's path.
                 if any(h.opt.get(ACCESS) == "open" for h in route.route_handlers):
-                    open_prefixes.add(route.path[:route.path.index("{")])
+                    open_prefixes.add(route.path[: route.path.index("{")])
                 continue
             known.add(route.path)
             for handler in route.route_handlers:
@@ -45,5 +45,6 @@ class RoutePaths:
                     open_.add(route.path)
                 if handler.opt.get(JSON_BODY):
                     json_bodies.add(route.path)
-        return cls(frozenset(known), frozenset(open_), frozenset(json_bodies),
-                   tuple(sorted(open_prefixes)))
+        return cls(
+            frozenset(known), frozenset(open_), frozenset(json_bodies), tuple(sorted(open_prefixes))
+        )

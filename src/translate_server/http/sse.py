@@ -76,8 +76,7 @@ class _EventStreamResponse(ASGIStreamingResponse):
                 async for chunk in events:
                     # `[DONE]` goes out with the end of the response, in one write.
                     last = chunk is DONE
-                    await send({"type": "http.response.body", "body": chunk,
-                                "more_body": not last})
+                    await send({"type": "http.response.body", "body": chunk, "more_body": not last})
                     if last:
                         break
                 else:

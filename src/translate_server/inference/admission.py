@@ -29,7 +29,7 @@ class AdmissionMetrics(Protocol):
 class Ticket:
     """Engine capacity held by one HTTP request; released exactly once."""
 
-    __slots__ = ("_admission", "weight", "_admitted_at")
+    __slots__ = ("_admission", "_admitted_at", "weight")
 
     def __init__(self, admission: Admission, weight: int) -> None:
         self._admission = admission
@@ -43,8 +43,13 @@ class Ticket:
 
 
 class Admission:
-    def __init__(self, slots: int, queue_limit: int, metrics: AdmissionMetrics,
-                 tracing: Tracing | None = None) -> None:
+    def __init__(
+        self,
+        slots: int,
+        queue_limit: int,
+        metrics: AdmissionMetrics,
+        tracing: Tracing | None = None,
+    ) -> None:
         self.slots = slots
         self.tracing = tracing
         self.capacity = slots + queue_limit
@@ -64,16 +69,20 @@ class Admission:
             return self._admit(weight)
         with self.tracing.span("admission", {"admission.weight": weight}) as span:
             ticket = self._admit(weight)
-            span.set_attributes({"admission.in_flight": self.in_flight,
-                                 "admission.waiting": self.waiting})
+            span.set_attributes(
+                {"admission.in_flight": self.in_flight, "admission.waiting": self.waiting}
+            )
             return ticket
 
     def _admit(self, weight: int) -> Ticket:
         if self.draining:
             self.last_refused = time.monotonic()
             self._metrics.rejected.labels("draining").inc()
-            raise UnavailableError("The server is shutting down; retry on another replica.",
-                                   code="shutting_down", headers={"Retry-After": "1"})
+            raise UnavailableError(
+                "The server is shutting down; retry on another replica.",
+                code="shutting_down",
+                headers={"Retry-After": "1"},
+            )
         # A request larger than the whole capacity still runs, alone.
         weight = min(weight, self.capacity)
         if self.in_flight + weight > self.capacity:

@@ -92,8 +92,11 @@ class GenerationService:
         streams in flight on the event loop go on meanwhile."""
         if self.tracing is not None:
             return await self._render_traced(messages, self.tracing)
-        chars = (len(messages) if isinstance(messages, str)
-                 else sum(len(message["content"]) for message in messages))
+        chars = (
+            len(messages)
+            if isinstance(messages, str)
+            else sum(len(message["content"]) for message in messages)
+        )
         if chars < THREAD_PROMPT_CHARS:
             return self.render_inline(messages)
         return Prompt(await asyncio.to_thread(self._tokenize, messages))
@@ -106,11 +109,15 @@ class GenerationService:
             return self.check(Prompt(tokenize(text)), param)
         return self.check(Prompt(await asyncio.to_thread(tokenize, text)), param)
 
-    async def _render_traced(self, messages: Sequence[ChatMessage] | str,
-                             tracing: Tracing) -> Prompt:
+    async def _render_traced(
+        self, messages: Sequence[ChatMessage] | str, tracing: Tracing
+    ) -> Prompt:
         with tracing.span("tokenize") as span:
-            chars = (len(messages) if isinstance(messages, str)
-                     else sum(len(message["content"]) for message in messages))
+            chars = (
+                len(messages)
+                if isinstance(messages, str)
+                else sum(len(message["content"]) for message in messages)
+            )
             if chars < THREAD_PROMPT_CHARS:
                 prompt = self.render_inline(messages)
             else:
@@ -241,11 +248,20 @@ class GenerationService:
         if self.tracing is None:
             return request_id, self.engine.generate(prompt.token_ids, options, request_id), None
         span, headers = self.tracing.engine_request(request_id, prompt.tokens, options.max_tokens)
-        return request_id, self.engine.generate(prompt.token_ids, options, request_id,
-                                                trace_headers=headers), span
+        return (
+            request_id,
+            self.engine.generate(prompt.token_ids, options, request_id, trace_headers=headers),
+            span,
+        )
 
-    def _finished(self, record: RequestRecord, prompt: Prompt, completion_tokens: int,
-                  last: EngineOutput | None, span: Any) -> None:
+    def _finished(
+        self,
+        record: RequestRecord,
+        prompt: Prompt,
+        completion_tokens: int,
+        last: EngineOutput | None,
+        span: Any,
+    ) -> None:
         # The engine's figures ride on its last output: read once per request, not per token.
         timings = None if last is None else last.timings
         cached = None if last is None else last.cached_tokens
@@ -312,5 +328,4 @@ def _engine_aborted() -> EngineFailedError:
 
 
 def _deadline_exceeded() -> DeadlineExceededError:
-    return DeadlineExceededError("The request did not finish within its deadline and was "
-                                 "aborted.")
+    return DeadlineExceededError("The request did not finish within its deadline and was aborted.")

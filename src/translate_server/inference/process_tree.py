@@ -41,8 +41,11 @@ def tie_children_to_this_process() -> bool:
 
 def tie_to_parent_if_spawned() -> None:
     """In a process the server spawned (multiprocessing's spawn), die with the parent."""
-    if (os.environ.get(_ENVIRONMENT_FLAG) and "--multiprocessing-fork" in sys.orig_argv
-            and sys.platform.startswith("linux")):
+    if (
+        os.environ.get(_ENVIRONMENT_FLAG)
+        and "--multiprocessing-fork" in sys.orig_argv
+        and sys.platform.startswith("linux")
+    ):
         _arm()
         if os.getppid() == 1:  # the parent was already gone
             os._exit(1)

@@ -73,7 +73,8 @@ def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--workload-size", type=int, default=512, help="distinct texts (cycled)")
     group.add_argument(
-        "--exact-output", action="store_true",
+        "--exact-output",
+        action="store_true",
         help="every answer exactly max_tokens long, ignoring end of sequence and stop strings "
         "(chat and in-process engine only; for random-weight test models)",
     )
@@ -136,8 +137,11 @@ def _build_parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=cmd_run)
     for moved in ("compare", "http-layer"):
         # The comparisons need a source checkout (the FastAPI twin, vLLM's own server arm).
-        sub.add_parser(moved, help=f"moved: `python -m benchmarks {moved}` in a source checkout",
-                       add_help=False).set_defaults(handler=_moved(moved))
+        sub.add_parser(
+            moved,
+            help=f"moved: `python -m benchmarks {moved}` in a source checkout",
+            add_help=False,
+        ).set_defaults(handler=_moved(moved))
     from translate_server.quality import cli as quality
     from translate_server.quality import language_support
 
@@ -146,10 +150,12 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _moved(name: str):  # noqa: ANN202 - an argparse handler
+def _moved(name: str):
     def handler(args: argparse.Namespace) -> int:
-        print(f"`bench {name}` is run from a source checkout: python -m benchmarks {name} ...",
-              file=sys.stderr)
+        print(
+            f"`bench {name}` is run from a source checkout: python -m benchmarks {name} ...",
+            file=sys.stderr,
+        )
         return 2
 
     return handler
@@ -190,7 +196,9 @@ def _requests_for(args: argparse.Namespace, concurrency: int | None, rate: float
     return max(32, round(rate * 30))
 
 
-async def _sweep(args: argparse.Namespace, target: Target, items: list[WorkItem]) -> list[LevelStats]:
+async def _sweep(
+    args: argparse.Namespace, target: Target, items: list[WorkItem]
+) -> list[LevelStats]:
     levels: list[LevelStats] = []
     show = not args.no_progress and sys.stderr.isatty()
     plan: list[tuple[int | None, float | None]] = []
@@ -201,8 +209,12 @@ async def _sweep(args: argparse.Namespace, target: Target, items: list[WorkItem]
     plan += [(None, r) for r in args.rate or []]
 
     if args.warmup > 0:
-        await run_level(target, warmup_items(items, args.warmup),
-                        concurrency=min(4, args.warmup), requests=args.warmup)
+        await run_level(
+            target,
+            warmup_items(items, args.warmup),
+            concurrency=min(4, args.warmup),
+            requests=args.warmup,
+        )
     sent = 0  # each level goes on through the workload where the last one stopped
     for c, r in plan:
         n = _requests_for(args, c, r)
@@ -239,7 +251,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.api == "chat" and model is None:
         model = asyncio.run(discover_model(args.base_url))
     target = Target(
-        base_url=args.base_url, api=args.api, model=model, stream=args.stream, timeout_s=args.timeout
+        base_url=args.base_url,
+        api=args.api,
+        model=model,
+        stream=args.stream,
+        timeout_s=args.timeout,
     )
     started = time.time()
     levels = asyncio.run(_sweep(args, target, items))

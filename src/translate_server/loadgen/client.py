@@ -56,8 +56,10 @@ class Target:
     def body(self, item: WorkItem) -> dict[str, Any]:
         if self.api == "translate":
             if item.exact_output:
-                raise ValueError("/translate has no way to ignore the end of an answer: "
-                                 "exact-length output is for the chat API")
+                raise ValueError(
+                    "/translate has no way to ignore the end of an answer: "
+                    "exact-length output is for the chat API"
+                )
             body: dict[str, Any] = {
                 "text": item.text,
                 "source_lang": item.source_lang,
@@ -122,9 +124,7 @@ def _has_content(payload: Any) -> bool:
     return False
 
 
-async def _read_stream(
-    response: aiohttp.ClientResponse, result: RequestResult
-) -> None:
+async def _read_stream(response: aiohttp.ClientResponse, result: RequestResult) -> None:
     chunks = 0
     async for raw in response.content:
         line = raw.strip()

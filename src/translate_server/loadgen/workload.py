@@ -137,8 +137,7 @@ def make_item(spec: WorkloadSpec, index: int, count: TokenCounter = estimate_tok
         max_tokens = spec.fixed_output_tokens
     else:
         max_tokens = max(spec.output_min, round(input_tokens * spec.output_ratio))
-    return WorkItem(index, text, source, target_lang, input_tokens, max_tokens,
-                    spec.exact_output)
+    return WorkItem(index, text, source, target_lang, input_tokens, max_tokens, spec.exact_output)
 
 
 def make_workload(spec: WorkloadSpec, count: TokenCounter = estimate_tokens) -> list[WorkItem]:

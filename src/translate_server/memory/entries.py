@@ -82,5 +82,13 @@ def _replace_spans(target: str, theirs: Masked, ours: Masked) -> str:
     return "".join(out)
 
 
-__all__ = ["Entry", "Found", "UnknownLanguageError", "carry_spans", "collapse", "language_key",
-           "match_key", "normalized_tag"]
+__all__ = [
+    "Entry",
+    "Found",
+    "UnknownLanguageError",
+    "carry_spans",
+    "collapse",
+    "language_key",
+    "match_key",
+    "normalized_tag",
+]

@@ -18,8 +18,18 @@ from translate_server.errors import InvalidMemoryFileError
 from translate_server.memory.entries import Entry, UnknownLanguageError, normalized_tag
 
 FORMATS = ("tmx", "xliff", "po", "mo", "csv", "tsv")
-_EXTENSIONS = {".tmx": "tmx", ".xlf": "xliff", ".xliff": "xliff", ".po": "po", ".pot": "po",
-               ".mo": "mo", ".gmo": "mo", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
+_EXTENSIONS = {
+    ".tmx": "tmx",
+    ".xlf": "xliff",
+    ".xliff": "xliff",
+    ".po": "po",
+    ".pot": "po",
+    ".mo": "mo",
+    ".gmo": "mo",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+}
 _MO_MAGIC = (b"\xde\x12\x04\x95", b"\x95\x04\x12\xde")
 
 
@@ -40,12 +50,15 @@ def format_of(filename: str | None, data: bytes) -> str:
     if suffix:
         raise InvalidMemoryFileError(
             f"`{suffix}` files are not read; memories read {', '.join(_EXTENSIONS)}.",
-            param="file", code="unsupported_memory_format")
+            param="file",
+            code="unsupported_memory_format",
+        )
     return "tsv" if b"\t" in head.split(b"\n", 1)[0] else "csv"
 
 
-def read_entries(data: bytes, filename: str | None, source_lang: str | None,
-                 target_lang: str | None) -> list[Entry]:
+def read_entries(
+    data: bytes, filename: str | None, source_lang: str | None, target_lang: str | None
+) -> list[Entry]:
     """The file's entries with a source and a translation, in file order."""
     kind = format_of(filename, data)
     languages = _Languages(source_lang, target_lang)
@@ -66,7 +79,9 @@ class _Languages:
             missing = "source_lang" if found_source is None else "target_lang"
             raise InvalidMemoryFileError(
                 f"The file does not say its {missing.split('_')[0]} language ({where}): give "
-                f"`{missing}` with the upload.", param=missing)
+                f"`{missing}` with the upload.",
+                param=missing,
+            )
         return found_source, found_target
 
 
@@ -82,20 +97,21 @@ def _tmx(data: bytes, languages: _Languages) -> Iterator[Entry]:
     from translate.storage import lisa, tmx
 
     store = _parsed("TMX", lambda: tmx.tmxfile.parsestring(data))
-    header_source = store.sourcelanguage if store.sourcelanguage not in (None, "*all*") \
-        else None
+    header_source = store.sourcelanguage if store.sourcelanguage not in (None, "*all*") else None
     for number, unit in enumerate(store.units, 1):
         where = f"unit {number}, line {unit.xmlelement.sourceline}"
-        variants = [(lisa.getXMLlang(node), unit.getNodeText(node))
-                    for node in unit.getlanguageNodes()]
+        variants = [
+            (lisa.getXMLlang(node), unit.getNodeText(node)) for node in unit.getlanguageNodes()
+        ]
         if len(variants) < 2:
             continue
         source_tag = unit.xmlelement.get("srclang") or header_source or languages.source
         if source_tag in (None, "*all*"):
             source_tag = variants[0][0]
         if not source_tag:
-            raise InvalidMemoryFileError(f"The TMX file has no source language ({where}).",
-                                         param="file")
+            raise InvalidMemoryFileError(
+                f"The TMX file has no source language ({where}).", param="file"
+            )
         source = _tag(source_tag, where)
         texts = {_tag(lang, where): text for lang, text in variants if lang}
         if source not in texts:
@@ -122,10 +138,8 @@ def write_tmx(entries: Sequence[Entry]) -> bytes:
         unit.xmlelement.set("srclang", entry.source_lang)
         if entry.note:
             unit.addnote(entry.note)
-        unit.xmlelement.append(unit.createlanguageNode(entry.source_lang, entry.source,
-                                                       "source"))
-        unit.xmlelement.append(unit.createlanguageNode(entry.target_lang, entry.target,
-                                                       "target"))
+        unit.xmlelement.append(unit.createlanguageNode(entry.source_lang, entry.source, "source"))
+        unit.xmlelement.append(unit.createlanguageNode(entry.target_lang, entry.target, "target"))
     return bytes(store)
 
 
@@ -138,8 +152,9 @@ def _xliff(data: bytes, languages: _Languages) -> Iterator[Entry]:
 
     kind = xliff2.Xliff2File if _XLIFF2 in data[:4096] else xliff.xlifffile
     store = _parsed("XLIFF", lambda: kind.parsestring(data))
-    source, target = languages.pair(store.getsourcelanguage(), store.gettargetlanguage(),
-                                    "the <xliff> or <file> element")
+    source, target = languages.pair(
+        store.getsourcelanguage(), store.gettargetlanguage(), "the <xliff> or <file> element"
+    )
     for unit in store.units:
         if unit.isheader() or not unit.source or not unit.source.strip():
             continue
@@ -201,9 +216,10 @@ def _table(data: bytes, languages: _Languages, delimiter: str) -> Iterator[Entry
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise InvalidMemoryFileError(f"The file is not UTF-8 text (line {line}).",
-                                     param="file") from None
+        line = data[: exc.start].count(b"\n") + 1
+        raise InvalidMemoryFileError(
+            f"The file is not UTF-8 text (line {line}).", param="file"
+        ) from None
     rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     source, target = languages.source, languages.target
     try:
@@ -217,15 +233,19 @@ def _table(data: bytes, languages: _Languages, delimiter: str) -> Iterator[Entry
             if len(row) < 2:
                 raise InvalidMemoryFileError(
                     f"Line {line} has a single column; a memory row has a source and a "
-                    "translation (and optionally a note).", param="file")
+                    "translation (and optionally a note).",
+                    param="file",
+                )
             if source is None or target is None:
                 source, target = languages.pair(None, None, f"no language header, line {line}")
             if row[0].strip() and row[1].strip():
-                yield Entry(row[0], row[1], source, target, (row[2] if len(row) > 2 else "")
-                            or None)
+                yield Entry(
+                    row[0], row[1], source, target, (row[2] if len(row) > 2 else "") or None
+                )
     except csv.Error as exc:
-        raise InvalidMemoryFileError(f"The file cannot be read as CSV (line {rows.line_num}): "
-                                     f"{exc}.", param="file") from None
+        raise InvalidMemoryFileError(
+            f"The file cannot be read as CSV (line {rows.line_num}): {exc}.", param="file"
+        ) from None
 
 
 def _header(row: list[str]) -> tuple[str, str] | None:
@@ -246,9 +266,16 @@ def _parsed(kind: str, parse: Callable[[], object]) -> object:
     try:
         return parse()
     except Exception as exc:  # noqa: BLE001 - lxml's, polib's and the toolkit's own errors
-        raise InvalidMemoryFileError(f"The {kind} file cannot be read: {exc}",
-                                     param="file") from None
+        raise InvalidMemoryFileError(
+            f"The {kind} file cannot be read: {exc}", param="file"
+        ) from None
 
 
 _READERS: dict[str, Callable[[bytes, _Languages], Iterator[Entry]]] = {
-    "tmx": _tmx, "xliff": _xliff, "po": _po, "mo": _mo, "csv": _csv, "tsv": _tsv}
+    "tmx": _tmx,
+    "xliff": _xliff,
+    "po": _po,
+    "mo": _mo,
+    "csv": _csv,
+    "tsv": _tsv,
+}

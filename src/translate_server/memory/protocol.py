@@ -25,8 +25,14 @@ class MemoryObject(ResponseStruct, kw_only=True):
 
     @classmethod
     def of(cls, info: MemoryInfo) -> MemoryObject:
-        return cls(id=info.id, name=info.name, entries=info.entries, revision=info.revision,
-                   created_at=int(info.created), updated_at=int(info.updated))
+        return cls(
+            id=info.id,
+            name=info.name,
+            entries=info.entries,
+            revision=info.revision,
+            created_at=int(info.created),
+            updated_at=int(info.updated),
+        )
 
 
 class MemoryList(ResponseStruct, kw_only=True):
@@ -42,15 +48,22 @@ class MemoryDeleted(ResponseStruct, kw_only=True):
 
 class MemoryImported(ResponseStruct, kw_only=True):
     memory: MemoryObject
-    read: Annotated[int, Meta(description="Entries with a source and a translation in the "
-                                          "file.")]
+    read: Annotated[int, Meta(description="Entries with a source and a translation in the file.")]
     added: Annotated[int, Meta(description="Entries new to the memory.")]
-    replaced: Annotated[int, Meta(
-        description="Entries whose source and languages (whitespace collapsed, placeholders "
-                    "masked) the memory or the file already had: the later translation is "
-                    "kept.")]
+    replaced: Annotated[
+        int,
+        Meta(
+            description="Entries whose source and languages (whitespace collapsed, placeholders "
+            "masked) the memory or the file already had: the later translation is "
+            "kept."
+        ),
+    ]
 
     @classmethod
     def of(cls, info: MemoryInfo, merged: Merged) -> MemoryImported:
-        return cls(memory=MemoryObject.of(info), read=merged.read, added=merged.added,
-                   replaced=merged.replaced)
+        return cls(
+            memory=MemoryObject.of(info),
+            read=merged.read,
+            added=merged.added,
+            replaced=merged.replaced,
+        )

@@ -54,14 +54,24 @@ def memory_owner(request: Request) -> str:
     return owner_of(token)
 
 
-@post("/memories", status_code=201, summary="Create a translation memory",
-      tags=["memories"], opt=JSON, responses=error_responses(400, 401, 415))
+@post(
+    "/memories",
+    status_code=201,
+    summary="Create a translation memory",
+    tags=["memories"],
+    opt=JSON,
+    responses=error_responses(400, 401, 415),
+)
 async def create_memory(data: CreateMemoryRequest, request: Request) -> MemoryObject:
     return MemoryObject.of(await memories_of(request).create(memory_owner(request), data.name))
 
 
-@get("/memories", summary="The caller's translation memories", tags=["memories"],
-     responses=error_responses(401))
+@get(
+    "/memories",
+    summary="The caller's translation memories",
+    tags=["memories"],
+    responses=error_responses(401),
+)
 async def list_memories(request: Request) -> MemoryList:
     found = await memories_of(request).list(memory_owner(request))
     return MemoryList(data=[MemoryObject.of(info) for info in found])
@@ -69,9 +79,14 @@ async def list_memories(request: Request) -> MemoryList:
 
 # One handler for both methods: Litestar's automatic OPTIONS answer lists only the methods
 # of the first handler registered for a path.
-@route("/memories/{memory_id:str}", http_method=["GET", "DELETE"], status_code=200,
-       summary="A translation memory; DELETE deletes it and its entries", tags=["memories"],
-       responses=_ERRORS)
+@route(
+    "/memories/{memory_id:str}",
+    http_method=["GET", "DELETE"],
+    status_code=200,
+    summary="A translation memory; DELETE deletes it and its entries",
+    tags=["memories"],
+    responses=_ERRORS,
+)
 async def memory(request: Request, memory_id: str) -> MemoryObject | MemoryDeleted:
     memories, owner = memories_of(request), memory_owner(request)
     if request.method == "DELETE":
@@ -80,33 +95,49 @@ async def memory(request: Request, memory_id: str) -> MemoryObject | MemoryDelet
     return MemoryObject.of(await memories.get(owner, memory_id))
 
 
-@get("/memories/{memory_id:str}/export", summary="A translation memory as a TMX 1.4 file",
-     tags=["memories"], responses=_ERRORS, media_type=TMX_MEDIA_TYPE)
+@get(
+    "/memories/{memory_id:str}/export",
+    summary="A translation memory as a TMX 1.4 file",
+    tags=["memories"],
+    responses=_ERRORS,
+    media_type=TMX_MEDIA_TYPE,
+)
 async def export_memory(request: Request, memory_id: str) -> Response[bytes]:
     info, data = await memories_of(request).export(memory_owner(request), memory_id)
     filename = quote(f"{info.name}.tmx")
-    return Response(content=data, media_type=TMX_MEDIA_TYPE, headers={
-        "content-disposition": f"attachment; filename*=UTF-8''{filename}"})
+    return Response(
+        content=data,
+        media_type=TMX_MEDIA_TYPE,
+        headers={"content-disposition": f"attachment; filename*=UTF-8''{filename}"},
+    )
 
 
-@post("/memories/{memory_id:str}/import", status_code=200, tags=["memories"],
-      summary="Add a file's translations to a translation memory",
-      description="Multipart form: `file` (TMX 1.4, XLIFF 1.2 or 2.0, gettext PO, POT or MO, "
-      "CSV or TSV: its extension names its format), and `source_lang`, `target_lang` for a "
-      "file that does not say its languages (a PO file's header gives only its target; a CSV "
-      "file's may be a first row of two language tags, else rows are `source,target[,note]`). "
-      "An entry whose source and languages the memory already has replaces its translation.",
-      responses={**_ERRORS, **error_responses(413)}, operation_class=form_body((
-          FormField(FILE, "The memory file.", required=True),
-          FormField("source_lang", "Source language, where the file does not say it."),
-          FormField("target_lang", "Target language, where the file does not say it."),
-      )))
+@post(
+    "/memories/{memory_id:str}/import",
+    status_code=200,
+    tags=["memories"],
+    summary="Add a file's translations to a translation memory",
+    description="Multipart form: `file` (TMX 1.4, XLIFF 1.2 or 2.0, gettext PO, POT or MO, "
+    "CSV or TSV: its extension names its format), and `source_lang`, `target_lang` for a "
+    "file that does not say its languages (a PO file's header gives only its target; a CSV "
+    "file's may be a first row of two language tags, else rows are `source,target[,note]`). "
+    "An entry whose source and languages the memory already has replaces its translation.",
+    responses={**_ERRORS, **error_responses(413)},
+    operation_class=form_body(
+        (
+            FormField(FILE, "The memory file.", required=True),
+            FormField("source_lang", "Source language, where the file does not say it."),
+            FormField("target_lang", "Target language, where the file does not say it."),
+        )
+    ),
+)
 async def import_memory(request: Request, memory_id: str) -> MemoryImported:
     memories = memories_of(request)
     media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media_type != "multipart/form-data":
-        raise InvalidRequestError("Send the memory file as multipart/form-data in the field "
-                                  "`file`.", param="file")
+        raise InvalidRequestError(
+            "Send the memory file as multipart/form-data in the field `file`.", param="file"
+        )
     form = await request.form()
     upload = form.get(FILE)
     if not isinstance(upload, UploadFile):
@@ -114,15 +145,22 @@ async def import_memory(request: Request, memory_id: str) -> MemoryImported:
     data = await upload.read()
     fields = {key: value for key, value in form.items() if isinstance(value, str)}
     info, merged = await memories.import_file(
-        memory_owner(request), memory_id, data, upload.filename or None,
-        fields.get("source_lang") or None, fields.get("target_lang") or None)
+        memory_owner(request),
+        memory_id,
+        data,
+        upload.filename or None,
+        fields.get("source_lang") or None,
+        fields.get("target_lang") or None,
+    )
     return MemoryImported.of(info, merged)
 
 
 def memory_router(max_bytes: int) -> Router:
     """The memory routes; the import takes bodies up to a memory file's size (the app's body
     limit is for JSON requests)."""
-    return Router(path="/", route_handlers=[create_memory, list_memories, memory,
-                                            export_memory, import_memory],
-                  request_max_body_size=max_bytes + FORM_OVERHEAD,
-                  exception_handlers=exception_handlers())
+    return Router(
+        path="/",
+        route_handlers=[create_memory, list_memories, memory, export_memory, import_memory],
+        request_max_body_size=max_bytes + FORM_OVERHEAD,
+        exception_handlers=exception_handlers(),
+    )

@@ -39,28 +39,36 @@ class Memories:
         if not await self.store.delete(owner, memory_id):
             raise not_found()
 
-    async def import_file(self, owner: str, memory_id: str, data: bytes,
-                          filename: str | None, source_lang: str | None,
-                          target_lang: str | None) -> tuple[MemoryInfo, Merged]:
+    async def import_file(
+        self,
+        owner: str,
+        memory_id: str,
+        data: bytes,
+        filename: str | None,
+        source_lang: str | None,
+        target_lang: str | None,
+    ) -> tuple[MemoryInfo, Merged]:
         """The file's entries merged into the memory: 413 for a file over `max_bytes` or a
         memory that would hold over `max_entries`, 400 naming the line or unit of a file
         that cannot be read."""
         self.check_size(len(data))
         await self.get(owner, memory_id)
         # Parsing a large file is CPU work of seconds: off the event loop.
-        entries = await asyncio.to_thread(read_entries, data, filename, source_lang,
-                                          target_lang)
+        entries = await asyncio.to_thread(read_entries, data, filename, source_lang, target_lang)
         return await self.add(owner, memory_id, entries)
 
-    async def add(self, owner: str, memory_id: str,
-                  entries: Sequence[Entry]) -> tuple[MemoryInfo, Merged]:
+    async def add(
+        self, owner: str, memory_id: str, entries: Sequence[Entry]
+    ) -> tuple[MemoryInfo, Merged]:
         try:
             merged = await self.store.add(owner, memory_id, entries, self.max_entries)
         except MemoryFull as full:
             raise PayloadTooLargeError(
                 f"The memory would hold {full.entries} entries; at most {self.max_entries} "
                 "are kept (--max-memory-entries). Nothing of this file was added.",
-                param="file", code="memory_too_large") from None
+                param="file",
+                code="memory_too_large",
+            ) from None
         if merged is None:
             raise not_found()
         return await self.get(owner, memory_id), merged
@@ -72,10 +80,16 @@ class Memories:
         info, entries = found
         return info, await asyncio.to_thread(write_tmx, entries)
 
-    async def look_up(self, owner: str, memory_id: str, source_tag: str, target_tag: str,
-                      texts: Sequence[str], threshold: float) -> list[Found | None]:
-        found = await self.store.look_up(owner, memory_id, source_tag, target_tag, texts,
-                                         threshold)
+    async def look_up(
+        self,
+        owner: str,
+        memory_id: str,
+        source_tag: str,
+        target_tag: str,
+        texts: Sequence[str],
+        threshold: float,
+    ) -> list[Found | None]:
+        found = await self.store.look_up(owner, memory_id, source_tag, target_tag, texts, threshold)
         if found is None:
             raise not_found("memory")
         return found[1]
@@ -84,9 +98,13 @@ class Memories:
         if size > self.max_bytes:
             raise PayloadTooLargeError(
                 f"The file has {size} bytes; at most {self.max_bytes} are accepted "
-                "(--max-memory-bytes).", param="file", code="memory_file_too_large")
+                "(--max-memory-bytes).",
+                param="file",
+                code="memory_file_too_large",
+            )
 
 
 def not_found(param: str = "memory_id") -> MemoryNotFoundError:
-    return MemoryNotFoundError("No translation memory with this id (for this API key).",
-                               param=param)
+    return MemoryNotFoundError(
+        "No translation memory with this id (for this API key).", param=param
+    )

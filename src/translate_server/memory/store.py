@@ -67,8 +67,10 @@ CREATE TABLE IF NOT EXISTS memory_words (
 # memory and dropped with it: one index per memory keeps a lookup from wading through the
 # entries of every other memory. Contentless: the keys are in memory_entries already.
 _INDEX = "memory_index_{}"
-_INDEX_SCHEMA = ("CREATE VIRTUAL TABLE IF NOT EXISTS {} USING fts5(key, content = '', "
-                 "tokenize = 'unicode61 remove_diacritics 2')")
+_INDEX_SCHEMA = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS {} USING fts5(key, content = '', "
+    "tokenize = 'unicode61 remove_diacritics 2')"
+)
 
 # Fuzzy matching. The candidates are the entries that hold the source's rarest words (by
 # `memory_words`), taken word by word, rarest first, until there are `CANDIDATE_ROWS` of them
@@ -126,17 +128,22 @@ class MemoryStore:
         now = time.time()
 
         def create(c: sqlite3.Connection) -> None:
-            made = c.execute("INSERT INTO memories (public_id, owner, name, created, updated) "
-                             "VALUES (?, ?, ?, ?, ?)", (public_id, owner, name, now, now))
+            made = c.execute(
+                "INSERT INTO memories (public_id, owner, name, created, updated) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (public_id, owner, name, now, now),
+            )
             c.execute(_INDEX_SCHEMA.format(_INDEX.format(made.lastrowid)))
 
         await self._writer.run(create)
         return MemoryInfo(public_id, name, 0, 0, now, now)
 
     async def list(self, owner: str) -> list[MemoryInfo]:
-        rows = await self._reader.run(lambda c: c.execute(
-            f"SELECT {_INFO} FROM memories WHERE owner = ? ORDER BY created, id",
-            (owner,)).fetchall())
+        rows = await self._reader.run(
+            lambda c: c.execute(
+                f"SELECT {_INFO} FROM memories WHERE owner = ? ORDER BY created, id", (owner,)
+            ).fetchall()
+        )
         return [MemoryInfo(*row) for row in rows]
 
     async def get(self, owner: str, public_id: str) -> MemoryInfo | None:
@@ -145,8 +152,9 @@ class MemoryStore:
 
     async def delete(self, owner: str, public_id: str) -> bool:
         def delete(c: sqlite3.Connection) -> bool:
-            found = c.execute("SELECT id FROM memories WHERE owner = ? AND public_id = ?",
-                              (owner, public_id)).fetchone()
+            found = c.execute(
+                "SELECT id FROM memories WHERE owner = ? AND public_id = ?", (owner, public_id)
+            ).fetchone()
             if found is None:
                 return False
             c.execute("DELETE FROM memory_entries WHERE memory = ?", found)
@@ -158,8 +166,9 @@ class MemoryStore:
         return await self._writer.run(delete)
 
     # -- entries -----------------------------------------------------------------------------
-    async def add(self, owner: str, public_id: str, entries: Sequence[Entry],
-                  max_entries: int) -> Merged | None:
+    async def add(
+        self, owner: str, public_id: str, entries: Sequence[Entry], max_entries: int
+    ) -> Merged | None:
         """`entries` merged into the memory, a later one of the same source and languages
         replacing an earlier one (in the file as in the memory); None for an unknown memory.
         Raises MemoryFull, adding nothing, where the memory would hold over `max_entries`."""
@@ -171,12 +180,16 @@ class MemoryStore:
                 return None
             memory, before = found[0], found[3]
             _merge(c, memory, rows)
-            (count,) = c.execute("SELECT count(*) FROM memory_entries WHERE memory = ?",
-                                 (memory,)).fetchone()
+            (count,) = c.execute(
+                "SELECT count(*) FROM memory_entries WHERE memory = ?", (memory,)
+            ).fetchone()
             if count > max_entries:
                 raise MemoryFull(count)
-            c.execute("UPDATE memories SET entries = ?, revision = revision + 1, updated = ? "
-                      "WHERE id = ?", (count, time.time(), memory))
+            c.execute(
+                "UPDATE memories SET entries = ?, revision = revision + 1, updated = ? "
+                "WHERE id = ?",
+                (count, time.time(), memory),
+            )
             added = count - before
             return Merged(len(rows), added, len(rows) - added, count)
 
@@ -187,15 +200,24 @@ class MemoryStore:
             found = _info(c, owner, public_id)
             if found is None:
                 return None
-            rows = c.execute("SELECT source, target, source_lang, target_lang, note FROM "
-                             "memory_entries WHERE memory = ? ORDER BY id", (found[0],))
+            rows = c.execute(
+                "SELECT source, target, source_lang, target_lang, note FROM "
+                "memory_entries WHERE memory = ? ORDER BY id",
+                (found[0],),
+            )
             return MemoryInfo(*found[1:]), [Entry(*row) for row in rows]
 
         return await self._reader.run(read)
 
-    async def look_up(self, owner: str, public_id: str, source_tag: str, target_tag: str,
-                      texts: Sequence[str], threshold: float
-                      ) -> tuple[MemoryInfo, list[Found | None]] | None:
+    async def look_up(
+        self,
+        owner: str,
+        public_id: str,
+        source_tag: str,
+        target_tag: str,
+        texts: Sequence[str],
+        threshold: float,
+    ) -> tuple[MemoryInfo, list[Found | None]] | None:
         """Each text's best match in the memory, in one trip to the reader's thread; None
         for an unknown memory."""
         source_key, target_key = language_key(source_tag), language_key(target_tag)
@@ -221,43 +243,59 @@ def _merge(c: sqlite3.Connection, memory: int, rows: Sequence[tuple[str | None, 
         added = c.execute(
             "INSERT OR IGNORE INTO memory_entries (memory, source_key, target_key, key, "
             "source_lang, target_lang, source, target, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (memory, *row))
+            (memory, *row),
+        )
         if added.rowcount:
             indexed.append((added.lastrowid, row[2]))
             for word in _words(row[2] or ""):
                 words[word] = words.get(word, 0) + 1
         else:
-            c.execute("UPDATE memory_entries SET source = ?, target = ?, note = ?, "
-                      "source_lang = ?, target_lang = ? WHERE memory = ? AND source_key = ? "
-                      "AND target_key = ? AND key = ?", (*row[5:8], *row[3:5], memory, *row[:3]))
+            c.execute(
+                "UPDATE memory_entries SET source = ?, target = ?, note = ?, "
+                "source_lang = ?, target_lang = ? WHERE memory = ? AND source_key = ? "
+                "AND target_key = ? AND key = ?",
+                (*row[5:8], *row[3:5], memory, *row[:3]),
+            )
     c.executemany(f"INSERT INTO {index} (rowid, key) VALUES (?, ?)", indexed)
-    c.executemany("INSERT INTO memory_words (memory, word, entries) VALUES (?, ?, ?) "
-                  "ON CONFLICT (memory, word) DO UPDATE SET entries = entries + excluded.entries",
-                  ((memory, word, count) for word, count in words.items()))
+    c.executemany(
+        "INSERT INTO memory_words (memory, word, entries) VALUES (?, ?, ?) "
+        "ON CONFLICT (memory, word) DO UPDATE SET entries = entries + excluded.entries",
+        ((memory, word, count) for word, count in words.items()),
+    )
 
 
-def best_match(c: sqlite3.Connection, scope: tuple[int, str, str], text: str,
-               threshold: float) -> Found | None:
+def best_match(
+    c: sqlite3.Connection, scope: tuple[int, str, str], text: str, threshold: float
+) -> Found | None:
     """`text`'s exact match in the memory, else its fuzzy matches at or above `threshold`
     (0-100, rapidfuzz's `ratio` of the match keys)."""
     key = match_key(text)
-    exact = c.execute("SELECT source, target FROM memory_entries WHERE memory = ? AND "
-                      "source_key = ? AND target_key = ? AND key = ?", (*scope, key)).fetchone()
+    exact = c.execute(
+        "SELECT source, target FROM memory_entries WHERE memory = ? AND "
+        "source_key = ? AND target_key = ? AND key = ?",
+        (*scope, key),
+    ).fetchone()
     if exact is not None:
         return Found(carry_spans(exact[0], exact[1], text), 100.0)
     candidates = _candidates(c, scope, key)
     if not candidates:
         return None
-    scored = process.extract(key, [row[0] for row in candidates], scorer=fuzz.ratio,
-                             score_cutoff=threshold, limit=EXAMPLES)
+    scored = process.extract(
+        key,
+        [row[0] for row in candidates],
+        scorer=fuzz.ratio,
+        score_cutoff=threshold,
+        limit=EXAMPLES,
+    )
     if not scored:
         return None
     examples = tuple((candidates[i][1], candidates[i][2]) for _, _, i in reversed(scored))
     return Found(None, round(scored[0][1], 1), examples)
 
 
-def _candidates(c: sqlite3.Connection, scope: tuple[int, str, str], key: str
-                ) -> list[tuple[str, str, str]]:
+def _candidates(
+    c: sqlite3.Connection, scope: tuple[int, str, str], key: str
+) -> list[tuple[str, str, str]]:
     """(key, source, target) of the entries of the memory and language pair that hold the
     key's rarest words."""
     memory, source_key, target_key = scope
@@ -265,23 +303,33 @@ def _candidates(c: sqlite3.Connection, scope: tuple[int, str, str], key: str
     if not words:
         return []
     marks = ", ".join("?" * len(words))
-    counts = sorted((n, word) for word, n in c.execute(
-        f"SELECT word, entries FROM memory_words WHERE memory = ? AND word IN ({marks})",
-        (memory, *words)))
+    counts = sorted(
+        (n, word)
+        for word, n in c.execute(
+            f"SELECT word, entries FROM memory_words WHERE memory = ? AND word IN ({marks})",
+            (memory, *words),
+        )
+    )
     index, ids = _INDEX.format(memory), set[int]()
     for _, word in counts[:MAX_TERMS]:
         if len(ids) >= CANDIDATE_ROWS:
             break
         phrase = '"' + word.replace('"', '""') + '"'
-        ids.update(rowid for (rowid,) in c.execute(
-            f"SELECT rowid FROM {index} WHERE {index} MATCH ? LIMIT ?",
-            (phrase, CANDIDATE_ROWS - len(ids))))
+        ids.update(
+            rowid
+            for (rowid,) in c.execute(
+                f"SELECT rowid FROM {index} WHERE {index} MATCH ? LIMIT ?",
+                (phrase, CANDIDATE_ROWS - len(ids)),
+            )
+        )
     if not ids:
         return []
     marks = ", ".join("?" * len(ids))
-    return c.execute(f"SELECT key, source, target FROM memory_entries WHERE id IN ({marks}) "
-                     "AND source_key = ? AND target_key = ?",
-                     (*ids, source_key, target_key)).fetchall()
+    return c.execute(
+        f"SELECT key, source, target FROM memory_entries WHERE id IN ({marks}) "
+        "AND source_key = ? AND target_key = ?",
+        (*ids, source_key, target_key),
+    ).fetchall()
 
 
 def _words(key: str) -> set[str]:
@@ -291,15 +339,23 @@ def _words(key: str) -> set[str]:
 
 
 def _info(c: sqlite3.Connection, owner: str, public_id: str) -> tuple | None:
-    row: tuple | None = c.execute(f"SELECT id, {_INFO} FROM memories WHERE owner = ? AND "
-                                  "public_id = ?", (owner, public_id)).fetchone()
+    row: tuple | None = c.execute(
+        f"SELECT id, {_INFO} FROM memories WHERE owner = ? AND public_id = ?", (owner, public_id)
+    ).fetchone()
     return row
 
 
 def _row(entry: Entry) -> tuple[str, ...]:
-    return (language_key(entry.source_lang), language_key(entry.target_lang),
-            match_key(entry.source), entry.source_lang, entry.target_lang, entry.source,
-            entry.target, entry.note)  # type: ignore[return-value]
+    return (
+        language_key(entry.source_lang),
+        language_key(entry.target_lang),
+        match_key(entry.source),
+        entry.source_lang,
+        entry.target_lang,
+        entry.source,
+        entry.target,
+        entry.note,
+    )  # type: ignore[return-value]
 
 
 class _Connection:

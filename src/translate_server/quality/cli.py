@@ -34,32 +34,60 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "instruction, and score the answers against the human translations.",
     )
     parser.add_argument("--base-url", default="http://127.0.0.1:8000")
-    parser.add_argument("--api", type=_list, default=["translate", "chat"],
-                        help="translate, chat, completion (a base model's plain instruction "
-                        "through /v1/completions), comma-separated (default translate,chat)")
-    parser.add_argument("--model", default=None,
-                        help="model name for chat and completion (default: from /v1/models)")
-    parser.add_argument("--sets", type=_list, default=["short"],
-                        help="test sets: short (Django's messages), paragraph, document "
-                        "(Gramps' paragraphs, alone or joined), comma-separated (default short)")
-    parser.add_argument("--pairs", type=_list, default=None,
-                        help=f"language pairs of every set (default: short {','.join(DEFAULT_PAIRS)}"
-                        f"; paragraph and document {','.join(paragraphs.DEFAULT_PAIRS)})")
-    parser.add_argument("--segments", type=int, default=100,
-                        help="short messages per pair (default 100)")
-    parser.add_argument("--paragraphs", type=int, default=12,
-                        help="paragraphs per pair (default 12)")
+    parser.add_argument(
+        "--api",
+        type=_list,
+        default=["translate", "chat"],
+        help="translate, chat, completion (a base model's plain instruction "
+        "through /v1/completions), comma-separated (default translate,chat)",
+    )
+    parser.add_argument(
+        "--model",
+        default=None,
+        help="model name for chat and completion (default: from /v1/models)",
+    )
+    parser.add_argument(
+        "--sets",
+        type=_list,
+        default=["short"],
+        help="test sets: short (Django's messages), paragraph, document "
+        "(Gramps' paragraphs, alone or joined), comma-separated (default short)",
+    )
+    parser.add_argument(
+        "--pairs",
+        type=_list,
+        default=None,
+        help=f"language pairs of every set (default: short {','.join(DEFAULT_PAIRS)}"
+        f"; paragraph and document {','.join(paragraphs.DEFAULT_PAIRS)})",
+    )
+    parser.add_argument(
+        "--segments", type=int, default=100, help="short messages per pair (default 100)"
+    )
+    parser.add_argument(
+        "--paragraphs", type=int, default=12, help="paragraphs per pair (default 12)"
+    )
     parser.add_argument("--documents", type=int, default=2, help="documents per pair (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="same seed, same segments (default 0)")
     parser.add_argument("--concurrency", type=int, default=16, help="requests in flight")
-    parser.add_argument("--max-tokens", type=int, default=None,
-                        help="max_tokens for every request (default: /translate decides; chat "
-                        "gets 3 x (characters / 4) + 16)")
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        help="max_tokens for every request (default: /translate decides; chat "
+        "gets 3 x (characters / 4) + 16)",
+    )
     parser.add_argument("--timeout", type=float, default=300.0, help="per request, seconds")
-    parser.add_argument("--detector-accuracy", choices=("low", "high"), default="high",
-                        help="Lingua accuracy for the wrong-language check (default high)")
-    parser.add_argument("--out-dir", default="quality-results",
-                        help="where quality.json, quality.png and answers.jsonl go")
+    parser.add_argument(
+        "--detector-accuracy",
+        choices=("low", "high"),
+        default="high",
+        help="Lingua accuracy for the wrong-language check (default high)",
+    )
+    parser.add_argument(
+        "--out-dir",
+        default="quality-results",
+        help="where quality.json, quality.png and answers.jsonl go",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(handler=cmd_quality)
 
@@ -86,13 +114,15 @@ def load_all(args: argparse.Namespace) -> list[TestSet]:
         if name == "paragraph":
             sets += paragraphs.load_paragraph_sets(pairs, args.paragraphs, args.seed)
         else:
-            sets += paragraphs.load_document_sets(pairs, args.documents, args.seed,
-                                                  paragraphs_first=args.paragraphs)
+            sets += paragraphs.load_document_sets(
+                pairs, args.documents, args.seed, paragraphs_first=args.paragraphs
+            )
     return sets
 
 
-async def _translate(args: argparse.Namespace, model: str | None, sets: list[TestSet],
-                     bar: Any) -> tuple[dict[str, list[list[Answer]]], dict[tuple[str, str], float]]:
+async def _translate(
+    args: argparse.Namespace, model: str | None, sets: list[TestSet], bar: Any
+) -> tuple[dict[str, list[list[Answer]]], dict[tuple[str, str], float]]:
     """Every set through every API, one API after the other and, within an API, one set
     (all its pairs) after the other; answers per API and set, and each (API, set)'s wall
     time."""
@@ -106,13 +136,19 @@ async def _translate(args: argparse.Namespace, model: str | None, sets: list[Tes
             bar.set_postfix(api=api, set=name, refresh=False)
             clock = time.perf_counter()
             got = await translate_all(
-                args.base_url, api, segments, model=model, concurrency=args.concurrency,
-                max_tokens=args.max_tokens, timeout_s=args.timeout,
-                on_answer=lambda _: bar.update(1))
+                args.base_url,
+                api,
+                segments,
+                model=model,
+                concurrency=args.concurrency,
+                max_tokens=args.max_tokens,
+                timeout_s=args.timeout,
+                on_answer=lambda _: bar.update(1),
+            )
             wall_s[(api, name)] = time.perf_counter() - clock
             start = 0
             for test_set in mine:
-                answers[api].append(got[start:start + len(test_set.segments)])
+                answers[api].append(got[start : start + len(test_set.segments)])
                 start += len(test_set.segments)
     return answers, wall_s
 
@@ -136,8 +172,9 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
         model = asyncio.run(discover_model(args.base_url))
     started, clock = time.time(), time.perf_counter()
     total = len(args.api) * sum(len(s.segments) for s in sets)
-    with tqdm(total=total, desc="translating", unit="seg", file=sys.stderr,
-              disable=args.no_progress) as bar:
+    with tqdm(
+        total=total, desc="translating", unit="seg", file=sys.stderr, disable=args.no_progress
+    ) as bar:
         answers, set_wall_s = asyncio.run(_translate(args, model, sets, bar))
     wall_s = time.perf_counter() - clock
     names = list(dict.fromkeys(test_set.name for test_set in sets))  # load_all groups them
@@ -146,31 +183,57 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     scores = _score(args, sets, answers, out / "answers.jsonl")
     means = mean_scores(scores, set_wall_s)
-    run = {"base_url": args.base_url, "apis": args.api, "model": model, "sets": names,
-           "pairs": list(dict.fromkeys(s.pair for s in sets)),
-           "segments_per_pair": args.segments, "paragraphs_per_pair": args.paragraphs,
-           "documents_per_pair": args.documents, "seed": args.seed,
-           "concurrency": args.concurrency, "max_tokens": args.max_tokens,
-           "detector_accuracy": args.detector_accuracy, "started_at": started,
-           "translation_wall_s": round(wall_s, 1),
-           "set_wall_s": {f"{api}/{name}": round(t, 1) for (api, name), t in set_wall_s.items()},
-           "argv": sys.argv[1:]}
-    set_info = [{"set": s.name, "pair": s.pair, "segments": len(s.segments),
-                 "source_chars": sum(len(segment.source) for segment in s.segments),
-                 "kinds": _kinds(s), "provenance": msgspec.to_builtins(s.provenance)}
-                for s in sets]
+    run = {
+        "base_url": args.base_url,
+        "apis": args.api,
+        "model": model,
+        "sets": names,
+        "pairs": list(dict.fromkeys(s.pair for s in sets)),
+        "segments_per_pair": args.segments,
+        "paragraphs_per_pair": args.paragraphs,
+        "documents_per_pair": args.documents,
+        "seed": args.seed,
+        "concurrency": args.concurrency,
+        "max_tokens": args.max_tokens,
+        "detector_accuracy": args.detector_accuracy,
+        "started_at": started,
+        "translation_wall_s": round(wall_s, 1),
+        "set_wall_s": {f"{api}/{name}": round(t, 1) for (api, name), t in set_wall_s.items()},
+        "argv": sys.argv[1:],
+    }
+    set_info = [
+        {
+            "set": s.name,
+            "pair": s.pair,
+            "segments": len(s.segments),
+            "source_chars": sum(len(segment.source) for segment in s.segments),
+            "kinds": _kinds(s),
+            "provenance": msgspec.to_builtins(s.provenance),
+        }
+        for s in sets
+    ]
     document = build_document(run | {"available": _available(names)}, set_info, scores, means)
     write_json(out / "quality.json", document)
-    plot(scores, means, out / "quality.png",
-         title=f"{model or args.base_url}: {', '.join(_counts(args, names))} per pair")
+    plot(
+        scores,
+        means,
+        out / "quality.png",
+        title=f"{model or args.base_url}: {', '.join(_counts(args, names))} per pair",
+    )
     print(format_table(scores, means))
-    print(f"translated in {wall_s:.0f} s; wrote {out}/quality.json, quality.png, answers.jsonl",
-          file=sys.stderr)
+    print(
+        f"translated in {wall_s:.0f} s; wrote {out}/quality.json, quality.png, answers.jsonl",
+        file=sys.stderr,
+    )
     return document
 
 
-def _score(args: argparse.Namespace, sets: list[TestSet], answers: dict[str, list[list[Answer]]],
-           log_path: Path) -> list[Any]:
+def _score(
+    args: argparse.Namespace,
+    sets: list[TestSet],
+    answers: dict[str, list[list[Answer]]],
+    log_path: Path,
+) -> list[Any]:
     """Every answer judged and scored per API, set and pair; each written to `log_path`."""
     from translate_server.quality.faithfulness import prompt_examples
     from translate_server.quality.scoring import judge_answers, score_pair
@@ -183,16 +246,32 @@ def _score(args: argparse.Namespace, sets: list[TestSet], answers: dict[str, lis
         for api in args.api:
             for test_set, got in zip(sets, answers[api], strict=True):
                 verdicts = judge_answers(test_set.segments, got, judge)
-                scores.append(score_pair(api, test_set.pair, test_set.segments, got, verdicts,
-                                         set_name=test_set.name, examples=prompt_examples()))
+                scores.append(
+                    score_pair(
+                        api,
+                        test_set.pair,
+                        test_set.segments,
+                        got,
+                        verdicts,
+                        set_name=test_set.name,
+                        examples=prompt_examples(),
+                    )
+                )
                 for segment, answer, verdict in zip(test_set.segments, got, verdicts, strict=True):
-                    record = {"api": api, "set": test_set.name, "pair": test_set.pair,
-                              **msgspec.to_builtins(segment),
-                              "answer": answer.text, "finish_reason": answer.finish_reason,
-                              "warnings": list(answer.warnings), "latency_s": answer.latency_s,
-                              "error": answer.error, "failures": list(verdict.failures),
-                              "lost_placeholders": list(verdict.lost_placeholders),
-                              "detected_language": verdict.detected_language}
+                    record = {
+                        "api": api,
+                        "set": test_set.name,
+                        "pair": test_set.pair,
+                        **msgspec.to_builtins(segment),
+                        "answer": answer.text,
+                        "finish_reason": answer.finish_reason,
+                        "warnings": list(answer.warnings),
+                        "latency_s": answer.latency_s,
+                        "error": answer.error,
+                        "failures": list(verdict.failures),
+                        "lost_placeholders": list(verdict.lost_placeholders),
+                        "detected_language": verdict.detected_language,
+                    }
                     log.write(msgspec.json.encode(record) + b"\n")
     return scores
 
@@ -209,8 +288,11 @@ def _available(names: list[str]) -> dict[str, Any]:
 
 
 def _counts(args: argparse.Namespace, names: list[str]) -> list[str]:
-    counts = {"short": f"{args.segments} messages", "paragraph": f"{args.paragraphs} paragraphs",
-              "document": f"{args.documents} documents"}
+    counts = {
+        "short": f"{args.segments} messages",
+        "paragraph": f"{args.paragraphs} paragraphs",
+        "document": f"{args.documents} documents",
+    }
     return [counts[name] for name in names]
 
 

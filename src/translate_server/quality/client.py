@@ -17,14 +17,16 @@ from translate_server.quality.datasets import Segment
 from translate_server.translation.languages import resolve_language
 
 APIS = ("translate", "chat", "completion")
-PATHS = {"translate": "/translate", "chat": "/v1/chat/completions",
-         "completion": "/v1/completions"}
-INSTRUCTION = ("Translate the following text from {source} to {target}. "
-               "Answer with the translation only.\n\n{text}")
+PATHS = {"translate": "/translate", "chat": "/v1/chat/completions", "completion": "/v1/completions"}
+INSTRUCTION = (
+    "Translate the following text from {source} to {target}. "
+    "Answer with the translation only.\n\n{text}"
+)
 # A base model has no chat: the same instruction as a prompt to complete, answered on the
 # line after it (the least a user of a base model writes).
-COMPLETION_INSTRUCTION = ("Translate the following text from {source} to {target}.\n"
-                          "{source}: {text}\n{target}:")
+COMPLETION_INSTRUCTION = (
+    "Translate the following text from {source} to {target}.\n{source}: {text}\n{target}:"
+)
 
 
 class Answer(msgspec.Struct, frozen=True, kw_only=True):
@@ -45,29 +47,43 @@ def chat_max_tokens(text: str) -> int:
 
 
 def translate_body(segment: Segment, max_tokens: int | None) -> dict[str, Any]:
-    body: dict[str, Any] = {"text": segment.source, "source_lang": segment.source_lang,
-                            "target_lang": segment.target_lang}
+    body: dict[str, Any] = {
+        "text": segment.source,
+        "source_lang": segment.source_lang,
+        "target_lang": segment.target_lang,
+    }
     if max_tokens is not None:
         body["max_tokens"] = max_tokens
     return body
 
 
 def chat_body(segment: Segment, model: str, max_tokens: int | None) -> dict[str, Any]:
-    prompt = INSTRUCTION.format(source=resolve_language(segment.source_lang).name,
-                                target=resolve_language(segment.target_lang).name,
-                                text=segment.source)
-    return {"model": model, "messages": [{"role": "user", "content": prompt}],
-            "temperature": 0.0,
-            "max_tokens": max_tokens if max_tokens is not None else chat_max_tokens(segment.source)}
+    prompt = INSTRUCTION.format(
+        source=resolve_language(segment.source_lang).name,
+        target=resolve_language(segment.target_lang).name,
+        text=segment.source,
+    )
+    return {
+        "model": model,
+        "messages": [{"role": "user", "content": prompt}],
+        "temperature": 0.0,
+        "max_tokens": max_tokens if max_tokens is not None else chat_max_tokens(segment.source),
+    }
 
 
 def completion_body(segment: Segment, model: str, max_tokens: int | None) -> dict[str, Any]:
     source = resolve_language(segment.source_lang).name
     target = resolve_language(segment.target_lang).name
-    prompt = COMPLETION_INSTRUCTION.format(source=source, target=target,
-                                           text=" ".join(segment.source.split()))
-    return {"model": model, "prompt": prompt, "temperature": 0.0, "stop": ["\n"],
-            "max_tokens": max_tokens if max_tokens is not None else chat_max_tokens(segment.source)}
+    prompt = COMPLETION_INSTRUCTION.format(
+        source=source, target=target, text=" ".join(segment.source.split())
+    )
+    return {
+        "model": model,
+        "prompt": prompt,
+        "temperature": 0.0,
+        "stop": ["\n"],
+        "max_tokens": max_tokens if max_tokens is not None else chat_max_tokens(segment.source),
+    }
 
 
 def _body(api: str, segment: Segment, model: str, max_tokens: int | None) -> dict[str, Any]:
@@ -89,24 +105,43 @@ def _parse(api: str, payload: dict[str, Any]) -> tuple[str, str | None, tuple[st
     return (choice.get("message") or {}).get("content") or "", choice.get("finish_reason"), ()
 
 
-async def _send(session: aiohttp.ClientSession, url: str, api: str, body: dict[str, Any],
-                segment_id: str) -> Answer:
+async def _send(
+    session: aiohttp.ClientSession, url: str, api: str, body: dict[str, Any], segment_id: str
+) -> Answer:
     started = time.perf_counter()
     try:
-        async with session.post(url, data=msgspec.json.encode(body),
-                                headers={"content-type": "application/json"}) as response:
+        async with session.post(
+            url, data=msgspec.json.encode(body), headers={"content-type": "application/json"}
+        ) as response:
             raw = await response.read()
         elapsed = time.perf_counter() - started
         if response.status != 200:
-            return Answer(segment_id=segment_id, latency_s=elapsed,
-                          error=f"HTTP {response.status}: {raw[:200].decode(errors='replace')}")
+            return Answer(
+                segment_id=segment_id,
+                latency_s=elapsed,
+                error=f"HTTP {response.status}: {raw[:200].decode(errors='replace')}",
+            )
         text, reason, warnings = _parse(api, msgspec.json.decode(raw))
-        return Answer(segment_id=segment_id, text=text, finish_reason=reason, latency_s=elapsed,
-                      warnings=warnings)
-    except (TimeoutError, aiohttp.ClientError, msgspec.DecodeError, KeyError,
-            IndexError, TypeError) as exc:
-        return Answer(segment_id=segment_id, latency_s=time.perf_counter() - started,
-                      error=f"{type(exc).__name__}: {str(exc)[:200]}")
+        return Answer(
+            segment_id=segment_id,
+            text=text,
+            finish_reason=reason,
+            latency_s=elapsed,
+            warnings=warnings,
+        )
+    except (
+        TimeoutError,
+        aiohttp.ClientError,
+        msgspec.DecodeError,
+        KeyError,
+        IndexError,
+        TypeError,
+    ) as exc:
+        return Answer(
+            segment_id=segment_id,
+            latency_s=time.perf_counter() - started,
+            error=f"{type(exc).__name__}: {str(exc)[:200]}",
+        )
 
 
 async def translate_all(
@@ -132,6 +167,7 @@ async def translate_all(
     timeout = aiohttp.ClientTimeout(total=timeout_s)
 
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+
         async def one(segment: Segment) -> Answer:
             body = _body(api, segment, model or "", max_tokens)
             async with gate:

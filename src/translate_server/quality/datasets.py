@@ -36,10 +36,18 @@ REQUEST_TAGS = {"zh": "zh-Hans"}
 DEFAULT_PAIRS = ("en-de", "en-fr", "en-es", "en-zh", "en-ja", "de-en", "fr-en")
 # Message catalogs inside the `django` package: core and contrib apps, server and JavaScript.
 CATALOG_DIRS = (
-    "conf/locale", "contrib/admin/locale", "contrib/admindocs/locale", "contrib/auth/locale",
-    "contrib/contenttypes/locale", "contrib/flatpages/locale", "contrib/gis/locale",
-    "contrib/humanize/locale", "contrib/postgres/locale", "contrib/redirects/locale",
-    "contrib/sessions/locale", "contrib/sites/locale",
+    "conf/locale",
+    "contrib/admin/locale",
+    "contrib/admindocs/locale",
+    "contrib/auth/locale",
+    "contrib/contenttypes/locale",
+    "contrib/flatpages/locale",
+    "contrib/gis/locale",
+    "contrib/humanize/locale",
+    "contrib/postgres/locale",
+    "contrib/redirects/locale",
+    "contrib/sessions/locale",
+    "contrib/sites/locale",
 )
 DOMAINS = ("django", "djangojs")
 KINDS = ("placeholder", "sentence", "short")
@@ -109,9 +117,13 @@ def _catalog_paths(locale: str) -> list[tuple[str, importlib.resources.abc.Trave
 
 def _usable(entry: Any) -> bool:  # a polib.POEntry
     return bool(
-        entry.msgstr.strip() and entry.msgid.strip()
-        and not entry.fuzzy and not entry.obsolete and not entry.msgid_plural
-        and entry.msgctxt is None and len(entry.msgid) <= MAX_CHARS
+        entry.msgstr.strip()
+        and entry.msgid.strip()
+        and not entry.fuzzy
+        and not entry.obsolete
+        and not entry.msgid_plural
+        and entry.msgctxt is None
+        and len(entry.msgid) <= MAX_CHARS
         and not is_echo(entry.msgid, entry.msgstr)
         and sum(c.isalpha() for c in entry.msgid) >= 2
     )
@@ -186,10 +198,16 @@ def load_sets(pairs: Iterable[str], segments: int, seed: int = 0) -> list[TestSe
         for entry in chosen:
             text = entry.english if source == "en" else entry.translations[source]
             reference = entry.english if target == "en" else entry.translations[target]
-            items.append(Segment(id=entry.id, source=text, reference=reference,
-                                 source_lang=REQUEST_TAGS.get(source, source),
-                                 target_lang=REQUEST_TAGS.get(target, target),
-                                 kind=kind_of(entry.english)))
+            items.append(
+                Segment(
+                    id=entry.id,
+                    source=text,
+                    reference=reference,
+                    source_lang=REQUEST_TAGS.get(source, source),
+                    target_lang=REQUEST_TAGS.get(target, target),
+                    kind=kind_of(entry.english),
+                )
+            )
         sets.append(TestSet(pair=pair, segments=items, provenance=provenance(pair)))
     return sets
 

@@ -36,8 +36,9 @@ HALLUCINATION_ABOVE = 2.0
 # all others 40 or less), docs/quality.md.
 LIKE_EXAMPLE = 45.0
 # The failures a server's guard is meant to warn about (commentary and truncation are not).
-GUARDED = frozenset({FailureKind.EMPTY, FailureKind.ECHO, FailureKind.WRONG_LANGUAGE,
-                     FailureKind.PLACEHOLDERS_LOST})
+GUARDED = frozenset(
+    {FailureKind.EMPTY, FailureKind.ECHO, FailureKind.WRONG_LANGUAGE, FailureKind.PLACEHOLDERS_LOST}
+)
 
 Examples = tuple[Mapping[str, str], ...]  # each: language tag -> the example in it
 
@@ -73,8 +74,9 @@ def _lines(text: str) -> list[str]:
 
 
 def _like(text: str, example: str) -> bool:
-    return any(sacrebleu.sentence_chrf(line, [example]).score >= LIKE_EXAMPLE
-               for line in _lines(text))
+    return any(
+        sacrebleu.sentence_chrf(line, [example]).score >= LIKE_EXAMPLE for line in _lines(text)
+    )
 
 
 def example_brought_in(segment: Segment, answer: str, examples: Examples) -> bool:
@@ -85,8 +87,11 @@ def example_brought_in(segment: Segment, answer: str, examples: Examples) -> boo
         translation = _in_language(example, segment.target_lang)
         if not english or not translation or len(english.split()) < 2:
             continue
-        if _like(answer, translation) and not _like(segment.source, english) \
-                and not _like(segment.reference, translation):
+        if (
+            _like(answer, translation)
+            and not _like(segment.source, english)
+            and not _like(segment.reference, translation)
+        ):
             return True
     return False
 
@@ -94,7 +99,8 @@ def example_brought_in(segment: Segment, answer: str, examples: Examples) -> boo
 def is_hallucination(segment: Segment, answer: str, examples: Examples) -> bool:
     ratio = length_ratio(answer, segment.reference)
     return (ratio is not None and ratio > HALLUCINATION_ABOVE) or example_brought_in(
-        segment, answer, examples)
+        segment, answer, examples
+    )
 
 
 def is_flagged(answer: Answer) -> bool:
@@ -111,8 +117,12 @@ def _share(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
-def faithfulness(segments: Sequence[Segment], answers: Sequence[Answer],
-                 verdicts: Sequence[Verdict], examples: Examples) -> dict[str, float | None]:
+def faithfulness(
+    segments: Sequence[Segment],
+    answers: Sequence[Answer],
+    verdicts: Sequence[Verdict],
+    examples: Examples,
+) -> dict[str, float | None]:
     """The metrics over the answered segments (a failed request is left out); a flagged share
     is None where there is nothing to share."""
     ratios: list[float] = []

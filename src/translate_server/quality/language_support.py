@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import importlib.resources
 import random
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -76,58 +75,85 @@ def sentences(locale: str, tag: str, count: int, seed: int) -> list[Segment]:
                 continue
             for n, entry in enumerate(polib.pofile(path.read_text(encoding="utf-8"))):
                 if _usable(entry) and kind_of(entry.msgid) == "sentence":
-                    found.append(Segment(id=f"{relative}#{n}", source=entry.msgid,
-                                         reference=entry.msgstr, source_lang="en",
-                                         target_lang=tag, kind="sentence"))
+                    found.append(
+                        Segment(
+                            id=f"{relative}#{n}",
+                            source=entry.msgid,
+                            reference=entry.msgstr,
+                            source_lang="en",
+                            target_lang=tag,
+                            kind="sentence",
+                        )
+                    )
     random.Random(seed).shuffle(found)
     return found[:count]
 
 
-async def measure(base_url: str, count: int, seed: int, concurrency: int,
-                  languages: Sequence[str] | None) -> list[LanguageResult]:
+async def measure(
+    base_url: str, count: int, seed: int, concurrency: int, languages: Sequence[str] | None
+) -> list[LanguageResult]:
     import sacrebleu
 
     from translate_server.translation.checks import LanguageJudge, is_echo
     from translate_server.translation.detection import LanguageDetection
 
     judge = LanguageJudge(LanguageDetection(accuracy="high"), "high")
-    sets = {tag: sentences(locale, tag, count, seed) for tag, locale in _locales().items()
-            if not languages or tag in languages}
+    sets = {
+        tag: sentences(locale, tag, count, seed)
+        for tag, locale in _locales().items()
+        if not languages or tag in languages
+    }
     sets = {tag: segments for tag, segments in sets.items() if len(segments) >= MIN_SENTENCES}
     # Every language at once: the engine batches them as it would any traffic.
     every = [segment for segments in sets.values() for segment in segments]
-    answers = dict(zip((s.id + s.target_lang for s in every), await translate_all(
-        base_url, "translate", every, concurrency=concurrency), strict=True))
+    answers = dict(
+        zip(
+            (s.id + s.target_lang for s in every),
+            await translate_all(base_url, "translate", every, concurrency=concurrency),
+            strict=True,
+        )
+    )
     results = []
     for tag, segments in sets.items():
         texts = [answers[s.id + s.target_lang].text for s in segments]
-        right = sum(bool(text.strip()) and not is_echo(s.source, text)
-                    and judge.wrong_language(text, tag) is None
-                    for s, text in zip(segments, texts, strict=True)) / len(segments)
+        right = sum(
+            bool(text.strip())
+            and not is_echo(s.source, text)
+            and judge.wrong_language(text, tag) is None
+            for s, text in zip(segments, texts, strict=True)
+        ) / len(segments)
         chrf = sacrebleu.CHRF().corpus_score(texts, [[s.reference for s in segments]]).score
-        results.append(LanguageResult(tag, len(segments), right, round(chrf, 1),
-                                      level_of(right, chrf)))
+        results.append(
+            LanguageResult(tag, len(segments), right, round(chrf, 1), level_of(right, chrf))
+        )
     return results
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "languages", help="which target languages the served model writes (support levels)",
-        description=__doc__.split("\n\n")[1] if __doc__ else None)
+        "languages",
+        help="which target languages the served model writes (support levels)",
+        description=__doc__.split("\n\n")[1] if __doc__ else None,
+    )
     parser.add_argument("--base-url", default="http://127.0.0.1:8000")
     parser.add_argument("--sentences", type=int, default=12, help="per language (default 12)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--languages", default="", help="comma-separated tags (default: all)")
-    parser.add_argument("--toml", metavar="FAMILY", default=None,
-                        help="print the [FAMILY.support] table for language_support.toml")
+    parser.add_argument(
+        "--toml",
+        metavar="FAMILY",
+        default=None,
+        help="print the [FAMILY.support] table for language_support.toml",
+    )
     parser.set_defaults(handler=cmd_languages)
 
 
 def cmd_languages(args: argparse.Namespace) -> int:
     wanted = [tag for tag in args.languages.split(",") if tag] or None
-    results = asyncio.run(measure(args.base_url, args.sentences, args.seed, args.concurrency,
-                                  wanted))
+    results = asyncio.run(
+        measure(args.base_url, args.sentences, args.seed, args.concurrency, wanted)
+    )
     print(f"{'language':8} {'n':>3} {'right':>6} {'chrF':>5} level")
     for r in results:
         print(f"{r.tag:8} {r.sentences:3} {r.right:6.1%} {r.chrf:5.1f} {r.level}")
@@ -136,6 +162,8 @@ def cmd_languages(args: argparse.Namespace) -> int:
     if args.toml:
         print(f"\n[{args.toml}.support]")
         for r in results:
-            print(f'"{r.tag}" = {{ level = "{r.level}", right = {r.right:.2f}, '
-                  f"chrf = {r.chrf}, sentences = {r.sentences} }}")
+            print(
+                f'"{r.tag}" = {{ level = "{r.level}", right = {r.right:.2f}, '
+                f"chrf = {r.chrf}, sentences = {r.sentences} }}"
+            )
     return 0

@@ -86,8 +86,12 @@ def count_sentences(english: str) -> int:
 
 def is_paragraph(english: str) -> bool:
     """Whether a plain-text English message is prose long enough for the paragraph set."""
-    return (MIN_CHARS <= len(english) <= MAX_CHARS and count_sentences(english) >= MIN_SENTENCES
-            and not _TAG.search(english) and not find_placeholders(english))
+    return (
+        MIN_CHARS <= len(english) <= MAX_CHARS
+        and count_sentences(english) >= MIN_SENTENCES
+        and not _TAG.search(english)
+        and not find_placeholders(english)
+    )
 
 
 def plausible(paragraphs: Sequence[Paragraph]) -> list[Paragraph]:
@@ -95,12 +99,19 @@ def plausible(paragraphs: Sequence[Paragraph]) -> list[Paragraph]:
     language's median length ratio to the English."""
     if not paragraphs:
         return []
-    medians = {tag: statistics.median(len(p.translations[tag]) / len(p.english)
-                                      for p in paragraphs) for tag in LOCALES}
+    medians = {
+        tag: statistics.median(len(p.translations[tag]) / len(p.english) for p in paragraphs)
+        for tag in LOCALES
+    }
     low, high = LENGTH_BAND
-    return [p for p in paragraphs
-            if all(low <= len(p.translations[tag]) / len(p.english) / medians[tag] <= high
-                   for tag in LOCALES)]
+    return [
+        p
+        for p in paragraphs
+        if all(
+            low <= len(p.translations[tag]) / len(p.english) / medians[tag] <= high
+            for tag in LOCALES
+        )
+    ]
 
 
 def _paragraph_id(english: str) -> str:
@@ -115,8 +126,11 @@ def catalog_path(locale: str) -> Path | None:
     except importlib.metadata.PackageNotFoundError:
         return None
     relative = CATALOG.format(locale=locale)
-    candidates = [Path(str(dist.locate_file(f))) for f in dist.files or ()
-                  if str(f).replace("\\", "/").endswith(relative)]
+    candidates = [
+        Path(str(dist.locate_file(f)))
+        for f in dist.files or ()
+        if str(f).replace("\\", "/").endswith(relative)
+    ]
     candidates += [Path(sys.prefix) / relative, Path(str(dist.locate_file(""))) / relative]
     return next((path for path in candidates if path.is_file()), None)
 
@@ -131,16 +145,23 @@ def collect(catalogs: dict[str, Iterable[Any]]) -> list[Paragraph]:
     by_english: dict[str, dict[str, str]] = {}
     for tag, entries in catalogs.items():
         for entry in entries:
-            if (entry.msgctxt is not None or entry.msgid_plural or entry.obsolete
-                    or getattr(entry, "fuzzy", False) or not entry.msgstr.strip()):
+            if (
+                entry.msgctxt is not None
+                or entry.msgid_plural
+                or entry.obsolete
+                or getattr(entry, "fuzzy", False)
+                or not entry.msgstr.strip()
+            ):
                 continue
             english = plain_text(entry.msgid)
             translation = plain_text(entry.msgstr)
             if is_paragraph(english) and not _TAG.search(translation):
                 by_english.setdefault(english, {})[tag] = translation
-    complete = [Paragraph(_paragraph_id(english), english, translations)
-                for english, translations in by_english.items()
-                if set(translations) == set(catalogs)]
+    complete = [
+        Paragraph(_paragraph_id(english), english, translations)
+        for english, translations in by_english.items()
+        if set(translations) == set(catalogs)
+    ]
     return sorted(plausible(complete), key=lambda p: p.id)
 
 
@@ -152,8 +173,10 @@ def paragraphs() -> tuple[Paragraph, ...]:
     for tag, locale in LOCALES.items():
         path = catalog_path(locale)
         if path is None:
-            raise ValueError(f"no {CATALOG.format(locale=locale)} of the {PACKAGE} package: "
-                             "install the `quality` extra")
+            raise ValueError(
+                f"no {CATALOG.format(locale=locale)} of the {PACKAGE} package: "
+                "install the `quality` extra"
+            )
         catalogs[tag] = polib.mofile(str(path))
     return tuple(collect(catalogs))
 
@@ -177,31 +200,42 @@ def draw_documents(order: Sequence[Paragraph], count: int) -> list[list[Paragrap
             documents.append(current)
             current = []
     if len(documents) < count:
-        raise ValueError(f"the catalogs hold {len(order)} paragraphs, enough for "
-                         f"{len(documents)} documents; asked for {count}")
+        raise ValueError(
+            f"the catalogs hold {len(order)} paragraphs, enough for "
+            f"{len(documents)} documents; asked for {count}"
+        )
     return documents
 
 
-def _segment(id_: str, parts: Sequence[Paragraph], source: str, target: str,
-             kind: str) -> Segment:
+def _segment(id_: str, parts: Sequence[Paragraph], source: str, target: str, kind: str) -> Segment:
     def text(lang: str) -> str:
-        return PARAGRAPH_BREAK.join(p.english if lang == "en" else p.translations[lang]
-                                    for p in parts)
+        return PARAGRAPH_BREAK.join(
+            p.english if lang == "en" else p.translations[lang] for p in parts
+        )
 
-    return Segment(id=id_, source=text(source), reference=text(target),
-                   source_lang=REQUEST_TAGS.get(source, source),
-                   target_lang=REQUEST_TAGS.get(target, target), kind=kind)
+    return Segment(
+        id=id_,
+        source=text(source),
+        reference=text(target),
+        source_lang=REQUEST_TAGS.get(source, source),
+        target_lang=REQUEST_TAGS.get(target, target),
+        kind=kind,
+    )
 
 
 def provenance(pair: str, kind: str) -> Provenance:
     source, target = parse_pair(pair, LOCALES)
     locale = LOCALES[target if source == "en" else source]
     metadata = importlib.metadata.metadata(PACKAGE)
-    joined = (" joined by blank lines into documents of at least "
-              f"{DOCUMENT_MIN_PARAGRAPHS} paragraphs and {DOCUMENT_MIN_CHARS:,} characters"
-              if kind == "document" else "")
+    joined = (
+        " joined by blank lines into documents of at least "
+        f"{DOCUMENT_MIN_PARAGRAPHS} paragraphs and {DOCUMENT_MIN_CHARS:,} characters"
+        if kind == "document"
+        else ""
+    )
     return Provenance(
-        package=PACKAGE, version=importlib.metadata.version(PACKAGE),
+        package=PACKAGE,
+        version=importlib.metadata.version(PACKAGE),
         license=metadata.get("License-Expression") or "GPL-2.0-or-later",
         catalogs=[CATALOG.format(locale=locale)],
         note=f"Gramps' English messages of {MIN_SENTENCES}+ sentences and {MIN_CHARS}-"
@@ -219,13 +253,20 @@ def load_paragraph_sets(pairs: Iterable[str], count: int, seed: int = 0) -> list
     chosen = _shuffled(seed)[:count]
     if len(chosen) < count:
         raise ValueError(f"the catalogs hold {len(chosen)} paragraphs; asked for {count}")
-    return [TestSet(pair=pair, name="paragraph", provenance=provenance(pair, "paragraph"),
-                    segments=[_segment(p.id, [p], s, t, "paragraph") for p in chosen])
-            for pair, (s, t) in zip(pairs, langs, strict=True)]
+    return [
+        TestSet(
+            pair=pair,
+            name="paragraph",
+            provenance=provenance(pair, "paragraph"),
+            segments=[_segment(p.id, [p], s, t, "paragraph") for p in chosen],
+        )
+        for pair, (s, t) in zip(pairs, langs, strict=True)
+    ]
 
 
-def load_document_sets(pairs: Iterable[str], count: int, seed: int = 0,
-                       paragraphs_first: int = 0) -> list[TestSet]:
+def load_document_sets(
+    pairs: Iterable[str], count: int, seed: int = 0, paragraphs_first: int = 0
+) -> list[TestSet]:
     """One set per pair, the same `count` documents in every pair, drawn from the seed's order
     after its first `paragraphs_first` paragraphs (those the paragraph set takes), so that a
     run with both sets does not translate a paragraph twice (the server's cache would answer
@@ -236,11 +277,24 @@ def load_document_sets(pairs: Iterable[str], count: int, seed: int = 0,
     documents = draw_documents(order[paragraphs_first:] + order[:paragraphs_first], count)
     sets = []
     for pair, (source, target) in zip(pairs, langs, strict=True):
-        segments = [_segment(f"document#{n}:" + "+".join(p.id.split("#")[1] for p in parts),
-                             parts, source, target, "document")
-                    for n, parts in enumerate(documents, 1)]
-        sets.append(TestSet(pair=pair, name="document", segments=segments,
-                            provenance=provenance(pair, "document")))
+        segments = [
+            _segment(
+                f"document#{n}:" + "+".join(p.id.split("#")[1] for p in parts),
+                parts,
+                source,
+                target,
+                "document",
+            )
+            for n, parts in enumerate(documents, 1)
+        ]
+        sets.append(
+            TestSet(
+                pair=pair,
+                name="document",
+                segments=segments,
+                provenance=provenance(pair, "document"),
+            )
+        )
     return sets
 
 

@@ -12,15 +12,28 @@ from translate_server.quality.scoring import MeanScore, PairScore
 from translate_server.translation.checks import FAILURE_KINDS
 
 JSON_SCHEMA_VERSION = 2  # 2: results and means per set, faithfulness metrics
-_SHORT = {"empty": "empty", "echo": "echo", "wrong_language": "wrong", "placeholders_lost": "ph.lost",
-          "commentary": "comment", "truncated": "cut", "omission": "omit", "addition": "add",
-          "copied_example": "copied"}
+_SHORT = {
+    "empty": "empty",
+    "echo": "echo",
+    "wrong_language": "wrong",
+    "placeholders_lost": "ph.lost",
+    "commentary": "comment",
+    "truncated": "cut",
+    "omission": "omit",
+    "addition": "add",
+    "copied_example": "copied",
+}
 
 
 # Faithfulness columns: header, key, and whether the value is a share (printed in percent).
-_FAITH = (("len.med", "length_ratio_median", False), ("len.mean", "length_ratio_mean", False),
-          ("omit", "omission_rate", True), ("omit.fl", "omission_flagged", True),
-          ("halluc", "hallucination_rate", True), ("hal.fl", "hallucination_flagged", True))
+_FAITH = (
+    ("len.med", "length_ratio_median", False),
+    ("len.mean", "length_ratio_mean", False),
+    ("omit", "omission_rate", True),
+    ("omit.fl", "omission_flagged", True),
+    ("halluc", "hallucination_rate", True),
+    ("hal.fl", "hallucination_flagged", True),
+)
 _UNFLAGGED = ("unflag", "unflagged_failure_rate", True)
 # The short messages' table keeps its failure columns; the long texts' adds faithfulness, and
 # leaves out lost placeholders (their texts have none).
@@ -45,29 +58,53 @@ def format_table(scores: Sequence[PairScore], means: Sequence[MeanScore]) -> str
     tables = []
     for set_name in dict.fromkeys(score.set for score in scores):
         failures, faith = _columns(set_name)
-        headers = ["api", "pair", "n", "chrF", "BLEU", *(_SHORT[k] for k in failures),
-                   *(header for header, _, _ in faith), "errors", "s/1k ch"]
+        headers = [
+            "api",
+            "pair",
+            "n",
+            "chrF",
+            "BLEU",
+            *(_SHORT[k] for k in failures),
+            *(header for header, _, _ in faith),
+            "errors",
+            "s/1k ch",
+        ]
 
         def cells(row: PairScore | MeanScore, faith=faith, failures=failures) -> list[str]:
-            return [f"{row.chrf:.1f}", f"{row.bleu:.1f}",
-                    *(f"{100 * row.rates[k]:.0f}%" for k in failures),
-                    *(_cell(row.faithfulness[key], share) for _, key, share in faith)]
+            return [
+                f"{row.chrf:.1f}",
+                f"{row.bleu:.1f}",
+                *(f"{100 * row.rates[k]:.0f}%" for k in failures),
+                *(_cell(row.faithfulness[key], share) for _, key, share in faith),
+            ]
 
-        rows = [[s.api, s.pair, str(s.segments), *cells(s), str(s.errors), ""]
-                for s in scores if s.set == set_name]
-        rows += [[m.api, "mean", f"{m.pairs} pairs", *cells(m), "",
-                  _cell(m.seconds_per_1k_chars, False)] for m in means if m.set == set_name]
+        rows = [
+            [s.api, s.pair, str(s.segments), *cells(s), str(s.errors), ""]
+            for s in scores
+            if s.set == set_name
+        ]
+        rows += [
+            [m.api, "mean", f"{m.pairs} pairs", *cells(m), "", _cell(m.seconds_per_1k_chars, False)]
+            for m in means
+            if m.set == set_name
+        ]
         widths = [max(len(row[i]) for row in [headers, *rows]) for i in range(len(headers))]
-        lines = [f"[{set_name}]",
-                 "  ".join(cell.rjust(w) for cell, w in zip(headers, widths, strict=True))]
+        lines = [
+            f"[{set_name}]",
+            "  ".join(cell.rjust(w) for cell, w in zip(headers, widths, strict=True)),
+        ]
         for row in rows:
             lines.append("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)))
         tables.append("\n".join(lines))
     return "\n\n".join(tables)
 
 
-def build_document(run: dict[str, Any], sets: Sequence[dict[str, Any]],
-                   scores: Sequence[PairScore], means: Sequence[MeanScore]) -> dict[str, Any]:
+def build_document(
+    run: dict[str, Any],
+    sets: Sequence[dict[str, Any]],
+    scores: Sequence[PairScore],
+    means: Sequence[MeanScore],
+) -> dict[str, Any]:
     return {
         "schema": JSON_SCHEMA_VERSION,
         "run": run,
@@ -82,8 +119,9 @@ def write_json(path: str | Path, document: dict[str, Any]) -> None:
     Path(path).write_bytes(msgspec.json.format(msgspec.json.encode(document), indent=2) + b"\n")
 
 
-def plot(scores: Sequence[PairScore], means: Sequence[MeanScore], path: str | Path,
-         title: str = "") -> None:
+def plot(
+    scores: Sequence[PairScore], means: Sequence[MeanScore], path: str | Path, title: str = ""
+) -> None:
     """Per set, a row: chrF per pair and API, and the mean rate of each failure kind per API."""
     import matplotlib
 
@@ -93,8 +131,13 @@ def plot(scores: Sequence[PairScore], means: Sequence[MeanScore], path: str | Pa
     names = list(dict.fromkeys(score.set for score in scores))
     fig, axes = plt.subplots(len(names), 2, figsize=(13, 4.5 * len(names)), squeeze=False)
     for (ax_chrf, ax_fail), name in zip(axes, names, strict=True):
-        _plot_set([s for s in scores if s.set == name], [m for m in means if m.set == name],
-                  ax_chrf, ax_fail, name)
+        _plot_set(
+            [s for s in scores if s.set == name],
+            [m for m in means if m.set == name],
+            ax_chrf,
+            ax_fail,
+            name,
+        )
     if title:
         fig.suptitle(title)
     fig.tight_layout()
@@ -102,8 +145,9 @@ def plot(scores: Sequence[PairScore], means: Sequence[MeanScore], path: str | Pa
     plt.close(fig)
 
 
-def _plot_set(scores: Sequence[PairScore], means: Sequence[MeanScore], ax_chrf: Any,
-              ax_fail: Any, name: str) -> None:
+def _plot_set(
+    scores: Sequence[PairScore], means: Sequence[MeanScore], ax_chrf: Any, ax_fail: Any, name: str
+) -> None:
     apis = [mean.api for mean in means]
     pairs = list(dict.fromkeys(score.pair for score in scores)) + ["mean"]
     labels = [_SHORT[kind.value] for kind in FAILURE_KINDS]
@@ -113,8 +157,9 @@ def _plot_set(scores: Sequence[PairScore], means: Sequence[MeanScore], ax_chrf: 
     def rates(mean: MeanScore) -> list[float]:
         found = [mean.rates[kind.value] for kind in FAILURE_KINDS]
         if name != "short":
-            found += [mean.faithfulness[key] or 0.0
-                      for key in ("omission_rate", "hallucination_rate")]
+            found += [
+                mean.faithfulness[key] or 0.0 for key in ("omission_rate", "hallucination_rate")
+            ]
         return [100 * rate for rate in found]
 
     width = 0.8 / max(len(apis), 1)

@@ -35,8 +35,15 @@ from translate_server.translation.placeholders import find_placeholders
 BLEU_TOKENIZERS = {"zh": "zh", "ja": "char"}
 
 
-FAITHFULNESS = ("length_ratio_median", "length_ratio_mean", "omission_rate", "omission_flagged",
-                "hallucination_rate", "hallucination_flagged", "unflagged_failure_rate")
+FAITHFULNESS = (
+    "length_ratio_median",
+    "length_ratio_mean",
+    "omission_rate",
+    "omission_flagged",
+    "hallucination_rate",
+    "hallucination_flagged",
+    "unflagged_failure_rate",
+)
 
 
 class PairScore(msgspec.Struct, kw_only=True):
@@ -72,15 +79,27 @@ def bleu_tokenizer(target_lang: str) -> str:
     return BLEU_TOKENIZERS.get(base_language(target_lang), "13a")
 
 
-def judge_answers(segments: Sequence[Segment], answers: Sequence[Answer],
-                  judge: LanguageJudge | None) -> list[Verdict]:
-    return [check_translation(s.source, a.text, s.source_lang, s.target_lang, a.finish_reason,
-                              judge=judge) for s, a in zip(segments, answers, strict=True)]
+def judge_answers(
+    segments: Sequence[Segment], answers: Sequence[Answer], judge: LanguageJudge | None
+) -> list[Verdict]:
+    return [
+        check_translation(
+            s.source, a.text, s.source_lang, s.target_lang, a.finish_reason, judge=judge
+        )
+        for s, a in zip(segments, answers, strict=True)
+    ]
 
 
-def score_pair(api: str, pair: str, segments: Sequence[Segment], answers: Sequence[Answer],
-               verdicts: Sequence[Verdict], *, set_name: str = "short",
-               examples: Examples = ()) -> PairScore:
+def score_pair(
+    api: str,
+    pair: str,
+    segments: Sequence[Segment],
+    answers: Sequence[Answer],
+    verdicts: Sequence[Verdict],
+    *,
+    set_name: str = "short",
+    examples: Examples = (),
+) -> PairScore:
     hypotheses = [answer.text for answer in answers]
     references = [[segment.reference for segment in segments]]
     bleu = sacrebleu.BLEU(tokenize=bleu_tokenizer(segments[0].target_lang))
@@ -101,18 +120,25 @@ def score_pair(api: str, pair: str, segments: Sequence[Segment], answers: Sequen
         base = with_placeholders if kind is FailureKind.PLACEHOLDERS_LOST else answered
         rates[kind.value] = counts[kind.value] / base if base else 0.0
     return PairScore(
-        api=api, set=set_name, pair=pair, segments=len(segments),
+        api=api,
+        set=set_name,
+        pair=pair,
+        segments=len(segments),
         source_chars=sum(len(segment.source) for segment in segments),
         errors=len(answers) - answered,
-        chrf=round(chrf_score.score, 2), bleu=round(bleu_score.score, 2),
-        rates={k: round(v, 4) for k, v in rates.items()}, counts=counts,
-        bleu_signature=str(bleu.get_signature()), chrf_signature=str(chrf.get_signature()),
+        chrf=round(chrf_score.score, 2),
+        bleu=round(bleu_score.score, 2),
+        rates={k: round(v, 4) for k, v in rates.items()},
+        counts=counts,
+        bleu_signature=str(bleu.get_signature()),
+        chrf_signature=str(chrf.get_signature()),
         faithfulness=faithfulness(segments, answers, verdicts, examples),
     )
 
 
-def mean_scores(scores: Sequence[PairScore],
-                wall_s: dict[tuple[str, str], float] | None = None) -> list[MeanScore]:
+def mean_scores(
+    scores: Sequence[PairScore], wall_s: dict[tuple[str, str], float] | None = None
+) -> list[MeanScore]:
     """The unweighted mean over pairs, per API and set (every pair counts the same);
     `wall_s`: each (API, set)'s translation time, for its seconds per 1,000 characters."""
     means = []
@@ -121,15 +147,23 @@ def mean_scores(scores: Sequence[PairScore],
         n = len(mine)
         chars = sum(s.source_chars for s in mine)
         seconds = (wall_s or {}).get((api, set_name))
-        means.append(MeanScore(
-            api=api, set=set_name, pairs=n,
-            chrf=round(sum(s.chrf for s in mine) / n, 2),
-            bleu=round(sum(s.bleu for s in mine) / n, 2),
-            rates={kind.value: round(sum(s.rates[kind.value] for s in mine) / n, 4)
-                   for kind in FAILURE_KINDS},
-            faithfulness={key: mean_of(s.faithfulness[key] for s in mine)
-                          for key in FAITHFULNESS},
-            seconds_per_1k_chars=round(1000 * seconds / chars, 2)
-            if seconds is not None and chars else None,
-        ))
+        means.append(
+            MeanScore(
+                api=api,
+                set=set_name,
+                pairs=n,
+                chrf=round(sum(s.chrf for s in mine) / n, 2),
+                bleu=round(sum(s.bleu for s in mine) / n, 2),
+                rates={
+                    kind.value: round(sum(s.rates[kind.value] for s in mine) / n, 4)
+                    for kind in FAILURE_KINDS
+                },
+                faithfulness={
+                    key: mean_of(s.faithfulness[key] for s in mine) for key in FAITHFULNESS
+                },
+                seconds_per_1k_chars=round(1000 * seconds / chars, 2)
+                if seconds is not None and chars
+                else None,
+            )
+        )
     return means

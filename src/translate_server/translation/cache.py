@@ -27,13 +27,17 @@ class TranslationCache:
         self._entries: LRUCache[Hashable, CachedTranslation] | None = (
             LRUCache(maxsize=max_entries) if max_entries > 0 else None
         )
-        self.hits = Counter("translate_cache_hits", "Translations answered from the cache.",
-                            registry=registry)
-        self.misses = Counter("translate_cache_misses",
-                              "Translations looked up in the cache and not found.",
-                              registry=registry)
-        self.size = Gauge("translate_cache_entries", "Translations held in the cache.",
-                          registry=registry)
+        self.hits = Counter(
+            "translate_cache_hits", "Translations answered from the cache.", registry=registry
+        )
+        self.misses = Counter(
+            "translate_cache_misses",
+            "Translations looked up in the cache and not found.",
+            registry=registry,
+        )
+        self.size = Gauge(
+            "translate_cache_entries", "Translations held in the cache.", registry=registry
+        )
 
     def get(self, key: Hashable) -> CachedTranslation | None:
         if self._entries is None:

@@ -86,6 +86,7 @@ def base_language(tag: str) -> str:
 
 # -- echo ---------------------------------------------------------------------------------
 
+
 def _normalized(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold()
     text = re.sub(r"\s+", " ", text).strip()
@@ -111,8 +112,12 @@ _KANA = re.compile(r"[\u3040-\u30ff]")
 
 
 def _is_cjk(char: str) -> bool:
-    return "\u2e80" <= char <= "\u9fff" or "\uac00" <= char <= "\ud7af" or \
-        "\uf900" <= char <= "\ufaff" or "\uff66" <= char <= "\uff9f"
+    return (
+        "\u2e80" <= char <= "\u9fff"
+        or "\uac00" <= char <= "\ud7af"
+        or "\uf900" <= char <= "\ufaff"
+        or "\uff66" <= char <= "\uff9f"
+    )
 
 
 def judged_text(answer: str) -> str | None:
@@ -145,7 +150,9 @@ class LanguageJudge:
             return None
         if target == "ja" and best == "zh" and not _KANA.search(text):
             return None  # Japanese written in kanji alone reads as Chinese
-        target_confidence = sum(c.confidence for c in found if base_language(c.language.tag) == target)
+        target_confidence = sum(
+            c.confidence for c in found if base_language(c.language.tag) == target
+        )
         return best if target_confidence <= self.max_target_confidence else None
 
 
@@ -182,6 +189,7 @@ def has_commentary(source: str, answer: str) -> bool:
 
 # -- all of them ----------------------------------------------------------------------------
 
+
 def check_translation(
     source: str,
     answer: str,
@@ -198,8 +206,10 @@ def check_translation(
     if finish_reason == "length":
         failures.append(FailureKind.TRUNCATED)
     if source.strip() and not answer.strip():
-        return Verdict(failures=(FailureKind.EMPTY, *failures),
-                       lost_placeholders=tuple(lost_placeholders(source, "")))
+        return Verdict(
+            failures=(FailureKind.EMPTY, *failures),
+            lost_placeholders=tuple(lost_placeholders(source, "")),
+        )
     if base_language(source_lang) != base_language(target_lang) and is_echo(source, answer):
         failures.append(FailureKind.ECHO)
     detected = None
@@ -217,5 +227,8 @@ def check_translation(
     if examples and copies_example(source, answer, examples):
         failures.append(FailureKind.COPIED_EXAMPLE)
     order = {kind: i for i, kind in enumerate(FAILURE_KINDS)}
-    return Verdict(failures=tuple(sorted(failures, key=order.__getitem__)),
-                   lost_placeholders=lost, detected_language=detected)
+    return Verdict(
+        failures=tuple(sorted(failures, key=order.__getitem__)),
+        lost_placeholders=lost,
+        detected_language=detected,
+    )

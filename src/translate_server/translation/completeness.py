@@ -56,10 +56,13 @@ class Ratio:
 
 @cache
 def _ratios() -> dict[str, Ratio]:
-    text = resources.files("translate_server.translation").joinpath(
-        "length_ratios.toml").read_text()
-    return {tag: Ratio(table["low"], table["median"], table["high"])
-            for tag, table in tomllib.loads(text).items()}
+    text = (
+        resources.files("translate_server.translation").joinpath("length_ratios.toml").read_text()
+    )
+    return {
+        tag: Ratio(table["low"], table["median"], table["high"])
+        for tag, table in tomllib.loads(text).items()
+    }
 
 
 def _ratio(tag: str) -> Ratio | None:
@@ -71,10 +74,12 @@ def length_bounds(source_lang: str, target_lang: str) -> tuple[float, float]:
     """(low, high) of answer length / source length for a translation between the two."""
     if source_lang.split("-", 1)[0] == target_lang.split("-", 1)[0]:
         return DEFAULT_BOUNDS
-    source = Ratio(1.0, 1.0, 1.0) if source_lang.split("-", 1)[0] == ENGLISH \
-        else _ratio(source_lang)
-    target = Ratio(1.0, 1.0, 1.0) if target_lang.split("-", 1)[0] == ENGLISH \
-        else _ratio(target_lang)
+    source = (
+        Ratio(1.0, 1.0, 1.0) if source_lang.split("-", 1)[0] == ENGLISH else _ratio(source_lang)
+    )
+    target = (
+        Ratio(1.0, 1.0, 1.0) if target_lang.split("-", 1)[0] == ENGLISH else _ratio(target_lang)
+    )
     if source is None or target is None:
         return DEFAULT_BOUNDS
     if source_lang.split("-", 1)[0] == ENGLISH or target_lang.split("-", 1)[0] == ENGLISH:
@@ -91,6 +96,7 @@ def length_bounds(source_lang: str, target_lang: str) -> tuple[float, float]:
 
 def expected_ratio(source_lang: str, target_lang: str) -> float:
     """The median length of people's translations between the two, per source character."""
+
     def median(tag: str) -> float | None:
         if tag.split("-", 1)[0] == ENGLISH:
             return 1.0
@@ -103,11 +109,12 @@ def expected_ratio(source_lang: str, target_lang: str) -> float:
     return target / source
 
 
-def text_omission(source_chars: int, answer_chars: int, source_lang: str,
-                  target_lang: str) -> bool:
+def text_omission(source_chars: int, answer_chars: int, source_lang: str, target_lang: str) -> bool:
     """Whether a whole text's translation is much shorter than people make it."""
-    return source_chars >= LONG_TEXT_CHARS and \
-        answer_chars < TEXT_FACTOR * expected_ratio(source_lang, target_lang) * source_chars
+    return (
+        source_chars >= LONG_TEXT_CHARS
+        and answer_chars < TEXT_FACTOR * expected_ratio(source_lang, target_lang) * source_chars
+    )
 
 
 def sentence_count(text: str) -> int:
@@ -115,7 +122,7 @@ def sentence_count(text: str) -> int:
 
 
 def length_failure(source: str, answer: str, source_lang: str, target_lang: str) -> str | None:
-    """"omission", "addition" or None, by length and by sentences."""
+    """ "omission", "addition" or None, by length and by sentences."""
     if not answer.strip():
         return None  # empty: a failure of its own
     if len(source.strip()) >= MIN_JUDGED_CHARS:
@@ -149,15 +156,20 @@ def copies_example(source: str, answer: str, examples: Iterable[tuple[str, str]]
             continue  # a one-word example may be the right answer to a short text
         close = target == folded_answer or (
             len(target.split()) >= 2
-            and difflib.SequenceMatcher(None, folded_answer, target).ratio() >= COPY_SIMILARITY)
-        if close and difflib.SequenceMatcher(
-                None, folded_source, _folded(example_source)).ratio() < SOURCE_SIMILARITY:
+            and difflib.SequenceMatcher(None, folded_answer, target).ratio() >= COPY_SIMILARITY
+        )
+        if (
+            close
+            and difflib.SequenceMatcher(None, folded_source, _folded(example_source)).ratio()
+            < SOURCE_SIMILARITY
+        ):
             return True
     return False
 
 
-def example_pairs(examples: Iterable[Mapping[str, str]], source_tag: str,
-                  target_tag: str) -> tuple[tuple[str, str], ...]:
+def example_pairs(
+    examples: Iterable[Mapping[str, str]], source_tag: str, target_tag: str
+) -> tuple[tuple[str, str], ...]:
     """The (source, target) sentences of the examples a prompt for the pair shows."""
     pairs = []
     for example in examples:

@@ -38,8 +38,9 @@ def detectable_languages() -> tuple[Language, ...]:
     """Every language the detector knows, sorted by tag."""
     from lingua import Language as LinguaLanguage
 
-    languages = (resolve_language(lang.iso_code_639_1.name.lower())
-                 for lang in LinguaLanguage.all())
+    languages = (
+        resolve_language(lang.iso_code_639_1.name.lower()) for lang in LinguaLanguage.all()
+    )
     return tuple(sorted(languages, key=lambda language: language.tag))
 
 

@@ -16,26 +16,33 @@ MAX_TERM_CHARS = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def validate_glossary(glossary: Mapping[str, str] | None, param: str = "glossary") -> dict[str, str]:
+def validate_glossary(
+    glossary: Mapping[str, str] | None, param: str = "glossary"
+) -> dict[str, str]:
     """The glossary without blank entries; too large or empty terms are a 400."""
     if not glossary:
         return {}
     if len(glossary) > MAX_ENTRIES:
-        raise InvalidRequestError(f"A glossary may hold at most {MAX_ENTRIES} entries.",
-                                  param=param)
+        raise InvalidRequestError(
+            f"A glossary may hold at most {MAX_ENTRIES} entries.", param=param
+        )
     entries = {}
     for term, required in glossary.items():
         if not term.strip() or not required.strip():
-            raise InvalidRequestError("Glossary terms and translations must not be empty.",
-                                      param=f"{param}.{term}")
+            raise InvalidRequestError(
+                "Glossary terms and translations must not be empty.", param=f"{param}.{term}"
+            )
         if _CONTROL.search(term) or _CONTROL.search(required):
             raise InvalidRequestError(
-                "Glossary terms and translations must be single lines without control "
-                "characters.", param=f"{param}.{term}", code="invalid_glossary_entry")
+                "Glossary terms and translations must be single lines without control characters.",
+                param=f"{param}.{term}",
+                code="invalid_glossary_entry",
+            )
         if len(term) > MAX_TERM_CHARS or len(required) > MAX_TERM_CHARS:
             raise InvalidRequestError(
                 f"Glossary terms and translations may be at most {MAX_TERM_CHARS} characters.",
-                param=f"{param}.{term}")
+                param=f"{param}.{term}",
+            )
         entries[term.strip()] = required.strip()
     return entries
 
@@ -77,7 +84,8 @@ def _contains(text: str, term: str) -> bool:
             return False
         start, end = found.span()
         if not (check_start and start > 0 and _is_word_char(text[start - 1])) and not (
-                check_end and end < len(text) and _is_word_char(text[end])):
+            check_end and end < len(text) and _is_word_char(text[end])
+        ):
             return True
         found = literal.search(text, start + 1)
     return found is not None and _pattern(term).search(text, found.start()) is not None
@@ -90,5 +98,8 @@ def entries_in(text: str, glossary: Mapping[str, str]) -> dict[str, str]:
 
 def applied_terms(source: str, translation: str, glossary: Mapping[str, str]) -> list[str]:
     """Terms that occur in `source` and whose required translation is in `translation`."""
-    return [term for term, required in glossary.items()
-            if _contains(source, term) and _contains(translation, required)]
+    return [
+        term
+        for term, required in glossary.items()
+        if _contains(source, term) and _contains(translation, required)
+    ]

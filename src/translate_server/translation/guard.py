@@ -58,8 +58,9 @@ _WEIGHTS = {
     FailureKind.PLACEHOLDERS_LOST: 1,
 }
 # Failures of completeness: a piece of several sentences is split into sentences for them.
-INCOMPLETE: frozenset[FailureKind] = frozenset({
-    FailureKind.OMISSION, FailureKind.ADDITION, FailureKind.COPIED_EXAMPLE})
+INCOMPLETE: frozenset[FailureKind] = frozenset(
+    {FailureKind.OMISSION, FailureKind.ADDITION, FailureKind.COPIED_EXAMPLE}
+)
 GUARDED_KINDS: tuple[FailureKind, ...] = tuple(k for k in FAILURE_KINDS if k in _WEIGHTS)
 # An answer cut off at max_tokens counts against it when choosing: the retry's repetition
 # penalty makes runaways, and one of those must not replace a first answer that only lost a
@@ -109,9 +110,13 @@ class Outcome(msgspec.Struct, frozen=True):
 
 
 class Guard:
-    def __init__(self, detector: Detector, accuracy: str = "low",
-                 style: str = DEFAULT_STYLE,
-                 examples: Sequence[Mapping[str, str]] = ()) -> None:
+    def __init__(
+        self,
+        detector: Detector,
+        accuracy: str = "low",
+        style: str = DEFAULT_STYLE,
+        examples: Sequence[Mapping[str, str]] = (),
+    ) -> None:
         self.detector = _LastAnswer(detector)
         self.judge = LanguageJudge(self.detector, accuracy)
         self.style = style
@@ -122,23 +127,40 @@ class Guard:
         # In HTML the parser has decoded entities already: `&amp;` there is text.
         return mask(text, entities=text_format == "text", style=self.style)
 
-    def review(self, source: str, masked: Masked, answer: str, source_lang: str,
-               target_lang: str, *, cut_off: bool = False) -> Review:
+    def review(
+        self,
+        source: str,
+        masked: Masked,
+        answer: str,
+        source_lang: str,
+        target_lang: str,
+        *,
+        cut_off: bool = False,
+    ) -> Review:
         unmasked = masked.unmask(answer)
         text = unmasked.text
         if _LONE_TAG.fullmatch(text) and text.strip() not in source:
             text = ""
-        verdict = check_translation(source, text, source_lang, target_lang,
-                                    examples=self._examples(source_lang, target_lang))
+        verdict = check_translation(
+            source,
+            text,
+            source_lang,
+            target_lang,
+            examples=self._examples(source_lang, target_lang),
+        )
         failures = {kind for kind in verdict.failures if kind in _WEIGHTS}
         if unmasked.lost:
             failures.add(FailureKind.PLACEHOLDERS_LOST)
-        if (text and not failures & {FailureKind.ECHO}
-                and base_language(source_lang) != base_language(target_lang)
-                and self._wrong_language(text, source_lang, target_lang)):
+        if (
+            text
+            and not failures & {FailureKind.ECHO}
+            and base_language(source_lang) != base_language(target_lang)
+            and self._wrong_language(text, source_lang, target_lang)
+        ):
             failures.add(FailureKind.WRONG_LANGUAGE)
-        return Review(text, tuple(k for k in GUARDED_KINDS if k in failures), unmasked.lost,
-                      cut_off)
+        return Review(
+            text, tuple(k for k in GUARDED_KINDS if k in failures), unmasked.lost, cut_off
+        )
 
     def _examples(self, source_lang: str, target_lang: str) -> tuple[tuple[str, str], ...]:
         pair = (source_lang, target_lang)
@@ -156,8 +178,10 @@ class Guard:
         for found in self.detector.candidates(judged, 10):  # the judge's call, remembered
             language = base_language(found.language.tag)
             confidence[language] = confidence.get(language, 0.0) + found.confidence
-        return (confidence.get(base_language(source_lang), 0.0) >= SOURCE_LANGUAGE
-                and confidence.get(base_language(target_lang), 0.0) <= _TARGET_AT_MOST)
+        return (
+            confidence.get(base_language(source_lang), 0.0) >= SOURCE_LANGUAGE
+            and confidence.get(base_language(target_lang), 0.0) <= _TARGET_AT_MOST
+        )
 
     @staticmethod
     def choose(source: str, reviews: Sequence[Review]) -> Outcome:

@@ -18,16 +18,30 @@ from translate_server.translation.prompts.templates import CLOSE_MARKER, OPEN_MA
 # that a translation's own first words ("Die Besprechung", "The city") are told apart after
 # a token or two. `regex` rather than `re` for its partial matches: a stream can tell when
 # its start can no longer become a preamble.
-_QUALIFIERS = ("final", "literal", "direct", "formal", "informal", "full", "complete",
-               "requested", "corrected", "suggested", "possible", "accurate", "natural")
+_QUALIFIERS = (
+    "final",
+    "literal",
+    "direct",
+    "formal",
+    "informal",
+    "full",
+    "complete",
+    "requested",
+    "corrected",
+    "suggested",
+    "possible",
+    "accurate",
+    "natural",
+)
 
 
 @lru_cache(maxsize=256)
 def _preamble(languages: tuple[str, ...]) -> regex.Pattern[str]:
     names = {name.lower() for name in languages}
     names |= {name.split()[0] for name in names if name.split()}
-    words = "|".join(regex.escape(word) for word in sorted(names | set(_QUALIFIERS),
-                                                           key=len, reverse=True))
+    words = "|".join(
+        regex.escape(word) for word in sorted(names | set(_QUALIFIERS), key=len, reverse=True)
+    )
     return regex.compile(
         r"^(?:(?:sure|certainly|of course|okay|ok)[,.!]?\s+)?"
         r"(?:here(?:'s|’s| is| are)\s+(?:the|your|my|a)\s+(?:[\w()-]+\s+){0,3}?translations?"
@@ -42,8 +56,18 @@ def _preamble(languages: tuple[str, ...]) -> regex.Pattern[str]:
 # that goes on with tag after tag is degenerate, and holding a stream back until such an
 # answer ends would leave its client waiting for the whole generation.
 _TAG_LINES = regex.compile(r"^(?:<[A-Za-z][\w-]*>[ \t]*\n\s*){1,2}")
-_QUOTES = {'"': '"', "“": "”", "„": "“", "«": "»", "»": "«", "「": "」", "『": "』",
-           "'": "'", "‘": "’", "‚": "‘"}
+_QUOTES = {
+    '"': '"',
+    "“": "”",
+    "„": "“",
+    "«": "»",
+    "»": "«",
+    "「": "」",
+    "『": "』",
+    "'": "'",
+    "‘": "’",
+    "‚": "‘",
+}
 _CLOSING_QUOTES = frozenset(_QUOTES.values())
 # A note on a line of its own after the translation ("Note: ...", "(Translator's note: ...").
 # Tried only at line starts and never across lines: a pattern that let whitespace (blank lines)
@@ -81,7 +105,7 @@ def clean_translation(
         cleaned = cleaned.split("\n", 1)[0].rstrip()
     elif final and not re.search(r"\bnote", source, re.IGNORECASE):
         if note := _TRAILING_NOTE.search(cleaned):
-            cleaned = cleaned[:note.start()]
+            cleaned = cleaned[: note.start()]
         cleaned = cleaned.rstrip()
     if final:
         cleaned = _without_cut_marker(cleaned, source)
@@ -141,8 +165,9 @@ class StreamCleaner:
         stable = self.raw
         if "<" in stable:
             stable = _ARRIVING_MARKER.sub("", stable)  # a marker may be arriving
-        candidate = clean_translation(stable, self.source, languages=self.languages,
-                                      final=False).rstrip()
+        candidate = clean_translation(
+            stable, self.source, languages=self.languages, final=False
+        ).rstrip()
         if candidate[-1:] in _CLOSING_QUOTES:
             candidate = candidate[:-1]
         if self._multiline:
@@ -159,7 +184,7 @@ class StreamCleaner:
     def _advance(self, text: str) -> str:
         if len(text) <= len(self.sent) or not text.startswith(self.sent):
             return ""
-        new, self.sent = text[len(self.sent):], text
+        new, self.sent = text[len(self.sent) :], text
         return new
 
 

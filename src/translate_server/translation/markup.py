@@ -35,14 +35,32 @@ from collections.abc import Callable
 
 from translate_server.translation.segmentation import Document, split_text
 
-_SKIPPED = frozenset({"script", "style", "code", "pre", "textarea", "kbd", "samp", "var",
-                      "template", "svg", "math"})
-_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
-                   "param", "source", "track", "wbr"})
+_SKIPPED = frozenset(
+    {"script", "style", "code", "pre", "textarea", "kbd", "samp", "var", "template", "svg", "math"}
+)
+_VOID = frozenset(
+    {
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "param",
+        "source",
+        "track",
+        "wbr",
+    }
+)
 # Elements whose content is not markup: it runs to their own end tag. Only <title>'s is text
 # to translate (its entities are decoded); the others' is never translated.
-_RAW_TEXT = frozenset({"script", "style", "textarea", "title", "xmp", "iframe", "noembed",
-                       "noframes", "plaintext"})
+_RAW_TEXT = frozenset(
+    {"script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "plaintext"}
+)
 _TRANSLATED_RAW = frozenset({"title"})
 
 _TAG_NAME = re.compile(r"[^\s/>]*")
@@ -56,8 +74,9 @@ _LETTER = re.compile(r"[A-Za-z]")
 _MARKUP_START = re.compile(r"<[A-Za-z!/?]")  # any other `<` is text
 
 
-def parse_html(markup: str, max_chars: int, *, xml: bool = False,
-               ignore_tags: tuple[str, ...] = ()) -> Document:
+def parse_html(
+    markup: str, max_chars: int, *, xml: bool = False, ignore_tags: tuple[str, ...] = ()
+) -> Document:
     """The text nodes of `markup` as pieces (unescaped, long ones split); the layout holds the
     markup and whitespace verbatim, and translations are escaped back as they go in."""
     pieces: list[str] = []
@@ -96,8 +115,11 @@ def _note_entities(raw: str, spellings: dict[str, str]) -> None:
     for match in _ENTITY.finditer(raw):
         entity = match.group()
         char = html.unescape(entity)
-        if len(char) == 1 and char != entity and not (char.isascii() and (
-                char.isalnum() or char.isspace())):
+        if (
+            len(char) == 1
+            and char != entity
+            and not (char.isascii() and (char.isalnum() or char.isspace()))
+        ):
             spellings.setdefault(char, entity)
 
 
@@ -158,11 +180,11 @@ class _Scanner:
     def _markup_at(self, lt: int) -> int | None:
         """Where the markup that starts at `lt` (a `<`) ends; None when the `<` is text."""
         markup = self.markup
-        following = markup[lt + 1:lt + 2]
+        following = markup[lt + 1 : lt + 2]
         if _LETTER.fullmatch(following):
             return self._start_tag(lt)
         if following == "/":
-            after = markup[lt + 2:lt + 3]
+            after = markup[lt + 2 : lt + 3]
             if _LETTER.fullmatch(after):
                 return self._end_tag(lt)
             if after == "":
@@ -211,12 +233,12 @@ class _Scanner:
             value = ""
             if equals := _EQUALS.match(markup, position):
                 position = equals.end()
-                quote = markup[position:position + 1]
+                quote = markup[position : position + 1]
                 if quote in ('"', "'"):
                     close = markup.find(quote, position + 1)
                     if close < 0:
                         return length, attributes, False
-                    value, position = markup[position + 1:close], close + 1
+                    value, position = markup[position + 1 : close], close + 1
                 else:
                     unquoted_end = _UNQUOTED.match(markup, position).end()  # type: ignore[union-attr]
                     value, position = markup[position:unquoted_end], unquoted_end
@@ -224,7 +246,7 @@ class _Scanner:
 
     def _start_tag(self, lt: int) -> int:
         name_end = _TAG_NAME.match(self.markup, lt + 1).end()  # type: ignore[union-attr]
-        name = self.markup[lt + 1:name_end].lower()
+        name = self.markup[lt + 1 : name_end].lower()
         end, attributes, self_closing = self._attributes(name_end)
         self._last_start = (name, end)
         if (not self.xml and name in _VOID) or self_closing:
@@ -243,15 +265,16 @@ class _Scanner:
         elif translate is not None and translate.strip().lower() == "no":
             skip = True
         else:  # an invalid `translate` value is no value: inherited, like no attribute
-            skip = parent_skips or (not self.xml and
-                                    "notranslate" in attributes.get("class", "").split())
+            skip = parent_skips or (
+                not self.xml and "notranslate" in attributes.get("class", "").split()
+            )
         self._stack.append((name, skip, hard))
         self._open[name] = self._open.get(name, 0) + 1
         return end
 
     def _end_tag(self, lt: int) -> int:
         name_end = _TAG_NAME.match(self.markup, lt + 2).end()  # type: ignore[union-attr]
-        name = self.markup[lt + 2:name_end].lower()
+        name = self.markup[lt + 2 : name_end].lower()
         end, _, _ = self._attributes(name_end)
         self._last_start = None
         # Close the innermost open element of that name and everything inside it; an end tag
@@ -270,8 +293,14 @@ class _Scanner:
         """(name, translatable) when the markup just scanned opened an element whose content
         is not markup."""
         last, self._last_start = self._last_start, None
-        if self.xml or last is None or last[0] not in _RAW_TEXT or last[1] >= len(self.markup) or \
-                not self._stack or self._stack[-1][0] != last[0]:
+        if (
+            self.xml
+            or last is None
+            or last[0] not in _RAW_TEXT
+            or last[1] >= len(self.markup)
+            or not self._stack
+            or self._stack[-1][0] != last[0]
+        ):
             return None
         return last[0], last[0] in _TRANSLATED_RAW
 

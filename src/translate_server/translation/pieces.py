@@ -69,37 +69,46 @@ class PieceTranslator:
         """The piece's translation, whole."""
         masked = self.guard.mask(piece.text, job.request.format) if self.guard else None
         # The model sees the piece with its protected spans masked (guard.py).
-        asked = dataclasses.replace(piece, text=masked.text) if masked and masked.spans \
-            else piece
+        asked = dataclasses.replace(piece, text=masked.text) if masked and masked.spans else piece
         prompt, tokens, budget = await self._tokenized(asked, job)
         if document := _refitting(piece, tokens, budget):
             result = await self._translate_refitted(piece, document, job)
         else:
             options = self._options(prompt, asked, tokens, job.request.max_tokens)
-            result = await self._complete(asked, prompt, options, job,
-                                          alternatives=job.request.alternatives)
+            result = await self._complete(
+                asked, prompt, options, job, alternatives=job.request.alternatives
+            )
             if self.guard is not None and masked is not None:
-                result = await self._guarded(self.guard, piece, masked, prompt, options,
-                                             result, job)
+                result = await self._guarded(
+                    self.guard, piece, masked, prompt, options, result, job
+                )
         self._remember(piece, result)
         return result
 
-    async def _complete(self, asked: Piece, prompt: Prompt, options: SamplingOptions,
-                        job: Job, *, alternatives: int = 0) -> PieceResult:
+    async def _complete(
+        self,
+        asked: Piece,
+        prompt: Prompt,
+        options: SamplingOptions,
+        job: Job,
+        *,
+        alternatives: int = 0,
+    ) -> PieceResult:
         """The greedy translation and, when asked for, sampled alternatives (one engine
         request of n choices beside it, admitted as one more)."""
         if not alternatives:
-            completion = await self.generation.complete(prompt, options, job.record,
-                                                        job.deadline)
+            completion = await self.generation.complete(prompt, options, job.record, job.deadline)
             extra = None
         else:
-            sampled = msgspec.structs.replace(options, n=alternatives,
-                                              temperature=ALTERNATIVES_TEMPERATURE)
+            sampled = msgspec.structs.replace(
+                options, n=alternatives, temperature=ALTERNATIVES_TEMPERATURE
+            )
             ticket = self.admission.admit(1)
             try:
                 completion, extra = await asyncio.gather(
                     self.generation.complete(prompt, options, job.record, job.deadline),
-                    self.generation.complete(prompt, sampled, job.record, job.deadline))
+                    self.generation.complete(prompt, sampled, job.record, job.deadline),
+                )
             finally:
                 ticket.release()
         languages = job.languages(asked)
@@ -108,13 +117,23 @@ class PieceTranslator:
             completion.finish_reasons[0] or "stop",
             completion.prompt_tokens + (extra.prompt_tokens if extra else 0),
             completion.completion_tokens + (extra.completion_tokens if extra else 0),
-            alternatives=tuple(clean_translation(text, asked.text, languages=languages)
-                               for text in (extra.texts if extra else ())),
+            alternatives=tuple(
+                clean_translation(text, asked.text, languages=languages)
+                for text in (extra.texts if extra else ())
+            ),
         )
 
     # -- the guard, once the engine has answered (guard.py) ---------------------------------
-    async def _guarded(self, guard: Guard, piece: Piece, masked: Masked, prompt: Prompt,
-                       options: SamplingOptions, first: PieceResult, job: Job) -> PieceResult:
+    async def _guarded(
+        self,
+        guard: Guard,
+        piece: Piece,
+        masked: Masked,
+        prompt: Prompt,
+        options: SamplingOptions,
+        first: PieceResult,
+        job: Job,
+    ) -> PieceResult:
         """The better of the answer and, when it failed a check, one more try; what is
         still wrong goes into `warnings` and the request's record."""
         reviews = [_review(guard, piece, masked, first, job)]
@@ -133,16 +152,19 @@ class PieceTranslator:
                 attempts.append(await self._complete(asked, prompt, retry, job))
             reviews.append(_review(guard, piece, masked, attempts[1], job))
         outcome = guard.choose(piece.text, reviews)
-        job.record.quality_checked(tuple(map(str, retry_for)), outcome.warnings,
-                                   len(attempts) > 1)
+        job.record.quality_checked(tuple(map(str, retry_for)), outcome.warnings, len(attempts) > 1)
         return PieceResult(
-            outcome.text, attempts[outcome.chosen].finish_reason,
-            sum(a.prompt_tokens for a in attempts), sum(a.completion_tokens for a in attempts),
+            outcome.text,
+            attempts[outcome.chosen].finish_reason,
+            sum(a.prompt_tokens for a in attempts),
+            sum(a.completion_tokens for a in attempts),
             alternatives=tuple(masked.unmask(text).text for text in first.alternatives),
-            warnings=outcome.warnings)
+            warnings=outcome.warnings,
+        )
 
-    def _retry_span(self, failures: Sequence[FailureKind]
-                    ) -> contextlib.AbstractContextManager[object]:
+    def _retry_span(
+        self, failures: Sequence[FailureKind]
+    ) -> contextlib.AbstractContextManager[object]:
         """Where tracing is on, the retry is a span of its own (its engine request beneath
         it), saying what the first answer failed."""
         tracing = self.generation.tracing
@@ -154,11 +176,13 @@ class PieceTranslator:
         """A stream's answer is already sent: checked after the fact, never retried."""
         if self.guard is None:
             return ()
-        review = self.guard.review(piece.text, Masked(piece.text, ()), sent,
-                                   piece.source.tag, job.target.tag)
+        review = self.guard.review(
+            piece.text, Masked(piece.text, ()), sent, piece.source.tag, job.target.tag
+        )
         warnings = tuple(map(str, review.failures))
         job.record.quality_checked(warnings, warnings, False)
         return warnings
+
     # -- end of the guard -------------------------------------------------------------------
 
     async def open(self, piece: Piece, job: Job) -> AsyncIterator[str | PieceResult]:
@@ -169,8 +193,14 @@ class PieceTranslator:
             return self._refitted_stream(piece, document, job)
         options = self._options(prompt, piece, tokens, job.request.max_tokens)
         started = await self.generation.start_stream(prompt, options, job.record, job.deadline)
-        return self._cleaned(piece, StreamCleaner(piece.text, job.languages(piece)),
-                             prompt, started.first, started.rest, job)
+        return self._cleaned(
+            piece,
+            StreamCleaner(piece.text, job.languages(piece)),
+            prompt,
+            started.first,
+            started.rest,
+            job,
+        )
 
     async def _cleaned(
         self,
@@ -197,10 +227,11 @@ class PieceTranslator:
         # The cache keeps what a request that is not streamed would have computed from the
         # same answer: a stream cleans as it goes and may have let something through.
         warnings = self._stream_warnings(piece, cleaner.sent, job)
-        self._remember(piece, PieceResult(cleaner.whole, reason, prompt.tokens,
-                                          completion_tokens, warnings=warnings))
-        yield PieceResult(cleaner.sent, reason, prompt.tokens, completion_tokens,
-                          warnings=warnings)
+        self._remember(
+            piece,
+            PieceResult(cleaner.whole, reason, prompt.tokens, completion_tokens, warnings=warnings),
+        )
+        yield PieceResult(cleaner.sent, reason, prompt.tokens, completion_tokens, warnings=warnings)
 
     async def _refitted_stream(
         self, piece: Piece, document: Document, job: Job
@@ -211,17 +242,25 @@ class PieceTranslator:
         yield result.text
         yield result
 
-    async def _translate_refitted(
-        self, piece: Piece, document: Document, job: Job
-    ) -> PieceResult:
+    async def _translate_refitted(self, piece: Piece, document: Document, job: Job) -> PieceResult:
         # The piece itself was admitted as one engine request; its extra ones join it now.
         ticket = self.admission.admit_more(max(0, len(document.pieces) - 1))
         try:
             async with asyncio.TaskGroup() as group:
                 tasks = [
-                    group.create_task(self.translate(
-                        Piece(text, piece.source, entries_in(text, piece.glossary), None,
-                              piece.param, None), job))
+                    group.create_task(
+                        self.translate(
+                            Piece(
+                                text,
+                                piece.source,
+                                entries_in(text, piece.glossary),
+                                None,
+                                piece.param,
+                                None,
+                            ),
+                            job,
+                        )
+                    )
                     for text in document.pieces
                 ]
         except* Exception as failures:
@@ -234,9 +273,12 @@ class PieceTranslator:
             "length" if any(r.finish_reason == "length" for r in results) else "stop",
             sum(r.prompt_tokens for r in results),
             sum(r.completion_tokens for r in results),
-            tuple(document.assemble([r.alternatives[j] if j < len(r.alternatives) else r.text
-                                     for r in results])
-                  for j in range(job.request.alternatives)),
+            tuple(
+                document.assemble(
+                    [r.alternatives[j] if j < len(r.alternatives) else r.text for r in results]
+                )
+                for j in range(job.request.alternatives)
+            ),
             warnings=tuple(dict.fromkeys(w for r in results for w in r.warnings)),
         )
 
@@ -248,16 +290,29 @@ class PieceTranslator:
         if budget < 1:
             raise InvalidRequestError(
                 "This model's context is too short for the translation instructions.",
-                param=param, code="context_length_exceeded")
+                param=param,
+                code="context_length_exceeded",
+            )
         return budget
 
     @lru_cache(maxsize=1024)  # noqa: B019 - one translator per app; the key is small
-    def _overhead(self, source: Language, target: Language,
-                  glossary: tuple[tuple[str, str], ...], formality: str,
-                  examples: tuple[tuple[str, str], ...] = ()) -> int:
+    def _overhead(
+        self,
+        source: Language,
+        target: Language,
+        glossary: tuple[tuple[str, str], ...],
+        formality: str,
+        examples: tuple[tuple[str, str], ...] = (),
+    ) -> int:
         prompt = build_translation_prompt(
-            "", source, target, glossary=dict(glossary), formality=formality,
-            template=self.template, examples=examples)
+            "",
+            source,
+            target,
+            glossary=dict(glossary),
+            formality=formality,
+            template=self.template,
+            examples=examples,
+        )
         return self.generation.check(self.generation.render_inline(prompt), "text").tokens
 
     async def _tokenized(self, piece: Piece, job: Job) -> tuple[Prompt, int, int]:
@@ -267,36 +322,56 @@ class PieceTranslator:
         # A translation memory's fuzzy matches, where it has some, are the prompt's examples;
         # they are instructions, not the piece's own tokens.
         text = build_translation_prompt(
-            piece.text, piece.source, job.target, glossary=piece.glossary,
-            formality=formality, template=self.template, examples=piece.examples)
+            piece.text,
+            piece.source,
+            job.target,
+            glossary=piece.glossary,
+            formality=formality,
+            template=self.template,
+            examples=piece.examples,
+        )
         prompt = await self.generation.render(text)
-        overhead = self._overhead(piece.source, job.target, tuple(piece.glossary.items()),
-                                  formality, piece.examples)
+        overhead = self._overhead(
+            piece.source, job.target, tuple(piece.glossary.items()), formality, piece.examples
+        )
         return prompt, max(1, prompt.tokens - overhead), self._token_budget(overhead, piece.param)
 
-    def _options(self, prompt: Prompt, piece: Piece, source_tokens: int,
-                 max_tokens: int | None) -> SamplingOptions:
-        remaining = self.generation.remaining_context(
-            self.generation.check(prompt, piece.param))
+    def _options(
+        self, prompt: Prompt, piece: Piece, source_tokens: int, max_tokens: int | None
+    ) -> SamplingOptions:
+        remaining = self.generation.remaining_context(self.generation.check(prompt, piece.param))
         if max_tokens is None:
             budget = translation_token_budget(source_tokens, remaining, self.limits.max_tokens)
         else:
             budget = min(max_tokens, remaining)
         # Greedy: a translation should not change from one call to the next.
-        return SamplingOptions(max_tokens=budget, temperature=0.0,
-                               stop=translation_stop(piece.text, self.template),
-                               priority=self.priority)
+        return SamplingOptions(
+            max_tokens=budget,
+            temperature=0.0,
+            stop=translation_stop(piece.text, self.template),
+            priority=self.priority,
+        )
 
     def _remember(self, piece: Piece, result: PieceResult) -> None:
         # An answer with warnings is not kept: the next request tries again.
-        if self.cache is not None and piece.key is not None and result.finish_reason == "stop" \
-                and not result.warnings:
+        if (
+            self.cache is not None
+            and piece.key is not None
+            and result.finish_reason == "stop"
+            and not result.warnings
+        ):
             self.cache.put(piece.key, CachedTranslation(result.text, result.completion_tokens))
 
 
 def _review(guard: Guard, piece: Piece, masked: Masked, result: PieceResult, job: Job) -> Review:
-    return guard.review(piece.text, masked, result.text, piece.source.tag, job.target.tag,
-                        cut_off=result.finish_reason == "length")
+    return guard.review(
+        piece.text,
+        masked,
+        result.text,
+        piece.source.tag,
+        job.target.tag,
+        cut_off=result.finish_reason == "length",
+    )
 
 
 def _refitting(piece: Piece, tokens: int, budget: int) -> Document | None:

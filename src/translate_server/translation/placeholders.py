@@ -46,9 +46,13 @@ _PATTERN = regex.compile(
     r"""
     (?P<icu>\{\s*[A-Za-z_]\w*\s*,\s*(?:plural|select|selectordinal)\s*,
         (?P<body>(?:[^{}]|\{(?&body)\})*)\})
-    | (?P<python>%\([^()\s]{1,64}\)[-+#0]*\d*(?:\.\d+)?[""" + _CONVERSIONS + r"""])
+    | (?P<python>%\([^()\s]{1,64}\)[-+#0]*\d*(?:\.\d+)?["""
+    + _CONVERSIONS
+    + r"""])
     | (?P<printf>%(?:\d+\$)?[-+#0']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|z|j|t|q)?
-        [""" + _CONVERSIONS + r"""@]|%%)
+        ["""
+    + _CONVERSIONS
+    + r"""@]|%%)
     | (?P<brace>\{\{\s*[A-Za-z_][\w.]*\s*\}\}
         | \{(?:[A-Za-z_][\w.]*|\d+)?(?:\[[\w]+\])?(?:![rsa])?(?::[^{}\s]{0,16})?\})
     """,
@@ -60,8 +64,11 @@ def find_placeholders(text: str) -> list[Placeholder]:
     """Every placeholder in `text`, in order."""
     found = []
     for match in _PATTERN.finditer(text):
-        kind = next(PlaceholderKind(name) for name in ("icu", "python", "printf", "brace")
-                    if match.group(name) is not None)
+        kind = next(
+            PlaceholderKind(name)
+            for name in ("icu", "python", "printf", "brace")
+            if match.group(name) is not None
+        )
         found.append(Placeholder(kind, match.group(), match.start(), match.end()))
     return found
 

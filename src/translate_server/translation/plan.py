@@ -73,8 +73,7 @@ class Piece:
 
     @property
     def answered(self) -> bool:
-        return self.cached is not None or (self.found is not None
-                                           and self.found.exact is not None)
+        return self.cached is not None or (self.found is not None and self.found.exact is not None)
 
     @property
     def examples(self) -> tuple[tuple[str, str], ...]:
@@ -180,8 +179,7 @@ class Planner:
         check_model(request.model, self.model_name)
         check_max_tokens(request.max_tokens, self.limits.max_tokens, "max_tokens")
         if request.stream and is_batch:
-            raise InvalidRequestError("Streaming takes a single text, not a list.",
-                                      param="stream")
+            raise InvalidRequestError("Streaming takes a single text, not a list.", param="stream")
         if request.stream and request.alternatives:
             raise InvalidRequestError("Alternatives are not streamed.", param="alternatives")
         glossary = validate_glossary(request.glossary)
@@ -193,10 +191,16 @@ class Planner:
         entries_of: dict[str, dict[str, str]] = {}  # a repeated piece is looked up once
         for i, text in enumerate(texts):
             param = text_param(is_batch, i)
-            document = (parse_html(text, max_chars, xml=request.format == "xml",
-                                   ignore_tags=tuple(request.ignore_tags or ()))
-                        if request.format != "text"
-                        else split_document(text, max_chars))
+            document = (
+                parse_html(
+                    text,
+                    max_chars,
+                    xml=request.format == "xml",
+                    ignore_tags=tuple(request.ignore_tags or ()),
+                )
+                if request.format != "text"
+                else split_document(text, max_chars)
+            )
             if self.line_by_line:
                 # Few-shot completion prompts answer one line: each line is its own piece.
                 document = split_lines(document)
@@ -215,8 +219,16 @@ class Planner:
                 entries = entries_of.get(piece_text)
                 if entries is None:
                     entries = entries_of[piece_text] = entries_in(piece_text, glossary)
-                key = (self.model_name, language.tag, target.tag, tuple(entries.items()),
-                       request.formality, request.max_tokens, memory, piece_text)
+                key = (
+                    self.model_name,
+                    language.tag,
+                    target.tag,
+                    tuple(entries.items()),
+                    request.formality,
+                    request.max_tokens,
+                    memory,
+                    piece_text,
+                )
                 if key not in pieces:
                     pieces[key] = Piece(piece_text, language, entries, key, param, None)
                 slots.append(key)
@@ -224,10 +236,13 @@ class Planner:
                 raise InvalidRequestError(
                     f"This request would need more than {self.limits.max_pieces} engine "
                     "requests (text nodes, parts of long texts); send fewer or shorter texts.",
-                    param=param, code="too_many_pieces")
+                    param=param,
+                    code="too_many_pieces",
+                )
             planned.append(PlannedText(document, language, detection, slots))
-        return Plan(request, is_batch, target, glossary, planned, pieces, notices=notices,
-                    spans=spans)
+        return Plan(
+            request, is_batch, target, glossary, planned, pieces, notices=notices, spans=spans
+        )
 
     def _target_notices(self, target: Language) -> tuple[str, ...]:
         if self.support(target.tag) != "unsupported":
@@ -235,8 +250,10 @@ class Planner:
         if self.refuse_unsupported:
             raise InvalidRequestError(
                 f"The served model {self.model_name} does not write {target.name}: measured, "
-                "its answers are mostly in another language.", param="target_lang",
-                code="unsupported_target_language")
+                "its answers are mostly in another language.",
+                param="target_lang",
+                code="unsupported_target_language",
+            )
         return (UNSUPPORTED_TARGET,)
 
     def _texts(self, request: TranslateRequest) -> tuple[list[str], bool]:

@@ -32,72 +32,114 @@ SourceLanguage = Annotated[
 # of kinds for a text, one list per text for a list of texts.
 Warnings = Annotated[
     list[str | list[str]],
-    Meta(description="Only when something is wrong: what the quality guard still found wrong "
-                     "with the translation after its retry: `empty` (the source is sent back "
-                     "untranslated), `echo`, `wrong_language`, `placeholders_lost` (the lost "
-                     "ones are appended at the end). For a list of texts, one list per text."),
+    Meta(
+        description="Only when something is wrong: what the quality guard still found wrong "
+        "with the translation after its retry: `empty` (the source is sent back "
+        "untranslated), `echo`, `wrong_language`, `placeholders_lost` (the lost "
+        "ones are appended at the end). For a list of texts, one list per text."
+    ),
 ]
 
 
 class TranslateRequest(RequestStruct, kw_only=True):
     text: Annotated[
         str | list[str],
-        Meta(description="A text, or a list of texts translated independently and concurrently. "
-                         "Long texts are split into pieces translated concurrently."),
+        Meta(
+            description="A text, or a list of texts translated independently and concurrently. "
+            "Long texts are split into pieces translated concurrently."
+        ),
     ]
     target_lang: LanguageCode
     source_lang: SourceLanguage = "auto"
     format: Annotated[
         Literal["text", "html", "xml"],
-        Meta(description="`html` or `xml`: translate text nodes, keep tags, attributes and "
-                         "structure."),
+        Meta(
+            description="`html` or `xml`: translate text nodes, keep tags, attributes and "
+            "structure."
+        ),
     ] = "text"
-    ignore_tags: Annotated[
-        list[str],
-        Meta(max_length=64, description="Elements (html, xml) whose text is kept as it is."),
-    ] | None = None
-    glossary: Annotated[
-        dict[str, str],
-        Meta(description="Required translations of terms: `{\"source term\": \"translation\"}`."),
-    ] | None = None
+    ignore_tags: (
+        Annotated[
+            list[str],
+            Meta(max_length=64, description="Elements (html, xml) whose text is kept as it is."),
+        ]
+        | None
+    ) = None
+    glossary: (
+        Annotated[
+            dict[str, str],
+            Meta(description='Required translations of terms: `{"source term": "translation"}`.'),
+        ]
+        | None
+    ) = None
     formality: Literal["default", "formal", "informal"] = "default"
     stream: Annotated[
-        bool, Meta(description="Send the translation as it is generated (server-sent events); "
-                               "a single text only.")
+        bool,
+        Meta(
+            description="Send the translation as it is generated (server-sent events); "
+            "a single text only."
+        ),
     ] = False
-    max_tokens: Annotated[int, Meta(ge=1, description="Per engine request (per piece).")] | None = None
+    max_tokens: Annotated[int, Meta(ge=1, description="Per engine request (per piece).")] | None = (
+        None
+    )
     alternatives: Annotated[
-        int, Meta(ge=0, le=3, description="Further translations of each text, sampled beside "
-                                          "the greedy one (not with `stream`).")
+        int,
+        Meta(
+            ge=0,
+            le=3,
+            description="Further translations of each text, sampled beside "
+            "the greedy one (not with `stream`).",
+        ),
     ] = 0
     model: str | None = None
     timeout: Annotated[float, Meta(gt=0.0)] | None = None
-    memory: Annotated[
-        str, Meta(description="A translation memory's id (POST /memories). Each piece of the "
-                              "text (a sentence, a line or a text node) found in it exactly "
-                              "is answered from it; its close matches are shown to the model "
-                              "as examples.")
-    ] | None = None
+    memory: (
+        Annotated[
+            str,
+            Meta(
+                description="A translation memory's id (POST /memories). Each piece of the "
+                "text (a sentence, a line or a text node) found in it exactly "
+                "is answered from it; its close matches are shown to the model "
+                "as examples."
+            ),
+        ]
+        | None
+    ) = None
     memory_threshold: Annotated[
-        float, Meta(ge=0, le=100, description="The least fuzzy-match score (0-100, a "
-                                              "character-level similarity of the sources) of "
-                                              "a memory entry shown as an example.")
+        float,
+        Meta(
+            ge=0,
+            le=100,
+            description="The least fuzzy-match score (0-100, a "
+            "character-level similarity of the sources) of "
+            "a memory entry shown as an example.",
+        ),
     ] = 75.0
 
 
 class MemoryMatch(ResponseStruct, kw_only=True):
     """How a text's pieces matched the request's translation memory."""
 
-    match: Annotated[Literal["exact", "fuzzy"], Meta(
-        description="`exact`: every piece of the text was answered from the memory, the "
-                    "engine asked nothing; `fuzzy`: some pieces matched (exactly, or closely "
-                    "enough to be shown to the model as examples)")]
-    score: Annotated[float, Meta(description="The best match's score among the text's pieces "
-                                             "(100 for an exact match).")]
+    match: Annotated[
+        Literal["exact", "fuzzy"],
+        Meta(
+            description="`exact`: every piece of the text was answered from the memory, the "
+            "engine asked nothing; `fuzzy`: some pieces matched (exactly, or closely "
+            "enough to be shown to the model as examples)"
+        ),
+    ]
+    score: Annotated[
+        float,
+        Meta(
+            description="The best match's score among the text's pieces (100 for an exact match)."
+        ),
+    ]
     pieces: Annotated[int, Meta(description="The text's pieces.")]
     exact: Annotated[int, Meta(description="Pieces answered from the memory.")]
-    fuzzy: Annotated[int, Meta(description="Pieces translated with the memory's matches as "
-                                           "examples.")]
+    fuzzy: Annotated[
+        int, Meta(description="Pieces translated with the memory's matches as examples.")
+    ]
 
 
 class DetectedLanguage(ResponseStruct, kw_only=True):
@@ -138,9 +180,16 @@ class TranslateChunk(ResponseStruct, kw_only=True):
     source_lang: str | None = None
     detected_source_lang: DetectedLanguage | None = None
     glossary_applied: list[str] | None = None
-    warnings: Annotated[list[str], Meta(
-        description="What the quality guard found wrong with the translation sent (a stream "
-                    "is checked when it ends, never retried).")] | None = None
+    warnings: (
+        Annotated[
+            list[str],
+            Meta(
+                description="What the quality guard found wrong with the translation sent (a stream "
+                "is checked when it ends, never retried)."
+            ),
+        ]
+        | None
+    ) = None
     usage: Usage | None = None
 
 

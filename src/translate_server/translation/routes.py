@@ -20,25 +20,41 @@ from translate_server.translation.protocol import (
 )
 
 
-@post("/translate", status_code=200, summary="Translate a text or a list of texts",
-      tags=["translation"], opt=JSON, responses={
-          **answer_or_stream(TranslateResponse, "The translation; with `stream: true`, "
-                             "server-sent events of its deltas ending in `[DONE]`"),
-          **error_responses(*API_ERRORS)})
+@post(
+    "/translate",
+    status_code=200,
+    summary="Translate a text or a list of texts",
+    tags=["translation"],
+    opt=JSON,
+    responses={
+        **answer_or_stream(
+            TranslateResponse,
+            "The translation; with `stream: true`, "
+            "server-sent events of its deltas ending in `[DONE]`",
+        ),
+        **error_responses(*API_ERRORS),
+    },
+)
 async def translate(data: TranslateRequest, request: Request) -> TranslateResponse | Stream:
     found = services(request)
     record = record_of(request)
     deadline = deadline_for(found.limits.request_timeout, data.timeout)
     owner = memory_owner(request) if data.memory is not None else ""
     if data.stream:
-        return sse.EventStream(await found.translation.open_stream(data, record, deadline,
-                                                                   owner))
-    return await unless_disconnected(request, found.translation.translate(
-        data, record, deadline, keep_partial=True, owner=owner))
+        return sse.EventStream(await found.translation.open_stream(data, record, deadline, owner))
+    return await unless_disconnected(
+        request, found.translation.translate(data, record, deadline, keep_partial=True, owner=owner)
+    )
 
 
-@post("/detect", status_code=200, summary="Detect the language of a text",
-      tags=["translation"], opt=JSON, responses=error_responses(400, 401, 413, 415))
+@post(
+    "/detect",
+    status_code=200,
+    summary="Detect the language of a text",
+    tags=["translation"],
+    opt=JSON,
+    responses=error_responses(400, 401, 413, 415),
+)
 async def detect(data: DetectRequest, request: Request) -> DetectResponse:
     return services(request).translation.detect(data)
 

@@ -17,14 +17,63 @@ import msgspec
 # A sentence ends at . ! ? or … (with its closing quotes or brackets) before whitespace, or at
 # a CJK full stop, exclamation or question mark (whitespace after it optional).
 _SENTENCE_END = re.compile(
-    r"(?P<latin>[.!?…][\"'”’»)\]]*)(?P<space>\s+)|[。！？][」』”’)）]*(?P<cjk>\s*)")
+    r"(?P<latin>[.!?…][\"'”’»)\]]*)(?P<space>\s+)|[。！？][」』”’)）]*(?P<cjk>\s*)"
+)
 # A full stop after these is an abbreviation, not a sentence's end, when a capital follows
 # ("Dr. Smith", "e.g. Paris"). "etc." is left out: it ends sentences as often as not.
-_ABBREVIATIONS = frozenset({
-    "mr", "mrs", "ms", "dr", "prof", "st", "sr", "jr", "vs", "cf", "e.g", "i.e", "no", "nr",
-    "fig", "approx", "inc", "ltd", "co", "corp", "dept", "jan", "feb", "mar", "apr", "jun",
-    "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mt", "vol", "ed", "eds", "p", "pp",
-    "z.b", "bzw", "usw", "ca", "bsp", "env", "éd", "sr", "sra", "dña", "etc.,"})
+_ABBREVIATIONS = frozenset(
+    {
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "st",
+        "sr",
+        "jr",
+        "vs",
+        "cf",
+        "e.g",
+        "i.e",
+        "no",
+        "nr",
+        "fig",
+        "approx",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "dept",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "mt",
+        "vol",
+        "ed",
+        "eds",
+        "p",
+        "pp",
+        "z.b",
+        "bzw",
+        "usw",
+        "ca",
+        "bsp",
+        "env",
+        "éd",
+        "sra",
+        "dña",
+        "etc.,",
+    }
+)
 _WORD_BEFORE = re.compile(r"(\S+)$")
 
 
@@ -56,8 +105,11 @@ def _is_abbreviation(text: str, full_stop: int) -> bool:
         return False
     word = found.group(1).lstrip("(\"'“‘«[").casefold()
     # A lone letter is an initial ("J. Smith"); "U.S" and "e.g" are letters with full stops.
-    return (len(word) == 1 and word.isalpha()) or word in _ABBREVIATIONS or \
-        bool(re.fullmatch(r"(?:\w\.)+\w", word))
+    return (
+        (len(word) == 1 and word.isalpha())
+        or word in _ABBREVIATIONS
+        or bool(re.fullmatch(r"(?:\w\.)+\w", word))
+    )
 
 
 class _Boundary:
@@ -99,8 +151,10 @@ class Document(msgspec.Struct):
     originals: list[str] | None = None
 
     def assemble(self, translations: Sequence[str]) -> str:
-        return "".join(part if isinstance(part, str) else self.render(part, translations[part])
-                       for part in self.layout)
+        return "".join(
+            part if isinstance(part, str) else self.render(part, translations[part])
+            for part in self.layout
+        )
 
     def render(self, index: int, translation: str) -> str:
         """The translation of piece `index` as it goes into the document."""
@@ -111,7 +165,7 @@ class Document(msgspec.Struct):
             return translation
         # Whitespace that only entities spell (`&nbsp;Price`) is the piece's own: an answer
         # is always stripped, so it is put back.
-        lead, trail = piece[:len(piece) - len(piece.lstrip())], piece[len(piece.rstrip()):]
+        lead, trail = piece[: len(piece) - len(piece.lstrip())], piece[len(piece.rstrip()) :]
         return self.escape(lead + translation.strip() + trail)
 
 
@@ -148,7 +202,7 @@ def split_text(text: str, max_chars: int) -> list[tuple[str, bool]]:
             current += pending + content
         pending = separator
     _emit(spans, current)
-    spans.append((pending + text[start + len(body):], False))
+    spans.append((pending + text[start + len(body) :], False))
     return _merge(spans)
 
 
@@ -158,11 +212,11 @@ def _atoms(text: str, max_chars: int, level: int) -> list[tuple[str, str]]:
     if len(text) <= max_chars:
         return [(text, "")]
     if level == len(_BOUNDARIES):
-        return [(text[i:i + max_chars], "") for i in range(0, len(text), max_chars)]
+        return [(text[i : i + max_chars], "") for i in range(0, len(text), max_chars)]
     atoms: list[tuple[str, str]] = []
     position = 0
     for start, end in _BOUNDARIES[level].spans(text):
-        if start == position or end == len(text) and start == end:
+        if start == position or (end == len(text) and start == end):
             continue
         content = text[position:start]
         atoms.extend(_with_separator(_atoms(content, max_chars, level + 1), text[start:end]))
@@ -190,7 +244,7 @@ def _emit(spans: list[tuple[str, bool]], piece: str) -> None:
     start = piece.index(stripped)
     spans.append((piece[:start], False))
     spans.append((stripped, True))
-    spans.append((piece[start + len(stripped):], False))
+    spans.append((piece[start + len(stripped) :], False))
 
 
 def _merge(spans: list[tuple[str, bool]]) -> list[tuple[str, bool]]:

@@ -81,24 +81,43 @@ class TranslationService:
         self.model_name = model_name
         self.detection = detection or LanguageDetection()
         self.planner = Planner(
-            limits, model_name, generation.max_model_len, self.detection, cache,
+            limits,
+            model_name,
+            generation.max_model_len,
+            self.detection,
+            cache,
             line_by_line=template is not None and template.line_by_line,
             piece_tokens=template.piece_tokens if template else MAX_PIECE_TOKENS,
             piece_sentences=template.piece_sentences if template else 0,
             support=template.support_level if template else lambda tag: None,
-            refuse_unsupported=refuse_unsupported_targets)
+            refuse_unsupported=refuse_unsupported_targets,
+        )
         # Only a completion prompt shows the examples: only there can an answer copy one.
-        shown = template.examples if template is not None and template.kind == "completion" \
-            else ()
-        guard = Guard(self.detection, self.detection.accuracy, examples=shown) \
-            if quality_guard else None
-        self.pieces = PieceTranslator(generation, admission, limits, cache=cache,
-                                      template=template, priority=priority, guard=guard)
+        shown = template.examples if template is not None and template.kind == "completion" else ()
+        guard = (
+            Guard(self.detection, self.detection.accuracy, examples=shown)
+            if quality_guard
+            else None
+        )
+        self.pieces = PieceTranslator(
+            generation,
+            admission,
+            limits,
+            cache=cache,
+            template=template,
+            priority=priority,
+            guard=guard,
+        )
         self.streams = TranslationStream(self.pieces, admission)
 
     async def translate(
-        self, request: TranslateRequest, record: RequestRecord, deadline: float,
-        *, keep_partial: bool = False, owner: str = "",
+        self,
+        request: TranslateRequest,
+        record: RequestRecord,
+        deadline: float,
+        *,
+        keep_partial: bool = False,
+        owner: str = "",
     ) -> TranslateResponse:
         """With `keep_partial`, a deadline that passes once some pieces are translated keeps
         them: the rest comes back untranslated, with the warning `deadline_exceeded` and the
@@ -113,7 +132,10 @@ class TranslationService:
         return await asyncio.to_thread(self.respond, plan, record)
 
     async def open_stream(
-        self, request: TranslateRequest, record: RequestRecord, deadline: float,
+        self,
+        request: TranslateRequest,
+        record: RequestRecord,
+        deadline: float,
         owner: str = "",
     ) -> AsyncGenerator[bytes, None]:
         """Server-sent events of one text's translation (see `stream`)."""
@@ -122,8 +144,9 @@ class TranslationService:
             raise EngineDeadError("engine is not running")
         return await self.streams.open(plan, record, deadline, self.respond)
 
-    async def _plan(self, request: TranslateRequest, record: RequestRecord,
-                    owner: str = "") -> Plan:
+    async def _plan(
+        self, request: TranslateRequest, record: RequestRecord, owner: str = ""
+    ) -> Plan:
         record.model = self.model_name
         memory = await self._memory(request, owner)
         if _planning_work(request) < THREAD_PLAN_WORK:
@@ -132,7 +155,8 @@ class TranslationService:
             # Splitting, parsing, glossary lookups and detection are linear, but a request
             # within every limit still holds a megabyte of text: the loop does not wait for it.
             plan = self.planner.look_up(
-                await asyncio.to_thread(self.planner.prepare, request, memory))
+                await asyncio.to_thread(self.planner.prepare, request, memory)
+            )
         if memory is not None:
             await self._match(plan, record, owner)
         return plan
@@ -143,8 +167,7 @@ class TranslationService:
         if request.memory is None:
             return None
         if self.memories is None:
-            raise InvalidRequestError("This server keeps no translation memories.",
-                                      param="memory")
+            raise InvalidRequestError("This server keeps no translation memories.", param="memory")
         found = await self.memories.get(owner, request.memory, param="memory")
         return ("memory", found.id, found.revision)
 
@@ -157,8 +180,13 @@ class TranslationService:
             by_source.setdefault(piece.source.tag, []).append(piece)
         for source, pieces in by_source.items():
             found = await self.memories.look_up(
-                owner, plan.request.memory, source, plan.target.tag,
-                [piece.text for piece in pieces], plan.request.memory_threshold)
+                owner,
+                plan.request.memory,
+                source,
+                plan.target.tag,
+                [piece.text for piece in pieces],
+                plan.request.memory_threshold,
+            )
             for piece, match in zip(pieces, found, strict=True):
                 piece.found = match
                 if match is not None:
@@ -212,11 +240,15 @@ class TranslationService:
         for text in plan.texts:
             results = [plan.results[key] for key in text.slots]
             translations.append(text.document.assemble([r.text for r in results]))
-            alternatives.append([
-                # A piece without alternatives (split again, or cut short) keeps its own text.
-                text.document.assemble([r.alternatives[j] if j < len(r.alternatives)
-                                        else r.text for r in results])
-                for j in range(plan.request.alternatives)])
+            alternatives.append(
+                [
+                    # A piece without alternatives (split again, or cut short) keeps its own text.
+                    text.document.assemble(
+                        [r.alternatives[j] if j < len(r.alternatives) else r.text for r in results]
+                    )
+                    for j in range(plan.request.alternatives)
+                ]
+            )
             found = [*plan.notices, *(w for r in results for w in r.warnings)]
             if _lost_text(text, results, plan):
                 found.append(str(FailureKind.OMISSION))
@@ -227,32 +259,42 @@ class TranslationService:
                 applied.update(applied_terms(piece.text, result.text, piece.glossary))
         record.finish_reason = next((r for r in (PARTIAL, "length") if r in reasons), "stop")
         counted = [plan.results[key] for key in plan.pieces]
-        usage = Usage.of(sum(r.prompt_tokens for r in counted),
-                         sum(r.completion_tokens for r in counted))
+        usage = Usage.of(
+            sum(r.prompt_tokens for r in counted), sum(r.completion_tokens for r in counted)
+        )
         detections = [_detected(text.detection) for text in plan.texts]
-        matches = [_memory_match(text, plan) for text in plan.texts] \
-            if plan.request.memory is not None else None
+        matches = (
+            [_memory_match(text, plan) for text in plan.texts]
+            if plan.request.memory is not None
+            else None
+        )
         common = {
             "target_lang": plan.target.tag,
             "model": self.model_name,
             "usage": usage,
-            "glossary_applied": [t for t in plan.glossary if t in applied] if plan.glossary
+            "glossary_applied": [t for t in plan.glossary if t in applied]
+            if plan.glossary
             else None,
             "alternatives": alternatives if plan.request.alternatives else None,
         }
         if plan.is_batch:
             detected = is_auto(plan.request.source_lang)
             return TranslateResponse(
-                translations=translations, finish_reasons=reasons,
+                translations=translations,
+                finish_reasons=reasons,
                 source_lang="auto" if detected else plan.texts[0].source.tag,
                 detected_source_langs=detections if detected else None,
                 warnings=warnings if any(warnings) else None,
-                memory_matches=matches, **common,
+                memory_matches=matches,
+                **common,
             )
         return TranslateResponse(
-            translation=translations[0], finish_reason=reasons[0],
-            source_lang=plan.texts[0].source.tag, detected_source_lang=detections[0],
-            warnings=warnings[0] or None, memory_match=matches[0] if matches else None,
+            translation=translations[0],
+            finish_reason=reasons[0],
+            source_lang=plan.texts[0].source.tag,
+            detected_source_lang=detections[0],
+            warnings=warnings[0] or None,
+            memory_match=matches[0] if matches else None,
             **common,
         )
 
@@ -261,23 +303,34 @@ class TranslationService:
         if len(request.text) > self.limits.max_text_chars:
             raise InvalidRequestError(
                 f"A text may be at most {self.limits.max_text_chars} characters long.",
-                param="text", code="string_above_max_length")
+                param="text",
+                code="string_above_max_length",
+            )
         candidates = self.detection.candidates(request.text, request.max_candidates)
         if not candidates:
             self.detection.detect(request.text)  # raises the 400
         best = candidates[0]
         return DetectResponse(
-            language=best.language.tag, confidence=best.confidence, name=best.language.name,
-            candidates=[DetectedLanguage(language=c.language.tag, confidence=c.confidence)
-                        for c in candidates],
+            language=best.language.tag,
+            confidence=best.confidence,
+            name=best.language.name,
+            candidates=[
+                DetectedLanguage(language=c.language.tag, confidence=c.confidence)
+                for c in candidates
+            ],
         )
 
     def languages(self) -> LanguagesResponse:
-        return LanguagesResponse(languages=[
-            LanguageInfo(code=language.tag, name=language.name,
-                         support=self.planner.support(language.tag))
-            for language in detectable_languages()
-        ])
+        return LanguagesResponse(
+            languages=[
+                LanguageInfo(
+                    code=language.tag,
+                    name=language.name,
+                    support=self.planner.support(language.tag),
+                )
+                for language in detectable_languages()
+            ]
+        )
 
 
 # Pieces (times the glossary's terms checked in each, plus one) of an answer assembled on
@@ -315,8 +368,10 @@ async def _or_untranslated(translation: Awaitable[PieceResult], piece: Piece) ->
 
 
 def _deadline_exceeded() -> DeadlineExceededError:
-    return DeadlineExceededError("The request did not finish within its deadline and was "
-                                 "aborted; nothing of it was translated.")
+    return DeadlineExceededError(
+        "The request did not finish within its deadline and was "
+        "aborted; nothing of it was translated."
+    )
 
 
 def _lost_text(text: PlannedText, results: list[PieceResult], plan: Plan) -> bool:
@@ -341,9 +396,13 @@ def _memory_match(text: PlannedText, plan: Plan) -> MemoryMatch | None:
     if not matched:
         return None
     exact = sum(match.exact is not None for match in matched)
-    return MemoryMatch(match="exact" if exact == len(found) else "fuzzy",
-                       score=max(match.score for match in matched), pieces=len(found),
-                       exact=exact, fuzzy=len(matched) - exact)
+    return MemoryMatch(
+        match="exact" if exact == len(found) else "fuzzy",
+        score=max(match.score for match in matched),
+        pieces=len(found),
+        exact=exact,
+        fuzzy=len(matched) - exact,
+    )
 
 
 def _detected(detection: Detection | None) -> DetectedLanguage | None:

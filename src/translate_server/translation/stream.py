@@ -78,8 +78,9 @@ async def _events(
                 continue
             key = text.slots[part]
             if key in plan.results:
-                yield sse.event(TranslateChunk(
-                    delta=text.document.render(part, plan.results[key].text)))
+                yield sse.event(
+                    TranslateChunk(delta=text.document.render(part, plan.results[key].text))
+                )
                 continue
             async for item in sources[key]:
                 if isinstance(item, PieceResult):
@@ -87,11 +88,17 @@ async def _events(
                 else:
                     yield sse.event(TranslateChunk(delta=escape(item)))
         final = respond(plan, record)
-        yield sse.event(TranslateChunk(
-            delta="", finish_reason=final.finish_reason, source_lang=final.source_lang,
-            detected_source_lang=final.detected_source_lang,
-            glossary_applied=final.glossary_applied, warnings=final.warnings,
-            usage=final.usage))
+        yield sse.event(
+            TranslateChunk(
+                delta="",
+                finish_reason=final.finish_reason,
+                source_lang=final.source_lang,
+                detected_source_lang=final.detected_source_lang,
+                glossary_applied=final.glossary_applied,
+                warnings=final.warnings,
+                usage=final.usage,
+            )
+        )
         yield sse.DONE
     except Exception as exc:  # noqa: BLE001 - stream_failure logs the unexpected
         # A 200 is already on the wire: the failure becomes the stream's last event.

@@ -33,18 +33,21 @@ class PageConfig(msgspec.Struct, kw_only=True):
 
 def ui_router(settings: Settings, *, documents: bool = False) -> Router:
     """The page's routes; `documents` says whether the app serves the document routes."""
-    config = PageConfig(max_text_chars=settings.limits.max_text_chars,
-                        api_key_required=bool(settings.server.api_keys), documents=documents,
-                        max_document_bytes=settings.documents.max_document_bytes
-                        if documents else None)
+    config = PageConfig(
+        max_text_chars=settings.limits.max_text_chars,
+        api_key_required=bool(settings.server.api_keys),
+        documents=documents,
+        max_document_bytes=settings.documents.max_document_bytes if documents else None,
+    )
 
     # Every route here is open without an API key (`opt=OPEN`): the page asks for the key.
     @get("/", include_in_schema=False, name="ui/index", cache_control=REVALIDATE, opt=OPEN)
     async def index() -> File:
         # The page's own links are relative ("ui/app.js", "translate"), so it works under
         # whatever path prefix a proxy in front gives the service.
-        return File(STATIC / "index.html", content_disposition_type="inline",
-                    media_type="text/html")
+        return File(
+            STATIC / "index.html", content_disposition_type="inline", media_type="text/html"
+        )
 
     @get("/ui/config.json", include_in_schema=False, name="ui/config", opt=OPEN)
     async def page_config() -> PageConfig:
@@ -52,8 +55,14 @@ def ui_router(settings: Settings, *, documents: bool = False) -> Router:
             return msgspec.structs.replace(config, document_extensions=document_extensions())
         return config
 
-    assets = create_static_files_router("/ui", [STATIC], name="ui/assets", opt=OPEN,
-                                        cache_control=REVALIDATE, include_in_schema=False)
+    assets = create_static_files_router(
+        "/ui",
+        [STATIC],
+        name="ui/assets",
+        opt=OPEN,
+        cache_control=REVALIDATE,
+        include_in_schema=False,
+    )
     return Router("/", route_handlers=[index, page_config, assets], include_in_schema=False)
 
 

@@ -17,8 +17,9 @@ MESSAGES = [{"role": "user", "content": "hello there"}]
 
 def sdk(client: AppClient) -> openai.AsyncOpenAI:
     """The official SDK, speaking to the app in-process."""
-    return openai.AsyncOpenAI(base_url=f"{client.base_url}/v1", api_key="unused",
-                              http_client=client, max_retries=0)
+    return openai.AsyncOpenAI(
+        base_url=f"{client.base_url}/v1", api_key="unused", http_client=client, max_retries=0
+    )
 
 
 async def test_non_streaming_completion_with_the_sdk(client: AppClient) -> None:
@@ -32,14 +33,15 @@ async def test_non_streaming_completion_with_the_sdk(client: AppClient) -> None:
     assert choice.message.content == "echo: hello there"
     assert choice.finish_reason == "stop"
     assert completion.usage.completion_tokens == 3
-    assert completion.usage.total_tokens == (completion.usage.prompt_tokens
-                                             + completion.usage.completion_tokens)
+    assert completion.usage.total_tokens == (
+        completion.usage.prompt_tokens + completion.usage.completion_tokens
+    )
 
 
 async def test_streaming_with_usage(client: AppClient) -> None:
     stream = await sdk(client).chat.completions.create(
-        model="fake-model", messages=MESSAGES, stream=True,
-        stream_options={"include_usage": True})
+        model="fake-model", messages=MESSAGES, stream=True, stream_options={"include_usage": True}
+    )
     chunks = [chunk async for chunk in stream]
     assert chunks[0].choices[0].delta.role == "assistant"
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
@@ -52,8 +54,9 @@ async def test_streaming_with_usage(client: AppClient) -> None:
 
 
 async def test_stream_wire_format_ends_with_done(client: AppClient) -> None:
-    response = await client.post("/v1/chat/completions",
-                                 json={"messages": MESSAGES, "stream": True})
+    response = await client.post(
+        "/v1/chat/completions", json={"messages": MESSAGES, "stream": True}
+    )
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/event-stream")
     events = [e for e in response.text.split("\n\n") if e]
@@ -69,7 +72,8 @@ async def test_stream_wire_format_ends_with_done(client: AppClient) -> None:
 
 async def test_n_choices(client: AppClient) -> None:
     completion = await sdk(client).chat.completions.create(
-        model="fake-model", messages=MESSAGES, n=2)
+        model="fake-model", messages=MESSAGES, n=2
+    )
     assert [c.index for c in completion.choices] == [0, 1]
     assert completion.choices[0].message.content != completion.choices[1].message.content
 
@@ -78,20 +82,25 @@ async def test_only_a_stream_asks_the_engine_for_every_token(
     client: AppClient, engine: FakeEngine
 ) -> None:
     completion = await sdk(client).chat.completions.create(
-        model="fake-model", messages=MESSAGES, n=2)
+        model="fake-model", messages=MESSAGES, n=2
+    )
     assert engine.requests[-1][2].final_only and engine.final_outputs == 1
-    assert [c.message.content for c in completion.choices] == ["echo: hello there #0",
-                                                               "echo: hello there #1"]
+    assert [c.message.content for c in completion.choices] == [
+        "echo: hello there #0",
+        "echo: hello there #1",
+    ]
     assert completion.usage.completion_tokens == 8
     stream = await sdk(client).chat.completions.create(
-        model="fake-model", messages=MESSAGES, stream=True)
+        model="fake-model", messages=MESSAGES, stream=True
+    )
     assert len([chunk async for chunk in stream]) > 3
     assert not engine.requests[-1][2].final_only and engine.final_outputs == 1
 
 
 async def test_streamed_n_choices_interleave_by_index(client: AppClient) -> None:
     stream = await sdk(client).chat.completions.create(
-        model="fake-model", messages=MESSAGES, n=2, stream=True)
+        model="fake-model", messages=MESSAGES, n=2, stream=True
+    )
     texts = {0: "", 1: ""}
     async for chunk in stream:
         for choice in chunk.choices:
@@ -101,8 +110,9 @@ async def test_streamed_n_choices_interleave_by_index(client: AppClient) -> None
 
 async def test_stop_and_length(client: AppClient, engine: FakeEngine) -> None:
     api = sdk(client)
-    stopped = await api.chat.completions.create(model="fake-model", messages=MESSAGES,
-                                                stop=["there"])
+    stopped = await api.chat.completions.create(
+        model="fake-model", messages=MESSAGES, stop=["there"]
+    )
     assert stopped.choices[0].message.content == "echo: hello "
     assert engine.requests[-1][2].stop == ("there",)
     cut = await api.chat.completions.create(model="fake-model", messages=MESSAGES, max_tokens=2)
@@ -114,10 +124,24 @@ async def test_sampling_fields_and_vllm_extensions_reach_the_engine(
     client: AppClient, engine: FakeEngine
 ) -> None:
     await sdk(client).chat.completions.create(
-        model="fake-model", messages=MESSAGES, temperature=0.3, top_p=0.9, seed=7,
-        presence_penalty=0.5, frequency_penalty=-0.5, max_completion_tokens=50, user="u1",
-        extra_body={"top_k": 5, "min_p": 0.1, "repetition_penalty": 1.2, "min_tokens": 3,
-                    "ignore_eos": True, "some_future_field": {"x": 1}})
+        model="fake-model",
+        messages=MESSAGES,
+        temperature=0.3,
+        top_p=0.9,
+        seed=7,
+        presence_penalty=0.5,
+        frequency_penalty=-0.5,
+        max_completion_tokens=50,
+        user="u1",
+        extra_body={
+            "top_k": 5,
+            "min_p": 0.1,
+            "repetition_penalty": 1.2,
+            "min_tokens": 3,
+            "ignore_eos": True,
+            "some_future_field": {"x": 1},
+        },
+    )
     options = engine.requests[-1][2]
     assert (options.temperature, options.top_p, options.seed) == (0.3, 0.9, 7)
     assert (options.presence_penalty, options.frequency_penalty) == (0.5, -0.5)
@@ -126,11 +150,19 @@ async def test_sampling_fields_and_vllm_extensions_reach_the_engine(
 
 
 async def test_content_parts_and_roles(client: AppClient, engine: FakeEngine) -> None:
-    await sdk(client).chat.completions.create(model="fake-model", messages=[
-        {"role": "developer", "content": "be brief"},
-        {"role": "user", "content": [{"type": "text", "text": "part one"},
-                                     {"type": "text", "text": "part two"}]},
-    ])
+    await sdk(client).chat.completions.create(
+        model="fake-model",
+        messages=[
+            {"role": "developer", "content": "be brief"},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "part one"},
+                    {"type": "text", "text": "part two"},
+                ],
+            },
+        ],
+    )
     prompt = engine.decode(engine.requests[-1][1])
     assert "<|im_start|>system\nbe brief" in prompt
     assert "part one\npart two" in prompt
@@ -154,8 +186,10 @@ async def test_unknown_model_is_not_found(client: AppClient) -> None:
         ({"messages": MESSAGES, "n": 0}, "n"),
         ({"messages": MESSAGES, "max_tokens": -1}, "max_tokens"),
         ({"messages": MESSAGES, "top_p": "high"}, "top_p"),
-        ({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]},
-         "messages[0].content[0]"),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "image_url"}]}]},
+            "messages[0].content[0]",
+        ),
         ({"messages": [{"role": "user", "content": None}]}, "messages[0].content"),
     ],
 )
@@ -181,8 +215,9 @@ async def test_prompt_plus_max_tokens_beyond_context(make_app) -> None:
             assert ok.status_code == 200, ok.text
             prompt_tokens = ok.json()["usage"]["prompt_tokens"]
             assert small.requests[-1][2].max_tokens == min(20, 40 - prompt_tokens)
-        within = await client.post("/v1/chat/completions",
-                                   json={"messages": MESSAGES, "max_tokens": 2})
+        within = await client.post(
+            "/v1/chat/completions", json={"messages": MESSAGES, "max_tokens": 2}
+        )
         assert small.requests[-1][2].max_tokens == 2
         assert within.json()["choices"][0]["finish_reason"] == "length"
 
@@ -202,12 +237,18 @@ async def test_a_long_conversation_does_not_hold_up_the_streams_in_flight(make_a
     long_text = ("many words " * THREAD_PROMPT_CHARS)[:THREAD_PROMPT_CHARS]
     async with running(make_app(engine)) as client:
         engine.hold = threading.Event()
-        long_chat = asyncio.create_task(client.post("/v1/chat/completions", json={
-            "model": "fake-model", "messages": [{"role": "user", "content": long_text}]}))
+        long_chat = asyncio.create_task(
+            client.post(
+                "/v1/chat/completions",
+                json={"model": "fake-model", "messages": [{"role": "user", "content": long_text}]},
+            )
+        )
         while not engine.threads:  # its prompt is being tokenized
             await asyncio.sleep(0.001)
-        short = await client.post("/v1/chat/completions", json={
-            "model": "fake-model", "messages": MESSAGES, "stream": True})
+        short = await client.post(
+            "/v1/chat/completions",
+            json={"model": "fake-model", "messages": MESSAGES, "stream": True},
+        )
         engine.hold.set()
         answered = await long_chat
     assert engine.held_until_released is True
@@ -216,6 +257,7 @@ async def test_a_long_conversation_does_not_hold_up_the_streams_in_flight(make_a
     assert "echo: hello there" in "".join(
         json.loads(line[6:])["choices"][0]["delta"].get("content") or ""
         for line in short.text.splitlines()
-        if line.startswith("data: {") and json.loads(line[6:])["choices"])
+        if line.startswith("data: {") and json.loads(line[6:])["choices"]
+    )
     assert answered.status_code == 200
     assert answered.json()["choices"][0]["message"]["content"] == "echo: " + long_text.strip()

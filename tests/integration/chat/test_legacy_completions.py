@@ -10,13 +10,13 @@ from tests.support.harness import AppClient, running
 
 
 def sdk(client: AppClient) -> openai.AsyncOpenAI:
-    return openai.AsyncOpenAI(base_url=f"{client.base_url}/v1", api_key="unused",
-                              http_client=client, max_retries=0)
+    return openai.AsyncOpenAI(
+        base_url=f"{client.base_url}/v1", api_key="unused", http_client=client, max_retries=0
+    )
 
 
 async def test_text_completion(client: AppClient, engine: FakeEngine) -> None:
-    completion = await sdk(client).completions.create(model="fake-model",
-                                                      prompt="Once upon a time")
+    completion = await sdk(client).completions.create(model="fake-model", prompt="Once upon a time")
     assert completion.object == "text_completion"
     assert completion.id.startswith("cmpl-")
     assert completion.system_fingerprint.startswith("fp_")
@@ -32,10 +32,15 @@ async def test_text_completion(client: AppClient, engine: FakeEngine) -> None:
 
 async def test_batch_of_prompts_n_and_echo(client: AppClient) -> None:
     completion = await sdk(client).completions.create(
-        model="fake-model", prompt=["one", "two"], n=2, echo=True, max_tokens=50)
+        model="fake-model", prompt=["one", "two"], n=2, echo=True, max_tokens=50
+    )
     assert [c.index for c in completion.choices] == [0, 1, 2, 3]
     assert [c.text for c in completion.choices] == [
-        "oneecho: one #0", "oneecho: one #1", "twoecho: two #0", "twoecho: two #1"]
+        "oneecho: one #0",
+        "oneecho: one #1",
+        "twoecho: two #0",
+        "twoecho: two #1",
+    ]
 
 
 async def test_token_id_prompts(client: AppClient, engine: FakeEngine) -> None:
@@ -48,8 +53,12 @@ async def test_token_id_prompts(client: AppClient, engine: FakeEngine) -> None:
 
 async def test_streamed_with_logprobs_and_usage(client: AppClient) -> None:
     stream = await sdk(client).completions.create(
-        model="fake-model", prompt="hi there", stream=True, logprobs=2,
-        stream_options={"include_usage": True})
+        model="fake-model",
+        prompt="hi there",
+        stream=True,
+        logprobs=2,
+        stream_options={"include_usage": True},
+    )
     chunks = [chunk async for chunk in stream]
     text = "".join(c.choices[0].text for c in chunks if c.choices)
     assert text == "echo: hi there"
@@ -63,8 +72,7 @@ async def test_streamed_with_logprobs_and_usage(client: AppClient) -> None:
 
 
 async def test_logprobs_in_the_legacy_shape(client: AppClient) -> None:
-    completion = await sdk(client).completions.create(model="fake-model", prompt="a b",
-                                                      logprobs=0)
+    completion = await sdk(client).completions.create(model="fake-model", prompt="a b", logprobs=0)
     logprobs = completion.choices[0].logprobs
     assert "".join(logprobs.tokens) == completion.choices[0].text
     assert logprobs.token_logprobs == [-0.25] * len(logprobs.tokens)
@@ -72,18 +80,22 @@ async def test_logprobs_in_the_legacy_shape(client: AppClient) -> None:
     assert logprobs.top_logprobs == [{}] * len(logprobs.tokens)
 
 
-@pytest.mark.parametrize(("body", "param"), [
-    ({"prompt": "x", "suffix": "y"}, "suffix"),
-    ({"prompt": "x", "best_of": 3}, "best_of"),
-    ({"prompt": [1, "a"]}, "prompt"),
-    ({"prompt": []}, "prompt"),
-    ({"prompt": ""}, "prompt"),
-    ({"prompt": ["a", "b"], "stream": True}, "prompt"),
-    ({"prompt": [1, 2], "echo": True}, "echo"),
-    ({"prompt": "x", "model": "other"}, "model"),
-])
-async def test_refusals_name_the_param(client: AppClient, engine: FakeEngine, body: dict,
-                                       param: str) -> None:
+@pytest.mark.parametrize(
+    ("body", "param"),
+    [
+        ({"prompt": "x", "suffix": "y"}, "suffix"),
+        ({"prompt": "x", "best_of": 3}, "best_of"),
+        ({"prompt": [1, "a"]}, "prompt"),
+        ({"prompt": []}, "prompt"),
+        ({"prompt": ""}, "prompt"),
+        ({"prompt": ["a", "b"], "stream": True}, "prompt"),
+        ({"prompt": [1, 2], "echo": True}, "echo"),
+        ({"prompt": "x", "model": "other"}, "model"),
+    ],
+)
+async def test_refusals_name_the_param(
+    client: AppClient, engine: FakeEngine, body: dict, param: str
+) -> None:
     response = await client.post("/v1/completions", json=body)
     assert response.status_code in (400, 404), response.text
     assert response.json()["error"]["param"] == param
@@ -100,8 +112,9 @@ async def test_shares_admission_with_chat(make_app) -> None:
         held = asyncio.create_task(client.post("/v1/completions", json={"prompt": "a"}))
         while not engine.requests:
             await asyncio.sleep(0.01)
-        refused = await client.post("/v1/chat/completions", json={
-            "messages": [{"role": "user", "content": "b"}]})
+        refused = await client.post(
+            "/v1/chat/completions", json={"messages": [{"role": "user", "content": "b"}]}
+        )
         assert refused.status_code == 503
         engine.hang = False
         assert (await held).status_code == 200
@@ -112,8 +125,9 @@ async def test_each_completion_leaves_one_log_line_with_its_tokens(client: AppCl
 
     with capture_logs() as logs:
         await sdk(client).completions.create(model="fake-model", prompt="Once upon a time")
-        stream = await sdk(client).completions.create(model="fake-model", prompt="Hello",
-                                                      stream=True)
+        stream = await sdk(client).completions.create(
+            model="fake-model", prompt="Hello", stream=True
+        )
         async for _ in stream:
             pass
     whole, streamed = [entry for entry in logs if entry["event"] == "request"]

@@ -29,8 +29,9 @@ async def _call(function, *args, **kwargs):
 
 async def test_deepl_client_translates(server_url: str, engine: FakeEngine) -> None:
     translator = deepl.Translator("any-key", server_url=server_url)
-    result = await _call(translator.translate_text, "Good morning", source_lang="EN",
-                         target_lang="DE")
+    result = await _call(
+        translator.translate_text, "Good morning", source_lang="EN", target_lang="DE"
+    )
     assert result.text == "GOOD MORNING"
     assert result.detected_source_lang == "EN"
     assert result.billed_characters == len("Good morning")
@@ -44,7 +45,10 @@ async def test_deepl_client_batches_detects_and_keeps_html(server_url: str) -> N
     results = await _call(
         translator.translate_text,
         ["Die Besprechung wurde auf Donnerstag verschoben.", "<p>Hello <b>there</b></p>"],
-        target_lang="EN-US", tag_handling="html", formality="prefer_more")
+        target_lang="EN-US",
+        tag_handling="html",
+        formality="prefer_more",
+    )
     assert results[0].detected_source_lang == "DE"
     assert results[1].text == "<p>HELLO <b>THERE</b></p>"
 
@@ -70,10 +74,14 @@ async def test_deepl_form_bodies_and_error_shape(make_app) -> None:
     from tests.support.harness import running
 
     async with running(make_app()) as client:
-        response = await client.post("/v2/translate", data={"text": "Hi", "target_lang": "DE",
-                                                             "source_lang": "EN"})
-        assert response.json() == {"translations": [
-            {"detected_source_language": "EN", "text": "HI", "billed_characters": 2}]}
+        response = await client.post(
+            "/v2/translate", data={"text": "Hi", "target_lang": "DE", "source_lang": "EN"}
+        )
+        assert response.json() == {
+            "translations": [
+                {"detected_source_language": "EN", "text": "HI", "billed_characters": 2}
+            ]
+        }
         bad = await client.post("/v2/translate", json={"target_lang": "DE"})
         assert bad.status_code == 400 and set(bad.json()) == {"message"}
 

@@ -38,14 +38,32 @@ async def test_client_sees_errors(base_url: str) -> None:
 
 async def test_auto_source_lists_and_html(make_app) -> None:
     async with running(make_app()) as client:
-        body = (await client.post("/libretranslate/translate", json={
-            "q": ["Die Besprechung wurde auf Donnerstag verschoben.", "Hallo Welt, wie geht es?"],
-            "source": "auto", "target": "en"})).json()
+        body = (
+            await client.post(
+                "/libretranslate/translate",
+                json={
+                    "q": [
+                        "Die Besprechung wurde auf Donnerstag verschoben.",
+                        "Hallo Welt, wie geht es?",
+                    ],
+                    "source": "auto",
+                    "target": "en",
+                },
+            )
+        ).json()
         assert [d["language"] for d in body["detectedLanguage"]] == ["de", "de"]
         assert len(body["translatedText"]) == 2
-        html = (await client.post("/libretranslate/translate", json={
-            "q": "<p>Hi <i>you</i></p>", "source": "en", "target": "de",
-            "format": "html"})).json()
+        html = (
+            await client.post(
+                "/libretranslate/translate",
+                json={
+                    "q": "<p>Hi <i>you</i></p>",
+                    "source": "en",
+                    "target": "de",
+                    "format": "html",
+                },
+            )
+        ).json()
         assert html == {"translatedText": "<p>HI <i>YOU</i></p>"}
         error = await client.post("/libretranslate/translate", json={"q": "Hi"})
         assert error.status_code == 400 and set(error.json()) == {"error"}

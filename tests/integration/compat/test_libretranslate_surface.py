@@ -26,21 +26,32 @@ async def test_api_key_in_the_body(make_app, overrides: dict) -> None:
         base = f"{url}/libretranslate/"
         good = LibreTranslateAPI(base, api_key="secret")
         assert await asyncio.to_thread(good.translate, "Hi", "en", "de") == "HI"
-        as_json = await _http("POST", base + "translate", json={
-            "q": "Hi", "source": "en", "target": "de", "api_key": "secret"})
+        as_json = await _http(
+            "POST",
+            base + "translate",
+            json={"q": "Hi", "source": "en", "target": "de", "api_key": "secret"},
+        )
         assert as_json.status_code == 200
-        wrong = await _http("POST", base + "translate", json={
-            "q": "Hi", "source": "en", "target": "de", "api_key": "nope"})
+        wrong = await _http(
+            "POST",
+            base + "translate",
+            json={"q": "Hi", "source": "en", "target": "de", "api_key": "nope"},
+        )
         assert wrong.status_code == 403 and set(wrong.json()) == {"error"}
         missing = await _http("POST", base + "detect", data={"q": "Hallo Welt"})
         assert missing.status_code == 403
         # As LibreTranslate's own: the languages and the page's settings need no key.
-        assert (await asyncio.to_thread(LibreTranslateAPI(base).languages))
+        assert await asyncio.to_thread(LibreTranslateAPI(base).languages)
         settings = (await _http("GET", base + "frontend/settings")).json()
         assert settings["apiKeys"] is True and settings["keyRequired"] is True
         # The other APIs still want the header.
-        assert (await _http("POST", f"{url}/translate", json={
-            "text": "Hi", "target_lang": "de", "api_key": "secret"})).status_code == 401
+        assert (
+            await _http(
+                "POST",
+                f"{url}/translate",
+                json={"text": "Hi", "target_lang": "de", "api_key": "secret"},
+            )
+        ).status_code == 401
 
 
 def _varied(prompt: str, options: SamplingOptions) -> str:
@@ -51,21 +62,33 @@ def _varied(prompt: str, options: SamplingOptions) -> str:
 async def test_alternatives(make_app) -> None:
     engine = FakeEngine(responder=_varied)
     async with served(make_app(engine)) as url:
-        single = await _http("POST", f"{url}/libretranslate/translate", json={
-            "q": "Good morning", "source": "en", "target": "de", "alternatives": 2})
+        single = await _http(
+            "POST",
+            f"{url}/libretranslate/translate",
+            json={"q": "Good morning", "source": "en", "target": "de", "alternatives": 2},
+        )
         body = single.json()
         assert body["translatedText"] == "GOOD MORNING"
         assert body["alternatives"] == ["good morning #0", "good morning #1"]
         sampled = [options for _, _, options in engine.requests if options.n == 2]
         assert sampled and sampled[0].temperature > 0
-        batch = await _http("POST", f"{url}/libretranslate/translate", json={
-            "q": ["Hi", "Bye"], "source": "en", "target": "de", "alternatives": 1})
+        batch = await _http(
+            "POST",
+            f"{url}/libretranslate/translate",
+            json={"q": ["Hi", "Bye"], "source": "en", "target": "de", "alternatives": 1},
+        )
         assert batch.json()["alternatives"] == [["hi"], ["bye"]]
-        plain = await _http("POST", f"{url}/libretranslate/translate", json={
-            "q": "Hi", "source": "en", "target": "de"})
+        plain = await _http(
+            "POST",
+            f"{url}/libretranslate/translate",
+            json={"q": "Hi", "source": "en", "target": "de"},
+        )
         assert "alternatives" not in plain.json()
-        too_many = await _http("POST", f"{url}/libretranslate/translate", json={
-            "q": "Hi", "source": "en", "target": "de", "alternatives": 4})
+        too_many = await _http(
+            "POST",
+            f"{url}/libretranslate/translate",
+            json={"q": "Hi", "source": "en", "target": "de", "alternatives": 4},
+        )
         assert too_many.status_code == 400
 
 
@@ -78,30 +101,40 @@ async def test_frontend_settings_and_suggestions(make_app) -> None:
         # translate_file is served: its web page offers files, of the formats we read.
         assert settings["filesTranslation"] is True
         assert {".srt", ".docx", ".po", ".txt"} <= set(settings["supportedFilesFormat"])
-        suggest = await _http("POST", f"{url}/libretranslate/suggest", data={
-            "q": "Hello", "s": "Hola", "source": "en", "target": "es"})
+        suggest = await _http(
+            "POST",
+            f"{url}/libretranslate/suggest",
+            data={"q": "Hello", "s": "Hola", "source": "en", "target": "es"},
+        )
         assert suggest.status_code == 403
         assert suggest.json() == {"error": "Suggestions are disabled on this server."}
 
 
 async def test_cors_for_browsers(make_app) -> None:
     async with served(make_app(api_key=["secret"])) as url:
-        preflight = await _http("OPTIONS", f"{url}/libretranslate/translate", headers={
-            "Origin": "https://example.org", "Access-Control-Request-Method": "POST"})
+        preflight = await _http(
+            "OPTIONS",
+            f"{url}/libretranslate/translate",
+            headers={"Origin": "https://example.org", "Access-Control-Request-Method": "POST"},
+        )
         assert preflight.status_code == 204
         assert preflight.headers["access-control-allow-origin"] == "*"
         assert "Content-Type" in preflight.headers["access-control-allow-headers"]
-        answered = await _http("GET", f"{url}/libretranslate/languages",
-                               headers={"Origin": "https://example.org"})
+        answered = await _http(
+            "GET", f"{url}/libretranslate/languages", headers={"Origin": "https://example.org"}
+        )
         assert answered.headers["access-control-allow-origin"] == "*"
-        assert "access-control-allow-origin" not in (
-            await _http("GET", f"{url}/health")).headers
+        assert "access-control-allow-origin" not in (await _http("GET", f"{url}/health")).headers
 
 
 async def test_zt_and_pb_both_ways(make_app, engine: FakeEngine) -> None:
     async with served(make_app()) as url:
-        codes = [language["code"] for language in await asyncio.to_thread(
-            LibreTranslateAPI(f"{url}/libretranslate/").languages)]
+        codes = [
+            language["code"]
+            for language in await asyncio.to_thread(
+                LibreTranslateAPI(f"{url}/libretranslate/").languages
+            )
+        ]
         assert {"pb", "zt"} <= set(codes)
         client = LibreTranslateAPI(f"{url}/libretranslate/")
         assert await asyncio.to_thread(client.translate, "Hello", "en", "pb") == "HELLO"

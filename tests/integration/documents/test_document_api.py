@@ -13,27 +13,42 @@ import srt
 from tests.support.fakes import FakeEngine
 from tests.support.harness import AppClient, running
 
-SRT = (b"1\n00:00:01,000 --> 00:00:02,500\nGood morning, everyone.\n\n"
-       b"2\n00:00:03,000 --> 00:00:04,000\nWelcome to the talk.\n")
+SRT = (
+    b"1\n00:00:01,000 --> 00:00:02,500\nGood morning, everyone.\n\n"
+    b"2\n00:00:03,000 --> 00:00:04,000\nWelcome to the talk.\n"
+)
 
 
 def cues(data: bytes) -> list[tuple[int, str, str]]:
-    return [(cue.index, srt.timedelta_to_srt_timestamp(cue.start), cue.content)
-            for cue in srt.parse(data.decode())]
+    return [
+        (cue.index, srt.timedelta_to_srt_timestamp(cue.start), cue.content)
+        for cue in srt.parse(data.decode())
+    ]
 
 
-TRANSLATED_CUES = [(1, "00:00:01,000", "GOOD MORNING, EVERYONE."),
-                   (2, "00:00:03,000", "WELCOME TO THE TALK.")]
+TRANSLATED_CUES = [
+    (1, "00:00:01,000", "GOOD MORNING, EVERYONE."),
+    (2, "00:00:03,000", "WELCOME TO THE TALK."),
+]
 
 
 def many_lines(count: int) -> bytes:
     return "".join(f"Line number {i} of the document.\n\n" for i in range(count)).encode()
 
 
-async def submit(client: AppClient, data: bytes = SRT, name: str = "talk.srt",
-                 headers: dict | None = None, **fields: str) -> httpx.Response:
-    return await client.post("/translate/document", files={"file": (name, data)},
-                             data={"target_lang": "de", **fields}, headers=headers)
+async def submit(
+    client: AppClient,
+    data: bytes = SRT,
+    name: str = "talk.srt",
+    headers: dict | None = None,
+    **fields: str,
+) -> httpx.Response:
+    return await client.post(
+        "/translate/document",
+        files={"file": (name, data)},
+        data={"target_lang": "de", **fields},
+        headers=headers,
+    )
 
 
 async def finished(client: AppClient, submitted: dict, headers: dict | None = None) -> dict:
@@ -65,8 +80,10 @@ async def test_curl_like_submit_status_and_result(client: AppClient, engine: Fak
     # Documents ask the engine for a later turn than interactive requests.
     assert {options.priority for _, _, options in engine.requests} == {1}
     # The key may come as a header too; the result stays until its retention time ends.
-    again = await client.get(f"/translate/document/{submitted['document_id']}/result",
-                             headers={"X-Document-Key": submitted["document_key"]})
+    again = await client.get(
+        f"/translate/document/{submitted['document_id']}/result",
+        headers={"X-Document-Key": submitted["document_key"]},
+    )
     assert again.content == result.content
 
 
@@ -76,8 +93,11 @@ async def test_progress_stream_ends_with_done(make_app) -> None:
         submitted = (await submit(client, many_lines(40), "notes.txt")).json()
         async with client.stream("GET", submitted["events_url"]) as stream:
             assert stream.headers["content-type"].startswith("text/event-stream")
-            events = [line.removeprefix("data: ") async for line in stream.aiter_lines()
-                      if line.startswith("data: ")]
+            events = [
+                line.removeprefix("data: ")
+                async for line in stream.aiter_lines()
+                if line.startswith("data: ")
+            ]
     assert events[-1] == "[DONE]"
     statuses = [json.loads(event) for event in events[:-1]]
     done = [s["segments_done"] for s in statuses]
@@ -86,28 +106,40 @@ async def test_progress_stream_ends_with_done(make_app) -> None:
     assert statuses[-1]["seconds_remaining"] == 0
 
 
-async def test_glossary_and_formality_reach_the_prompt(client: AppClient,
-                                                       engine: FakeEngine) -> None:
-    submitted = (await submit(client, b"The widget is ready.\n", "a.txt", source_lang="en",
-                              formality="formal",
-                              glossary=json.dumps({"widget": "Dingsbums"}))).json()
+async def test_glossary_and_formality_reach_the_prompt(
+    client: AppClient, engine: FakeEngine
+) -> None:
+    submitted = (
+        await submit(
+            client,
+            b"The widget is ready.\n",
+            "a.txt",
+            source_lang="en",
+            formality="formal",
+            glossary=json.dumps({"widget": "Dingsbums"}),
+        )
+    ).json()
     assert (await finished(client, submitted))["status"] == "done"
     prompt = engine.decode(engine.requests[-1][1])
     assert "Dingsbums" in prompt and "formal" in prompt
 
 
-@pytest.mark.parametrize(("fields", "name", "data", "status", "code"), [
-    ({}, "talk.exe", b"MZ\x00\x00", 400, "unsupported_document_format"),
-    ({}, "broken.docx", b"not a zip", 400, "invalid_document"),
-    ({"target_lang": ""}, "talk.srt", SRT, 400, None),
-    ({"formality": "rude"}, "talk.srt", SRT, 400, None),
-    ({"glossary": "[1]"}, "talk.srt", SRT, 400, None),
-    # Refused before any work, not failed later as a job.
-    ({"target_lang": "not a language"}, "talk.srt", SRT, 400, "unsupported_language"),
-    ({"source_lang": "xx-?"}, "talk.srt", SRT, 400, "unsupported_language"),
-])
-async def test_refusals(client: AppClient, fields: dict, name: str, data: bytes, status: int,
-                        code: str | None) -> None:
+@pytest.mark.parametrize(
+    ("fields", "name", "data", "status", "code"),
+    [
+        ({}, "talk.exe", b"MZ\x00\x00", 400, "unsupported_document_format"),
+        ({}, "broken.docx", b"not a zip", 400, "invalid_document"),
+        ({"target_lang": ""}, "talk.srt", SRT, 400, None),
+        ({"formality": "rude"}, "talk.srt", SRT, 400, None),
+        ({"glossary": "[1]"}, "talk.srt", SRT, 400, None),
+        # Refused before any work, not failed later as a job.
+        ({"target_lang": "not a language"}, "talk.srt", SRT, 400, "unsupported_language"),
+        ({"source_lang": "xx-?"}, "talk.srt", SRT, 400, "unsupported_language"),
+    ],
+)
+async def test_refusals(
+    client: AppClient, fields: dict, name: str, data: bytes, status: int, code: str | None
+) -> None:
     response = await submit(client, data, name, **fields)
     assert response.status_code == status, response.text
     if code:
@@ -122,8 +154,7 @@ async def test_not_multipart_is_a_400(client: AppClient) -> None:
 
 async def test_limits(make_app) -> None:
     engine = FakeEngine(token_delay=0.05)  # slow: the first documents are still in flight
-    app = make_app(engine, max_document_bytes=2000, max_document_chars=500,
-                   max_documents_per_key=2)
+    app = make_app(engine, max_document_bytes=2000, max_document_chars=500, max_documents_per_key=2)
     async with running(app) as client:
         too_big = await submit(client, b"x" * 2001, "big.txt")
         assert too_big.status_code == 413
@@ -194,8 +225,11 @@ async def test_a_cancelled_job_stops_its_engine_requests_and_is_gone(make_app) -
 
         async def events() -> list[str]:
             async with client.stream("GET", submitted["events_url"]) as stream:
-                return [line.removeprefix("data: ") async for line in stream.aiter_lines()
-                        if line.startswith("data: ")]
+                return [
+                    line.removeprefix("data: ")
+                    async for line in stream.aiter_lines()
+                    if line.startswith("data: ")
+                ]
 
         watching = asyncio.create_task(events())
         for _ in range(500):

@@ -13,10 +13,13 @@ from tests.support.fakes import FakeEngine
 from tests.support.harness import call_and_leave, eventually, running
 
 STREAMS = {
-    "/translate": {"text": "Good morning to you all", "source_lang": "en", "target_lang": "de",
-                   "stream": True},
-    "/v1/chat/completions": {"messages": [{"role": "user", "content": "hi there"}],
-                             "stream": True},
+    "/translate": {
+        "text": "Good morning to you all",
+        "source_lang": "en",
+        "target_lang": "de",
+        "stream": True,
+    },
+    "/v1/chat/completions": {"messages": [{"role": "user", "content": "hi there"}], "stream": True},
 }
 
 
@@ -34,8 +37,7 @@ async def test_the_done_event_ends_the_response_without_waiting_on_the_client(
     assert dict(start["headers"])[b"content-type"] == b"text/event-stream; charset=utf-8"
     assert bodies[-1] == {"type": "http.response.body", "body": sse.DONE, "more_body": False}
     assert len(bodies) > 2
-    assert all(body["more_body"] and body["body"].startswith(b"data: {")
-               for body in bodies[:-1])
+    assert all(body["more_body"] and body["body"].startswith(b"data: {") for body in bodies[:-1])
     assert app.state.services.admission.in_flight == 0
 
 
@@ -63,8 +65,8 @@ async def test_an_engine_failure_mid_stream_ends_it_with_an_error_event(make_app
     app = make_app(failing)
     async with running(app):
         sent = await asyncio.wait_for(
-            call_and_leave(app, "/v1/chat/completions", STREAMS["/v1/chat/completions"], 3600),
-            10)
+            call_and_leave(app, "/v1/chat/completions", STREAMS["/v1/chat/completions"], 3600), 10
+        )
     *events, end = sent[1:]
     assert b'"error"' in events[-1]["body"]
     assert end == {"type": "http.response.body", "body": b"", "more_body": False}

@@ -26,14 +26,18 @@ def assert_envelope(response, status: int) -> dict:  # type: ignore[no-untyped-d
 
 
 async def test_malformed_json(client: AppClient) -> None:
-    response = await client.post("/translate", content=b'{"text": "hi",',
-                                 headers={"content-type": "application/json"})
+    response = await client.post(
+        "/translate", content=b'{"text": "hi",', headers={"content-type": "application/json"}
+    )
     assert_envelope(response, 400)
 
 
 async def test_invalid_utf8(client: AppClient) -> None:
-    response = await client.post("/v1/chat/completions", content=b'{"messages": "\xff\xfe"}',
-                                 headers={"content-type": "application/json"})
+    response = await client.post(
+        "/v1/chat/completions",
+        content=b'{"messages": "\xff\xfe"}',
+        headers={"content-type": "application/json"},
+    )
     assert_envelope(response, 400)
 
 
@@ -66,13 +70,12 @@ async def test_request_id_is_echoed_or_generated(client: AppClient) -> None:
     assert again.status_code == 200
 
 
-async def test_one_log_line_per_request_with_timings(
-    client: AppClient, engine: FakeEngine
-) -> None:
+async def test_one_log_line_per_request_with_timings(client: AppClient, engine: FakeEngine) -> None:
     with capture_logs() as logs:
         await client.post("/translate", json=TRANSLATE, headers={"x-request-id": "req-1"})
-        await client.post("/translate", json={**TRANSLATE, "text": "Good evening, everyone.",
-                                              "stream": True})
+        await client.post(
+            "/translate", json={**TRANSLATE, "text": "Good evening, everyone.", "stream": True}
+        )
         await client.get("/nowhere")
         await client.get("/translate/document/ABC", params={"key": "k"})
     lines = [entry for entry in logs if entry["event"] == "request"]
@@ -100,8 +103,9 @@ async def test_the_log_line_names_the_error_of_every_refusal(make_app) -> None:
         auth = {"authorization": "Bearer secret"}
         with capture_logs() as logs:
             await client.post("/translate", json=TRANSLATE)  # refused by the gate
-            await client.post("/translate", json={**TRANSLATE, "target_lang": "xx-nowhere"},
-                              headers=auth)  # refused by the service
+            await client.post(
+                "/translate", json={**TRANSLATE, "target_lang": "xx-nowhere"}, headers=auth
+            )  # refused by the service
             await client.post("/translate", json={"text": 1}, headers=auth)  # by validation
             await client.post("/v2/translate", json={"target_lang": "DE"})  # a compat shape
     codes = [entry.get("error_code") for entry in logs if entry["event"] == "request"]
@@ -122,8 +126,10 @@ async def test_health(client: AppClient, engine: FakeEngine) -> None:
 
 async def test_metrics(client: AppClient) -> None:
     await client.post("/translate", json=TRANSLATE)
-    await client.post("/v1/chat/completions",
-                      json={"messages": [{"role": "user", "content": "hi"}], "stream": True})
+    await client.post(
+        "/v1/chat/completions",
+        json={"messages": [{"role": "user", "content": "hi"}], "stream": True},
+    )
     text = (await client.get("/metrics")).text
     assert 'translate_requests_total{route="/translate",status="200"} 1.0' in text
     assert 'translate_requests_total{route="/v1/chat/completions",status="200"} 1.0' in text
@@ -142,7 +148,8 @@ async def test_committed_openapi_document_is_what_the_app_serves(
     committed = Path(__file__).parents[3] / "openapi" / "openapi.json"
     served = (await client.get("/docs/openapi.json")).json()
     assert json.loads(committed.read_text()) == served, (
-        "openapi/openapi.json is stale: run `make openapi`")
+        "openapi/openapi.json is stale: run `make openapi`"
+    )
     assert json.loads(openapi_document()) == served
     assert {"/translate", "/v1/chat/completions", "/v1/models", "/health"} <= set(served["paths"])
 
@@ -157,12 +164,14 @@ async def test_api_keys(keyed: AppClient) -> None:
     with capture_logs() as logs:
         error = assert_envelope(await keyed.post("/translate", json=TRANSLATE), 401)
         assert error["type"] == "authentication_error"
-        wrong = await keyed.post("/translate", json=TRANSLATE,
-                                 headers={"authorization": "Bearer k-three"})
+        wrong = await keyed.post(
+            "/translate", json=TRANSLATE, headers={"authorization": "Bearer k-three"}
+        )
         assert_envelope(wrong, 401)
     for key in ("k-one", "k-two"):
-        ok = await keyed.post("/translate", json=TRANSLATE,
-                              headers={"authorization": f"Bearer {key}"})
+        ok = await keyed.post(
+            "/translate", json=TRANSLATE, headers={"authorization": f"Bearer {key}"}
+        )
         assert ok.status_code == 200
     models = await keyed.get("/v1/models", headers={"authorization": "Bearer k-one"})
     assert models.status_code == 200

@@ -17,8 +17,9 @@ async def test_overload_is_refused_at_once_with_retry_after(make_app) -> None:
     slow.hang = True  # until the refusal is checked
     app = make_app(slow, max_num_seqs=2, max_queued_requests=1)
     async with running(app) as client:
-        admitted = [asyncio.create_task(client.post("/translate", json=TRANSLATE))
-                    for _ in range(3)]
+        admitted = [
+            asyncio.create_task(client.post("/translate", json=TRANSLATE)) for _ in range(3)
+        ]
         await eventually(lambda: len(slow.requests) == 3)
         refused = await client.post("/translate", json=TRANSLATE)
         # Answered without waiting for a slot: no admitted request has finished yet.
@@ -82,7 +83,8 @@ async def test_a_deadline_passing_while_a_stream_waits_ends_it(make_app) -> None
     async with running(make_app(stalling)) as client:
         async with asyncio.timeout(10):  # a stream left waiting would fail here, not hang
             response = await client.post(
-                "/v1/chat/completions", json={**CHAT, "stream": True, "timeout": 0.3})
+                "/v1/chat/completions", json={**CHAT, "stream": True, "timeout": 0.3}
+            )
         events = [e[6:] for e in response.text.split("\n\n") if e]
         assert json.loads(events[-1])["error"]["code"] == "request_timeout"
         await eventually(lambda: not stalling.unfinished)
@@ -148,8 +150,9 @@ async def test_client_leaving_aborts_its_engine_requests(make_app) -> None:
     slow.responder = lambda prompt, options: "word " * 200
     app = make_app(slow)
     async with running(app):
-        await call_and_leave(app, "/translate",
-                                   {**TRANSLATE, "text": ["a " * 100, "b " * 100]}, 0.2)
+        await call_and_leave(
+            app, "/translate", {**TRANSLATE, "text": ["a " * 100, "b " * 100]}, 0.2
+        )
         await call_and_leave(app, "/v1/chat/completions", CHAT, 0.2)
         await call_and_leave(app, "/v1/chat/completions", {**CHAT, "stream": True}, 0.2)
         await eventually(lambda: not slow.unfinished)

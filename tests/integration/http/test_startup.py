@@ -22,11 +22,18 @@ from tests.support.harness import running
 
 async def test_on_ready_comes_after_the_services_and_the_document_libraries(tmp_path) -> None:
     seen: dict[str, object] = {}
-    settings = load_settings({"served_model_name": "fake-model", "quality_guard": False,
-                              "document_dir": str(tmp_path)}, environ={})
-    app = create_app(settings, FakeEngine, on_ready=lambda: seen.update(
-        services=app.state.get("services"),
-        libraries={name for name in ("docx", "pptx", "polib", "srt") if name in sys.modules}))
+    settings = load_settings(
+        {"served_model_name": "fake-model", "quality_guard": False, "document_dir": str(tmp_path)},
+        environ={},
+    )
+    app = create_app(
+        settings,
+        FakeEngine,
+        on_ready=lambda: seen.update(
+            services=app.state.get("services"),
+            libraries={name for name in ("docx", "pptx", "polib", "srt") if name in sys.modules},
+        ),
+    )
     async with running(app) as client:
         assert (await client.get("/health")).status_code == 200
     services = seen["services"]
@@ -39,7 +46,8 @@ RESOURCE_THREADS = ("deepl-db", "job-store")
 
 @pytest.mark.parametrize("failing", ["prompt templates", "document store"])
 async def test_a_start_that_fails_halfway_leaves_nothing_open(
-        failing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    failing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The engine has started when the failure comes: it is shut down, and the DeepL database,
     the job store and the background tasks opened before the failure are closed."""
     opened: list[DeepLAccounts] = []
@@ -52,13 +60,22 @@ async def test_a_start_that_fails_halfway_leaves_nothing_open(
     monkeypatch.setattr(DeepLAccounts, "open", recording_open)
     blocking_file = tmp_path / "a file, not a folder"
     blocking_file.write_text("")
-    overrides = ({"prompt_templates": str(tmp_path / "missing.toml")}
-                 if failing == "prompt templates" else {"document_dir": str(blocking_file)})
-    settings = load_settings({"served_model_name": "fake-model", "quality_guard": False,
-                              "document_dir": str(tmp_path / "documents"),
-                              "glossary_db": str(tmp_path / "glossaries.sqlite3"),
-                              "memory_db": str(tmp_path / "memories.sqlite3"),
-                              **overrides}, environ={})
+    overrides = (
+        {"prompt_templates": str(tmp_path / "missing.toml")}
+        if failing == "prompt templates"
+        else {"document_dir": str(blocking_file)}
+    )
+    settings = load_settings(
+        {
+            "served_model_name": "fake-model",
+            "quality_guard": False,
+            "document_dir": str(tmp_path / "documents"),
+            "glossary_db": str(tmp_path / "glossaries.sqlite3"),
+            "memory_db": str(tmp_path / "memories.sqlite3"),
+            **overrides,
+        },
+        environ={},
+    )
     engine = FakeEngine()
     threads_before = set(threading.enumerate())
     with pytest.raises(Exception) as failed:
@@ -69,8 +86,11 @@ async def test_a_start_that_fails_halfway_leaves_nothing_open(
     assert failed.errisinstance(cause) or failed.group_contains(cause)
     assert engine.shut_down
     assert {task for task in asyncio.all_tasks() if task is not asyncio.current_task()} == set()
-    left = [thread.name for thread in set(threading.enumerate()) - threads_before
-            if thread.name.startswith(RESOURCE_THREADS)]
+    left = [
+        thread.name
+        for thread in set(threading.enumerate()) - threads_before
+        if thread.name.startswith(RESOURCE_THREADS)
+    ]
     assert left == []
     if failing == "document store":  # the DeepL database had been opened: it takes no work
         (accounts,) = opened

@@ -22,8 +22,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
 )
 
 TRANSLATE = {"text": "Good morning", "source_lang": "en", "target_lang": "de"}
-FIGURES = EngineTimings(wait=0.004, prefill=0.006, first_token=0.0125, decode=0.05,
-                        preemptions=0, cached_tokens=8)
+FIGURES = EngineTimings(
+    wait=0.004, prefill=0.006, first_token=0.0125, decode=0.05, preemptions=0, cached_tokens=8
+)
 
 
 @pytest.fixture
@@ -35,7 +36,9 @@ def exporter() -> InMemorySpanExporter:
 def traced(exporter: InMemorySpanExporter, engine: FakeEngine):
     provider = sdk_trace.TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    settings = load_settings({"served_model_name": "fake-model", "quality_guard": False}, environ={})
+    settings = load_settings(
+        {"served_model_name": "fake-model", "quality_guard": False}, environ={}
+    )
     engine.timings = FIGURES
     return create_app(settings, lambda: engine, tracing=Tracing(provider))
 
@@ -62,9 +65,12 @@ async def test_a_translation_is_one_trace(traced, exporter, engine: FakeEngine) 
     only_trace(spans)
     assert tree(spans) == {
         "POST /translate": ["admission", "engine request", "tokenize"],
-        "admission": [], "tokenize": [],
+        "admission": [],
+        "tokenize": [],
         "engine request": ["decode", "engine wait", "prefill"],
-        "engine wait": [], "prefill": [], "decode": [],
+        "engine wait": [],
+        "prefill": [],
+        "decode": [],
     }
     spans_by_name = {span.name: span for span in spans}
     root, engine_span = spans_by_name["POST /translate"], spans_by_name["engine request"]
@@ -84,27 +90,38 @@ async def test_pieces_are_engine_requests_of_one_request(traced, exporter) -> No
     async with running(traced) as client:
         response = await client.post("/translate", json={**TRANSLATE, "text": ["one", "two"]})
         assert response.status_code == 200
-    spans = [s for s in exporter.get_finished_spans() if s.name.startswith("POST")
-             or s.name in ("engine request", "tokenize", "admission")]
+    spans = [
+        s
+        for s in exporter.get_finished_spans()
+        if s.name.startswith("POST") or s.name in ("engine request", "tokenize", "admission")
+    ]
     only_trace(spans)
     assert tree(spans)["POST /translate"] == [
-        "admission", "engine request", "engine request", "tokenize", "tokenize"]
+        "admission",
+        "engine request",
+        "engine request",
+        "tokenize",
+        "tokenize",
+    ]
 
 
 async def test_a_quality_retry_is_a_span_over_its_engine_request(exporter, engine) -> None:
     provider = sdk_trace.TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     # The engine double answers the source upper-cased: the guard calls it an echo and retries.
-    settings = load_settings({"served_model_name": "fake-model", "quality_guard": True},
-                             environ={})
+    settings = load_settings({"served_model_name": "fake-model", "quality_guard": True}, environ={})
     async with running(create_app(settings, lambda: engine, tracing=Tracing(provider))) as client:
         response = await client.post("/translate", json=TRANSLATE)
         assert response.status_code == 200 and response.json()["warnings"] == ["echo"]
     spans = [s for s in exporter.get_finished_spans() if s.name != "GET /metrics"]
     only_trace(spans)
     children = tree(spans)
-    assert children["POST /translate"] == ["admission", "engine request", "quality retry",
-                                           "tokenize"]
+    assert children["POST /translate"] == [
+        "admission",
+        "engine request",
+        "quality retry",
+        "tokenize",
+    ]
     assert children["quality retry"] == ["engine request"]
     (retry,) = [s for s in spans if s.name == "quality retry"]
     assert retry.attributes["quality.failures"] == ("echo",)
@@ -114,23 +131,37 @@ async def test_a_stream_and_a_callers_trace(traced, exporter) -> None:
     caller = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
     async with running(traced) as client:
         response = await client.post(
-            "/v1/chat/completions", headers={"traceparent": caller},
-            json={"model": "fake-model", "stream": True,
-                  "messages": [{"role": "user", "content": "hi"}]})
+            "/v1/chat/completions",
+            headers={"traceparent": caller},
+            json={
+                "model": "fake-model",
+                "stream": True,
+                "messages": [{"role": "user", "content": "hi"}],
+            },
+        )
         assert response.status_code == 200
     (root,) = [s for s in exporter.get_finished_spans() if s.name.startswith("POST")]
     assert f"{root.context.trace_id:032x}" == "0af7651916cd43dd8448eb211c80319c"
     assert f"{root.parent.span_id:016x}" == "b7ad6b7169203331"
     assert tree(exporter.get_finished_spans())["POST /v1/chat/completions"] == [
-        "admission", "engine request", "tokenize"]
+        "admission",
+        "engine request",
+        "tokenize",
+    ]
 
 
 async def test_a_refusal_is_a_failed_admission(exporter, engine: FakeEngine) -> None:
     provider = sdk_trace.TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    settings = load_settings({"served_model_name": "fake-model", "quality_guard": False,
-                              "max_num_seqs": 1,
-                              "max_queued_requests": 0}, environ={})
+    settings = load_settings(
+        {
+            "served_model_name": "fake-model",
+            "quality_guard": False,
+            "max_num_seqs": 1,
+            "max_queued_requests": 0,
+        },
+        environ={},
+    )
     app = create_app(settings, lambda: engine, tracing=Tracing(provider))
     engine.hang = True
     async with running(app) as client:
@@ -150,7 +181,9 @@ async def test_requests_left_out_by_the_sampler_leave_no_spans(exporter, engine)
 
     provider = sdk_trace.TracerProvider(sampler=ALWAYS_OFF)
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    settings = load_settings({"served_model_name": "fake-model", "quality_guard": False}, environ={})
+    settings = load_settings(
+        {"served_model_name": "fake-model", "quality_guard": False}, environ={}
+    )
     engine.timings = FIGURES
     async with running(create_app(settings, lambda: engine, tracing=Tracing(provider))) as client:
         assert (await client.post("/translate", json=TRANSLATE)).status_code == 200

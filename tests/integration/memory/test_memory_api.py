@@ -11,8 +11,10 @@ from translate_server.memory.formats import write_tmx
 
 from tests.support.harness import AppClient, running
 
-ENTRIES = [Entry("Save the file.", "Speichern Sie die Datei.", "en", "de", "toolbar"),
-           Entry("Delete %(count)d files?", "%(count)d Dateien löschen?", "en", "de")]
+ENTRIES = [
+    Entry("Save the file.", "Speichern Sie die Datei.", "en", "de", "toolbar"),
+    Entry("Delete %(count)d files?", "%(count)d Dateien löschen?", "en", "de"),
+]
 
 PO = """msgid ""
 msgstr ""
@@ -53,10 +55,14 @@ XLIFF_20 = """<?xml version="1.0" encoding="UTF-8"?>
  </file>
 </xliff>
 """
-CSV = 'en,de\nSave the file.,Speichern Sie die Datei.,toolbar\n' \
-      '"Delete %(count)d files?","%(count)d Dateien löschen?"\n'
-TSV = 'source\ttarget\nSave the file.\tSpeichern Sie die Datei.\n' \
-      'Delete %(count)d files?\t%(count)d Dateien löschen?\n'
+CSV = (
+    "en,de\nSave the file.,Speichern Sie die Datei.,toolbar\n"
+    '"Delete %(count)d files?","%(count)d Dateien löschen?"\n'
+)
+TSV = (
+    "source\ttarget\nSave the file.\tSpeichern Sie die Datei.\n"
+    "Delete %(count)d files?\t%(count)d Dateien löschen?\n"
+)
 
 
 def _mo() -> bytes:
@@ -82,10 +88,20 @@ async def make_memory(client: AppClient, name: str = "product", **headers: str) 
     return response.json()["id"]
 
 
-async def upload(client: AppClient, memory_id: str, filename: str, data: bytes,
-                 fields: dict[str, str] | None = None, **headers: str):  # type: ignore[no-untyped-def]
-    return await client.post(f"/memories/{memory_id}/import", files={"file": (filename, data)},
-                             data=fields or {}, headers=headers)
+async def upload(
+    client: AppClient,
+    memory_id: str,
+    filename: str,
+    data: bytes,
+    fields: dict[str, str] | None = None,
+    **headers: str,
+):  # type: ignore[no-untyped-def]
+    return await client.post(
+        f"/memories/{memory_id}/import",
+        files={"file": (filename, data)},
+        data=fields or {},
+        headers=headers,
+    )
 
 
 @pytest.mark.parametrize("filename", list(FILES))
@@ -104,7 +120,8 @@ async def test_every_format_imports_and_comes_back_as_tmx(make_app, filename: st
 
     back = read_entries(exported.content, "back.tmx", None, None)
     assert {(e.source, e.target, e.source_lang, e.target_lang) for e in back} == {
-        (e.source, e.target, e.source_lang, e.target_lang) for e in ENTRIES}
+        (e.source, e.target, e.source_lang, e.target_lang) for e in ENTRIES
+    }
 
 
 async def test_a_duplicate_keeps_the_latest_translation(make_app) -> None:
@@ -140,9 +157,16 @@ async def test_another_keys_memory_is_a_404(make_app) -> None:
             await client.get(f"/memories/{memory_id}/export", headers=bob),
             await upload(client, memory_id, "a.csv", CSV.encode(), **bob),
             await client.delete(f"/memories/{memory_id}", headers=bob),
-            await client.post("/translate", headers=bob, json={
-                "text": "Save the file.", "source_lang": "en", "target_lang": "de",
-                "memory": memory_id}),
+            await client.post(
+                "/translate",
+                headers=bob,
+                json={
+                    "text": "Save the file.",
+                    "source_lang": "en",
+                    "target_lang": "de",
+                    "memory": memory_id,
+                },
+            ),
         ):
             assert response.status_code == 404, response.text
             assert response.json()["error"]["code"] == "memory_not_found"
@@ -155,9 +179,15 @@ async def test_a_memory_survives_a_restart(make_app) -> None:
         await upload(client, memory_id, "a.csv", CSV.encode())
     async with running(make_app()) as client:
         found = await client.get(f"/memories/{memory_id}")
-        translated = await client.post("/translate", json={
-            "text": "Save the file.", "source_lang": "en", "target_lang": "de",
-            "memory": memory_id})
+        translated = await client.post(
+            "/translate",
+            json={
+                "text": "Save the file.",
+                "source_lang": "en",
+                "target_lang": "de",
+                "memory": memory_id,
+            },
+        )
     assert found.json()["entries"] == 2
     assert translated.json()["translation"] == "Speichern Sie die Datei."
 
@@ -181,19 +211,24 @@ async def test_a_memory_over_its_entries_is_a_413_and_keeps_nothing(make_app) ->
     assert "at most 1 " in response.json()["error"]["message"] and entries == 0
 
 
-@pytest.mark.parametrize(("filename", "data", "named"), [
-    ("bad.csv", b"en,de\nfine,gut\nonly one column\n", "Line 3"),
-    ("bad.po", b'msgid "a"\nmsgstr "b"\n\nnonsense here\n', "line 4"),
-    ("bad.tmx", b"<tmx version='1.4'><body><tu><tuv xml:lang='en'>", "line 1"),
-    ("bad.xlf", b"<xliff version='1.2'><file><body>\n<trans-unit>", "line 2"),
-    ("bad.docx", b"PK", "`.docx`"),
-])
-async def test_a_file_that_cannot_be_read_is_a_400_naming_where(make_app, filename: str,
-                                                                 data: bytes, named: str) -> None:
+@pytest.mark.parametrize(
+    ("filename", "data", "named"),
+    [
+        ("bad.csv", b"en,de\nfine,gut\nonly one column\n", "Line 3"),
+        ("bad.po", b'msgid "a"\nmsgstr "b"\n\nnonsense here\n', "line 4"),
+        ("bad.tmx", b"<tmx version='1.4'><body><tu><tuv xml:lang='en'>", "line 1"),
+        ("bad.xlf", b"<xliff version='1.2'><file><body>\n<trans-unit>", "line 2"),
+        ("bad.docx", b"PK", "`.docx`"),
+    ],
+)
+async def test_a_file_that_cannot_be_read_is_a_400_naming_where(
+    make_app, filename: str, data: bytes, named: str
+) -> None:
     async with running(make_app()) as client:
         memory_id = await make_memory(client)
-        response = await upload(client, memory_id, filename, data,
-                                {"source_lang": "en", "target_lang": "de"})
+        response = await upload(
+            client, memory_id, filename, data, {"source_lang": "en", "target_lang": "de"}
+        )
     assert response.status_code == 400, response.text
     assert named in response.json()["error"]["message"]
 

@@ -14,7 +14,7 @@ BASE_MODEL = "google/gemma-3-270m"
 MEMORY = (
     "en,de\n"
     "Save the file.,Speichern Sie die Datei.\n"
-    "\"Delete %(count)d files?\",\"%(count)d Dateien löschen?\"\n"
+    '"Delete %(count)d files?","%(count)d Dateien löschen?"\n'
     "Open the settings window.,Öffnen Sie das Einstellungsfenster.\n"
     "Close the settings window.,Schließen Sie das Einstellungsfenster.\n"
     "The printer is out of paper.,Der Drucker hat kein Papier mehr.\n"
@@ -66,11 +66,19 @@ def prompts(engine: FakeEngine) -> list[str]:
     return [engine.decode(ids) for _, ids, _ in engine.requests]
 
 
-async def translate(client: AppClient, text: str | list[str], memory_id: str,
-                    **fields: object) -> dict:
-    response = await client.post("/translate", json={
-        "text": text, "source_lang": "en", "target_lang": "de", "memory": memory_id,
-        **fields})
+async def translate(
+    client: AppClient, text: str | list[str], memory_id: str, **fields: object
+) -> dict:
+    response = await client.post(
+        "/translate",
+        json={
+            "text": text,
+            "source_lang": "en",
+            "target_lang": "de",
+            "memory": memory_id,
+            **fields,
+        },
+    )
     assert response.status_code == 200, response.text
     return response.json()
 
@@ -82,16 +90,22 @@ async def test_an_exact_match_never_reaches_the_engine(make_app, engine: FakeEng
             body = await translate(client, "Save   the file.", memory_id)
         metrics = (await client.get("/metrics")).text
     assert body["translation"] == "Speichern Sie die Datei."
-    assert body["memory_match"] == {"match": "exact", "score": 100.0, "pieces": 1, "exact": 1,
-                                    "fuzzy": 0}
+    assert body["memory_match"] == {
+        "match": "exact",
+        "score": 100.0,
+        "pieces": 1,
+        "exact": 1,
+        "fuzzy": 0,
+    }
     assert engine.requests == []
     line = next(log for log in logs if log["event"] == "request")
     assert line["memory_exact"] == 1 and line["memory_fuzzy"] == 0
     assert 'translate_memory_matches_total{kind="exact"} 1.0' in metrics
 
 
-async def test_an_exact_match_gets_the_pieces_own_placeholders(make_app,
-                                                               engine: FakeEngine) -> None:
+async def test_an_exact_match_gets_the_pieces_own_placeholders(
+    make_app, engine: FakeEngine
+) -> None:
     async with running(make_app()) as client:
         memory_id = await filled(client)
         body = await translate(client, "Delete {n} files?", memory_id)
@@ -102,8 +116,7 @@ async def test_an_exact_match_gets_the_pieces_own_placeholders(make_app,
 async def test_only_the_pieces_not_found_reach_the_engine(make_app, engine: FakeEngine) -> None:
     async with running(make_app()) as client:
         memory_id = await filled(client)
-        body = await translate(client, ["Save the file.", "Something else entirely."],
-                               memory_id)
+        body = await translate(client, ["Save the file.", "Something else entirely."], memory_id)
     assert body["translations"] == ["Speichern Sie die Datei.", "SOMETHING ELSE ENTIRELY."]
     assert body["memory_matches"][0]["match"] == "exact"
     assert body["memory_matches"][1] is None
@@ -124,16 +137,16 @@ async def test_fuzzy_matches_are_a_base_models_examples(make_app) -> None:
     assert 'translate_memory_matches_total{kind="fuzzy"} 1.0' in metrics
 
 
-async def test_fuzzy_matches_are_a_chat_models_earlier_turns(make_app,
-                                                             engine: FakeEngine) -> None:
+async def test_fuzzy_matches_are_a_chat_models_earlier_turns(make_app, engine: FakeEngine) -> None:
     async with running(make_app()) as client:
         memory_id = await filled(client)
         await translate(client, FUZZY, memory_id)
     assert prompts(engine) == [CHAT_PROMPT]
 
 
-async def test_the_threshold_leaves_out_what_is_not_close_enough(make_app,
-                                                                 engine: FakeEngine) -> None:
+async def test_the_threshold_leaves_out_what_is_not_close_enough(
+    make_app, engine: FakeEngine
+) -> None:
     async with running(make_app()) as client:
         memory_id = await filled(client)
         body = await translate(client, FUZZY, memory_id, memory_threshold=99)
@@ -142,14 +155,16 @@ async def test_the_threshold_leaves_out_what_is_not_close_enough(make_app,
 
 
 async def test_a_cached_translation_is_not_served_for_another_memory(
-        make_app, engine: FakeEngine) -> None:
+    make_app, engine: FakeEngine
+) -> None:
     async with running(make_app()) as client:
         memory_id = await filled(client)
         other = await make_memory(client, "other")
         await translate(client, FUZZY, memory_id)
         await translate(client, FUZZY, other)
-        plain = await client.post("/translate", json={
-            "text": FUZZY, "source_lang": "en", "target_lang": "de"})
+        plain = await client.post(
+            "/translate", json={"text": FUZZY, "source_lang": "en", "target_lang": "de"}
+        )
         await translate(client, FUZZY, memory_id)  # the same memory: cached
     assert plain.status_code == 200
     assert len(engine.requests) == 3

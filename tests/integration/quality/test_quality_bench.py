@@ -32,9 +32,24 @@ def _source_of(prompt: str) -> str:
 
 async def _bench(make_app, engine: FakeEngine, out: Path, *extra: str) -> dict:
     async with served(make_app(engine)) as url:
-        code = await asyncio.to_thread(bench_main, [
-            "quality", "--base-url", url, "--pairs", PAIRS, "--segments", str(SEGMENTS),
-            "--detector-accuracy", "low", "--out-dir", str(out), "--no-progress", *extra])
+        code = await asyncio.to_thread(
+            bench_main,
+            [
+                "quality",
+                "--base-url",
+                url,
+                "--pairs",
+                PAIRS,
+                "--segments",
+                str(SEGMENTS),
+                "--detector-accuracy",
+                "low",
+                "--out-dir",
+                str(out),
+                "--no-progress",
+                *extra,
+            ],
+        )
     assert code == 0
     return json.loads((out / "quality.json").read_text())
 
@@ -50,15 +65,19 @@ async def test_an_echo_engine_is_an_echo_every_time(make_app, tmp_path: Path) ->
     assert report["sets"][0]["provenance"]["package"] == "Django"
     results = report["results"]
     assert [(r["api"], r["pair"]) for r in results] == [
-        (api, pair) for api in ("translate", "chat") for pair in PAIRS.split(",")]
+        (api, pair) for api in ("translate", "chat") for pair in PAIRS.split(",")
+    ]
     for result in results:
         assert result["segments"] == SEGMENTS and result["errors"] == 0
         assert set(result["rates"]) == set(report["failure_kinds"])
         assert result["rates"]["echo"] == 1.0
         assert result["rates"]["empty"] == result["rates"]["placeholders_lost"] == 0.0
         assert 0 < result["chrf"] < 60 and 0 <= result["bleu"] < 60
-        assert "tok:char" in result["bleu_signature"] if result["pair"] == "en-ja" \
+        assert (
+            "tok:char" in result["bleu_signature"]
+            if result["pair"] == "en-ja"
             else "tok:13a" in result["bleu_signature"]
+        )
     assert [m["api"] for m in report["means"]] == ["translate", "chat"]
     assert all(m["rates"]["echo"] == 1.0 and m["pairs"] == 3 for m in report["means"])
 
@@ -67,8 +86,11 @@ async def test_an_echo_engine_is_an_echo_every_time(make_app, tmp_path: Path) ->
     assert all("echo" in a["failures"] and a["answer"] == a["source"] for a in answers)
     assert (tmp_path / "quality.png").read_bytes()[:4] == b"\x89PNG"
     # The chat requests carried the one-line instruction, greedy and bounded.
-    chat = [(engine.decode(ids), options) for _, ids, options in engine.requests
-            if "Answer with the translation only." in engine.decode(ids)]
+    chat = [
+        (engine.decode(ids), options)
+        for _, ids, options in engine.requests
+        if "Answer with the translation only." in engine.decode(ids)
+    ]
     assert len(chat) == 3 * SEGMENTS
     for prompt, options in chat:
         assert options.temperature == 0.0
@@ -79,14 +101,32 @@ async def test_an_echo_engine_is_an_echo_every_time(make_app, tmp_path: Path) ->
 async def test_an_engine_that_knows_the_references_scores_100_with_no_failure(
     make_app, tmp_path: Path
 ) -> None:
-    references = {s.source: s.reference for test_set in load_sets(["en-ja"], SEGMENTS)
-                  for s in test_set.segments}
+    references = {
+        s.source: s.reference
+        for test_set in load_sets(["en-ja"], SEGMENTS)
+        for s in test_set.segments
+    }
     engine = FakeEngine(responder=lambda prompt, _: references[_source_of(prompt)])
     async with served(make_app(engine)) as url:
-        code = await asyncio.to_thread(bench_main, [
-            "quality", "--base-url", url, "--api", "chat", "--pairs", "en-ja",
-            "--segments", str(SEGMENTS), "--detector-accuracy", "low",
-            "--out-dir", str(tmp_path), "--no-progress"])
+        code = await asyncio.to_thread(
+            bench_main,
+            [
+                "quality",
+                "--base-url",
+                url,
+                "--api",
+                "chat",
+                "--pairs",
+                "en-ja",
+                "--segments",
+                str(SEGMENTS),
+                "--detector-accuracy",
+                "low",
+                "--out-dir",
+                str(tmp_path),
+                "--no-progress",
+            ],
+        )
     assert code == 0
     (result,) = json.loads((tmp_path / "quality.json").read_text())["results"]
     assert result["chrf"] == 100.0 and result["bleu"] == 100.0
@@ -98,10 +138,27 @@ async def test_refused_requests_are_errors_that_score_empty_but_are_no_model_fai
 ) -> None:
     engine = FakeEngine()
     async with served(make_app(engine, max_tokens=8)) as url:
-        code = await asyncio.to_thread(bench_main, [
-            "quality", "--base-url", url, "--api", "translate", "--pairs", "en-de",
-            "--segments", "3", "--max-tokens", "9", "--detector-accuracy", "low",
-            "--out-dir", str(tmp_path), "--no-progress"])
+        code = await asyncio.to_thread(
+            bench_main,
+            [
+                "quality",
+                "--base-url",
+                url,
+                "--api",
+                "translate",
+                "--pairs",
+                "en-de",
+                "--segments",
+                "3",
+                "--max-tokens",
+                "9",
+                "--detector-accuracy",
+                "low",
+                "--out-dir",
+                str(tmp_path),
+                "--no-progress",
+            ],
+        )
     assert code == 1  # every request failed
     (result,) = json.loads((tmp_path / "quality.json").read_text())["results"]
     assert result["errors"] == 3 and result["chrf"] == 0.0
@@ -113,16 +170,34 @@ async def test_refused_requests_are_errors_that_score_empty_but_are_no_model_fai
 async def test_a_base_models_plain_instruction_goes_through_completions(
     make_app, tmp_path: Path
 ) -> None:
-    references = {s.source: s.reference for test_set in load_sets(["en-de"], SEGMENTS)
-                  for s in test_set.segments}
+    references = {
+        s.source: s.reference
+        for test_set in load_sets(["en-de"], SEGMENTS)
+        for s in test_set.segments
+    }
     line = re.compile(r"^English: (.*)\nGerman:$", re.MULTILINE)
     # Answers as a base model continues "German:": after a space.
     engine = FakeEngine(responder=lambda prompt, _: " " + references[line.search(prompt)[1]])
     async with served(make_app(engine)) as url:
-        code = await asyncio.to_thread(bench_main, [
-            "quality", "--base-url", url, "--api", "completion", "--pairs", "en-de",
-            "--segments", str(SEGMENTS), "--detector-accuracy", "low",
-            "--out-dir", str(tmp_path), "--no-progress"])
+        code = await asyncio.to_thread(
+            bench_main,
+            [
+                "quality",
+                "--base-url",
+                url,
+                "--api",
+                "completion",
+                "--pairs",
+                "en-de",
+                "--segments",
+                str(SEGMENTS),
+                "--detector-accuracy",
+                "low",
+                "--out-dir",
+                str(tmp_path),
+                "--no-progress",
+            ],
+        )
     assert code == 0
     report = json.loads((tmp_path / "quality.json").read_text())
     assert report["run"]["apis"] == ["completion"] and report["run"]["model"] == "fake-model"
@@ -135,28 +210,54 @@ async def test_a_base_models_plain_instruction_goes_through_completions(
         assert options.temperature == 0.0 and options.stop == ("\n",)
 
 
-@pytest.mark.skipif(not paragraphs.installed(), reason="gramps (the `quality` extra) is not "
-                    "installed")
+@pytest.mark.skipif(
+    not paragraphs.installed(), reason="gramps (the `quality` extra) is not installed"
+)
 async def test_paragraph_and_document_sets_report_faithfulness_per_set(
     make_app, tmp_path: Path
 ) -> None:
     engine = FakeEngine(responder=lambda prompt, _: _source_of(prompt))
     async with served(make_app(engine)) as url:
-        code = await asyncio.to_thread(bench_main, [
-            "quality", "--base-url", url, "--api", "translate,chat", "--pairs", "en-de,en-ja",
-            "--sets", "paragraph,document", "--paragraphs", "3", "--documents", "1",
-            "--detector-accuracy", "low", "--out-dir", str(tmp_path), "--no-progress"])
+        code = await asyncio.to_thread(
+            bench_main,
+            [
+                "quality",
+                "--base-url",
+                url,
+                "--api",
+                "translate,chat",
+                "--pairs",
+                "en-de,en-ja",
+                "--sets",
+                "paragraph,document",
+                "--paragraphs",
+                "3",
+                "--documents",
+                "1",
+                "--detector-accuracy",
+                "low",
+                "--out-dir",
+                str(tmp_path),
+                "--no-progress",
+            ],
+        )
     assert code == 0
     report = json.loads((tmp_path / "quality.json").read_text())
     assert report["run"]["sets"] == ["paragraph", "document"]
     assert report["run"]["available"]["paragraphs"] == {"paragraphs": 29, "documents": 4}
     assert [(s["set"], s["pair"], s["segments"]) for s in report["sets"]] == [
-        ("paragraph", "en-de", 3), ("paragraph", "en-ja", 3),
-        ("document", "en-de", 1), ("document", "en-ja", 1)]
+        ("paragraph", "en-de", 3),
+        ("paragraph", "en-ja", 3),
+        ("document", "en-de", 1),
+        ("document", "en-ja", 1),
+    ]
     assert report["sets"][0]["provenance"]["package"] == "gramps"
     assert [(r["api"], r["set"], r["pair"]) for r in report["results"]] == [
-        (api, name, pair) for api in ("translate", "chat") for name in ("paragraph", "document")
-        for pair in ("en-de", "en-ja")]
+        (api, name, pair)
+        for api in ("translate", "chat")
+        for name in ("paragraph", "document")
+        for pair in ("en-de", "en-ja")
+    ]
     for result in report["results"]:
         faith = result["faithfulness"]
         # An echo of English is a bit shorter than German and twice as long as Japanese.
@@ -164,8 +265,9 @@ async def test_paragraph_and_document_sets_report_faithfulness_per_set(
         assert low < faith["length_ratio_median"] < high
         assert faith["omission_rate"] == 0.0 and faith["omission_flagged"] is None
     means = {(m["api"], m["set"]): m for m in report["means"]}
-    assert list(means) == [(api, name) for api in ("translate", "chat")
-                           for name in ("paragraph", "document")]
+    assert list(means) == [
+        (api, name) for api in ("translate", "chat") for name in ("paragraph", "document")
+    ]
     assert all(m["seconds_per_1k_chars"] >= 0 for m in means.values())
     # No answer carried a warning (the guard is off): every echo is an unflagged failure.
     assert all(m["faithfulness"]["unflagged_failure_rate"] == 1.0 for m in means.values())
@@ -181,10 +283,25 @@ async def test_the_guards_warnings_are_recorded_and_flag_its_failures(
 ) -> None:
     engine = FakeEngine(responder=lambda prompt, _: _source_of(prompt))
     async with served(make_app(engine, quality_guard=True)) as url:
-        code = await asyncio.to_thread(bench_main, [
-            "quality", "--base-url", url, "--api", "translate", "--pairs", "en-de",
-            "--segments", str(SEGMENTS), "--detector-accuracy", "low",
-            "--out-dir", str(tmp_path), "--no-progress"])
+        code = await asyncio.to_thread(
+            bench_main,
+            [
+                "quality",
+                "--base-url",
+                url,
+                "--api",
+                "translate",
+                "--pairs",
+                "en-de",
+                "--segments",
+                str(SEGMENTS),
+                "--detector-accuracy",
+                "low",
+                "--out-dir",
+                str(tmp_path),
+                "--no-progress",
+            ],
+        )
     assert code == 0
     answers = [json.loads(line) for line in (tmp_path / "answers.jsonl").read_text().splitlines()]
     warned = [a for a in answers if a["warnings"]]
@@ -192,4 +309,5 @@ async def test_the_guards_warnings_are_recorded_and_flag_its_failures(
     (result,) = json.loads((tmp_path / "quality.json").read_text())["results"]
     unwarned_failures = sum(bool(a["failures"]) and not a["warnings"] for a in answers)
     assert result["faithfulness"]["unflagged_failure_rate"] == round(
-        unwarned_failures / SEGMENTS, 4)
+        unwarned_failures / SEGMENTS, 4
+    )

@@ -17,9 +17,15 @@ async def test_glossary_steers_the_model_and_reports_what_was_applied(
     client: AppClient, engine
 ) -> None:
     engine.responder = _glossary_following
-    response = await client.post("/translate", json={
-        "text": "The cat sat on the mat.", "source_lang": "en", "target_lang": "de",
-        "glossary": {"cat": "Katze", "mat": "Matte", "dog": "Hund"}})
+    response = await client.post(
+        "/translate",
+        json={
+            "text": "The cat sat on the mat.",
+            "source_lang": "en",
+            "target_lang": "de",
+            "glossary": {"cat": "Katze", "mat": "Matte", "dog": "Hund"},
+        },
+    )
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["translation"] == "THE Katze SAT ON THE Matte."
@@ -29,15 +35,30 @@ async def test_glossary_steers_the_model_and_reports_what_was_applied(
 
 
 async def test_entries_the_model_ignored_are_not_reported(client: AppClient) -> None:
-    body = (await client.post("/translate", json={
-        "text": "The cat sat.", "source_lang": "en", "target_lang": "de",
-        "glossary": {"cat": "Katze"}})).json()
+    body = (
+        await client.post(
+            "/translate",
+            json={
+                "text": "The cat sat.",
+                "source_lang": "en",
+                "target_lang": "de",
+                "glossary": {"cat": "Katze"},
+            },
+        )
+    ).json()
     assert body["glossary_applied"] == []
 
 
 async def test_invalid_glossary(client: AppClient, engine) -> None:
-    response = await client.post("/translate", json={
-        "text": "The cat.", "source_lang": "en", "target_lang": "de", "glossary": {"cat": ""}})
+    response = await client.post(
+        "/translate",
+        json={
+            "text": "The cat.",
+            "source_lang": "en",
+            "target_lang": "de",
+            "glossary": {"cat": ""},
+        },
+    )
     assert response.status_code == 400
     assert response.json()["error"]["param"] == "glossary.cat"
     assert engine.requests == []

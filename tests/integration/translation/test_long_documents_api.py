@@ -7,22 +7,23 @@ import re
 from tests.support.fakes import FakeEngine
 from tests.support.harness import eventually, running
 
-PARAGRAPH = ("This paragraph has several sentences. Each of them is short! "
-             "Together they are long enough to need splitting? Yes, they are.")
+PARAGRAPH = (
+    "This paragraph has several sentences. Each of them is short! "
+    "Together they are long enough to need splitting? Yes, they are."
+)
 
 
 def _document(paragraphs: int) -> str:
     return "\n\n".join(f"{i}. {PARAGRAPH}" for i in range(paragraphs)) + "\n"
 
 
-async def test_a_long_document_is_split_translated_concurrently_and_reassembled(
-    make_app
-) -> None:
+async def test_a_long_document_is_split_translated_concurrently_and_reassembled(make_app) -> None:
     engine = FakeEngine(max_model_len=512, token_delay=0.01)
     document = "  Title line\n\n" + _document(12) + "\n   \n"
     async with running(make_app(engine)) as client:
-        response = await client.post("/translate", json={
-            "text": document, "source_lang": "en", "target_lang": "de"})
+        response = await client.post(
+            "/translate", json={"text": document, "source_lang": "en", "target_lang": "de"}
+        )
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["translation"] == document.upper()  # every blank line and space in place
@@ -55,8 +56,11 @@ async def test_a_cut_piece_is_reported_not_hidden(make_app) -> None:
     engine = FakeEngine(max_model_len=512)
     engine.responder = lambda prompt, options: "loop " * 10_000
     async with running(make_app(engine)) as client:
-        body = (await client.post("/translate", json={
-            "text": _document(6), "source_lang": "en", "target_lang": "de"})).json()
+        body = (
+            await client.post(
+                "/translate", json={"text": _document(6), "source_lang": "en", "target_lang": "de"}
+            )
+        ).json()
     assert body["finish_reason"] == "length"
 
 
@@ -67,8 +71,9 @@ async def test_a_dense_piece_is_split_again_once_tokenized(make_app) -> None:
     engine = DenseEngine(max_model_len=600)
     text = "会议已改到星期四下午。" * 30
     async with running(make_app(engine)) as client:
-        response = await client.post("/translate", json={
-            "text": text, "source_lang": "zh", "target_lang": "en"})
+        response = await client.post(
+            "/translate", json={"text": text, "source_lang": "zh", "target_lang": "en"}
+        )
     assert response.status_code == 200, response.text
     assert response.json()["translation"] == text
     assert len(engine.requests) >= 2
@@ -80,11 +85,20 @@ async def test_a_dense_piece_split_again_streams_whole(make_app) -> None:
 
     engine = DenseEngine(max_model_len=600)
     text = "会议已改到星期四下午。" * 30
-    async with running(make_app(engine)) as client, client.stream("POST", "/translate", json={
-            "text": text, "source_lang": "zh", "target_lang": "en", "stream": True}) as response:
+    async with (
+        running(make_app(engine)) as client,
+        client.stream(
+            "POST",
+            "/translate",
+            json={"text": text, "source_lang": "zh", "target_lang": "en", "stream": True},
+        ) as response,
+    ):
         assert response.status_code == 200
-        events = [json.loads(line[len("data: "):]) async for line in response.aiter_lines()
-                  if line.startswith("data: {")]
+        events = [
+            json.loads(line[len("data: ") :])
+            async for line in response.aiter_lines()
+            if line.startswith("data: {")
+        ]
         assert client.app.state.services.admission.in_flight == 0
     assert "".join(event["delta"] for event in events) == text
     assert events[-1]["finish_reason"] == "stop"
@@ -94,8 +108,9 @@ async def test_a_dense_piece_split_again_streams_whole(make_app) -> None:
 async def test_admission_counts_the_pieces(make_app) -> None:
     engine = FakeEngine(max_model_len=512)
     async with running(make_app(engine, max_num_seqs=1, max_queued_requests=1)) as client:
-        response = await client.post("/translate", json={
-            "text": _document(10), "source_lang": "en", "target_lang": "de"})
+        response = await client.post(
+            "/translate", json={"text": _document(10), "source_lang": "en", "target_lang": "de"}
+        )
         assert response.status_code == 200  # larger than the capacity: runs alone
         admission = client.app.state.services.admission
         assert admission.in_flight == 0
@@ -110,8 +125,9 @@ async def test_a_piece_split_again_gets_its_slots_even_when_the_server_is_full(m
     engine = DenseEngine(max_model_len=600)
     text = "会议已改到星期四下午。" * 30
     async with running(make_app(engine, max_num_seqs=1, max_queued_requests=0)) as client:
-        response = await client.post("/translate", json={
-            "text": text, "source_lang": "zh", "target_lang": "en"})
+        response = await client.post(
+            "/translate", json={"text": text, "source_lang": "zh", "target_lang": "en"}
+        )
         assert response.status_code == 200, response.text
         assert client.app.state.services.admission.in_flight == 0
     assert response.json()["translation"] == text

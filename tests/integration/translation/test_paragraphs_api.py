@@ -16,14 +16,10 @@ from tests.support.harness import running
 
 BASE_MODEL = "google/gemma-3-270m"
 GERMAN = {
-    "The file was saved successfully and can now be opened.":
-        "Die Datei wurde erfolgreich gespeichert und kann jetzt geöffnet werden.",
-    "Please close all other programs before you start the installation.":
-        "Bitte schließen Sie alle anderen Programme, bevor Sie die Installation starten.",
-    "The server checks for new updates every night at two o'clock.":
-        "Der Server sucht jede Nacht um zwei Uhr nach neuen Aktualisierungen.",
-    "Your changes will be lost if you leave this page now.":
-        "Ihre Änderungen gehen verloren, wenn Sie diese Seite jetzt verlassen.",
+    "The file was saved successfully and can now be opened.": "Die Datei wurde erfolgreich gespeichert und kann jetzt geöffnet werden.",
+    "Please close all other programs before you start the installation.": "Bitte schließen Sie alle anderen Programme, bevor Sie die Installation starten.",
+    "The server checks for new updates every night at two o'clock.": "Der Server sucht jede Nacht um zwei Uhr nach neuen Aktualisierungen.",
+    "Your changes will be lost if you leave this page now.": "Ihre Änderungen gehen verloren, wenn Sie diese Seite jetzt verlassen.",
 }
 S1, S2, S3, S4 = GERMAN
 GERMAN["Save."] = "Speichern."
@@ -59,10 +55,12 @@ async def test_a_paragraph_is_one_engine_request_per_piece_of_the_models_size(ma
     engine = base_engine()
     per_piece = PromptTemplates.load().for_model(BASE_MODEL).piece_sentences
     assert per_piece >= 1  # measured for the bundled base model (docs/quality.md)
-    async with running(make_app(engine, served_model_name=BASE_MODEL,
-                                quality_guard=True)) as client:
-        response = await client.post("/translate", json={
-            "text": PARAGRAPH, "source_lang": "en", "target_lang": "de"})
+    async with running(
+        make_app(engine, served_model_name=BASE_MODEL, quality_guard=True)
+    ) as client:
+        response = await client.post(
+            "/translate", json={"text": PARAGRAPH, "source_lang": "en", "target_lang": "de"}
+        )
     assert response.status_code == 200, response.text
     assert response.json()["translation"] == TRANSLATED
     assert response.json().get("warnings") is None
@@ -72,8 +70,9 @@ async def test_a_paragraph_is_one_engine_request_per_piece_of_the_models_size(ma
 async def test_a_shortened_answer_is_translated_again_a_sentence_at_a_time(make_app) -> None:
     engine = FakeEngine(responder=keeps_the_last_sentence)  # a chat model: whole paragraphs
     async with running(make_app(engine, quality_guard=True)) as client:
-        response = await client.post("/translate", json={
-            "text": PARAGRAPH, "source_lang": "en", "target_lang": "de"})
+        response = await client.post(
+            "/translate", json={"text": PARAGRAPH, "source_lang": "en", "target_lang": "de"}
+        )
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["translation"] == TRANSLATED and body.get("warnings") is None
@@ -86,8 +85,9 @@ async def test_an_omission_that_retrying_cannot_fix_is_warned_and_never_cached(m
     engine = FakeEngine(responder=lambda prompt, options: "Ja.")
     async with running(make_app(engine, quality_guard=True)) as client:
         for attempt in range(2):
-            response = await client.post("/translate", json={
-                "text": S1, "source_lang": "en", "target_lang": "de"})
+            response = await client.post(
+                "/translate", json={"text": S1, "source_lang": "en", "target_lang": "de"}
+            )
             assert response.status_code == 200, response.text
             assert response.json()["warnings"] == ["omission"]
             # The greedy answer and one retry, both times: nothing was cached.
@@ -101,10 +101,12 @@ async def test_an_answer_that_copies_a_prompt_example_is_caught(make_app) -> Non
         return example if source_of(prompt) == S2 else faithful(prompt, options)
 
     engine = base_engine(copies_for_s2)
-    async with running(make_app(engine, served_model_name=BASE_MODEL,
-                                quality_guard=True)) as client:
-        response = await client.post("/translate", json={
-            "text": [S1, S2], "source_lang": "en", "target_lang": "de"})
+    async with running(
+        make_app(engine, served_model_name=BASE_MODEL, quality_guard=True)
+    ) as client:
+        response = await client.post(
+            "/translate", json={"text": [S1, S2], "source_lang": "en", "target_lang": "de"}
+        )
     assert response.status_code == 200, response.text
     assert response.json()["warnings"] == [[], ["copied_example"]]
     assert len(engine.requests) == 3  # S1, S2 and its retry
@@ -114,16 +116,22 @@ async def test_a_document_of_identical_sentences_is_one_engine_request(make_app)
     engine = base_engine()
     paragraph = " ".join([S1] * 40)
     text = "\n\n".join([paragraph] * 6)
-    async with running(make_app(engine, served_model_name=BASE_MODEL,
-                                quality_guard=True)) as client:
-        response = await client.post("/translate", json={
-            "text": text, "source_lang": "en", "target_lang": "de"})
+    async with running(
+        make_app(engine, served_model_name=BASE_MODEL, quality_guard=True)
+    ) as client:
+        response = await client.post(
+            "/translate", json={"text": text, "source_lang": "en", "target_lang": "de"}
+        )
         assert response.status_code == 200, response.text
         assert response.json()["translation"] == text.replace(S1, GERMAN[S1])
         assert len(engine.requests) == 1
-        submitted = (await client.post(
-            "/translate/document", files={"file": ("same.txt", text.encode())},
-            data={"source_lang": "en", "target_lang": "de"})).json()
+        submitted = (
+            await client.post(
+                "/translate/document",
+                files={"file": ("same.txt", text.encode())},
+                data={"source_lang": "en", "target_lang": "de"},
+            )
+        ).json()
         for _ in range(500):
             status = (await client.get(submitted["status_url"])).json()
             if status["status"] in ("done", "error"):
@@ -142,8 +150,10 @@ async def test_a_deadline_keeps_what_was_translated_and_says_what_was_not(make_a
     # against 1.9 s, on either side of the deadline.
     engine = FakeEngine(responder=runs_on_for_s3, token_delay=0.03)
     async with running(make_app(engine, quality_guard=True)) as client:
-        response = await client.post("/translate", json={
-            "text": ["Save.", S3], "source_lang": "en", "target_lang": "de", "timeout": 1.0})
+        response = await client.post(
+            "/translate",
+            json={"text": ["Save.", S3], "source_lang": "en", "target_lang": "de", "timeout": 1.0},
+        )
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["translations"] == ["Speichern.", S3]
@@ -154,26 +164,31 @@ async def test_a_deadline_keeps_what_was_translated_and_says_what_was_not(make_a
 async def test_a_deadline_before_anything_is_translated_is_still_a_504(make_app) -> None:
     engine = FakeEngine(responder=lambda p, o: "und so weiter " * 500, token_delay=0.03)
     async with running(make_app(engine)) as client:
-        response = await client.post("/translate", json={
-            "text": [S1, S3], "source_lang": "en", "target_lang": "de", "timeout": 0.5})
+        response = await client.post(
+            "/translate",
+            json={"text": [S1, S3], "source_lang": "en", "target_lang": "de", "timeout": 0.5},
+        )
     assert response.status_code == 504, response.text
     assert response.json()["error"]["code"] == "request_timeout"
 
 
 async def test_a_long_text_whose_sentences_each_pass_but_lose_text_together_is_warned(
-        make_app) -> None:
+    make_app,
+) -> None:
     # Each sentence comes back at a bit over half its length: within what people write for
     # one sentence, but the text as a whole is far shorter than a German translation runs.
     def terse(prompt: str, options: SamplingOptions) -> str:
         source = source_of(prompt)
-        return GERMAN[source][:int(0.55 * len(source))].rstrip() + "."
+        return GERMAN[source][: int(0.55 * len(source))].rstrip() + "."
 
     engine = base_engine(terse)
     text = " ".join([S1, S2, S3, S4])
-    async with running(make_app(engine, served_model_name=BASE_MODEL,
-                                quality_guard=True)) as client:
-        response = await client.post("/translate", json={
-            "text": text, "source_lang": "en", "target_lang": "de"})
+    async with running(
+        make_app(engine, served_model_name=BASE_MODEL, quality_guard=True)
+    ) as client:
+        response = await client.post(
+            "/translate", json={"text": text, "source_lang": "en", "target_lang": "de"}
+        )
     assert response.status_code == 200, response.text
     assert len(engine.requests) == 4  # no piece was retried: each passed on its own
     assert response.json()["warnings"] == ["omission"]

@@ -55,12 +55,14 @@ async def guarded(make_app) -> Callable[..., AsyncIterator[AppClient]]:
     def start(responder: Callable[[str, SamplingOptions], str]):
         engine = FakeEngine(responder=responder)
         return running(make_app(engine, quality_guard=True)), engine
+
     return start
 
 
 async def translate(client: AppClient, text, target: str = "de", **extra) -> dict:
-    response = await client.post("/translate", json={
-        "text": text, "source_lang": "en", "target_lang": target, **extra})
+    response = await client.post(
+        "/translate", json={"text": text, "source_lang": "en", "target_lang": target, **extra}
+    )
     assert response.status_code == 200, response.text
     return response.json()
 
@@ -169,11 +171,19 @@ async def test_a_batch_has_a_list_of_warnings_per_text(guarded) -> None:
 
 async def test_a_stream_warns_in_its_last_event_without_retrying(guarded) -> None:
     app, engine = guarded(echo)
-    async with app as client, client.stream("POST", "/translate", json={
-            "text": "Good morning", "source_lang": "en", "target_lang": "de",
-            "stream": True}) as response:
-        events = [json.loads(line[6:]) for line in [x async for x in response.aiter_lines()]
-                  if line.startswith("data: {")]
+    async with (
+        app as client,
+        client.stream(
+            "POST",
+            "/translate",
+            json={"text": "Good morning", "source_lang": "en", "target_lang": "de", "stream": True},
+        ) as response,
+    ):
+        events = [
+            json.loads(line[6:])
+            for line in [x async for x in response.aiter_lines()]
+            if line.startswith("data: {")
+        ]
     assert "".join(e["delta"] for e in events) == "Good morning"
     assert events[-1]["warnings"] == ["echo"]
     assert len(engine.requests) == 1
@@ -182,10 +192,18 @@ async def test_a_stream_warns_in_its_last_event_without_retrying(guarded) -> Non
 async def test_compatible_apis_carry_the_warnings(guarded) -> None:
     app, _ = guarded(echo)
     async with app as client:
-        deepl = (await client.post("/v2/translate", json={
-            "text": ["Good morning", "42"], "target_lang": "DE", "source_lang": "EN"})).json()
-        libre = (await client.post("/libretranslate/translate", json={
-            "q": "Good morning", "source": "en", "target": "de"})).json()
+        deepl = (
+            await client.post(
+                "/v2/translate",
+                json={"text": ["Good morning", "42"], "target_lang": "DE", "source_lang": "EN"},
+            )
+        ).json()
+        libre = (
+            await client.post(
+                "/libretranslate/translate",
+                json={"q": "Good morning", "source": "en", "target": "de"},
+            )
+        ).json()
     assert deepl["translations"][0]["warnings"] == ["echo"]
     assert "warnings" not in deepl["translations"][1]
     assert libre == {"translatedText": "Good morning", "warnings": ["echo"]}

@@ -30,8 +30,13 @@ async def test_a_repeated_translation_comes_from_the_cache(
 async def test_options_and_languages_are_part_of_the_key(
     client: AppClient, engine: FakeEngine
 ) -> None:
-    for variant in ({}, {"target_lang": "fr"}, {"formality": "formal"},
-                    {"glossary": {"morning": "Morgen"}}, {"max_tokens": 50}):
+    for variant in (
+        {},
+        {"target_lang": "fr"},
+        {"formality": "formal"},
+        {"glossary": {"morning": "Morgen"}},
+        {"max_tokens": 50},
+    ):
         await client.post("/translate", json={**REQUEST, **variant})
     assert len(engine.requests) == 5
 
@@ -39,8 +44,12 @@ async def test_options_and_languages_are_part_of_the_key(
 async def test_repeated_pieces_and_list_items_are_translated_once(
     client: AppClient, engine: FakeEngine
 ) -> None:
-    body = (await client.post("/translate", json={
-        "text": ["Hello", "Hello", "World"], "source_lang": "en", "target_lang": "de"})).json()
+    body = (
+        await client.post(
+            "/translate",
+            json={"text": ["Hello", "Hello", "World"], "source_lang": "en", "target_lang": "de"},
+        )
+    ).json()
     assert body["translations"] == ["HELLO", "HELLO", "WORLD"]
     assert len(engine.requests) == 2
 

@@ -28,21 +28,24 @@ async def test_config_tells_the_page_the_servers_limits(make_app: AppFactory) ->
     async with running(make_app(max_text_chars=1234, max_document_bytes=5000)) as client:
         config = (await client.get("/ui/config.json")).json()
     extensions = config.pop("document_extensions")
-    assert config == {"max_text_chars": 1234, "api_key_required": False, "documents": True,
-                      "max_document_bytes": 5000}
+    assert config == {
+        "max_text_chars": 1234,
+        "api_key_required": False,
+        "documents": True,
+        "max_document_bytes": 5000,
+    }
     assert {".srt", ".txt", ".docx", ".po"} <= set(extensions)
     assert extensions == sorted(extensions)
 
 
-async def test_no_documents_turns_the_file_panel_and_the_routes_off(
-    make_app: AppFactory
-) -> None:
+async def test_no_documents_turns_the_file_panel_and_the_routes_off(make_app: AppFactory) -> None:
     async with running(make_app(documents=False)) as client:
         config = (await client.get("/ui/config.json")).json()
         assert config["documents"] is False
         assert config["max_document_bytes"] is None and config["document_extensions"] == []
-        submitted = await client.post("/translate/document", files={"file": ("a.txt", b"Hi")},
-                                      data={"target_lang": "de"})
+        submitted = await client.post(
+            "/translate/document", files={"file": ("a.txt", b"Hi")}, data={"target_lang": "de"}
+        )
         assert submitted.status_code == 404
         assert (await client.post("/v2/document")).status_code == 404
         assert (await client.post("/libretranslate/translate_file")).status_code == 404
@@ -71,7 +74,9 @@ async def test_no_ui_turns_the_page_off(make_app: AppFactory) -> None:
     async with running(make_app(ui=False, api_key=["secret"])) as client:
         # Not found, and no longer open: without the page, its paths need the key like any.
         assert (await client.get("/")).status_code == 401
-        assert (await client.get("/ui/app.js", headers={"authorization": "Bearer secret"})
-                ).status_code == 404
-        assert (await client.get("/", headers={"authorization": "Bearer secret"})
-                ).status_code == 404
+        assert (
+            await client.get("/ui/app.js", headers={"authorization": "Bearer secret"})
+        ).status_code == 404
+        assert (
+            await client.get("/", headers={"authorization": "Bearer secret"})
+        ).status_code == 404

@@ -5,7 +5,7 @@ from translate.storage import xliff, xliff2
 
 from tests.support.document_doubles import shout, translate_file
 
-PO = '''# A demo catalog
+PO = """# A demo catalog
 msgid ""
 msgstr ""
 "Content-Type: text/plain; charset=UTF-8\\n"
@@ -36,7 +36,7 @@ msgstr "Alles sichern"
 
 #~ msgid "Old"
 #~ msgstr "Alt"
-'''
+"""
 
 
 def _entries(data: bytes) -> list[polib.POEntry]:
@@ -62,10 +62,13 @@ def test_po_untranslated_and_fuzzy_entries_are_translated_and_marked_fuzzy() -> 
 def test_po_echo_keeps_every_entry_but_its_new_translation() -> None:
     _, rebuilt = translate_file("de.po", PO.encode())
     for before, after in zip(_entries(PO.encode()), _entries(rebuilt), strict=True):
-        assert (after.msgid, after.msgctxt, after.occurrences, after.comment) == \
-            (before.msgid, before.msgctxt, before.occurrences, before.comment)
-        assert [f for f in after.flags if f != "fuzzy"] == \
-            [f for f in before.flags if f != "fuzzy"]
+        assert (after.msgid, after.msgctxt, after.occurrences, after.comment) == (
+            before.msgid,
+            before.msgctxt,
+            before.occurrences,
+            before.comment,
+        )
+        assert [f for f in after.flags if f != "fuzzy"] == [f for f in before.flags if f != "fuzzy"]
 
 
 def test_po_retranslate_redoes_translated_entries() -> None:
@@ -76,8 +79,7 @@ def test_po_retranslate_redoes_translated_entries() -> None:
 
 
 def test_po_plural_forms_come_from_the_target_language_when_the_header_has_none() -> None:
-    catalog = 'msgid ""\nmsgstr ""\n\nmsgid "One apple"\nmsgid_plural "%d apples"\n' \
-              'msgstr[0] ""\n'
+    catalog = 'msgid ""\nmsgstr ""\n\nmsgid "One apple"\nmsgid_plural "%d apples"\nmsgstr[0] ""\n'
     _, rebuilt = translate_file("ru.po", catalog.encode(), shout, target_lang="RU")
     parsed = polib.pofile(rebuilt.decode())
     assert parsed[0].msgstr_plural == {0: "ONE APPLE", 1: "%d APPLES", 2: "%d APPLES"}
@@ -86,7 +88,7 @@ def test_po_plural_forms_come_from_the_target_language_when_the_header_has_none(
     assert polib.pofile(japanese.decode())[0].msgstr_plural == {0: "%d APPLES"}
 
 
-XLIFF12 = b'''<?xml version="1.0" encoding="UTF-8"?>
+XLIFF12 = b"""<?xml version="1.0" encoding="UTF-8"?>
 <xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
  <file original="app" source-language="en" target-language="de" datatype="plaintext">
   <body>
@@ -95,26 +97,26 @@ XLIFF12 = b'''<?xml version="1.0" encoding="UTF-8"?>
    <trans-unit id="done"><source>Done</source><target state="translated">Fertig</target></trans-unit>
   </body>
  </file>
-</xliff>'''
+</xliff>"""
 
-XLIFF20 = b'''<?xml version="1.0" encoding="UTF-8"?>
+XLIFF20 = b"""<?xml version="1.0" encoding="UTF-8"?>
 <xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="de">
  <file id="f1">
   <unit id="hello"><segment><source>Hello world</source></segment></unit>
   <unit id="done"><segment state="final"><source>Done</source><target>Fertig</target></segment></unit>
  </file>
-</xliff>'''
+</xliff>"""
 
 
 def test_xliff_12_targets_are_filled_and_marked_for_review() -> None:
     segments, rebuilt = translate_file("app.xlf", XLIFF12, shout)
     assert segments == ["Hello world"]
-    units = {unit.xmlelement.get("id"): unit
-             for unit in xliff.xlifffile.parsestring(rebuilt).units}
+    units = {unit.xmlelement.get("id"): unit for unit in xliff.xlifffile.parsestring(rebuilt).units}
     assert units["hello"].target == "HELLO WORLD"
-    assert units["hello"].xmlelement.find(
-        "{urn:oasis:names:tc:xliff:document:1.2}target").get("state") == \
-        "needs-review-translation"
+    assert (
+        units["hello"].xmlelement.find("{urn:oasis:names:tc:xliff:document:1.2}target").get("state")
+        == "needs-review-translation"
+    )
     assert units["markup"].target in ("", None)  # inline markup: left for a human
     assert units["done"].target == "Fertig"
 
@@ -126,17 +128,23 @@ def test_xliff_20_targets_are_filled_and_translated_ones_kept() -> None:
     assert units["hello"].target == "HELLO WORLD"
     assert units["done"].target == "Fertig"
     _, again = translate_file("app.xliff", XLIFF20, shout, retranslate=True)
-    assert {u.getid(): u.target for u in xliff2.Xliff2File.parsestring(again).units} == \
-        {"hello": "HELLO WORLD", "done": "DONE"}
+    assert {u.getid(): u.target for u in xliff2.Xliff2File.parsestring(again).units} == {
+        "hello": "HELLO WORLD",
+        "done": "DONE",
+    }
 
 
 def test_po_placeholders_changed_by_the_translator_are_put_back() -> None:
-    catalog = ('msgid ""\nmsgstr ""\n\n#, python-brace-format\nmsgid "Hello {name}, {count} new"\n'
-               'msgstr ""\n\n#, python-format\nmsgid "%(user)s has %(n)d files"\nmsgstr ""\n\n'
-               'msgid "Literal {braces}"\nmsgstr ""\n')
-    translations = {"Hello {name}, {count} new": "Hola {nombre}, {cuenta} nuevos",
-                    "%(user)s has %(n)d files": "%(n)d archivos tiene %(user)s",
-                    "Literal {braces}": "Literal {llaves}"}
+    catalog = (
+        'msgid ""\nmsgstr ""\n\n#, python-brace-format\nmsgid "Hello {name}, {count} new"\n'
+        'msgstr ""\n\n#, python-format\nmsgid "%(user)s has %(n)d files"\nmsgstr ""\n\n'
+        'msgid "Literal {braces}"\nmsgstr ""\n'
+    )
+    translations = {
+        "Hello {name}, {count} new": "Hola {nombre}, {cuenta} nuevos",
+        "%(user)s has %(n)d files": "%(n)d archivos tiene %(user)s",
+        "Literal {braces}": "Literal {llaves}",
+    }
     _, rebuilt = translate_file("es.po", catalog.encode(), translations.__getitem__)
     assert [e.msgstr for e in _entries(rebuilt)] == [
         "Hola {name}, {count} nuevos",  # renamed: restored in order

@@ -25,16 +25,24 @@ def _shape(data: bytes) -> list[tuple[str, str, list[tuple[str, object, object]]
                 paragraphs += [p for c in inner._cells for p in c.paragraphs]
     section = document.sections[0]
     paragraphs += section.header.paragraphs + section.footer.paragraphs
-    return [(p.style.name, str(p.alignment),
-             [(r.text, r.bold, r.italic) for r in p.runs]) for p in paragraphs]
+    return [
+        (p.style.name, str(p.alignment), [(r.text, r.bold, r.italic) for r in p.runs])
+        for p in paragraphs
+    ]
 
 
 def test_docx_echo_keeps_every_paragraph_run_and_style() -> None:
     data = make_docx()
     segments, rebuilt = translate_file("report.docx", data)
-    assert segments == ["Quarterly report", "Revenue grew very strongly this quarter.",
-                        "Same look in two runs.", "Cell one", "Nested cell", "Header text",
-                        "Footer text"]
+    assert segments == [
+        "Quarterly report",
+        "Revenue grew very strongly this quarter.",
+        "Same look in two runs.",
+        "Cell one",
+        "Nested cell",
+        "Header text",
+        "Footer text",
+    ]
     assert _shape(rebuilt) == _shape(data)
 
 
@@ -42,13 +50,17 @@ def test_docx_rewrite_changes_only_text() -> None:
     data = make_docx()
     _, rebuilt = translate_file("report.docx", data, shout)
     before, after = _shape(data), _shape(rebuilt)
-    assert [(style, align) for style, align, _ in after] == \
-        [(style, align) for style, align, _ in before]
+    assert [(style, align) for style, align, _ in after] == [
+        (style, align) for style, align, _ in before
+    ]
     texts = ["".join(text for text, _, _ in runs) for _, _, runs in after]
     assert texts == ["".join(t for t, _, _ in runs).upper() for _, _, runs in before]
     # Formatting that differs within a paragraph keeps one run per style.
-    assert after[1][2] == [("REVENUE GREW ", None, None), ("VERY STRONGLY ", True, None),
-                           ("THIS QUARTER.", None, None)]
+    assert after[1][2] == [
+        ("REVENUE GREW ", None, None),
+        ("VERY STRONGLY ", True, None),
+        ("THIS QUARTER.", None, None),
+    ]
     # Runs that look the same: the first takes the whole translation.
     assert after[2][2] == [("SAME LOOK IN TWO RUNS.", None, None), ("", None, None)]
 
@@ -72,12 +84,17 @@ def _slides(data: bytes) -> list[list[tuple[str, object]]]:
 def test_pptx_round_trips() -> None:
     data = make_pptx()
     segments, echoed = translate_file("deck.pptx", data)
-    assert segments == ["Slide title", "First point", "Bold start, normal end.",
-                        "Speaker notes here"]
+    assert segments == [
+        "Slide title",
+        "First point",
+        "Bold start, normal end.",
+        "Speaker notes here",
+    ]
     assert _slides(echoed) == _slides(data)
     _, shouted = translate_file("deck.pptx", data, shout)
-    assert _slides(shouted) == [[(text.upper(), bold) for text, bold in paragraph]
-                                for paragraph in _slides(data)]
+    assert _slides(shouted) == [
+        [(text.upper(), bold) for text, bold in paragraph] for paragraph in _slides(data)
+    ]
 
 
 def test_docx_runs_holding_pictures_are_left_in_place() -> None:
@@ -96,5 +113,8 @@ def test_docx_runs_holding_pictures_are_left_in_place() -> None:
     result = docx.Document(io.BytesIO(rebuilt))
     [paragraph] = result.paragraphs
     assert len(result.inline_shapes) == 1
-    assert [(run.text, bool(run._r.xpath("./w:drawing"))) for run in paragraph.runs] == \
-        [("BEFORE THE PICTURE ", False), ("", True), (" AFTER IT.", False)]
+    assert [(run.text, bool(run._r.xpath("./w:drawing"))) for run in paragraph.runs] == [
+        ("BEFORE THE PICTURE ", False),
+        ("", True),
+        (" AFTER IT.", False),
+    ]

@@ -22,10 +22,12 @@ from translate_server.errors import (
 )
 
 # Twelve one-sentence cues: twelve segments.
-SRT = "".join(f"{i}\n00:00:{i:02d},000 --> 00:00:{i:02d},900\nSentence number {i}.\n\n"
-              for i in range(1, 13)).encode()
-LIMITS = RunnerLimits(max_jobs=1, batches_in_flight=2, batch_segments=3, batch_chars=1000,
-                      retry_delay=0.001)
+SRT = "".join(
+    f"{i}\n00:00:{i:02d},000 --> 00:00:{i:02d},900\nSentence number {i}.\n\n" for i in range(1, 13)
+).encode()
+LIMITS = RunnerLimits(
+    max_jobs=1, batches_in_flight=2, batch_segments=3, batch_chars=1000, retry_delay=0.001
+)
 
 
 class Translator:
@@ -41,8 +43,9 @@ class Translator:
         self.failures: list[Exception] = []
         self.calls: list[tuple[str | None, str, DocumentOptions]] = []
 
-    async def __call__(self, texts: list[str], source: str | None, target: str,
-                       options: DocumentOptions) -> list[str]:
+    async def __call__(
+        self, texts: list[str], source: str | None, target: str, options: DocumentOptions
+    ) -> list[str]:
         self.in_flight += 1
         self.most_in_flight = max(self.most_in_flight, self.in_flight)
         try:
@@ -60,8 +63,7 @@ class Translator:
             self.in_flight -= 1
 
 
-async def _finished(jobs: DocumentJobs, job: Job, key: str, owner: str | None = None
-                    ) -> list[Job]:
+async def _finished(jobs: DocumentJobs, job: Job, key: str, owner: str | None = None) -> list[Job]:
     seen = []
     async with asyncio.timeout(10):
         async for state in jobs.watch(job.id, key, owner):
@@ -81,10 +83,14 @@ async def test_a_document_is_translated_in_bounded_batches(store: JobStore) -> N
     jobs = DocumentJobs(store, translator, LIMITS)
     await jobs.start()
     options = DocumentOptions(formality="more")
-    job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE", source_lang="EN",
-                                 owner="k1", options=options)
-    assert (job.status, job.segments_total, job.billed_characters) == \
-        ("queued", 12, sum(len(f"Sentence number {i}.") for i in range(1, 13)))
+    job, key = await jobs.submit(
+        SRT, filename="talk.srt", target_lang="DE", source_lang="EN", owner="k1", options=options
+    )
+    assert (job.status, job.segments_total, job.billed_characters) == (
+        "queued",
+        12,
+        sum(len(f"Sentence number {i}.") for i in range(1, 13)),
+    )
     states = await _finished(jobs, job, key, owner="k1")
     assert states[-1].status == "done"
     progress = [state.segments_done for state in states]
@@ -115,10 +121,10 @@ async def test_a_job_resumes_after_a_crash_without_redoing_its_batches(tmp_path:
     store = await JobStore.open(tmp_path, retention_seconds=3600)
     first = Translator(answers=2)
     usage = Usage()
-    jobs = DocumentJobs(store, first, RunnerLimits(max_jobs=1, batches_in_flight=1,
-                                                   batch_segments=3), bill=usage)
-    job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE",
-                                 billed_to="digest-a")
+    jobs = DocumentJobs(
+        store, first, RunnerLimits(max_jobs=1, batches_in_flight=1, batch_segments=3), bill=usage
+    )
+    job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE", billed_to="digest-a")
     async with asyncio.timeout(10):
         while (await store.get(job.id)).segments_done < 6:
             await asyncio.sleep(0.001)
@@ -156,12 +162,12 @@ class Usage:
         self.bills.append((billed_to, characters))
 
 
-async def test_a_done_job_is_billed_once_and_only_where_it_names_a_payer(
-        store: JobStore) -> None:
+async def test_a_done_job_is_billed_once_and_only_where_it_names_a_payer(store: JobStore) -> None:
     usage = Usage()
     jobs = DocumentJobs(store, Translator(), LIMITS, bill=usage)
-    billed, billed_key = await jobs.submit(SRT, filename="a.srt", target_lang="DE",
-                                           billed_to="digest-a")
+    billed, billed_key = await jobs.submit(
+        SRT, filename="a.srt", target_lang="DE", billed_to="digest-a"
+    )
     unbilled, unbilled_key = await jobs.submit(SRT, filename="b.srt", target_lang="DE")
     assert (await _finished(jobs, billed, billed_key))[-1].status == "done"
     assert (await _finished(jobs, unbilled, unbilled_key))[-1].status == "done"
@@ -178,12 +184,14 @@ async def test_a_failed_or_cancelled_job_bills_nothing(store: JobStore) -> None:
     translator = Translator()
     translator.failures = [RuntimeError("engine exploded")]
     jobs = DocumentJobs(store, translator, LIMITS, bill=usage)
-    failed, failed_key = await jobs.submit(SRT, filename="a.srt", target_lang="DE",
-                                           billed_to="digest-a")
+    failed, failed_key = await jobs.submit(
+        SRT, filename="a.srt", target_lang="DE", billed_to="digest-a"
+    )
     assert (await _finished(jobs, failed, failed_key))[-1].status == "error"
     translator.gate = asyncio.Event()  # held: the next job is cancelled in flight
-    held, held_key = await jobs.submit(SRT, filename="b.srt", target_lang="DE",
-                                       billed_to="digest-a")
+    held, held_key = await jobs.submit(
+        SRT, filename="b.srt", target_lang="DE", billed_to="digest-a"
+    )
     async with asyncio.timeout(10):
         while translator.in_flight == 0:
             await asyncio.sleep(0.001)
@@ -198,12 +206,14 @@ async def test_a_bill_that_fails_is_logged_and_the_job_is_done(store: JobStore) 
 
     jobs = DocumentJobs(store, Translator(), LIMITS, bill=Usage(fails=True))
     with capture_logs() as logs:
-        job, key = await jobs.submit(SRT, filename="a.srt", target_lang="DE",
-                                     billed_to="digest-a")
+        job, key = await jobs.submit(SRT, filename="a.srt", target_lang="DE", billed_to="digest-a")
         assert (await _finished(jobs, job, key))[-1].status == "done"
     [line] = [entry for entry in logs if entry["event"] == "document_usage_not_billed"]
     assert (line["log_level"], line["document_id"], line["billed_characters"]) == (
-        "error", job.id, job.billed_characters)
+        "error",
+        job.id,
+        job.billed_characters,
+    )
     await jobs.close()
 
 
@@ -242,7 +252,8 @@ class FailsWhenCancelled(Translator):
 
 
 async def test_a_job_stopped_with_its_server_resumes_even_if_its_batch_ended_in_error(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     store = await JobStore.open(tmp_path, retention_seconds=3600)
     translator = FailsWhenCancelled()
     jobs = DocumentJobs(store, translator, LIMITS)
@@ -288,8 +299,10 @@ async def test_a_client_error_from_the_translator_is_the_job_error(store: JobSto
 async def test_an_unknown_language_is_refused_before_any_work(store: JobStore) -> None:
     translator = Translator()
     jobs = DocumentJobs(store, translator, LIMITS)
-    for fields, param in (({"target_lang": "XX"}, "target_lang"),
-                          ({"target_lang": "de", "source_lang": "q!"}, "source_lang")):
+    for fields, param in (
+        ({"target_lang": "XX"}, "target_lang"),
+        ({"target_lang": "de", "source_lang": "q!"}, "source_lang"),
+    ):
         with pytest.raises(InvalidRequestError) as refused:
             await jobs.submit(SRT, filename="a.srt", **fields)
         assert (refused.value.code, refused.value.param) == ("unsupported_language", param)
@@ -350,9 +363,14 @@ asyncio.run(main())
 
 async def test_a_job_resumes_after_its_process_is_killed(tmp_path: Path) -> None:
     child = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", _CHILD, str(tmp_path), stdin=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-c",
+        _CHILD,
+        str(tmp_path),
+        stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
     child.stdin.write(SRT)
     child.stdin.close()
     job_id, key = (await asyncio.wait_for(child.stdout.readline(), 30)).decode().split()
@@ -369,7 +387,8 @@ async def test_a_job_resumes_after_its_process_is_killed(tmp_path: Path) -> None
     job = await store.get(job_id)
     assert (await _finished(jobs, job, key))[-1].status == "done"
     assert sum(len(batch) for batch in translator.batches) == 6
-    assert (await jobs.result(job_id, key))[1] == SRT.replace(b"Sentence number",
-                                                              b"SENTENCE NUMBER")
+    assert (await jobs.result(job_id, key))[1] == SRT.replace(
+        b"Sentence number", b"SENTENCE NUMBER"
+    )
     await jobs.close()
     await store.close()

@@ -17,10 +17,16 @@ class Clock:
 
 
 async def _create(store: JobStore, owner: str | None = None) -> tuple[str, str]:
-    job, key = await store.create(data=b"1\n00:00:01,000 --> 00:00:02,000\nHi\n", format="srt",
-                                  filename="talk.srt", target_lang="DE", owner=owner,
-                                  options={"formality": "less"}, billed_characters=2,
-                                  segments_total=3)
+    job, key = await store.create(
+        data=b"1\n00:00:01,000 --> 00:00:02,000\nHi\n",
+        format="srt",
+        filename="talk.srt",
+        target_lang="DE",
+        owner=owner,
+        options={"formality": "less"},
+        billed_characters=2,
+        segments_total=3,
+    )
     return job.id, key
 
 
@@ -33,10 +39,18 @@ async def test_a_job_survives_a_restart_with_its_progress(tmp_path: Path) -> Non
 
     reopened = await JobStore.open(tmp_path, retention_seconds=60)
     [job] = await reopened.unfinished()
-    assert (job.id, job.status, job.segments_done, job.segments_total) == \
-        (job_id, "translating", 2, 3)
-    assert (job.format, job.filename, job.target_lang, job.options) == \
-        ("srt", "talk.srt", "DE", {"formality": "less"})
+    assert (job.id, job.status, job.segments_done, job.segments_total) == (
+        job_id,
+        "translating",
+        2,
+        3,
+    )
+    assert (job.format, job.filename, job.target_lang, job.options) == (
+        "srt",
+        "talk.srt",
+        "DE",
+        {"formality": "less"},
+    )
     assert await reopened.translations(job_id) == {0: "Hallo", 2: "Welt"}
     assert await reopened.read_source(job) == b"1\n00:00:01,000 --> 00:00:02,000\nHi\n"
     assert (await reopened.authorize(job_id, key)).id == job_id
@@ -47,9 +61,13 @@ async def test_the_key_is_required_and_never_stored(tmp_path: Path) -> None:
     store = await JobStore.open(tmp_path, retention_seconds=60)
     job_id, key = await _create(store, owner="digest-a")
     assert (await store.authorize(job_id, key, "digest-a")).owner == "digest-a"
-    for job, guess, owner in [(job_id, key[:-1] + "x", "digest-a"), (job_id, "", "digest-a"),
-                              (job_id, key, "digest-b"), (job_id, key, None),
-                              ("0" * 32, key, "digest-a")]:
+    for job, guess, owner in [
+        (job_id, key[:-1] + "x", "digest-a"),
+        (job_id, "", "digest-a"),
+        (job_id, key, "digest-b"),
+        (job_id, key, None),
+        ("0" * 32, key, "digest-a"),
+    ]:
         with pytest.raises(DocumentNotFoundError) as caught:
             await store.authorize(job, guess, owner)
         assert caught.value.status_code == 404
@@ -85,8 +103,11 @@ async def test_jobs_in_flight_are_counted_per_owner(tmp_path: Path) -> None:
     await _create(store, owner="a")
     await _create(store, owner=None)
     await store.finish(first, b"")
-    assert (await store.in_flight("a"), await store.in_flight(None),
-            await store.in_flight("b")) == (1, 1, 0)
+    assert (
+        await store.in_flight("a"),
+        await store.in_flight(None),
+        await store.in_flight("b"),
+    ) == (1, 1, 0)
     await store.close()
 
 
@@ -129,7 +150,8 @@ async def test_a_database_made_before_billing_gains_its_column(tmp_path: Path) -
         db.execute("ALTER TABLE jobs DROP COLUMN billed_to")
     reopened = await JobStore.open(tmp_path, retention_seconds=60)
     assert (await reopened.get(old_id)).billed_to is None
-    job, _ = await reopened.create(data=b"Hi\n", format="txt", target_lang="DE",
-                                   billed_to="digest-a")
+    job, _ = await reopened.create(
+        data=b"Hi\n", format="txt", target_lang="DE", billed_to="digest-a"
+    )
     assert (await reopened.get(job.id)).billed_to == "digest-a"
     await reopened.close()

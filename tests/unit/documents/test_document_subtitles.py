@@ -52,10 +52,15 @@ _TIMING = re.compile(r"^\S+ --> .*$", re.MULTILINE)
 _NUMBERS = re.compile(r"^\d+$", re.MULTILINE)
 
 
-@pytest.mark.parametrize(("name", "data"), [
-    ("a.srt", SRT), ("a.vtt", VTT), ("crlf.srt", SRT.replace("\n", "\r\n")),
-    ("crlf.vtt", VTT.replace("\n", "\r\n")),
-])
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("a.srt", SRT),
+        ("a.vtt", VTT),
+        ("crlf.srt", SRT.replace("\n", "\r\n")),
+        ("crlf.vtt", VTT.replace("\n", "\r\n")),
+    ],
+)
 def test_echo_gives_back_the_same_bytes(name: str, data: str) -> None:
     _, rebuilt = translate_file(name, data.encode())
     assert rebuilt == data.encode()
@@ -83,8 +88,10 @@ def _cue_texts(data: bytes) -> list[str]:
 
 
 def test_a_longer_translation_is_spread_over_the_same_cues() -> None:
-    translation = ("Hallo zusammen, das ist ein ziemlich langer Satz, der über drei "
-                   "Untertitel läuft, bis genau hier.")
+    translation = (
+        "Hallo zusammen, das ist ein ziemlich langer Satz, der über drei "
+        "Untertitel läuft, bis genau hier."
+    )
     extracted = extract(detect_format("a.srt", b""), SRT.encode(), FormatOptions())
     rebuilt = extracted.rebuild([translation, "Kurz!"])
     cues = _cue_texts(rebuilt)
@@ -109,8 +116,7 @@ def test_text_without_spaces_is_cut_between_characters() -> None:
 
 def test_webvtt_keeps_header_notes_styles_ids_and_settings() -> None:
     segments, rebuilt = translate_file("a.vtt", VTT.encode(), reverse_words)
-    assert segments == ["Hello there, my friend, how are you today?",
-                        "<v Bob>Fine, thanks.</v>"]
+    assert segments == ["Hello there, my friend, how are you today?", "<v Bob>Fine, thanks.</v>"]
     text = rebuilt.decode()
     head = VTT.split("intro")[0]
     assert text.startswith(head + "intro\n00:00:01.000 --> 00:00:02.500 align:start position:10%")
@@ -122,21 +128,26 @@ def test_webvtt_keeps_header_notes_styles_ids_and_settings() -> None:
 
 
 def test_cues_are_grouped_by_pauses_and_speakers() -> None:
-    data = ("1\n00:00:01,000 --> 00:00:02,000\nno end here\n\n"
-            "2\n00:00:05,000 --> 00:00:06,000\nafter a pause\n\n"
-            "3\n00:00:06,100 --> 00:00:07,000\n- A new speaker\n")
+    data = (
+        "1\n00:00:01,000 --> 00:00:02,000\nno end here\n\n"
+        "2\n00:00:05,000 --> 00:00:06,000\nafter a pause\n\n"
+        "3\n00:00:06,100 --> 00:00:07,000\n- A new speaker\n"
+    )
     segments, _ = translate_file("a.srt", data.encode())
     assert segments == ["no end here", "after a pause", "- A new speaker"]
 
 
-@pytest.mark.parametrize(("text", "weights", "expected"), [
-    ("one two three four", [4, 4, 5, 4], ["one ", "two ", "three ", "four"]),
-    ("one two three four", [1, 1], ["one two ", "three four"]),
-    ("one two", [5, 5, 5], ["on", "e t", "wo"]),  # too few words: cut between characters
-    ("a", [1, 1], ["a", ""]),
-    ("just one", [3], ["just one"]),
-    ("  lead and trail  ", [1, 1], ["  lead ", "and trail  "]),
-])
+@pytest.mark.parametrize(
+    ("text", "weights", "expected"),
+    [
+        ("one two three four", [4, 4, 5, 4], ["one ", "two ", "three ", "four"]),
+        ("one two three four", [1, 1], ["one two ", "three four"]),
+        ("one two", [5, 5, 5], ["on", "e t", "wo"]),  # too few words: cut between characters
+        ("a", [1, 1], ["a", ""]),
+        ("just one", [3], ["just one"]),
+        ("  lead and trail  ", [1, 1], ["  lead ", "and trail  "]),
+    ],
+)
 def test_distribute(text: str, weights: list[int], expected: list[str]) -> None:
     assert distribute(text, weights) == expected
     assert "".join(distribute(text, weights)) == text

@@ -35,12 +35,13 @@ print("hi")
 [ref]: http://example.com/a
 """
 
-HTML = ('<!DOCTYPE html><html><body><h1 class="t">Hello &amp; welcome</h1>'
-        "<p>Some <b>bold</b> text.</p><script>var a = 'x';</script></body></html>")
+HTML = (
+    '<!DOCTYPE html><html><body><h1 class="t">Hello &amp; welcome</h1>'
+    "<p>Some <b>bold</b> text.</p><script>var a = 'x';</script></body></html>"
+)
 
 
-@pytest.mark.parametrize(("name", "data"), [("a.txt", TEXT), ("a.md", MARKDOWN),
-                                            ("a.html", HTML)])
+@pytest.mark.parametrize(("name", "data"), [("a.txt", TEXT), ("a.md", MARKDOWN), ("a.html", HTML)])
 def test_echo_gives_back_the_same_bytes(name: str, data: str) -> None:
     _, rebuilt = translate_file(name, data.encode())
     assert rebuilt == data.encode()
@@ -63,27 +64,39 @@ def test_text_in_another_encoding_is_read_and_written_as_utf8() -> None:
 def test_plain_text_paragraphs_and_blank_lines() -> None:
     segments, rebuilt = translate_file("a.txt", TEXT.encode(), shout)
     assert segments == ["Title line", "First paragraph,\r\nstill first.", "Second one."]
-    assert rebuilt.decode() == ("TITLE LINE\r\n\r\n  FIRST PARAGRAPH,\r\nSTILL FIRST.  \r\n"
-                                "\r\n\r\nSECOND ONE.\r\n")
+    assert rebuilt.decode() == (
+        "TITLE LINE\r\n\r\n  FIRST PARAGRAPH,\r\nSTILL FIRST.  \r\n\r\n\r\nSECOND ONE.\r\n"
+    )
 
 
 def test_markdown_segments_skip_code_and_front_matter() -> None:
     segments, _ = translate_file("a.md", MARKDOWN.encode())
-    assert segments == ["A *heading* here", "Some paragraph with `x = 1` and\na second line.",
-                        "quoted text\ngoes on", "item one", "item **two**\ncontinued",
-                        "Name", "Value", "a", "b c"]
+    assert segments == [
+        "A *heading* here",
+        "Some paragraph with `x = 1` and\na second line.",
+        "quoted text\ngoes on",
+        "item one",
+        "item **two**\ncontinued",
+        "Name",
+        "Value",
+        "a",
+        "b c",
+    ]
 
 
 def test_markdown_rewrite_changes_only_text() -> None:
     _, rebuilt = translate_file("a.md", MARKDOWN.encode(), shout)
     expected = MARKDOWN
-    for before, after in [("A *heading* here", "A *HEADING* HERE"),
-                          ("Some paragraph with", "SOME PARAGRAPH WITH"),
-                          ("and\na second line.", "AND\nA SECOND LINE."),
-                          ("> quoted text\n> goes on", "> QUOTED TEXT\n> GOES ON"),
-                          ("item one", "ITEM ONE"), ("item **two**\n  continued",
-                                                     "ITEM **TWO**\n  CONTINUED"),
-                          ("| Name | Value |", "| NAME | VALUE |"), ("| a | b c |", "| A | B C |")]:
+    for before, after in [
+        ("A *heading* here", "A *HEADING* HERE"),
+        ("Some paragraph with", "SOME PARAGRAPH WITH"),
+        ("and\na second line.", "AND\nA SECOND LINE."),
+        ("> quoted text\n> goes on", "> QUOTED TEXT\n> GOES ON"),
+        ("item one", "ITEM ONE"),
+        ("item **two**\n  continued", "ITEM **TWO**\n  CONTINUED"),
+        ("| Name | Value |", "| NAME | VALUE |"),
+        ("| a | b c |", "| A | B C |"),
+    ]:
         assert before in expected
         expected = expected.replace(before, after)
     assert rebuilt.decode() == expected
@@ -104,8 +117,9 @@ def test_markdown_multiline_translation_keeps_line_prefixes() -> None:
 def test_html_tags_and_scripts_are_kept() -> None:
     segments, rebuilt = translate_file("page.htm", HTML.encode(), shout)
     assert segments == ["Hello & welcome", "Some", "bold", "text."]
-    assert rebuilt.decode() == HTML.replace("Hello &amp; welcome", "HELLO &amp; WELCOME") \
-        .replace("Some <b>bold</b> text.", "SOME <b>BOLD</b> TEXT.")
+    assert rebuilt.decode() == HTML.replace("Hello &amp; welcome", "HELLO &amp; WELCOME").replace(
+        "Some <b>bold</b> text.", "SOME <b>BOLD</b> TEXT."
+    )
 
 
 def test_a_long_paragraph_is_split_at_lines_and_kept_byte_for_byte() -> None:
@@ -122,12 +136,17 @@ def test_markdown_link_destinations_are_restored() -> None:
     data = b'See [the guide](/docs/getting-started "Start") and ![a logo](img/logo.png).\n'
 
     def translate(text: str) -> str:
-        return text.replace("the guide", "die Anleitung").replace("getting-started", "anfang") \
-            .replace("logo", "Logo").replace("See", "Siehe")
+        return (
+            text.replace("the guide", "die Anleitung")
+            .replace("getting-started", "anfang")
+            .replace("logo", "Logo")
+            .replace("See", "Siehe")
+        )
 
     _, rebuilt = translate_file("a.md", data, translate)
-    assert rebuilt == (b'Siehe [die Anleitung](/docs/getting-started "Start") and '
-                       b"![a Logo](img/logo.png).\n")
+    assert rebuilt == (
+        b'Siehe [die Anleitung](/docs/getting-started "Start") and ![a Logo](img/logo.png).\n'
+    )
 
 
 def test_markdown_reference_labels_are_restored() -> None:

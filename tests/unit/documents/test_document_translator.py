@@ -23,18 +23,23 @@ from tests.support.fakes import FakeEngine
 
 
 def document_service(engine: FakeEngine, metrics: ServiceMetrics) -> TranslationService:
-    return TranslationService(GenerationService(engine),
-                              DocumentAdmission(slots=4, queue_limit=16, metrics=metrics),
-                              LimitSettings(), "fake-model", priority=DOCUMENT_PRIORITY,
-                              quality_guard=False)
+    return TranslationService(
+        GenerationService(engine),
+        DocumentAdmission(slots=4, queue_limit=16, metrics=metrics),
+        LimitSettings(),
+        "fake-model",
+        priority=DOCUMENT_PRIORITY,
+        quality_guard=False,
+    )
 
 
 async def test_batches_run_at_low_priority_without_interactive_admission() -> None:
     engine, metrics = FakeEngine(), ServiceMetrics()
     interactive = Admission(slots=4, queue_limit=0, metrics=metrics)
     translate = document_translator(document_service(engine, metrics), EngineBudget(4))
-    result = await translate(["Good morning.", "  ", "See you."], "en", "de",
-                             DocumentOptions(formality="more"))
+    result = await translate(
+        ["Good morning.", "  ", "See you."], "en", "de", DocumentOptions(formality="more")
+    )
     assert result == ["GOOD MORNING.", "  ", "SEE YOU."]  # blank segments stay as they are
     assert [options.priority for _, _, options in engine.requests] == [1, 1]
     assert interactive.in_flight == 0
@@ -52,10 +57,10 @@ def test_document_admission_leaves_the_interactive_gauges_alone() -> None:
 
 async def test_an_unknown_source_is_detected_once_for_the_batch() -> None:
     engine = FakeEngine()
-    translate = document_translator(document_service(engine, ServiceMetrics()),
-                                    EngineBudget(4))
-    await translate(["Guten Morgen, wie geht es Ihnen heute?", "Ja."], None, "en",
-                    DocumentOptions())
+    translate = document_translator(document_service(engine, ServiceMetrics()), EngineBudget(4))
+    await translate(
+        ["Guten Morgen, wie geht es Ihnen heute?", "Ja."], None, "en", DocumentOptions()
+    )
     prompts = [engine.decode(ids) for _, ids, _ in engine.requests]
     assert all("from German to English" in prompt for prompt in prompts)
 

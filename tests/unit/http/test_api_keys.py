@@ -7,8 +7,9 @@ import pytest
 from translate_server.http.gate import ApiKeys
 
 
-@pytest.mark.parametrize("header", ["", "Bearer", "Bearer ", "Basic k1", "Bearer k3",
-                                    "Bearer k1x", "k1"])
+@pytest.mark.parametrize(
+    "header", ["", "Bearer", "Bearer ", "Basic k1", "Bearer k3", "Bearer k1x", "k1"]
+)
 def test_keys_refused(header: str) -> None:
     assert not ApiKeys(("k1", "k2")).accepts(header.encode("utf-8"))
 
@@ -21,4 +22,4 @@ def test_keys_accepted(header: str) -> None:
 def test_a_key_outside_ascii_matches_what_a_client_sends_for_it() -> None:
     keys = ApiKeys(("clé-secrète-🔑",))
     assert keys.accepts("Bearer clé-secrète-🔑".encode())
-    assert not keys.accepts("Bearer clé-secrète-🔑".encode("utf-8").replace(b"\xc3", b"\xc4"))
+    assert not keys.accepts("Bearer clé-secrète-🔑".encode().replace(b"\xc3", b"\xc4"))

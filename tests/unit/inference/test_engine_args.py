@@ -48,8 +48,10 @@ def test_explicit_values_win():
     settings = EngineSettings(dtype="bfloat16", enforce_eager=False, tensor_parallel_size=2)
     kwargs = engine_args_kwargs(settings, "m", True, flags=AVX2_ONLY)
     assert kwargs["dtype"] == "bfloat16"
-    assert engine_args_kwargs(EngineSettings(dtype="float32"), "m", True, flags=AMX)["dtype"] \
+    assert (
+        engine_args_kwargs(EngineSettings(dtype="float32"), "m", True, flags=AMX)["dtype"]
         == "float32"
+    )
     assert kwargs["enforce_eager"] is False
     assert kwargs["tensor_parallel_size"] == 2
     assert engine_args_kwargs(EngineSettings(enforce_eager=True), "m", False)["enforce_eager"]
@@ -66,13 +68,16 @@ def test_vllm_exports_its_spans_only_where_traces_go():
     assert engine_args_kwargs(settings, "m", True)["otlp_traces_endpoint"] == "http://jaeger:4317"
 
 
-@pytest.mark.parametrize(("flags", "dtype"), [
-    (AVX2_ONLY, "float32"),
-    (AVX2_ONLY | {"avx512f", "avx512bw"}, "float32"),  # AVX-512 without its bf16 extension
-    (AVX2_ONLY | {"avx512_bf16"}, "bfloat16"),
-    (AVX2_ONLY | {"amx_bf16"}, "bfloat16"),
-    (frozenset(), "float32"),  # no /proc/cpuinfo
-])
+@pytest.mark.parametrize(
+    ("flags", "dtype"),
+    [
+        (AVX2_ONLY, "float32"),
+        (AVX2_ONLY | {"avx512f", "avx512bw"}, "float32"),  # AVX-512 without its bf16 extension
+        (AVX2_ONLY | {"avx512_bf16"}, "bfloat16"),
+        (AVX2_ONLY | {"amx_bf16"}, "bfloat16"),
+        (frozenset(), "float32"),  # no /proc/cpuinfo
+    ],
+)
 def test_auto_dtype_on_cpu_follows_the_bf16_instructions(flags, dtype):
     assert cpu_dtype(flags) == dtype
     assert engine_args_kwargs(EngineSettings(), "m", True, flags=flags)["dtype"] == dtype
@@ -81,8 +86,10 @@ def test_auto_dtype_on_cpu_follows_the_bf16_instructions(flags, dtype):
 
 
 def test_cpu_flags_come_from_cpuinfo():
-    cpuinfo = ("processor\t: 0\nmodel name\t: Intel(R) Xeon(R)\n"
-               "flags\t\t: fpu avx2 avx512_bf16 amx_tile amx_bf16\n\nprocessor\t: 1\n")
+    cpuinfo = (
+        "processor\t: 0\nmodel name\t: Intel(R) Xeon(R)\n"
+        "flags\t\t: fpu avx2 avx512_bf16 amx_tile amx_bf16\n\nprocessor\t: 1\n"
+    )
     assert cpu_flags(cpuinfo) == {"fpu", "avx2", "avx512_bf16", "amx_tile", "amx_bf16"}
     assert cpu_flags("Features\t: fp asimd bf16\n") == {"fp", "asimd", "bf16"}  # arm64
     assert cpu_flags("processor : 0\n") == frozenset()

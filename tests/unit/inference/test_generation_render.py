@@ -16,8 +16,10 @@ from tests.support.fakes import FakeEngine, TokenizerWatchingEngine
 
 
 def chat(chars: int) -> list[ChatMessage]:
-    return [{"role": "system", "content": "Translate."},
-            {"role": "user", "content": ("word " * chars)[:chars]}]
+    return [
+        {"role": "system", "content": "Translate."},
+        {"role": "user", "content": ("word " * chars)[:chars]},
+    ]
 
 
 async def test_a_short_prompt_is_tokenized_on_the_event_loop() -> None:

@@ -26,8 +26,9 @@ ITEMS = make_workload(WorkloadSpec(kind="variable", size=16, seed=0))
 class FakeServer:
     """Answers /translate and /v1/chat/completions; records bodies and peak concurrency."""
 
-    def __init__(self, delay: float = 0.0, fail_every: int = 0, sse: bool = True,
-                 stall: float = 0.0) -> None:
+    def __init__(
+        self, delay: float = 0.0, fail_every: int = 0, sse: bool = True, stall: float = 0.0
+    ) -> None:
         self.sse = sse  # False: /translate answers streaming requests with one JSON body
         self.stall = stall  # chat streams pause this long before their last token
         self.delay = delay
@@ -60,8 +61,13 @@ class FakeServer:
             await response.write(b"data: [DONE]\n\n")
             return response
         return web.json_response(
-            {"translation": "Hallo Welt", "source_lang": body["source_lang"],
-             "target_lang": body["target_lang"], "model": "m", "usage": usage}
+            {
+                "translation": "Hallo Welt",
+                "source_lang": body["source_lang"],
+                "target_lang": body["target_lang"],
+                "model": "m",
+                "usage": usage,
+            }
         )
 
     async def chat(self, request: web.Request) -> web.StreamResponse:
@@ -69,9 +75,19 @@ class FakeServer:
         usage = {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}
         if not body.get("stream"):
             return web.json_response(
-                {"id": "x", "object": "chat.completion", "model": body["model"],
-                 "choices": [{"index": 0, "message": {"role": "assistant", "content": "a b c"},
-                              "finish_reason": "stop"}], "usage": usage}
+                {
+                    "id": "x",
+                    "object": "chat.completion",
+                    "model": body["model"],
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": "a b c"},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                    "usage": usage,
+                }
             )
         response = web.StreamResponse(headers={"content-type": "text/event-stream"})
         await response.prepare(request)
@@ -139,7 +155,9 @@ async def test_streaming_chat_measures_ttft_from_content_and_usage_from_last_chu
     body = server.bodies[0]
     assert body["model"] == "tiny" and body["temperature"] == 0.0
     assert body["stream_options"] == {"include_usage": True}
-    assert body["messages"][-1]["role"] == "user" and ITEMS[0].text in body["messages"][-1]["content"]
+    assert (
+        body["messages"][-1]["role"] == "user" and ITEMS[0].text in body["messages"][-1]["content"]
+    )
 
 
 async def test_streams_measure_the_gaps_between_their_tokens(serve) -> None:
@@ -153,8 +171,9 @@ async def test_streams_measure_the_gaps_between_their_tokens(serve) -> None:
     assert all(r.token_gaps_s[1] >= 0.05 for r in results)
     stats = await run_level(target, ITEMS, concurrency=2, requests=4)
     assert stats.itl_ms is not None and stats.itl_ms["p99"] >= 50.0
-    non_streamed = await run_level(Target(base, "chat", model="tiny"), ITEMS, concurrency=1,
-                                   requests=2)
+    non_streamed = await run_level(
+        Target(base, "chat", model="tiny"), ITEMS, concurrency=1, requests=2
+    )
     assert non_streamed.itl_ms is None
 
 
@@ -168,8 +187,9 @@ async def test_stream_without_usage_counts_chunks(serve) -> None:
 
 async def test_a_json_answer_to_a_streaming_request_still_counts_usage(serve) -> None:
     base = await serve(FakeServer(sse=False))
-    stats = await run_level(Target(base, "translate", stream=True), ITEMS, concurrency=1,
-                            requests=2)
+    stats = await run_level(
+        Target(base, "translate", stream=True), ITEMS, concurrency=1, requests=2
+    )
     assert stats.ok == 2 and stats.output_tokens == 10 and stats.ttft_ms is None
 
 
@@ -202,10 +222,24 @@ async def test_a_sweep_sends_no_text_twice_until_the_workload_is_spent(serve) ->
     # levels that come later in a sweep.
     server = FakeServer()
     url = await serve(server)
-    args = _build_parser().parse_args([
-        "run", "--base-url", url, "--api", "translate", "--concurrency", "1,2",
-        "--requests", "6", "--warmup", "2", "--workload-size", "16", "--no-progress",
-    ])
+    args = _build_parser().parse_args(
+        [
+            "run",
+            "--base-url",
+            url,
+            "--api",
+            "translate",
+            "--concurrency",
+            "1,2",
+            "--requests",
+            "6",
+            "--warmup",
+            "2",
+            "--workload-size",
+            "16",
+            "--no-progress",
+        ]
+    )
     await _sweep(args, Target(url, "translate"), ITEMS)
     texts = [body["text"] for body in server.bodies]
     assert sorted(texts[:2]) == sorted(item.text for item in ITEMS[-2:])  # warm-up: the end
@@ -223,8 +257,9 @@ def test_arrival_schedules() -> None:
 
 
 def test_exact_output_asks_chat_to_ignore_the_end_and_refuses_translate() -> None:
-    exact = make_workload(WorkloadSpec(kind="uniform", size=2, fixed_output_tokens=64,
-                                       exact_output=True))
+    exact = make_workload(
+        WorkloadSpec(kind="uniform", size=2, fixed_output_tokens=64, exact_output=True)
+    )
     body = Target("http://x", "chat", model="m").body(exact[0])
     assert body["ignore_eos"] is True and body["max_tokens"] == 64
     assert "stop" not in body  # a stop string would end the answer early too

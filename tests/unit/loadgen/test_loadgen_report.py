@@ -97,9 +97,20 @@ def test_bench_run_end_to_end(translate_server_url: str, tmp_path: Path, capsys)
     out = tmp_path / "run.json"
     code = main(
         [
-            "run", "--base-url", translate_server_url, "--concurrency", "1,3",
-            "--requests", "6", "--warmup", "1", "--workload", "uniform",
-            "--json", str(out), "--no-progress",
+            "run",
+            "--base-url",
+            translate_server_url,
+            "--concurrency",
+            "1,3",
+            "--requests",
+            "6",
+            "--warmup",
+            "1",
+            "--workload",
+            "uniform",
+            "--json",
+            str(out),
+            "--no-progress",
         ]
     )
     assert code == 0

@@ -34,8 +34,14 @@ def test_percentile_edges() -> None:
 
 def _ok(start: float, latency: float, tokens: int, ttft: float | None = None) -> RequestResult:
     return RequestResult(
-        ok=True, status=200, start=start, latency_s=latency, ttft_s=ttft,
-        prompt_tokens=10, output_tokens=tokens, usage_reported=True,
+        ok=True,
+        status=200,
+        start=start,
+        latency_s=latency,
+        ttft_s=ttft,
+        prompt_tokens=10,
+        output_tokens=tokens,
+        usage_reported=True,
     )
 
 
@@ -59,8 +65,7 @@ def test_summary_counts_only_successes_in_throughput() -> None:
 
 def test_inter_token_latency_pools_every_streams_gaps() -> None:
     results = [_ok(0.0, 1.0, 3), _ok(2.0, 1.0, 4)]
-    for result, arrivals in zip(results, ([0.1, 0.11, 0.13], [2.1, 2.13, 2.17, 2.67]),
-                                strict=True):
+    for result, arrivals in zip(results, ([0.1, 0.11, 0.13], [2.1, 2.13, 2.17, 2.67]), strict=True):
         for now in arrivals:
             result.content_arrived(now)
     assert [r.ttft_s for r in results] == [pytest.approx(0.1), pytest.approx(0.1)]

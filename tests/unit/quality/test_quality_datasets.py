@@ -48,8 +48,9 @@ def test_a_mix_of_short_strings_sentences_and_placeholders(sets) -> None:
     assert sum(bool(find_placeholders(s.source)) for s in segments) == counts["placeholder"]
     assert any(len(s.source.split()) >= 10 for s in segments)
     assert any(len(s.source.split()) <= 2 for s in segments)
-    kinds = {find_placeholders(s.source)[0].kind.value for s in segments
-             if find_placeholders(s.source)}
+    kinds = {
+        find_placeholders(s.source)[0].kind.value for s in segments if find_placeholders(s.source)
+    }
     assert {"printf", "python"} <= kinds
 
 

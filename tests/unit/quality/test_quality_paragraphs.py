@@ -10,10 +10,12 @@ import pytest
 
 from translate_server.quality import paragraphs as P
 
-THREE = ("Your oldest relatives can be your most important source of information. They "
-         "usually know things about the family that haven't been written down. At the very "
-         "least, you will get to hear some great stories, e.g. about the war and the farm where "
-         "they grew up.")
+THREE = (
+    "Your oldest relatives can be your most important source of information. They "
+    "usually know things about the family that haven't been written down. At the very "
+    "least, you will get to hear some great stories, e.g. about the war and the farm where "
+    "they grew up."
+)
 
 
 @dataclass
@@ -27,8 +29,10 @@ class Entry:  # the fields of a polib entry that the extraction reads
 
 
 def test_markup_becomes_plain_text() -> None:
-    assert P.plain_text("<b>Talk to Relatives</b><br/>Your   oldest\nrelatives.") == \
-        "Talk to Relatives\nYour oldest\nrelatives."
+    assert (
+        P.plain_text("<b>Talk to Relatives</b><br/>Your   oldest\nrelatives.")
+        == "Talk to Relatives\nYour oldest\nrelatives."
+    )
     assert P.plain_text("One.<br><br><br/><i>Two</i>.") == "One.\n\nTwo."
 
 
@@ -56,11 +60,16 @@ def _translations(factor: dict[str, float]) -> dict[str, str]:
 def test_collect_keeps_usable_entries_translated_in_every_language() -> None:
     other = THREE.replace("oldest", "eldest")
     third = THREE.replace("oldest", "older")
-    catalogs = {tag: [Entry(THREE, text), Entry(other, text),
-                      Entry(THREE.replace("oldest", "old"), text, fuzzy=True),
-                      Entry(THREE.replace("oldest", "first"), text, msgctxt="tip"),
-                      Entry("Short.", "Kurz.")]
-                for tag, text in _translations({}).items()}
+    catalogs = {
+        tag: [
+            Entry(THREE, text),
+            Entry(other, text),
+            Entry(THREE.replace("oldest", "old"), text, fuzzy=True),
+            Entry(THREE.replace("oldest", "first"), text, msgctxt="tip"),
+            Entry("Short.", "Kurz."),
+        ]
+        for tag, text in _translations({}).items()
+    }
     catalogs["ja"] = catalogs["ja"][:1]  # the second entry is not translated into Japanese
     catalogs["de"].append(Entry(third, "x"))
     found = P.collect(catalogs)
@@ -72,8 +81,9 @@ def test_implausible_translation_lengths_are_left_out() -> None:
     def paragraph(n: int, factor: dict[str, float]) -> P.Paragraph:
         return P.Paragraph(f"p#{n}", THREE, _translations(factor))
 
-    kept = P.plausible([paragraph(1, {}), paragraph(2, {}), paragraph(3, {"zh": 1.7}),
-                        paragraph(4, {"de": 0.5})])
+    kept = P.plausible(
+        [paragraph(1, {}), paragraph(2, {}), paragraph(3, {"zh": 1.7}), paragraph(4, {"de": 0.5})]
+    )
     assert [p.id for p in kept] == ["p#1", "p#2"]
 
 
@@ -81,13 +91,16 @@ def test_documents_are_paragraphs_in_a_row_never_used_twice() -> None:
     order = [P.Paragraph(f"p#{n}", "e" * 600, {}) for n in range(9)]
     documents = P.draw_documents(order, 2)
     assert [[p.id for p in d] for d in documents] == [
-        ["p#0", "p#1", "p#2", "p#3"], ["p#4", "p#5", "p#6", "p#7"]]
+        ["p#0", "p#1", "p#2", "p#3"],
+        ["p#4", "p#5", "p#6", "p#7"],
+    ]
     with pytest.raises(ValueError, match="enough for 2 documents; asked for 3"):
         P.draw_documents(order, 3)
 
 
-installed = pytest.mark.skipif(not P.installed(), reason="gramps (the `quality` extra) is "
-                               "not installed")
+installed = pytest.mark.skipif(
+    not P.installed(), reason="gramps (the `quality` extra) is not installed"
+)
 
 
 @installed
@@ -97,8 +110,9 @@ def test_the_catalogs_hold_29_paragraphs_and_4_documents() -> None:
         assert P.is_paragraph(paragraph.english)
         assert all(text.strip() and "<" not in text for text in paragraph.translations.values())
     # The stricter bounds hold for a third of them (docs/quality.md).
-    strict = [p for p in P.paragraphs() if P.count_sentences(p.english) >= 3
-              and len(p.english) >= 350]
+    strict = [
+        p for p in P.paragraphs() if P.count_sentences(p.english) >= 3 and len(p.english) >= 350
+    ]
     assert len(strict) == 9
 
 
@@ -115,8 +129,9 @@ def test_paragraph_sets_are_parallel_and_fixed_by_the_seed() -> None:
     assert any("\u3040" <= c <= "\u30ff" for s in sets[3].segments for c in s.reference)
     assert [s.id for s in P.load_paragraph_sets(["en-de"], 12, seed=1)[0].segments] != ids
     de_en = P.load_paragraph_sets(["de-en"], 12, seed=0)[0]
-    assert [(s.source, s.reference) for s in de_en.segments] == \
-        [(s.reference, s.source) for s in sets[0].segments]
+    assert [(s.source, s.reference) for s in de_en.segments] == [
+        (s.reference, s.source) for s in sets[0].segments
+    ]
 
 
 @installed

@@ -9,8 +9,14 @@ from translate_server.translation.checks import check_translation
 
 
 def _segment(n: int, source: str, reference: str, target: str = "de") -> Segment:
-    return Segment(id=f"s#{n}", source=source, reference=reference, source_lang="en",
-                   target_lang=target, kind="short")
+    return Segment(
+        id=f"s#{n}",
+        source=source,
+        reference=reference,
+        source_lang="en",
+        target_lang=target,
+        kind="short",
+    )
 
 
 SEGMENTS = [
@@ -22,11 +28,19 @@ SEGMENTS = [
 
 
 def _score(texts: list[str | None], reasons: list[str] | None = None):
-    answers = [Answer(segment_id=s.id, text=t or "", error=None if t is not None else "HTTP 504",
-                      finish_reason=(reasons or ["stop"] * 4)[i])
-               for i, (s, t) in enumerate(zip(SEGMENTS, texts, strict=True))]
-    verdicts = [check_translation(s.source, a.text, s.source_lang, s.target_lang, a.finish_reason)
-                for s, a in zip(SEGMENTS, answers, strict=True)]
+    answers = [
+        Answer(
+            segment_id=s.id,
+            text=t or "",
+            error=None if t is not None else "HTTP 504",
+            finish_reason=(reasons or ["stop"] * 4)[i],
+        )
+        for i, (s, t) in enumerate(zip(SEGMENTS, texts, strict=True))
+    ]
+    verdicts = [
+        check_translation(s.source, a.text, s.source_lang, s.target_lang, a.finish_reason)
+        for s, a in zip(SEGMENTS, answers, strict=True)
+    ]
     return score_pair("translate", "en-de", SEGMENTS, answers, verdicts)
 
 
@@ -37,8 +51,10 @@ def test_the_references_score_100_with_no_failure() -> None:
 
 
 def test_rates_are_over_answered_segments_and_placeholder_segments() -> None:
-    score = _score(["Passwort ändern", None, "Save and continue editing", ""],
-                   reasons=["stop", "stop", "stop", "length"])
+    score = _score(
+        ["Passwort ändern", None, "Save and continue editing", ""],
+        reasons=["stop", "stop", "stop", "length"],
+    )
     assert score.errors == 1
     assert score.counts["placeholders_lost"] == 1
     assert score.rates["placeholders_lost"] == 1.0  # 1 of the 1 answered with placeholders
@@ -54,5 +70,9 @@ def test_means_are_unweighted_over_pairs_per_api() -> None:
 
 
 def test_bleu_tokenizes_chinese_and_japanese_by_character() -> None:
-    assert [bleu_tokenizer(t) for t in ("de", "zh-Hans", "ja", "en")] == \
-        ["13a", "zh", "char", "13a"]
+    assert [bleu_tokenizer(t) for t in ("de", "zh-Hans", "ja", "en")] == [
+        "13a",
+        "zh",
+        "char",
+        "13a",
+    ]

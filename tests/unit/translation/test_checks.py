@@ -22,10 +22,17 @@ from translate_server.translation.detection import LanguageDetection
 K = FailureKind
 
 
-def kinds(source: str, answer: str, source_lang: str = "en", target_lang: str = "de",
-          finish_reason: str | None = "stop", judge: LanguageJudge | None = None) -> set[K]:
-    verdict = check_translation(source, answer, source_lang, target_lang, finish_reason,
-                                judge=judge)
+def kinds(
+    source: str,
+    answer: str,
+    source_lang: str = "en",
+    target_lang: str = "de",
+    finish_reason: str | None = "stop",
+    judge: LanguageJudge | None = None,
+) -> set[K]:
+    verdict = check_translation(
+        source, answer, source_lang, target_lang, finish_reason, judge=judge
+    )
     return set(verdict.failures)
 
 
@@ -57,35 +64,48 @@ def test_cut_off_by_max_tokens() -> None:
     assert kinds("Hello world", "", finish_reason="length") == {K.EMPTY, K.TRUNCATED}
 
 
-@pytest.mark.parametrize("answer", [
-    "Here is the translation: Hallo Welt",
-    "Sure! Here's the German translation:\nHallo Welt",
-    "Translation: Hallo Welt",
-    "German translation: Hallo Welt",
-    "The translation is: Hallo Welt",
-    "Traducción: Hola mundo",
-    "Hallo Welt\n\nNote: this is the informal greeting.",
-    "Hallo Welt\n(Note: literally 'hello world')",
-    "Hallo Welt\nI hope this helps!",
-    "Hallo Welt\nThis translation keeps the tone.",
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Here is the translation: Hallo Welt",
+        "Sure! Here's the German translation:\nHallo Welt",
+        "Translation: Hallo Welt",
+        "German translation: Hallo Welt",
+        "The translation is: Hallo Welt",
+        "Traducción: Hola mundo",
+        "Hallo Welt\n\nNote: this is the informal greeting.",
+        "Hallo Welt\n(Note: literally 'hello world')",
+        "Hallo Welt\nI hope this helps!",
+        "Hallo Welt\nThis translation keeps the tone.",
+    ],
+)
 def test_commentary_is_flagged(answer: str) -> None:
     assert has_commentary("Hello world", answer)
 
 
-@pytest.mark.parametrize(("source", "answer"), [
-    ("Hello world", "Hallo Welt"),
-    ("Translation of the page", "Übersetzung der Seite"),
-    ("Note: passwords are case-sensitive.", "Hinweis: Passwörter unterscheiden Groß-/Kleinschreibung."),
-    ("Note: passwords are case-sensitive.", "Note : les mots de passe sont sensibles à la casse."),
-    ("Translation: %s", "Übersetzung: %s"),
-    ("Date:", "Datum:"),
-])
+@pytest.mark.parametrize(
+    ("source", "answer"),
+    [
+        ("Hello world", "Hallo Welt"),
+        ("Translation of the page", "Übersetzung der Seite"),
+        (
+            "Note: passwords are case-sensitive.",
+            "Hinweis: Passwörter unterscheiden Groß-/Kleinschreibung.",
+        ),
+        (
+            "Note: passwords are case-sensitive.",
+            "Note : les mots de passe sont sensibles à la casse.",
+        ),
+        ("Translation: %s", "Übersetzung: %s"),
+        ("Date:", "Datum:"),
+    ],
+)
 def test_translations_of_such_words_are_not_commentary(source: str, answer: str) -> None:
     assert not has_commentary(source, answer)
 
 
 # -- language -------------------------------------------------------------------------------
+
 
 @dataclass
 class _Lang:
@@ -111,15 +131,17 @@ class StubDetector:
 def test_wrong_language_needs_a_confident_detector_and_no_chance_for_the_target() -> None:
     low, low_target = THRESHOLDS["low"]
     sure = LanguageJudge(StubDetector(("en", low), ("de", low_target)), "low")
-    assert kinds("Good morning to everybody", "Good morning to all of you", judge=sure) \
-        == {K.WRONG_LANGUAGE}
+    assert kinds("Good morning to everybody", "Good morning to all of you", judge=sure) == {
+        K.WRONG_LANGUAGE
+    }
     unsure = LanguageJudge(StubDetector(("en", low - 0.01), ("de", 0.0)), "low")
     assert kinds("Good morning to everybody", "Good morning to all of you", judge=unsure) == set()
     target_possible = LanguageJudge(StubDetector(("en", 0.95), ("de", low_target + 0.01)), "low")
     assert kinds("Good morning everybody", "Guten Morgen an alle", judge=target_possible) == set()
     right = LanguageJudge(StubDetector(("de", 1.0)), "low")
-    verdict = check_translation("Good morning everybody", "Guten Morgen an alle", "en", "de-AT",
-                                judge=right)
+    verdict = check_translation(
+        "Good morning everybody", "Guten Morgen an alle", "en", "de-AT", judge=right
+    )
     assert verdict.ok and verdict.detected_language is None
 
 
@@ -158,6 +180,7 @@ def test_real_detector_rarely_flags_human_translations_and_catches_untranslated_
 
 
 # -- property-based --------------------------------------------------------------------------
+
 
 @settings(deadline=None)  # a shared CPU must not turn slowness into failure
 @given(st.text(min_size=1).filter(lambda s: any(c.isalpha() for c in s)))

@@ -12,18 +12,29 @@ from translate_server.translation.completeness import (
     length_failure,
 )
 
-PARAGRAPH = ("The package provides a command line tool to convert images. It reads most common "
-             "formats and writes them back in any other. Large files are processed in pieces, "
-             "so memory use stays low.")
-GERMAN = ("Das Paket bietet ein Kommandozeilenwerkzeug zum Umwandeln von Bildern. Es liest die "
-          "meisten gängigen Formate und schreibt sie in jedes andere zurück. Große Dateien werden "
-          "in Teilen verarbeitet, sodass der Speicherverbrauch gering bleibt.")
-EXAMPLES = example_pairs([{"en": "The meeting starts at nine o'clock.",
-                           "es": "La reunión empieza a las nueve."},
-                          {"en": "Settings", "es": "Configuración"}], "en", "es")
+PARAGRAPH = (
+    "The package provides a command line tool to convert images. It reads most common "
+    "formats and writes them back in any other. Large files are processed in pieces, "
+    "so memory use stays low."
+)
+GERMAN = (
+    "Das Paket bietet ein Kommandozeilenwerkzeug zum Umwandeln von Bildern. Es liest die "
+    "meisten gängigen Formate und schreibt sie in jedes andere zurück. Große Dateien werden "
+    "in Teilen verarbeitet, sodass der Speicherverbrauch gering bleibt."
+)
+EXAMPLES = example_pairs(
+    [
+        {"en": "The meeting starts at nine o'clock.", "es": "La reunión empieza a las nueve."},
+        {"en": "Settings", "es": "Configuración"},
+    ],
+    "en",
+    "es",
+)
 
 
-def test_a_whole_translation_passes_and_a_paragraph_cut_to_its_last_sentence_is_an_omission() -> None:
+def test_a_whole_translation_passes_and_a_paragraph_cut_to_its_last_sentence_is_an_omission() -> (
+    None
+):
     assert length_failure(PARAGRAPH, GERMAN, "en", "de") is None
     last = GERMAN.rsplit(". ", 1)[1]
     assert length_failure(PARAGRAPH, last, "en", "de") == "omission"
@@ -31,13 +42,16 @@ def test_a_whole_translation_passes_and_a_paragraph_cut_to_its_last_sentence_is_
 
 def test_fewer_than_half_the_sentences_is_an_omission_even_at_a_plausible_length() -> None:
     source = "One thing. Two things. Three things. Four things."
-    assert length_failure(source, "Ein Ding, zwei Dinge, drei Dinge und vier Dinge.", "en",
-                          "de") == "omission"
+    assert (
+        length_failure(source, "Ein Ding, zwei Dinge, drei Dinge und vier Dinge.", "en", "de")
+        == "omission"
+    )
 
 
 def test_an_answer_that_runs_on_is_an_addition() -> None:
-    assert length_failure("Save the file.", "Speichern Sie die Datei. " * 5, "en",
-                          "de") == "addition"
+    assert (
+        length_failure("Save the file.", "Speichern Sie die Datei. " * 5, "en", "de") == "addition"
+    )
     assert length_failure(PARAGRAPH, GERMAN + " " + GERMAN, "en", "de") == "addition"
 
 
@@ -60,10 +74,12 @@ def test_short_sources_are_not_judged_by_length() -> None:
 def test_a_copied_example_is_caught_and_its_own_source_is_not() -> None:
     assert copies_example(PARAGRAPH, "La reunión empieza a las nueve.", EXAMPLES)
     # Paraphrased, as a base model that lost the thread does.
-    assert copies_example(PARAGRAPH, "El comienzo de la reunión se ha iniciado a las nueve.",
-                          EXAMPLES)
-    assert not copies_example("The meeting starts at nine.", "La reunión empieza a las nueve.",
-                              EXAMPLES)
+    assert copies_example(
+        PARAGRAPH, "El comienzo de la reunión se ha iniciado a las nueve.", EXAMPLES
+    )
+    assert not copies_example(
+        "The meeting starts at nine.", "La reunión empieza a las nueve.", EXAMPLES
+    )
     # A one-word example may be the right answer to a short text, not to a paragraph.
     assert not copies_example("Preferences", "Configuración", EXAMPLES)
     assert copies_example(PARAGRAPH, "Configuración", EXAMPLES)

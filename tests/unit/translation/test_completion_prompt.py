@@ -16,15 +16,19 @@ from translate_server.translation.segmentation import split_document, split_line
 
 EN, DE = resolve_language("en"), resolve_language("de")
 BASE = PromptTemplates.load().for_model("google/gemma-3-270m")
-EXAMPLES = ({"en": "File not found.", "de": "Datei nicht gefunden.", "pt": "Arquivo."},
-            {"en": "Good night.", "ja": "おやすみなさい。"})
+EXAMPLES = (
+    {"en": "File not found.", "de": "Datei nicht gefunden.", "pt": "Arquivo."},
+    {"en": "Good night.", "ja": "おやすみなさい。"},
+)
 
 
 def test_the_base_gemma_is_a_completion_family_and_the_others_are_not() -> None:
     templates = PromptTemplates.load()
     assert BASE.kind == "completion" and BASE.line_by_line
-    assert templates.for_model("/root/.cache/translate-server/models/gemma-3-270m").kind \
+    assert (
+        templates.for_model("/root/.cache/translate-server/models/gemma-3-270m").kind
         == "completion"
+    )
     instruct = templates.for_model("google/gemma-3-1b-it")
     assert instruct.kind == "chat" and instruct.system_role is False
     assert templates.for_model("HuggingFaceTB/SmolLM2-135M-Instruct").kind == "chat"
@@ -33,14 +37,16 @@ def test_the_base_gemma_is_a_completion_family_and_the_others_are_not() -> None:
 
 def test_examples_of_the_pair_then_the_text_and_the_open_target_line() -> None:
     prompt = completion_prompt("Good morning", EN, DE, examples=EXAMPLES)
-    assert prompt == ("English: File not found.\nGerman: Datei nicht gefunden.\n"
-                      "English: Good morning\nGerman:")
+    assert prompt == (
+        "English: File not found.\nGerman: Datei nicht gefunden.\nEnglish: Good morning\nGerman:"
+    )
 
 
 def test_prefix_and_a_pair_the_examples_do_not_cover() -> None:
     finnish = resolve_language("fi")
-    prompt = completion_prompt("Hi", EN, finnish, examples=EXAMPLES,
-                               prefix="Translate {source} to {target}.")
+    prompt = completion_prompt(
+        "Hi", EN, finnish, examples=EXAMPLES, prefix="Translate {source} to {target}."
+    )
     assert prompt == "Translate English to Finnish.\nEnglish: Hi\nFinnish:"
 
 
@@ -50,8 +56,9 @@ def test_a_regional_tag_uses_its_language_s_examples() -> None:
 
 
 def test_glossary_entries_are_pairs_right_before_the_text() -> None:
-    prompt = completion_prompt("The cat sleeps", EN, DE, examples=EXAMPLES,
-                               glossary={"cat": "Mieze"})
+    prompt = completion_prompt(
+        "The cat sleeps", EN, DE, examples=EXAMPLES, glossary={"cat": "Mieze"}
+    )
     assert prompt.endswith("English: cat\nGerman: Mieze\nEnglish: The cat sleeps\nGerman:")
 
 
@@ -76,8 +83,9 @@ def test_a_completion_answer_ends_with_its_line() -> None:
 
 def test_the_dispatch_keeps_chat_families_as_they_were() -> None:
     chat = PromptTemplates.load().for_model("HuggingFaceTB/SmolLM2-135M-Instruct")
-    assert build_translation_prompt("Hi", EN, DE, formality="formal", template=chat) == \
-        build_translation_messages("Hi", "English", "German", formality="formal", template=chat)
+    assert build_translation_prompt(
+        "Hi", EN, DE, formality="formal", template=chat
+    ) == build_translation_messages("Hi", "English", "German", formality="formal", template=chat)
     prompt = build_translation_prompt("Hi", EN, DE, formality="formal", template=BASE)
     assert isinstance(prompt, str) and prompt.endswith("English: Hi\nGerman:")
     assert "Datei nicht gefunden." in prompt  # the bundled examples

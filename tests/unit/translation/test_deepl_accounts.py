@@ -32,6 +32,8 @@ async def test_a_database_made_before_usage_gains_its_table(tmp_path: Path) -> N
     assert await accounts.characters("alice") == 4
     assert [g.name for g in await accounts.glossaries.list("alice")] == ["Pets"]
     with sqlite3.connect(path) as connection:
-        tables = {row[0] for row in connection.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables = {
+            row[0]
+            for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
     assert tables == {"deepl_glossaries", "deepl_usage"}

@@ -10,21 +10,25 @@ from translate_server.translation.compat.deepl.protocol import tag_list
 
 
 def test_tsv_and_csv_entries() -> None:
-    assert parse_entries("cat\tKatze\n\n dog \t Hund \n", "tsv") == {"cat": "Katze",
-                                                                      "dog": "Hund"}
+    assert parse_entries("cat\tKatze\n\n dog \t Hund \n", "tsv") == {"cat": "Katze", "dog": "Hund"}
     assert parse_entries('cat,Katze,en,de\n"a, b","c ""d"""\n', "csv") == {
-        "cat": "Katze", "a, b": 'c "d"'}
+        "cat": "Katze",
+        "a, b": 'c "d"',
+    }
     assert entries_tsv({"cat": "Katze", "dog": "Hund"}) == "cat\tKatze\ndog\tHund"
 
 
-@pytest.mark.parametrize(("entries", "entries_format", "message"), [
-    ("cat Katze", "tsv", "Entry 1 needs"),
-    ("cat\tKatze\ncat\tMieze", "tsv", "duplicates"),
-    ("\n\n", "tsv", "at least one"),
-    ("cat\t", "tsv", "Entry 1 needs"),
-    ("cat,Katze", "xlsx", "entries_format"),
-    ("".join(f"t{i}\tu{i}\n" for i in range(300)), "tsv", "at most 256"),
-])
+@pytest.mark.parametrize(
+    ("entries", "entries_format", "message"),
+    [
+        ("cat Katze", "tsv", "Entry 1 needs"),
+        ("cat\tKatze\ncat\tMieze", "tsv", "duplicates"),
+        ("\n\n", "tsv", "at least one"),
+        ("cat\t", "tsv", "Entry 1 needs"),
+        ("cat,Katze", "xlsx", "entries_format"),
+        ("".join(f"t{i}\tu{i}\n" for i in range(300)), "tsv", "at most 256"),
+    ],
+)
 def test_bad_entries_are_400(entries: str, entries_format: str, message: str) -> None:
     with pytest.raises(InvalidRequestError, match=message):
         parse_entries(entries, entries_format)

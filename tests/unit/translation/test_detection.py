@@ -83,8 +83,11 @@ def detection() -> LanguageDetection:
 
 
 def test_sample_accuracy(detection: LanguageDetection) -> None:
-    wrong = [(lang, text, detection.detect(text).language.tag) for lang, text in SAMPLE
-             if detection.detect(text).language.tag != lang]
+    wrong = [
+        (lang, text, detection.detect(text).language.tag)
+        for lang, text in SAMPLE
+        if detection.detect(text).language.tag != lang
+    ]
     assert len(wrong) <= 1, wrong
 
 
@@ -129,8 +132,10 @@ def main(accuracy: str) -> None:
         results = [(lang, detection.candidates(text, 1)) for lang, text in SAMPLE]
     per_text = (time.perf_counter() - started) / (rounds * len(SAMPLE))
     right = sum(bool(found) and found[0].language.tag == lang for lang, found in results)
-    print(f"{accuracy}: {right}/{len(SAMPLE)} correct, load {loaded:.1f} s, "
-          f"{per_text * 1000:.2f} ms per text")
+    print(
+        f"{accuracy}: {right}/{len(SAMPLE)} correct, load {loaded:.1f} s, "
+        f"{per_text * 1000:.2f} ms per text"
+    )
 
 
 if __name__ == "__main__":

@@ -30,8 +30,14 @@ class StubDetector:
         return [_Guess(_Lang(self.tag), 1.0)]
 
 
-def review(source: str, answer: str, *, detector: StubDetector | None = None,
-           source_lang: str = "en", target_lang: str = "de") -> Review:
+def review(
+    source: str,
+    answer: str,
+    *,
+    detector: StubDetector | None = None,
+    source_lang: str = "en",
+    target_lang: str = "de",
+) -> Review:
     guard = Guard(detector or StubDetector("de"))
     masked = guard.mask(source, "text")
     return guard.review(source, masked, answer, source_lang, target_lang)
@@ -63,8 +69,9 @@ def test_a_lost_span_is_a_failure() -> None:
 def test_wrong_language_only_for_answers_long_enough_and_not_echoes() -> None:
     english = StubDetector("en")
     long_answer = "This is still quite clearly an English sentence"
-    assert review("Das ist ein Satz", long_answer, detector=english,
-                  source_lang="de", target_lang="fr").failures == (K.WRONG_LANGUAGE,)
+    assert review(
+        "Das ist ein Satz", long_answer, detector=english, source_lang="de", target_lang="fr"
+    ).failures == (K.WRONG_LANGUAGE,)
     assert english.calls == 1
     review("Short", "Kurz", detector=english)  # too few letters to judge
     review(long_answer, long_answer, detector=english)  # an echo already
@@ -79,15 +86,17 @@ def test_the_better_answer_wins_and_a_tie_keeps_the_first() -> None:
 
 
 def test_lost_spans_are_appended_and_warned() -> None:
-    outcome = Guard.choose("%d files in %s", [Review("Dateien in %s", (K.PLACEHOLDERS_LOST,),
-                                                     ("%d",))])
+    outcome = Guard.choose(
+        "%d files in %s", [Review("Dateien in %s", (K.PLACEHOLDERS_LOST,), ("%d",))]
+    )
     assert outcome.text == "Dateien in %s %d"
     assert outcome.warnings == ("placeholders_lost",)
 
 
 def test_nothing_twice_sends_the_source_with_a_warning() -> None:
-    outcome = Guard.choose("Good morning %s", [Review("", (K.EMPTY, K.PLACEHOLDERS_LOST),
-                                                      ("%s",))] * 2)
+    outcome = Guard.choose(
+        "Good morning %s", [Review("", (K.EMPTY, K.PLACEHOLDERS_LOST), ("%s",))] * 2
+    )
     assert outcome.text == "Good morning %s"
     assert outcome.warnings == ("empty",)
 
@@ -111,12 +120,25 @@ class Guesses(StubDetector):
 def test_an_answer_left_in_the_source_language_is_the_wrong_one() -> None:
     answer = "La valeur de la clé ne sera pas une chaîne"
     unsure = Guesses(("fr", 0.83), ("eu", 0.16))  # not sure enough for the judge alone
-    assert review("The value will not be a string", answer, detector=unsure, source_lang="fr",
-                  target_lang="en").failures == (K.WRONG_LANGUAGE,)
+    assert review(
+        "The value will not be a string",
+        answer,
+        detector=unsure,
+        source_lang="fr",
+        target_lang="en",
+    ).failures == (K.WRONG_LANGUAGE,)
     assert unsure.calls == 1  # one detection for both rules
     target_possible = Guesses(("fr", 0.83), ("en", 0.1))
-    assert review("The value will not be a string", answer, detector=target_possible,
-                  source_lang="fr", target_lang="en").failures == ()
+    assert (
+        review(
+            "The value will not be a string",
+            answer,
+            detector=target_possible,
+            source_lang="fr",
+            target_lang="en",
+        ).failures
+        == ()
+    )
 
 
 def test_a_cut_off_retry_does_not_replace_a_first_answer_that_is_nearly_right() -> None:

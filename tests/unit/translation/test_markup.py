@@ -17,18 +17,28 @@ PAGE = """<!DOCTYPE html>
 
 def test_text_nodes_are_the_pieces_unescaped() -> None:
     document = parse_html(PAGE, 1000)
-    assert document.pieces == ["My page", "Hello & welcome", "Some", "bold", "text.",
-                               "Next line <3", "tail"]
+    assert document.pieces == [
+        "My page",
+        "Hello & welcome",
+        "Some",
+        "bold",
+        "text.",
+        "Next line <3",
+        "tail",
+    ]
 
 
 def test_markup_is_kept_byte_for_byte() -> None:
     document = parse_html(PAGE, 1000)
     upper = document.assemble([piece.upper() for piece in document.pieces])
-    expected = (PAGE.replace("My page", "MY PAGE")
-                .replace("Hello &amp; welcome", "HELLO &amp; WELCOME")
-                .replace("Some <b>bold</b> text.<br>Next line &lt;3",
-                         "SOME <b>BOLD</b> TEXT.<br>NEXT LINE &lt;3")
-                .replace("/> tail", "/> TAIL"))
+    expected = (
+        PAGE.replace("My page", "MY PAGE")
+        .replace("Hello &amp; welcome", "HELLO &amp; WELCOME")
+        .replace(
+            "Some <b>bold</b> text.<br>Next line &lt;3", "SOME <b>BOLD</b> TEXT.<br>NEXT LINE &lt;3"
+        )
+        .replace("/> tail", "/> TAIL")
+    )
     assert upper == expected
 
 
@@ -58,7 +68,8 @@ def test_xml_is_read_as_xml() -> None:
     # No element is special in XML (no raw-text <script>, no void <br>): only <keep> is kept.
     assert document.pieces == ["a < b", "c", "d"]
     assert document.assemble(["x < y", "C", "D"]) == (
-        '<doc><script>x &lt; y</script><br>C</br><code lang="x">D</code><keep>e</keep></doc>')
+        '<doc><script>x &lt; y</script><br>C</br><code lang="x">D</code><keep>e</keep></doc>'
+    )
     html = parse_html("<p>a <code>b</code> <i>c</i></p>", 1000, ignore_tags=("I",))
     assert html.pieces == ["a"]
 
@@ -71,7 +82,8 @@ def test_line_break_characters_do_not_shift_the_markup() -> None:
     document = parse_html(page, 1000)
     assert document.pieces == ["one\x0btwo", "three\u2028four", "five"]
     assert document.assemble([p.upper() for p in document.pieces]) == (
-        "<p>ONE\x0bTWO</p>\n\x1c<b title='keep me'>THREE\u2028FOUR</b>\r\n<i>FIVE</i>\x85")
+        "<p>ONE\x0bTWO</p>\n\x1c<b title='keep me'>THREE\u2028FOUR</b>\r\n<i>FIVE</i>\x85"
+    )
 
 
 def test_translate_no_is_case_insensitive() -> None:
@@ -108,8 +120,11 @@ def test_unmatched_closing_tags_close_nothing() -> None:
 
 
 def test_raw_text_elements_hold_no_markup() -> None:
-    document = parse_html("<title>A <b> title</title><script>if (a<b) x = '</p>'</script>"
-                          "<textarea><p>kept</p></textarea><p>end</p>", 1000)
+    document = parse_html(
+        "<title>A <b> title</title><script>if (a<b) x = '</p>'</script>"
+        "<textarea><p>kept</p></textarea><p>end</p>",
+        1000,
+    )
     assert document.pieces == ["A <b> title", "end"]
 
 
@@ -117,7 +132,8 @@ def test_entities_are_spelled_again_in_a_translation() -> None:
     document = parse_html("<p>a&nbsp;b &#169; 2024 &mdash; c &amp; d</p>", 1000)
     assert document.pieces == ["a\xa0b © 2024 — c & d"]
     assert document.assemble(["x\xa0y © 2024 — z & w"]) == (
-        "<p>x&nbsp;y &#169; 2024 &mdash; z &amp; w</p>")
+        "<p>x&nbsp;y &#169; 2024 &mdash; z &amp; w</p>"
+    )
 
 
 def test_an_unchanged_piece_goes_back_as_it_was_written() -> None:
@@ -133,11 +149,13 @@ def test_whitespace_spelled_as_entities_stays_around_a_translation() -> None:
 
 
 def test_translate_is_inherited_and_yes_turns_it_back_on() -> None:
-    markup = ('<div translate="no">Acme <span translate="yes">is open</span> '
-              '<b translate>daily</b> <i translate="maybe">Corp</i>'
-              '<code translate="yes">x = 1</code></div>'
-              '<p class="notranslate">Keep <em translate="YES">this too</em></p>'
-              '<p translate="yes">Text</p>')
+    markup = (
+        '<div translate="no">Acme <span translate="yes">is open</span> '
+        '<b translate>daily</b> <i translate="maybe">Corp</i>'
+        '<code translate="yes">x = 1</code></div>'
+        '<p class="notranslate">Keep <em translate="YES">this too</em></p>'
+        '<p translate="yes">Text</p>'
+    )
     document = parse_html(markup, 1000)
     # An invalid value inherits ("maybe": kept); code stays code whatever it says.
     assert document.pieces == ["is open", "daily", "this too", "Text"]

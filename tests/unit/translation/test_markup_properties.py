@@ -19,12 +19,14 @@ CONTROLS = "\x00\x01\x08\x1b\x7f\u200b\ufeff"
 ENTITIES = ("&amp;", "&lt;", "&gt;", "&nbsp;", "&#169;", "&#x2014;", "&quot;", "&hellip;")
 KEPT = "§kept"  # the text of elements that are never translated
 
-words = st.text(alphabet="abcdefghij xyz.,!?'" + LINE_BREAKS + CONTROLS, min_size=1,
-                max_size=12)
+words = st.text(alphabet="abcdefghij xyz.,!?'" + LINE_BREAKS + CONTROLS, min_size=1, max_size=12)
 text = st.lists(st.one_of(words, st.sampled_from(ENTITIES)), min_size=1, max_size=4).map("".join)
-attribute_value = st.one_of(st.sampled_from(["no", "NO", "No", "yes", "x", "a&amp;b",
-                                             "notranslate", "a notranslate", "tx > 1"]),
-                            st.text(alphabet="abc &;\n\r\u2028/=<", max_size=6))
+attribute_value = st.one_of(
+    st.sampled_from(
+        ["no", "NO", "No", "yes", "x", "a&amp;b", "notranslate", "a notranslate", "tx > 1"]
+    ),
+    st.text(alphabet="abc &;\n\r\u2028/=<", max_size=6),
+)
 attribute_name = st.sampled_from(["class", "translate", "TRANSLATE", "title", "href", "data-x"])
 
 
@@ -48,11 +50,24 @@ def start_tag(draw: st.DrawFn, name: str) -> str:
 
 LEAVES = st.one_of(
     text,
-    st.sampled_from(["<br>", "<br/>", "<img src=a.png alt='An image'>", "<hr >",
-                     "<!-- a comment -->", "<!---->", "<!-->", "<!--- x --->",
-                     "<!DOCTYPE html>", "<![CDATA[ raw ]]>", "<?xml version='1.0'?>"]),
+    st.sampled_from(
+        [
+            "<br>",
+            "<br/>",
+            "<img src=a.png alt='An image'>",
+            "<hr >",
+            "<!-- a comment -->",
+            "<!---->",
+            "<!-->",
+            "<!--- x --->",
+            "<!DOCTYPE html>",
+            "<![CDATA[ raw ]]>",
+            "<?xml version='1.0'?>",
+        ]
+    ),
     st.sampled_from(["script", "style", "textarea", "code", "pre"]).map(
-        lambda name: f"<{name}>{KEPT}</{name}>"),
+        lambda name: f"<{name}>{KEPT}</{name}>"
+    ),
     st.just("<title>a title</title>"),
 )
 
@@ -66,8 +81,11 @@ def elements(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 
     @st.composite
     def kept(draw: st.DrawFn) -> str:
-        marker = draw(st.sampled_from([' translate="no"', " translate=NO", " TRANSLATE='No'",
-                                       ' class="x notranslate"']))
+        marker = draw(
+            st.sampled_from(
+                [' translate="no"', " translate=NO", " TRANSLATE='No'", ' class="x notranslate"']
+            )
+        )
         # `data-kept` tells these apart from generated elements that happen to draw a
         # translate="no" of their own (and keep whatever text they drew).
         return f"<div data-kept{marker}>{KEPT}<b>{KEPT}</b></div>"
@@ -75,12 +93,16 @@ def elements(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     return st.one_of(element(), kept())
 
 
-_KEPT_DIV = re.compile(r"<div data-kept (?:translate=\"no\"|translate=NO|TRANSLATE='No'|"
-                       r"class=\"x notranslate\")>")
-documents = st.lists(st.recursive(LEAVES, elements, max_leaves=12), min_size=1,
-                     max_size=5).map("".join)
-unterminated = st.sampled_from(["", "<!-- not closed", "<!--", "<!-- x -- y", "<a href='x",
-                                "<b", "</b", "<?pi", "<![CDATA[ x"])
+_KEPT_DIV = re.compile(
+    r"<div data-kept (?:translate=\"no\"|translate=NO|TRANSLATE='No'|"
+    r"class=\"x notranslate\")>"
+)
+documents = st.lists(st.recursive(LEAVES, elements, max_leaves=12), min_size=1, max_size=5).map(
+    "".join
+)
+unterminated = st.sampled_from(
+    ["", "<!-- not closed", "<!--", "<!-- x -- y", "<a href='x", "<b", "</b", "<?pi", "<![CDATA[ x"]
+)
 
 
 def _rewrite(piece: str) -> str:
@@ -131,7 +153,8 @@ PROPERTY = settings(max_examples=100, deadline=None, suppress_health_check=[Heal
 @example("<p>a\x0bb<b>c</b>\u2028<i title='x'>d</i></p>", 1000)
 @example("a\rb<p>c</p>d<!-- tail", 1000)
 def test_any_string_comes_back_unchanged_when_the_translation_is_the_text(
-        markup: str, max_chars: int) -> None:
+    markup: str, max_chars: int
+) -> None:
     document = parse_html(markup, max_chars)
     assert document.assemble(document.pieces) == markup
 
@@ -148,8 +171,7 @@ def test_generated_html_comes_back_unchanged(body: str, tail: str, max_chars: in
 
 @PROPERTY
 @given(documents, unterminated)
-def test_rewritten_text_keeps_every_tag_attribute_comment_and_entity(
-        body: str, tail: str) -> None:
+def test_rewritten_text_keeps_every_tag_attribute_comment_and_entity(body: str, tail: str) -> None:
     # The standard library's parser, the oracle here, predates the empty comments of the
     # HTML standard: to it, `<!-->` opens a comment.
     assume("<!-->" not in body and "<!--->" not in body)
@@ -157,7 +179,7 @@ def test_rewritten_text_keeps_every_tag_attribute_comment_and_entity(
     document = parse_html(markup, 1000)
     output = document.assemble([_rewrite(piece) for piece in document.pieces])
     assert output.endswith(tail)
-    assert _markup(output[:len(output) - len(tail)]) == _markup(body)
+    assert _markup(output[: len(output) - len(tail)]) == _markup(body)
     assert re.findall("&[#\\w]+;", output) == re.findall("&[#\\w]+;", markup)
     # Never translated: scripts, styles, code, translate="no" (any case), notranslate.
     assert output.count(KEPT) == markup.count(KEPT)
@@ -168,8 +190,9 @@ def test_rewritten_text_keeps_every_tag_attribute_comment_and_entity(
 @given(documents)
 def test_every_text_outside_skipped_elements_is_a_piece(body: str) -> None:
     # Only the elements made to be kept may keep their text here.
-    assume(not re.search(r"(?i)notranslate|translate=['\"]?no(?![a-z])",
-                         re.sub(_KEPT_DIV, "", body)))
+    assume(
+        not re.search(r"(?i)notranslate|translate=['\"]?no(?![a-z])", re.sub(_KEPT_DIV, "", body))
+    )
     document = parse_html(body, 1000)
     output = document.assemble([_rewrite(piece) for piece in document.pieces])
     rest = re.sub(r"<(?:[^>\"']|\"[^\"]*\"|'[^']*')*>|&[#\w]+;", "", output.replace(KEPT, ""))

@@ -7,9 +7,21 @@ from hypothesis import strategies as st
 from translate_server.translation.masking import STYLES, mask, protected_spans
 
 EVERY_KIND = [
-    "%s", "%1$s", "%.2f", "%d", "%%", "%(name)s", "{name}", "{0}", "{count}",
-    "{count, plural, one {# file} other {# files}}", "https://example.org/a?b=1",
-    "ops@example.com", "`make test`", "&amp;", "&#160;",
+    "%s",
+    "%1$s",
+    "%.2f",
+    "%d",
+    "%%",
+    "%(name)s",
+    "{name}",
+    "{0}",
+    "{count}",
+    "{count, plural, one {# file} other {# files}}",
+    "https://example.org/a?b=1",
+    "ops@example.com",
+    "`make test`",
+    "&amp;",
+    "&#160;",
 ]
 
 
@@ -58,8 +70,9 @@ def test_tokens_the_model_made_up_are_dropped() -> None:
 
 # -- any text, any placeholders -----------------------------------------------------------
 
-_WORDS = st.text(alphabet=st.characters(categories=("L", "Zs"), exclude_characters="`&@"),
-                 max_size=12)
+_WORDS = st.text(
+    alphabet=st.characters(categories=("L", "Zs"), exclude_characters="`&@"), max_size=12
+)
 
 
 @st.composite
@@ -67,14 +80,16 @@ def texts_with_spans(draw: st.DrawFn) -> tuple[str, list[str]]:
     spans = draw(st.lists(st.sampled_from(EVERY_KIND), max_size=6))
     words = draw(st.lists(_WORDS, min_size=len(spans) + 1, max_size=len(spans) + 1))
     # Spaces around each span keep it whole (a word glued to a URL would become part of it).
-    text = words[0] + "".join(f" {span} {word}" for span, word in zip(spans, words[1:],
-                                                                      strict=True))
+    text = words[0] + "".join(
+        f" {span} {word}" for span, word in zip(spans, words[1:], strict=True)
+    )
     return text, spans
 
 
 @settings(deadline=None, max_examples=300)  # a shared CPU must not turn slowness into failure
-@given(texts_with_spans(), st.randoms(use_true_random=False), st.sampled_from(sorted(STYLES)),
-       _WORDS)
+@given(
+    texts_with_spans(), st.randoms(use_true_random=False), st.sampled_from(sorted(STYLES)), _WORDS
+)
 def test_any_placeholders_come_back_exactly_once(
     case: tuple[str, list[str]], rng, style: str, filler: str
 ) -> None:
@@ -101,4 +116,5 @@ def test_an_answer_short_of_tokens_reports_exactly_the_lost_spans(
     kept = [n for n in kept if n <= len(masked.spans)]
     restored = masked.unmask(" ".join(f"{{{n}}}" for n in kept))
     assert Counter(restored.lost) == Counter(
-        span for i, span in enumerate(masked.spans, 1) if i not in kept)
+        span for i, span in enumerate(masked.spans, 1) if i not in kept
+    )

@@ -17,8 +17,11 @@ LANGUAGES = ("English", "German")  # the request's source and target
 CASES = [
     ("Guten Morgen", "Good morning", "Guten Morgen"),
     ("Here is the translation:\nGuten Morgen", "Good morning", "Guten Morgen"),
-    ("Sure! Here's the German translation of the text: Guten Morgen", "Good morning",
-     "Guten Morgen"),
+    (
+        "Sure! Here's the German translation of the text: Guten Morgen",
+        "Good morning",
+        "Guten Morgen",
+    ),
     ("Translation: Guten Morgen", "Good morning", "Guten Morgen"),
     ("German translation: «Guten Morgen»", "Good morning", "Guten Morgen"),
     ("The final German translation:\nGuten Morgen", "Good morning", "Guten Morgen"),
@@ -29,8 +32,11 @@ CASES = [
     ("Übersetzung: Hallo", "Translation: Hello", "Übersetzung: Hallo"),
     ("Guten Morgen\n(Note: informal)", "Good morning", "Guten Morgen"),
     ("<source>Hallo</source>", "Hello", "Hallo"),
-    ("<text>\nVeuillez garder le ticket.", "Please keep the receipt.",
-     "Veuillez garder le ticket."),
+    (
+        "<text>\nVeuillez garder le ticket.",
+        "Please keep the receipt.",
+        "Veuillez garder le ticket.",
+    ),
     ("<translation>\n<source>\nHallo Welt", "Hello world", "Hallo Welt"),
     ("<text>\n<source>\n<label>\n<label>\n<label>", "Hello world", "<label>"),
     ("Guten Morgen <sour", "Good morning", "Guten Morgen"),  # cut off by max_tokens
@@ -51,23 +57,35 @@ def test_streaming_sends_exactly_the_clean_translation(
     output: str, source: str, expected: str, step: int
 ) -> None:
     cleaner = StreamCleaner(source, LANGUAGES)
-    sent = "".join(cleaner.feed(output[i:i + step]) for i in range(0, len(output), step))
+    sent = "".join(cleaner.feed(output[i : i + step]) for i in range(0, len(output), step))
     assert sent + cleaner.finish() == expected
 
 
-@pytest.mark.parametrize("preamble", [
-    "Here is the translation:", "Sure! Here's the German translation of the text:",
-    "Translation:", "German translation:", "The final German translation:",
-    "Translated text:", "Here are your translations:", "The translation into German:",
-])
+@pytest.mark.parametrize(
+    "preamble",
+    [
+        "Here is the translation:",
+        "Sure! Here's the German translation of the text:",
+        "Translation:",
+        "German translation:",
+        "The final German translation:",
+        "Translated text:",
+        "Here are your translations:",
+        "The translation into German:",
+    ],
+)
 def test_only_an_answer_with_a_colon_can_have_a_preamble(preamble: str) -> None:
     # Answers without a colon skip the preamble pattern: each preamble must need its colon.
-    assert clean_translation(f"{preamble} Guten Morgen", "Good morning",
-                             languages=LANGUAGES) == "Guten Morgen"
+    assert (
+        clean_translation(f"{preamble} Guten Morgen", "Good morning", languages=LANGUAGES)
+        == "Guten Morgen"
+    )
     without_colon = preamble.replace(":", "") + "\nGuten Morgen"
     assert _preamble(LANGUAGES).search(without_colon) is None
-    assert clean_translation(without_colon, "Good morning", languages=LANGUAGES) == (
-        without_colon.split("\n")[0])
+    assert (
+        clean_translation(without_colon, "Good morning", languages=LANGUAGES)
+        == (without_colon.split("\n")[0])
+    )
 
 
 def test_streaming_sends_before_the_end() -> None:
@@ -76,23 +94,27 @@ def test_streaming_sends_before_the_end() -> None:
     assert sent.startswith("Ein langer Satz")
 
 
-@pytest.mark.parametrize(("answer", "released"), [
-    ("Die", True),
-    ("Die Besprechung wurde", True),
-    ("¿Puede", True),
-    ("The city council approved", True),
-    ("Here is the German", False),
-    ("German", False),
-    ("The final", False),
-    ("Translation of the text", False),
-    ("Sure", False),
-    ("<text>", False),
-])
+@pytest.mark.parametrize(
+    ("answer", "released"),
+    [
+        ("Die", True),
+        ("Die Besprechung wurde", True),
+        ("¿Puede", True),
+        ("The city council approved", True),
+        ("Here is the German", False),
+        ("German", False),
+        ("The final", False),
+        ("Translation of the text", False),
+        ("Sure", False),
+        ("<text>", False),
+    ],
+)
 def test_a_stream_starts_as_soon_as_no_preamble_can_begin_its_way(
     answer: str, released: bool
 ) -> None:
     assert StreamCleaner("Some source text.", LANGUAGES).feed(answer) == (
-        answer if released else "")
+        answer if released else ""
+    )
 
 
 def test_a_stream_of_tag_after_tag_is_released_at_its_third_line() -> None:
@@ -115,11 +137,14 @@ def test_bundled_templates_and_families(tmp_path: Path) -> None:
 
 def test_a_templates_file_adds_and_overrides_families(tmp_path: Path) -> None:
     path = tmp_path / "templates.toml"
-    path.write_text('[mine]\nmatch = ["*tower*"]\n'
-                    'system = "Translate {source} into {target}, fenced by {open} {close}."\n')
+    path.write_text(
+        '[mine]\nmatch = ["*tower*"]\n'
+        'system = "Translate {source} into {target}, fenced by {open} {close}."\n'
+    )
     template = PromptTemplates.load(str(path)).for_model("Unbabel/TowerInstruct-7B")
-    messages = build_translation_messages("Hi", "English", "German", template=template,
-                                          formality="formal")
+    messages = build_translation_messages(
+        "Hi", "English", "German", template=template, formality="formal"
+    )
     assert messages[0]["content"].startswith("Translate English into German, fenced by")
     assert "formal register" in messages[0]["content"]  # the rest comes from `default`
 

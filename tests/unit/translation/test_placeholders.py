@@ -35,20 +35,28 @@ from translate_server.translation.placeholders import (
         ("{price:.2f} EUR", PlaceholderKind.BRACE, "{price:.2f}"),
         ("{user.name} said", PlaceholderKind.BRACE, "{user.name}"),
         ("Hello {{ name }}", PlaceholderKind.BRACE, "{{ name }}"),
-        ("{count, plural, one {# file} other {# files}}", PlaceholderKind.ICU,
-         "{count, plural, one {# file} other {# files}}"),
-        ("{gender, select, male {He} other {They}} came", PlaceholderKind.ICU,
-         "{gender, select, male {He} other {They}}"),
+        (
+            "{count, plural, one {# file} other {# files}}",
+            PlaceholderKind.ICU,
+            "{count, plural, one {# file} other {# files}}",
+        ),
+        (
+            "{gender, select, male {He} other {They}} came",
+            PlaceholderKind.ICU,
+            "{gender, select, male {He} other {They}}",
+        ),
     ],
 )
 def test_finds_each_kind(text: str, kind: PlaceholderKind, found: str) -> None:
     placeholders = find_placeholders(text)
     assert [(p.kind, p.text) for p in placeholders] == [(kind, found)]
-    assert text[placeholders[0].start:placeholders[0].end] == found
+    assert text[placeholders[0].start : placeholders[0].end] == found
 
 
-@pytest.mark.parametrize("text", ["50 % de réduction", "100%", "a { b } c", "email@x.org",
-                                  "{ not a name }", "%", "R&D 5%"])
+@pytest.mark.parametrize(
+    "text",
+    ["50 % de réduction", "100%", "a { b } c", "email@x.org", "{ not a name }", "%", "R&D 5%"],
+)
 def test_prose_is_not_a_placeholder(text: str) -> None:
     assert find_placeholders(text) == []
 
@@ -77,14 +85,17 @@ PLACEHOLDERS = st.one_of(
     st.from_regex(r"%\([a-z_]{1,8}\)[sdrf]", fullmatch=True),
     st.from_regex(r"\{[a-z_][a-z0-9_]{0,7}\}", fullmatch=True),
     st.from_regex(r"\{[0-9]\}", fullmatch=True),
-    st.builds(lambda name, kind: f"{{{name}, {kind}, one {{# x}} other {{# xs}}}}",
-              st.from_regex(r"[a-z]{1,6}", fullmatch=True),
-              st.sampled_from(["plural", "select", "selectordinal"])),
+    st.builds(
+        lambda name, kind: f"{{{name}, {kind}, one {{# x}} other {{# xs}}}}",
+        st.from_regex(r"[a-z]{1,6}", fullmatch=True),
+        st.sampled_from(["plural", "select", "selectordinal"]),
+    ),
 )
 # Prose that cannot make a placeholder of its own: no %, braces, or word characters right
 # after a placeholder that would extend it.
-PROSE = st.text(st.characters(blacklist_characters="%{}", blacklist_categories=("Cs",)),
-                max_size=12).map(lambda s: f" {s} ")
+PROSE = st.text(
+    st.characters(blacklist_characters="%{}", blacklist_categories=("Cs",)), max_size=12
+).map(lambda s: f" {s} ")
 
 
 @st.composite
@@ -113,7 +124,7 @@ def test_a_dropped_placeholder_is_reported_lost_and_nothing_else(
     if not placeholders:
         return
     dropped = data.draw(st.integers(0, len(placeholders) - 1))
-    kept = placeholders[:dropped] + placeholders[dropped + 1:]
+    kept = placeholders[:dropped] + placeholders[dropped + 1 :]
     translation = " ... ".join(reversed(kept))  # another order, as a translation may have
     lost = find_placeholders(placeholders[dropped])[0].key
     assert lost_placeholders(text, translation) == [lost]

@@ -4,9 +4,11 @@ import pytest
 
 from translate_server.translation.segmentation import refit, split_document, split_text
 
-TEXT = ("  The first sentence. The second one!  A third?\n\n"
-        "Second paragraph, with a clause; and more words here.\nA new line.\n\n\n"
-        "  Last paragraph.  \n")
+TEXT = (
+    "  The first sentence. The second one!  A third?\n\n"
+    "Second paragraph, with a clause; and more words here.\nA new line.\n\n\n"
+    "  Last paragraph.  \n"
+)
 
 
 @pytest.mark.parametrize("max_chars", [1, 5, 12, 30, 60, 10_000])
@@ -31,9 +33,13 @@ def test_cuts_at_paragraphs_and_sentences_before_words() -> None:
 
 def test_sentence_ends_keep_closing_quotes_and_cjk_full_stops() -> None:
     assert split_document('He said "Stop." Then he left.', 16).pieces == [
-        'He said "Stop."', "Then he left."]
+        'He said "Stop."',
+        "Then he left.",
+    ]
     assert split_document("会议已改到星期四下午。请重新启动服务器。", 12).pieces == [
-        "会议已改到星期四下午。", "请重新启动服务器。"]
+        "会议已改到星期四下午。",
+        "请重新启动服务器。",
+    ]
 
 
 def test_pieces_respect_the_size_where_words_allow() -> None:

@@ -14,24 +14,37 @@ def sentences(text: str, per_piece: int = 1) -> list[str]:
 
 
 def test_a_paragraph_becomes_its_sentences_with_the_spacing_kept() -> None:
-    text = "The file is saved.  Is it open? Yes!\nIt is… \"Done.\" Next one."
+    text = 'The file is saved.  Is it open? Yes!\nIt is… "Done." Next one.'
     document = split_sentences(split_document(text, 10_000), 1)
-    assert document.pieces == ["The file is saved.", "Is it open?", "Yes!", "It is…",
-                               '"Done."', "Next one."]
+    assert document.pieces == [
+        "The file is saved.",
+        "Is it open?",
+        "Yes!",
+        "It is…",
+        '"Done."',
+        "Next one.",
+    ]
     assert document.assemble(document.pieces) == text
 
 
 def test_abbreviations_initials_and_lower_case_continuations_are_not_ends() -> None:
-    text = ("Dr. Smith and J. R. Tolkien met in the U.S. Army. They used e.g. Python and "
-            "approx. five tools, i.e. many. Version 2. is out.")
+    text = (
+        "Dr. Smith and J. R. Tolkien met in the U.S. Army. They used e.g. Python and "
+        "approx. five tools, i.e. many. Version 2. is out."
+    )
     assert sentences(text) == [
         "Dr. Smith and J. R. Tolkien met in the U.S. Army.",
         "They used e.g. Python and approx. five tools, i.e. many.",
-        "Version 2. is out."]
+        "Version 2. is out.",
+    ]
 
 
 def test_cjk_full_stops_end_sentences_without_a_space() -> None:
-    assert sentences("会议九点开始。请准时到达！谢谢？") == ["会议九点开始。", "请准时到达！", "谢谢？"]
+    assert sentences("会议九点开始。请准时到达！谢谢？") == [
+        "会议九点开始。",
+        "请准时到达！",
+        "谢谢？",
+    ]
 
 
 def test_pieces_hold_at_most_the_sentences_asked_for() -> None:

@@ -32,13 +32,27 @@ from translate_server.errors import (
     UnsupportedDocumentFormatError,
 )
 
-__all__ = ["FORMATS", "DocumentFormat", "Extracted", "FormatOptions", "detect_format",
-           "extract", "format_named"]
+__all__ = [
+    "FORMATS",
+    "DocumentFormat",
+    "Extracted",
+    "FormatOptions",
+    "detect_format",
+    "extract",
+    "format_named",
+]
 
 # Sniffing order: the most specific signatures first; plain text is the fallback.
 FORMATS: tuple[DocumentFormat, ...] = (
-    docx.FORMAT, pptx.FORMAT, xliff.FORMAT, webvtt.FORMAT, srt.FORMAT, po.FORMAT, html.FORMAT,
-    markdown.FORMAT, text.FORMAT,
+    docx.FORMAT,
+    pptx.FORMAT,
+    xliff.FORMAT,
+    webvtt.FORMAT,
+    srt.FORMAT,
+    po.FORMAT,
+    html.FORMAT,
+    markdown.FORMAT,
+    text.FORMAT,
 )
 _BY_NAME = {fmt.name: fmt for fmt in FORMATS}
 _BY_EXTENSION = {extension: fmt for fmt in FORMATS for extension in fmt.extensions}
@@ -85,9 +99,11 @@ def extract(fmt: DocumentFormat, data: bytes, options: FormatOptions) -> Extract
         raise
     except Exception as exc:  # each library has its own errors for a corrupt file
         raise InvalidDocumentError(
-            f"The file cannot be read as {fmt.name.upper()}: {exc}", param="file") from exc
+            f"The file cannot be read as {fmt.name.upper()}: {exc}", param="file"
+        ) from exc
 
 
 def _unsupported(reason: str) -> UnsupportedDocumentFormatError:
     return UnsupportedDocumentFormatError(
-        f"{reason} Supported formats: {supported_extensions()}.", param="file")
+        f"{reason} Supported formats: {supported_extensions()}.", param="file"
+    )

@@ -33,8 +33,7 @@ class Extracted(ABC):
 
     def check(self, translations: Sequence[str]) -> None:
         if len(translations) != len(self.segments):
-            raise ValueError(f"{len(translations)} translations for "
-                             f"{len(self.segments)} segments")
+            raise ValueError(f"{len(translations)} translations for {len(self.segments)} segments")
 
 
 @dataclass(frozen=True)
@@ -69,8 +68,9 @@ def decode_text(data: bytes) -> tuple[str, TextEncoding]:
         pass
     best = charset_normalizer.from_bytes(data).best()
     if best is None:
-        raise InvalidDocumentError("The document is not text in an encoding this server "
-                                   "recognises.")
+        raise InvalidDocumentError(
+            "The document is not text in an encoding this server recognises."
+        )
     return str(best), TextEncoding(bom=False)
 
 

@@ -57,8 +57,11 @@ def _tokens(text: str) -> list[str]:
 def _nearest(ends: list[int], ideal: float, low: int, high: int) -> int:
     """The token count k in [low, high] whose end offset `ends[k - 1]` is nearest `ideal`."""
     k = bisect.bisect_left(ends, ideal) + 1  # first count whose end reaches the ideal
-    best = min((c for c in (k - 1, k) if low <= c <= high), default=None,
-               key=lambda c: abs(ends[c - 1] - ideal))
+    best = min(
+        (c for c in (k - 1, k) if low <= c <= high),
+        default=None,
+        key=lambda c: abs(ends[c - 1] - ideal),
+    )
     if best is None:
         best = low if k < low else high
     return best

@@ -27,9 +27,19 @@ from translate_server.documents.formats.runs import RunGroup, RunsExtracted, Tex
 from translate_server.errors import InvalidDocumentError
 
 _STORIES = frozenset({CT.WML_DOCUMENT_MAIN, CT.WML_HEADER, CT.WML_FOOTER})
-_TEXT_CHILDREN = frozenset(qn(tag) for tag in (
-    "w:rPr", "w:t", "w:tab", "w:br", "w:cr", "w:noBreakHyphen", "w:softHyphen",
-    "w:lastRenderedPageBreak"))
+_TEXT_CHILDREN = frozenset(
+    qn(tag)
+    for tag in (
+        "w:rPr",
+        "w:t",
+        "w:tab",
+        "w:br",
+        "w:cr",
+        "w:noBreakHyphen",
+        "w:softHyphen",
+        "w:lastRenderedPageBreak",
+    )
+)
 _P, _R, _HYPERLINK = qn("w:p"), qn("w:r"), qn("w:hyperlink")
 
 
@@ -99,5 +109,9 @@ def _zip_has(data: bytes, name: str) -> bool:
 
 
 FORMAT = DocumentFormat(
-    "docx", (".docx",),
-    "application/vnd.openxmlformats-officedocument.wordprocessingml.document", extract, sniff)
+    "docx",
+    (".docx",),
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    extract,
+    sniff,
+)

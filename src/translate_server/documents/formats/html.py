@@ -16,8 +16,9 @@ from translate_server.translation.markup import parse_html
 
 # Text nodes are segments whatever their length: the translation service splits long texts.
 _WHOLE_NODES = 1 << 30
-_HTML_START = re.compile(rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html)[\s>]",
-                         re.IGNORECASE | re.DOTALL)
+_HTML_START = re.compile(
+    rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html)[\s>]", re.IGNORECASE | re.DOTALL
+)
 
 
 def extract(data: bytes, options: FormatOptions) -> Extracted:

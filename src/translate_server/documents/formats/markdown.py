@@ -38,8 +38,7 @@ from translate_server.documents.formats.protect import restore
 _CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 # What follows a link's or image's text: `(destination "title")` or a reference `[label]`.
 _LINK_TAIL = re.compile(r"\]\([^)\n]*\)|\]\[[^\]\n]*\]")
-_PARSER = (MarkdownIt("commonmark").enable(["table", "strikethrough"])
-           .use(front_matter_plugin))
+_PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).use(front_matter_plugin)
 _CELL_OPENERS = frozenset({"th_open", "td_open"})
 
 
@@ -63,11 +62,12 @@ class MarkdownExtracted(Extracted):
         self.check(translations)
         out: list[str] = []
         position = 0
-        for span, original, translation in zip(self.spans, self.segments, translations,
-                                               strict=True):
-            out.append(self.source[position:span.start])
+        for span, original, translation in zip(
+            self.spans, self.segments, translations, strict=True
+        ):
+            out.append(self.source[position : span.start])
             unchanged = translation == original
-            out.append(self.source[span.start:span.end] if unchanged else _fit(span, translation))
+            out.append(self.source[span.start : span.end] if unchanged else _fit(span, translation))
             position = span.end
         out.append(self.source[position:])
         return self.encoding.encode("".join(out))
@@ -114,8 +114,9 @@ def _has_text(token: Token) -> bool:
     return any(child.type == "text" and child.content.strip() for child in token.children or [])
 
 
-def _locate(token: Token, source: str, lines: list[str], line_starts: list[int], cursor: int,
-            in_cell: bool) -> _Span | None:
+def _locate(
+    token: Token, source: str, lines: list[str], line_starts: list[int], cursor: int, in_cell: bool
+) -> _Span | None:
     """Where each line of the inline's content lies in the source; None (left untranslated)
     where the parser normalised the text so that it cannot be found again."""
     first_line = token.map[0]
@@ -135,7 +136,7 @@ def _locate(token: Token, source: str, lines: list[str], line_starts: list[int],
         starts.append(line_start + column)
         ends.append(line_start + column + len(content_line))
     joiners = [source[end:start] for end, start in zip(ends, starts[1:], strict=False)]
-    protected = _protected(token, source[starts[0]:ends[-1]])
+    protected = _protected(token, source[starts[0] : ends[-1]])
     return _Span(starts[0], ends[-1], joiners, protected, token.content)
 
 
@@ -145,8 +146,10 @@ def _protected(token: Token, text: str) -> list[tuple[re.Pattern[str], list[str]
     children = token.children or []
     counts = {
         _CODE_SPAN: sum(child.type == "code_inline" for child in children),
-        _LINK_TAIL: sum(child.type == "image" or child.type == "link_open"
-                          and child.markup != "autolink" for child in children),
+        _LINK_TAIL: sum(
+            child.type == "image" or (child.type == "link_open" and child.markup != "autolink")
+            for child in children
+        ),
     }
     kinds = []
     for pattern, count in counts.items():

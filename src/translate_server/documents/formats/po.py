@@ -42,8 +42,9 @@ class _Item:
 
 
 class PoExtracted(Extracted):
-    def __init__(self, catalog: polib.POFile, items: list[_Item], nplurals: int,
-                 encoding: TextEncoding) -> None:
+    def __init__(
+        self, catalog: polib.POFile, items: list[_Item], nplurals: int, encoding: TextEncoding
+    ) -> None:
         self.catalog = catalog
         self.items = items
         self.nplurals = nplurals
@@ -62,8 +63,9 @@ class PoExtracted(Extracted):
             singular = self._protect(entry, entry.msgid, next(remaining))
             if item.plural:
                 plural = self._protect(entry, entry.msgid_plural, next(remaining))
-                forms = [singular] + [plural] * (self.nplurals - 1) if self.nplurals > 1 \
-                    else [plural]
+                forms = (
+                    [singular] + [plural] * (self.nplurals - 1) if self.nplurals > 1 else [plural]
+                )
                 entry.msgstr_plural = dict(enumerate(forms))
             else:
                 entry.msgstr = singular
@@ -76,8 +78,9 @@ class PoExtracted(Extracted):
         """A format string's placeholders back as they were, where the translator changed them."""
         if not any(f.endswith("-format") and not f.startswith("no-") for f in entry.flags):
             return translation
-        return restore(translation, PLACEHOLDER,
-                       [match.group() for match in PLACEHOLDER.finditer(source)])
+        return restore(
+            translation, PLACEHOLDER, [match.group() for match in PLACEHOLDER.finditer(source)]
+        )
 
 
 def extract(data: bytes, options: FormatOptions) -> Extracted:
@@ -87,9 +90,11 @@ def extract(data: bytes, options: FormatOptions) -> Extracted:
     except (OSError, ValueError) as exc:
         raise InvalidDocumentError(f"The PO file cannot be read: {exc}") from exc
     _declare_utf8(catalog)
-    items = [_Item(entry, bool(entry.msgid_plural)) for entry in catalog
-             if not entry.obsolete and entry.msgid
-             and (options.retranslate or not entry.translated())]
+    items = [
+        _Item(entry, bool(entry.msgid_plural))
+        for entry in catalog
+        if not entry.obsolete and entry.msgid and (options.retranslate or not entry.translated())
+    ]
     nplurals = _nplurals(catalog, options.target_lang, any(item.plural for item in items))
     return PoExtracted(catalog, items, nplurals, encoding)
 
@@ -130,5 +135,6 @@ def sniff(data: bytes) -> bool:
     return bool(_START.search(data.removeprefix(b"\xef\xbb\xbf")[:4096]))
 
 
-FORMAT = DocumentFormat("po", (".po", ".pot"), "text/x-gettext-translation; charset=utf-8",
-                        extract, sniff)
+FORMAT = DocumentFormat(
+    "po", (".po", ".pot"), "text/x-gettext-translation; charset=utf-8", extract, sniff
+)

@@ -26,8 +26,13 @@ _P, _R, _BR, _RPR = qn("a:p"), qn("a:r"), qn("a:br"), qn("a:rPr")
 def extract(data: bytes, options: FormatOptions) -> Extracted:
     try:
         presentation = pptx.Presentation(io.BytesIO(data))
-    except (zipfile.BadZipFile, KeyError, ValueError, PackageNotFoundError,
-            etree.XMLSyntaxError) as exc:
+    except (
+        zipfile.BadZipFile,
+        KeyError,
+        ValueError,
+        PackageNotFoundError,
+        etree.XMLSyntaxError,
+    ) as exc:
         raise InvalidDocumentError(f"The PPTX file cannot be read: {exc}") from exc
     groups: list[RunGroup] = []
     for slide in presentation.slides:
@@ -65,5 +70,9 @@ def sniff(data: bytes) -> bool:
 
 
 FORMAT = DocumentFormat(
-    "pptx", (".pptx",),
-    "application/vnd.openxmlformats-officedocument.presentationml.presentation", extract, sniff)
+    "pptx",
+    (".pptx",),
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    extract,
+    sniff,
+)

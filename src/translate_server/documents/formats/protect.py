@@ -10,7 +10,8 @@ from collections import Counter
 # printf-style (`%s`, `%(name)s`, `%-5.2f`) and brace-style (`{name}`, `{0:>3}`) placeholders.
 PLACEHOLDER = re.compile(
     r"%(?:\([^)\s]+\))?[-#0 +]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[hlLqjzt]*[diouxXeEfFgGcrsaAp%]"
-    r"|\{[^{}\s]*\}")
+    r"|\{[^{}\s]*\}"
+)
 
 
 def restore(translation: str, pattern: re.Pattern[str], originals: list[str]) -> str:

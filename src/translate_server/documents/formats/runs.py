@@ -55,12 +55,13 @@ class RunsExtracted(Extracted):
 
     def rebuild(self, translations: Sequence[str]) -> bytes:
         self.check(translations)
-        for group, source, translation in zip(self.groups, self.segments, translations,
-                                              strict=True):
+        for group, source, translation in zip(
+            self.groups, self.segments, translations, strict=True
+        ):
             if translation != source:
                 whole = group.text
                 # The paragraph's own leading and trailing spaces stay where they were.
-                lead = whole[:len(whole) - len(whole.lstrip())]
-                trail = whole[len(whole.rstrip()):]
+                lead = whole[: len(whole) - len(whole.lstrip())]
+                trail = whole[len(whole.rstrip()) :]
                 group.fill(lead + translation + trail)
         return self.save()

@@ -22,8 +22,10 @@ def extract(data: bytes, options: FormatOptions) -> Extracted:
     text, encoding = decode_text(data)
     subtitles = list(srt.parse(text))
     eol = "\r\n" if "\r\n" in text else "\n"
-    cues = [Cue(s.content.split("\n"), s.start.total_seconds(), s.end.total_seconds())
-            for s in subtitles]
+    cues = [
+        Cue(s.content.split("\n"), s.start.total_seconds(), s.end.total_seconds())
+        for s in subtitles
+    ]
 
     def write(lines: list[list[str]]) -> bytes:
         for subtitle, cue_lines in zip(subtitles, lines, strict=True):

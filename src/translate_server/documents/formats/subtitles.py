@@ -58,8 +58,12 @@ def sentences(cues: Sequence[Cue]) -> list[list[int]]:
 
 def _ends_group(previous: Cue, cue: Cue, size: int) -> bool:
     spoken = _TAG.sub("", previous.text).rstrip()
-    return (bool(_SENTENCE_END.search(spoken)) or bool(_NEW_SPEAKER.match(cue.text))
-            or cue.start - previous.end > MAX_GAP_SECONDS or size >= MAX_CUES)
+    return (
+        bool(_SENTENCE_END.search(spoken))
+        or bool(_NEW_SPEAKER.match(cue.text))
+        or cue.start - previous.end > MAX_GAP_SECONDS
+        or size >= MAX_CUES
+    )
 
 
 class SubtitleExtracted(Extracted):
@@ -74,8 +78,9 @@ class SubtitleExtracted(Extracted):
     def rebuild(self, translations: Sequence[str]) -> bytes:
         self.check(translations)
         lines = [list(cue.lines) for cue in self.cues]
-        for group, source, translation in zip(self.groups, self.segments, translations,
-                                              strict=True):
+        for group, source, translation in zip(
+            self.groups, self.segments, translations, strict=True
+        ):
             if translation == source:
                 continue
             translation = " ".join(translation.split()) or source

@@ -30,7 +30,7 @@ def paragraphs(text: str) -> Document:
     layout: list[str | int] = []
     position = 0
     for match in _BLANK_LINES.finditer(text):
-        _add(text[position:match.start()], pieces, layout)
+        _add(text[position : match.start()], pieces, layout)
         layout.append(match.group())
         position = match.end()
     _add(text[position:], pieces, layout)
@@ -57,7 +57,7 @@ def _whole(paragraph: str) -> list[tuple[str, bool]]:
     if not body:
         return [(paragraph, False)]
     start = paragraph.index(body)
-    return [(paragraph[:start], False), (body, True), (paragraph[start + len(body):], False)]
+    return [(paragraph[:start], False), (body, True), (paragraph[start + len(body) :], False)]
 
 
 FORMAT = DocumentFormat("txt", (".txt", ".text"), "text/plain; charset=utf-8", extract)

@@ -24,8 +24,14 @@ def extract(data: bytes, options: FormatOptions) -> Extracted:
         raise InvalidDocumentError(f"The WebVTT file cannot be read: {exc}") from exc
     captions = vtt.captions
     crlf = "\r\n" in text
-    cues = [Cue(list(c.lines), c.start_time.in_milliseconds() / 1000,
-                c.end_time.in_milliseconds() / 1000) for c in captions]
+    cues = [
+        Cue(
+            list(c.lines),
+            c.start_time.in_milliseconds() / 1000,
+            c.end_time.in_milliseconds() / 1000,
+        )
+        for c in captions
+    ]
 
     def write(lines: list[list[str]]) -> bytes:
         for caption, cue_lines in zip(captions, lines, strict=True):

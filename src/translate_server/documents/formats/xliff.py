@@ -23,8 +23,9 @@ _XLIFF2 = b"urn:oasis:names:tc:xliff:document:2."
 
 
 class XliffExtracted(Extracted):
-    def __init__(self, store: xliff.xlifffile | xliff2.Xliff2File,
-                 units: list[TranslationUnit]) -> None:
+    def __init__(
+        self, store: xliff.xlifffile | xliff2.Xliff2File, units: list[TranslationUnit]
+    ) -> None:
         self.store = store
         self.units = units
         self.segments = [unit.source for unit in units]
@@ -46,10 +47,16 @@ def extract(data: bytes, options: FormatOptions) -> Extracted:
         store = kind.parsestring(data)
     except Exception as exc:  # lxml's and the toolkit's own parse errors alike
         raise InvalidDocumentError(f"The XLIFF file cannot be read: {exc}") from exc
-    units = [unit for unit in store.units
-             if not unit.isheader() and unit.istranslatable() and unit.source
-             and unit.source.strip() and _plain(unit)
-             and (options.retranslate or not _translated(unit))]
+    units = [
+        unit
+        for unit in store.units
+        if not unit.isheader()
+        and unit.istranslatable()
+        and unit.source
+        and unit.source.strip()
+        and _plain(unit)
+        and (options.retranslate or not _translated(unit))
+    ]
     return XliffExtracted(store, units)
 
 

@@ -30,8 +30,7 @@ class ControlTokenGuard:
     def __init__(self, tokenizer: Any) -> None:
         spellings = _special_spellings(tokenizer)
         self._spellings = sorted(spellings, key=len, reverse=True)
-        self._pattern = (re.compile("|".join(map(re.escape, self._spellings)))
-                         if spellings else None)
+        self._pattern = re.compile("|".join(map(re.escape, self._spellings))) if spellings else None
         self._encode_as_text = _text_encoder(tokenizer)
 
     def needed(self, messages: Sequence[ChatMessage]) -> bool:
@@ -46,8 +45,9 @@ class ControlTokenGuard:
     ) -> list[int]:
         """The chat's token ids with every message content tokenized as text; `render` and
         `encode_prompt` are the usual ways to render a chat and tokenize a rendered prompt."""
-        marked = [{"role": m["role"], "content": f"\ue000{i}\ue001"}
-                  for i, m in enumerate(messages)]
+        marked = [
+            {"role": m["role"], "content": f"\ue000{i}\ue001"} for i, m in enumerate(messages)
+        ]
         rendered = render(marked)  # type: ignore[arg-type]
         parts = _MARK.split(rendered)
         if sorted(int(i) for i in parts[1::2]) != list(range(len(messages))):
@@ -63,8 +63,9 @@ class ControlTokenGuard:
 
     def _broken(self, message: ChatMessage) -> ChatMessage:
         assert self._pattern is not None
-        content = self._pattern.sub(lambda m: m.group(0)[0] + _BREAK + m.group(0)[1:],
-                                    message["content"])
+        content = self._pattern.sub(
+            lambda m: m.group(0)[0] + _BREAK + m.group(0)[1:], message["content"]
+        )
         return {"role": message["role"], "content": content}
 
 
@@ -72,8 +73,11 @@ def _special_spellings(tokenizer: Any) -> set[str]:
     added = getattr(tokenizer, "added_tokens_decoder", None)
     if not isinstance(added, dict):
         return set()
-    return {token.content for token in added.values()
-            if getattr(token, "special", False) and getattr(token, "content", "")}
+    return {
+        token.content
+        for token in added.values()
+        if getattr(token, "special", False) and getattr(token, "content", "")
+    }
 
 
 def _text_encoder(tokenizer: Any) -> Callable[[str], list[int]]:
@@ -86,5 +90,4 @@ def _text_encoder(tokenizer: Any) -> Callable[[str], list[int]]:
         literal = Tokenizer.from_str(backend.to_str())
         literal.encode_special_tokens = True
         return lambda text: literal.encode(text, add_special_tokens=False).ids
-    return lambda text: tokenizer.encode(text, add_special_tokens=False,
-                                         split_special_tokens=True)
+    return lambda text: tokenizer.encode(text, add_special_tokens=False, split_special_tokens=True)

@@ -36,8 +36,9 @@ class OutputReader:
     def __init__(self, tokenizer: Any) -> None:
         self._tokenizer = tokenizer
 
-    def read(self, output: Any, prompt_tokens: int, completion_tokens: list[int],
-             top_n: int | None) -> EngineOutput:
+    def read(
+        self, output: Any, prompt_tokens: int, completion_tokens: list[int], top_n: int | None
+    ) -> EngineOutput:
         """`output` as ours; `completion_tokens` (one count per choice) is brought up to date."""
         steps = []
         for choice in output.outputs:
@@ -46,27 +47,37 @@ class OutputReader:
             reason = choice.finish_reason
             if reason is not None:
                 reason = _FINISH_REASONS.get(reason) or _request_failed(reason)
-            logprobs = (None if top_n is None else
-                        self._logprobs(choice.token_ids, choice.logprobs, top_n))
-            steps.append(GenerationStep(index, choice.text, completion_tokens[index], reason,
-                                        logprobs))
+            logprobs = (
+                None if top_n is None else self._logprobs(choice.token_ids, choice.logprobs, top_n)
+            )
+            steps.append(
+                GenerationStep(index, choice.text, completion_tokens[index], reason, logprobs)
+            )
         if output.finished:
-            return EngineOutput(prompt_tokens, steps, True, output.num_cached_tokens,
-                                engine_timings(output))
+            return EngineOutput(
+                prompt_tokens, steps, True, output.num_cached_tokens, engine_timings(output)
+            )
         return EngineOutput(prompt_tokens, steps, False, output.num_cached_tokens)
 
-    def _logprobs(self, token_ids: Sequence[int], positions: Any,
-                  top_n: int) -> tuple[TokenLogprob, ...]:
+    def _logprobs(
+        self, token_ids: Sequence[int], positions: Any, top_n: int
+    ) -> tuple[TokenLogprob, ...]:
         """vLLM's per-position dicts (the chosen token and the likeliest `top_n`) as ours."""
         result = []
         for token_id, position in zip(token_ids, positions or (), strict=False):
             chosen = position.get(token_id)
-            top = sorted((lp.rank, self._token(t, lp), _finite(lp.logprob))
-                         for t, lp in position.items() if lp.rank is not None and lp.rank <= top_n)
-            result.append(TokenLogprob(
-                self._token(token_id, chosen),
-                _finite(chosen.logprob) if chosen is not None else -9999.0,
-                tuple((token, logprob) for _, token, logprob in top)))
+            top = sorted(
+                (lp.rank, self._token(t, lp), _finite(lp.logprob))
+                for t, lp in position.items()
+                if lp.rank is not None and lp.rank <= top_n
+            )
+            result.append(
+                TokenLogprob(
+                    self._token(token_id, chosen),
+                    _finite(chosen.logprob) if chosen is not None else -9999.0,
+                    tuple((token, logprob) for _, token, logprob in top),
+                )
+            )
         return tuple(result)
 
     def _token(self, token_id: int, logprob: Any) -> str:

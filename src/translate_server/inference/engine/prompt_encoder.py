@@ -37,8 +37,14 @@ CACHE_SIZE = 1024
 MAX_CACHED_CHARS = 4096
 
 _PROBE_TEXTS = (
-    "Hello world", " leading space", "\nnew line", "trailing space ", "mixed  spaces\t\ttabs",
-    "Ünïcödé – “quotes” 日本語", "x", " ",
+    "Hello world",
+    " leading space",
+    "\nnew line",
+    "trailing space ",
+    "mixed  spaces\t\ttabs",
+    "Ünïcödé – “quotes” 日本語",
+    "x",
+    " ",
 )
 
 
@@ -187,9 +193,11 @@ def _marks_the_first_piece(backend: Any) -> bool:
     prefixes only a text's first piece, not the pieces after a special token."""
     try:
         # Each component's own configuration: the whole tokenizer's would carry its vocabulary.
-        configs = [json.loads(component.__getstate__())
-                   for component in (backend.pre_tokenizer, backend.normalizer)
-                   if component is not None]
+        configs = [
+            json.loads(component.__getstate__())
+            for component in (backend.pre_tokenizer, backend.normalizer)
+            if component is not None
+        ]
     except Exception:  # noqa: BLE001 - unreadable: assume the worst
         return True
 

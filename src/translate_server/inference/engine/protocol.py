@@ -157,7 +157,10 @@ class Engine(Protocol):
         ...
 
     def generate(
-        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str,
+        self,
+        prompt_token_ids: list[int],
+        options: SamplingOptions,
+        request_id: str,
         trace_headers: Mapping[str, str] | None = None,
     ) -> AsyncGenerator[EngineOutput, None]:
         """Stream outputs until every choice finished. Closing the generator early aborts the

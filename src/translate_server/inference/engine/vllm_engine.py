@@ -98,8 +98,9 @@ class VllmEngine:
         self._chat_prompt = ChatPromptTokenizer(self._tokenizer)
         self._output = OutputReader(self._tokenizer).read
         has_template = self._chat_prompt.has_chat_template
-        self._info = EngineInfo(model=model_name, max_model_len=max_model_len,
-                                chat_template=has_template)
+        self._info = EngineInfo(
+            model=model_name, max_model_len=max_model_len, chat_template=has_template
+        )
         if not has_template:
             log.warning("engine_no_chat_template", model=model_name, fallback="chatml")
 
@@ -119,8 +120,11 @@ class VllmEngine:
         # The tokenizer's own special tokens (Gemma's BOS) are added. A translation prompt's
         # text that spells one ("<eos>") is split like any other text, so it cannot end the
         # prompt; a legacy completion's raw prompt is read as vLLM's server reads it.
-        return list(self._tokenizer.encode(text, add_special_tokens=True,
-                                           split_special_tokens=special_tokens_as_text))
+        return list(
+            self._tokenizer.encode(
+                text, add_special_tokens=True, split_special_tokens=special_tokens_as_text
+            )
+        )
 
     def _structured(self, options: SamplingOptions) -> Any:
         if options.structured is None:
@@ -153,7 +157,10 @@ class VllmEngine:
         )
 
     async def generate(
-        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str,
+        self,
+        prompt_token_ids: list[int],
+        options: SamplingOptions,
+        request_id: str,
         trace_headers: Mapping[str, str] | None = None,
     ) -> AsyncGenerator[EngineOutput, None]:
         engine = self._engine
@@ -167,7 +174,9 @@ class VllmEngine:
         except (self._validation_error, ValueError, TypeError) as exc:
             raise EngineRejectedError(str(exc), getattr(exc, "parameter", None)) from None
         stream = engine.generate(
-            self._tokens_input(prompt_token_ids), params, request_id,
+            self._tokens_input(prompt_token_ids),
+            params,
+            request_id,
             priority=options.priority,
             **({} if trace_headers is None else {"trace_headers": trace_headers}),
         )

@@ -34,11 +34,12 @@ async def read_body(request: Request, struct: type[T], lists: tuple[str, ...] = 
     data: Any
     if media_type in _FORMS:
         form = await request.form()
-        data = {key: values if key in lists or len(values) > 1 else values[0]
-                for key, values in form.dict().items()}
+        data = {
+            key: values if key in lists or len(values) > 1 else values[0]
+            for key, values in form.dict().items()
+        }
     elif media_type and media_type != "application/json" and not media_type.endswith("+json"):
-        raise UnsupportedMediaTypeError(
-            f"Send the body as a form or as JSON, not `{media_type}`.")
+        raise UnsupportedMediaTypeError(f"Send the body as a form or as JSON, not `{media_type}`.")
     elif raw := await request.body():
         try:
             data = msgspec.json.decode(raw)
@@ -110,8 +111,9 @@ def body_key_check(field: str) -> Any:
             return
         key = await presented_key(request, field)
         if not key or not keys.accepts(b"Bearer " + key.encode("utf-8")):
-            raise AuthenticationError(f"A valid API key is required: send it in `{field}` or "
-                                      "the Authorization header.")
+            raise AuthenticationError(
+                f"A valid API key is required: send it in `{field}` or the Authorization header."
+            )
         request.scope["state"][PRESENTED_KEY] = key  # whose it is, for per-key state
 
     return check

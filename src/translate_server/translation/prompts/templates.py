@@ -56,8 +56,14 @@ class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
         primary = tag.split("-", 1)[0]
         found = self.support.get(tag) or self.support.get(primary)
         if found is None:
-            found = next((level for listed, level in self.support.items()
-                          if listed.split("-", 1)[0] == primary), None)
+            found = next(
+                (
+                    level
+                    for listed, level in self.support.items()
+                    if listed.split("-", 1)[0] == primary
+                ),
+                None,
+            )
         return found
 
     @property
@@ -108,7 +114,11 @@ class PromptTemplates:
 
 @cache
 def _bundled_text() -> str:
-    return resources.files("translate_server.translation.prompts").joinpath("templates.toml").read_text()
+    return (
+        resources.files("translate_server.translation.prompts")
+        .joinpath("templates.toml")
+        .read_text()
+    )
 
 
 def _bundled_tables() -> dict[str, dict[str, Any]]:
@@ -139,13 +149,21 @@ def build_translation_prompt(
     earlier turns, each text asked for and its translation answered."""
     template = template or default_template()
     if template.kind == "completion":
-        shown = [{source.tag: s, target.tag: t} for s, t in examples] if examples \
-            else template.examples
+        shown = (
+            [{source.tag: s, target.tag: t} for s, t in examples] if examples else template.examples
+        )
         return completion.completion_prompt(
-            text, source, target, prefix=template.prefix, examples=shown, glossary=glossary)
-    return build_translation_messages(text, source.name, target.name, glossary=glossary,
-                                      formality=formality, template=template,
-                                      examples=examples)
+            text, source, target, prefix=template.prefix, examples=shown, glossary=glossary
+        )
+    return build_translation_messages(
+        text,
+        source.name,
+        target.name,
+        glossary=glossary,
+        formality=formality,
+        template=template,
+        examples=examples,
+    )
 
 
 def build_translation_messages(

@@ -16,8 +16,13 @@ from translate_server.translation.protocol import TranslateRequest, TranslateRes
 from translate_server.wire import RequestStruct, ResponseStruct
 
 # DeepL's formality values; the `prefer_` ones never fail, and neither do ours.
-_FORMALITY = {"default": "default", "more": "formal", "prefer_more": "formal",
-              "less": "informal", "prefer_less": "informal"}
+_FORMALITY = {
+    "default": "default",
+    "more": "formal",
+    "prefer_more": "formal",
+    "less": "informal",
+    "prefer_less": "informal",
+}
 MODEL_TYPES = ("quality_optimized", "prefer_quality_optimized", "latency_optimized")
 Tags = str | list[str]
 
@@ -50,8 +55,7 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
         if formality is None:
             raise InvalidRequestError("Value for 'formality' not supported.", param="formality")
         if self.model_type is not None and self.model_type not in MODEL_TYPES:
-            raise InvalidRequestError("Value for 'model_type' not supported.",
-                                      param="model_type")
+            raise InvalidRequestError("Value for 'model_type' not supported.", param="model_type")
         return TranslateRequest(
             text=self.text,
             source_lang=self.source_lang or "auto",
@@ -84,8 +88,12 @@ class DeepLTranslateResponse(msgspec.Struct, kw_only=True):
     translations: list[DeepLTranslation]
 
     @classmethod
-    def of(cls, request: DeepLTranslateRequest, response: TranslateResponse,
-           kept: dict[int, str] | None = None) -> DeepLTranslateResponse:
+    def of(
+        cls,
+        request: DeepLTranslateRequest,
+        response: TranslateResponse,
+        kept: dict[int, str] | None = None,
+    ) -> DeepLTranslateResponse:
         """`kept`: texts whose language could not be detected, by index, returned as they
         are (with the target as their language): the rest of the batch is translated."""
         kept = kept or {}
@@ -104,9 +112,15 @@ class DeepLTranslateResponse(msgspec.Struct, kw_only=True):
             else:
                 source, text = next(sources), next(translations)
                 warned = next(warnings, None) or None
-            result.append(DeepLTranslation(detected_source_language=source, text=text,
-                                           billed_characters=len(original),
-                                           model_type_used=model_type, warnings=warned))
+            result.append(
+                DeepLTranslation(
+                    detected_source_language=source,
+                    text=text,
+                    billed_characters=len(original),
+                    model_type_used=model_type,
+                    warnings=warned,
+                )
+            )
         return cls(translations=result)
 
 
@@ -151,21 +165,27 @@ def deepl_code(tag: str) -> str:
     return tag.upper()
 
 
-def deepl_languages(languages: list[Language], kind: str,
-                    support: Callable[[str], str | None] = lambda tag: None,
-                    ) -> list[DeepLLanguage]:
+def deepl_languages(
+    languages: list[Language],
+    kind: str,
+    support: Callable[[str], str | None] = lambda tag: None,
+) -> list[DeepLLanguage]:
     """DeepL's language list; as targets, English and Portuguese come as their variants (the
     DeepL clients refuse bare `EN` and `PT` as targets), with the served model's `support`."""
     if kind != "target":
-        return [DeepLLanguage(language=deepl_code(lang.tag), name=lang.name)
-                for lang in languages]
-    variants = {"en": [("EN-GB", "English (British)"), ("EN-US", "English (American)")],
-                "pt": [("PT-BR", "Portuguese (Brazilian)"), ("PT-PT", "Portuguese (European)")]}
+        return [DeepLLanguage(language=deepl_code(lang.tag), name=lang.name) for lang in languages]
+    variants = {
+        "en": [("EN-GB", "English (British)"), ("EN-US", "English (American)")],
+        "pt": [("PT-BR", "Portuguese (Brazilian)"), ("PT-PT", "Portuguese (European)")],
+    }
     result = []
     for lang in languages:
         for code, name in variants.get(lang.tag, [(deepl_code(lang.tag), lang.name)]):
-            result.append(DeepLLanguage(language=code, name=name, supports_formality=True,
-                                        support=support(lang.tag)))
+            result.append(
+                DeepLLanguage(
+                    language=code, name=name, supports_formality=True, support=support(lang.tag)
+                )
+            )
     return result
 
 

@@ -21,9 +21,11 @@ class UsageStore:
         # One statement: concurrent requests of one key each add theirs, none lost.
         await self.database.run(
             "INSERT INTO deepl_usage (owner, characters) VALUES (?, ?) ON CONFLICT (owner) "
-            "DO UPDATE SET characters = characters + excluded.characters", owner, characters)
+            "DO UPDATE SET characters = characters + excluded.characters",
+            owner,
+            characters,
+        )
 
     async def characters(self, owner: str) -> int:
-        rows = await self.database.run("SELECT characters FROM deepl_usage WHERE owner = ?",
-                                       owner)
+        rows = await self.database.run("SELECT characters FROM deepl_usage WHERE owner = ?", owner)
         return rows[0][0] if rows else 0

@@ -44,9 +44,13 @@ class LibreTranslateRequest(RequestStruct, kw_only=True):
     alternatives: Annotated[int, Meta(ge=0, le=3)] = 0
 
     def to_translate_request(self) -> TranslateRequest:
-        return TranslateRequest(text=self.q, source_lang=ours(self.source),
-                                target_lang=ours(self.target), format=self.format,
-                                alternatives=self.alternatives)
+        return TranslateRequest(
+            text=self.q,
+            source_lang=ours(self.source),
+            target_lang=ours(self.target),
+            format=self.format,
+            alternatives=self.alternatives,
+        )
 
 
 class LibreDetected(msgspec.Struct, kw_only=True):
@@ -55,8 +59,9 @@ class LibreDetected(msgspec.Struct, kw_only=True):
 
     @classmethod
     def of(cls, detected: DetectedLanguage) -> LibreDetected:
-        return cls(confidence=round(detected.confidence * 100, 2),
-                   language=libre_code(detected.language))
+        return cls(
+            confidence=round(detected.confidence * 100, 2), language=libre_code(detected.language)
+        )
 
 
 class LibreTranslateResponse(ResponseStruct, kw_only=True):
@@ -72,15 +77,29 @@ class LibreTranslateResponse(ResponseStruct, kw_only=True):
     @classmethod
     def of(cls, response: TranslateResponse) -> LibreTranslateResponse:
         if response.translations is not None:
-            detected = ([LibreDetected.of(d) for d in response.detected_source_langs]
-                        if response.detected_source_langs else None)
-            return cls(translatedText=response.translations, detectedLanguage=detected,
-                       alternatives=response.alternatives, warnings=response.warnings)
-        single = (LibreDetected.of(response.detected_source_lang)
-                  if response.detected_source_lang else None)
+            detected = (
+                [LibreDetected.of(d) for d in response.detected_source_langs]
+                if response.detected_source_langs
+                else None
+            )
+            return cls(
+                translatedText=response.translations,
+                detectedLanguage=detected,
+                alternatives=response.alternatives,
+                warnings=response.warnings,
+            )
+        single = (
+            LibreDetected.of(response.detected_source_lang)
+            if response.detected_source_lang
+            else None
+        )
         alternatives = response.alternatives[0] if response.alternatives else None
-        return cls(translatedText=response.translation or "", detectedLanguage=single,
-                   alternatives=alternatives, warnings=response.warnings)
+        return cls(
+            translatedText=response.translation or "",
+            detectedLanguage=single,
+            alternatives=alternatives,
+            warnings=response.warnings,
+        )
 
 
 class LibreDetectRequest(RequestStruct, kw_only=True):

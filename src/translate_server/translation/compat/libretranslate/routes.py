@@ -36,39 +36,60 @@ KEY_FIELD = "api_key"
 _ERRORS = error_responses(*COMPAT_ERRORS, shape=LibreError)
 
 
-@post("/translate", status_code=200, summary="LibreTranslate: translate",
-      tags=["libretranslate"],
-      responses=_ERRORS)
+@post(
+    "/translate",
+    status_code=200,
+    summary="LibreTranslate: translate",
+    tags=["libretranslate"],
+    responses=_ERRORS,
+)
 async def libre_translate(request: Request) -> LibreTranslateResponse:
     body = await read_body(request, LibreTranslateRequest)
     found = services(request)
     deadline = deadline_for(found.limits.request_timeout, None)
-    response = await unless_disconnected(request, found.translation.translate(
-        body.to_translate_request(), record_of(request), deadline))
+    response = await unless_disconnected(
+        request,
+        found.translation.translate(body.to_translate_request(), record_of(request), deadline),
+    )
     return LibreTranslateResponse.of(response)
 
 
-@post("/detect", status_code=200, summary="LibreTranslate: detect the language",
-      tags=["libretranslate"],
-      responses=_ERRORS)
+@post(
+    "/detect",
+    status_code=200,
+    summary="LibreTranslate: detect the language",
+    tags=["libretranslate"],
+    responses=_ERRORS,
+)
 async def libre_detect(request: Request) -> list[LibreDetected]:
     body = await read_body(request, LibreDetectRequest)
     response = services(request).translation.detect(DetectRequest(text=body.q))
     return libre_detections(response)
 
 
-@get("/languages", summary="LibreTranslate: languages", tags=["libretranslate"],
-     responses=_ERRORS, opt=OPEN)  # open, as LibreTranslate's own
+@get(
+    "/languages",
+    summary="LibreTranslate: languages",
+    tags=["libretranslate"],
+    responses=_ERRORS,
+    opt=OPEN,
+)  # open, as LibreTranslate's own
 async def libre_languages(request: Request) -> list[LibreLanguage]:
-    languages = [(language.code, language.name)
-                 for language in services(request).translation.languages().languages]
+    languages = [
+        (language.code, language.name)
+        for language in services(request).translation.languages().languages
+    ]
     languages = sorted([*languages, *LIBRE_VARIANTS])
     codes = [code for code, _ in languages]
     return [LibreLanguage(code=code, name=name, targets=codes) for code, name in languages]
 
 
-@get("/frontend/settings", summary="LibreTranslate: settings its web page reads",
-     tags=["libretranslate"], opt=OPEN)
+@get(
+    "/frontend/settings",
+    summary="LibreTranslate: settings its web page reads",
+    tags=["libretranslate"],
+    opt=OPEN,
+)
 async def libre_frontend_settings(request: Request) -> FrontendSettings:
     found = services(request)
     keys = bool(request.app.state.get("api_keys_required"))
@@ -77,11 +98,18 @@ async def libre_frontend_settings(request: Request) -> FrontendSettings:
         # Imported only when documents are served: the formats pull in their libraries.
         from translate_server.documents.formats import known_extensions
     return FrontendSettings(
-        charLimit=found.limits.max_text_chars, frontendTimeout=500, apiKeys=keys,
-        keyRequired=keys, suggestions=False, filesTranslation=files,
+        charLimit=found.limits.max_text_chars,
+        frontendTimeout=500,
+        apiKeys=keys,
+        keyRequired=keys,
+        suggestions=False,
+        filesTranslation=files,
         supportedFilesFormat=list(known_extensions()) if files else [],
-        language=FrontendLanguages(source=FrontendLanguage(code="auto", name="Auto Detect"),
-                                   target=FrontendLanguage(code="en", name="English")))
+        language=FrontendLanguages(
+            source=FrontendLanguage(code="auto", name="Auto Detect"),
+            target=FrontendLanguage(code="en", name="English"),
+        ),
+    )
 
 
 class SuggestionsDisabledError(ApiError):
@@ -90,8 +118,13 @@ class SuggestionsDisabledError(ApiError):
     code = "suggestions_disabled"
 
 
-@post("/suggest", status_code=200, summary="LibreTranslate: suggest a translation (disabled)",
-      tags=["libretranslate"], responses=_ERRORS)
+@post(
+    "/suggest",
+    status_code=200,
+    summary="LibreTranslate: suggest a translation (disabled)",
+    tags=["libretranslate"],
+    responses=_ERRORS,
+)
 async def libre_suggest() -> None:
     """Suggestions are not collected: answered as a LibreTranslate server without them."""
     raise SuggestionsDisabledError("Suggestions are disabled on this server.")
@@ -102,7 +135,15 @@ def error_shape(status: int, error: ErrorBody) -> tuple[int, LibreError]:
 
 
 def libretranslate_router() -> Router:
-    return Router(path=PREFIX, route_handlers=[
-        libre_translate, libre_detect, libre_languages, libre_frontend_settings, libre_suggest],
+    return Router(
+        path=PREFIX,
+        route_handlers=[
+            libre_translate,
+            libre_detect,
+            libre_languages,
+            libre_frontend_settings,
+            libre_suggest,
+        ],
         exception_handlers=exception_handlers(error_shape),
-        before_request=body_key_check(KEY_FIELD))
+        before_request=body_key_check(KEY_FIELD),
+    )
