@@ -24,7 +24,7 @@ def engine() -> FakeEngine:
 @pytest.fixture
 def make_app(engine: FakeEngine, tmp_path: Path) -> AppFactory:
     """An app around the fake engine; keyword arguments are settings overrides by option name.
-    Its document jobs and DeepL database live in the test's own directory."""
+    Its document jobs, DeepL database and translation memories live in the test's own directory."""
 
     def build(engine_: FakeEngine | None = None, **overrides: Any) -> Litestar:
         # The fake engine answers with the source upper-cased, which the quality guard rightly
@@ -34,6 +34,7 @@ def make_app(engine: FakeEngine, tmp_path: Path) -> AppFactory:
                 "served_model_name": "fake-model",
                 "document_dir": str(tmp_path / "documents"),
                 "glossary_db": str(tmp_path / "glossaries.sqlite3"),
+                "memory_db": str(tmp_path / "memories.sqlite3"),
                 "quality_guard": False,
                 **overrides,
             },

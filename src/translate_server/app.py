@@ -29,6 +29,7 @@ from translate_server.http.services import Services
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.inference.generation import GenerationService
+from translate_server.memory.routes import memory_router
 from translate_server.responses.routes import create_response
 from translate_server.responses.service import ResponsesService
 from translate_server.settings import Settings
@@ -45,6 +46,7 @@ from translate_server.ui.routes import ui_router
 if TYPE_CHECKING:  # their modules load with the engine, not with the routes
     from translate_server.documents.runner import Bill
     from translate_server.documents.service import Documents
+    from translate_server.memory.service import Memories
     from translate_server.translation.service import TranslationService
 
 log = structlog.get_logger(__name__)
@@ -118,6 +120,7 @@ def create_app(
             *OPEN_ROUTES,
             deepl_router(),
             libretranslate_router(),
+            memory_router(settings.translation.max_memory_bytes),
             *page,
             *document_routes,
         ],
@@ -182,6 +185,8 @@ async def open_services(
     cache = TranslationCache(options.translation_cache_size, metrics_.registry)
     template = PromptTemplates.load(options.prompt_templates).for_model(engine.info.model)
 
+    memories = await _open_memories(resources, settings)
+
     def translation_service(admitted_by: Admission, priority: int = 0) -> TranslationService:
         return TranslationService(
             generation,
@@ -194,6 +199,7 @@ async def open_services(
             priority=priority,
             quality_guard=options.quality_guard,
             refuse_unsupported_targets=options.refuse_unsupported_targets,
+            memories=memories,
         )
 
     deepl = DeepLAccounts.open(_deepl_database_path(settings))
@@ -221,7 +227,20 @@ async def open_services(
         translation=translation_service(admission),
         deepl=deepl,
         documents=documents,
+        memories=memories,
     )
+
+
+async def _open_memories(resources: AsyncExitStack, settings: Settings) -> Memories:
+    """The translation memories' database, closed with the app."""
+    from translate_server.memory.service import Memories
+    from translate_server.memory.store import MemoryStore
+
+    options = settings.translation
+    store = MemoryStore(_memory_database_path(settings))
+    resources.push_async_callback(store.close)
+    await store.open()
+    return Memories(store, options.max_memory_entries, options.max_memory_bytes)
 
 
 async def _open_documents(
@@ -273,6 +292,13 @@ def _start_task(resources: AsyncExitStack, work: Coroutine[Any, Any, None]) -> N
 async def _cancel(task: asyncio.Task[None]) -> None:
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
+
+
+def _memory_database_path(settings: Settings) -> Path:
+    configured = settings.translation.memory_db
+    if configured:
+        return Path(configured).expanduser()
+    return Path(settings.engine.model_cache_dir).expanduser() / "memories.sqlite3"
 
 
 def _deepl_database_path(settings: Settings) -> Path:

@@ -78,6 +78,19 @@ class DocumentNotFoundError(ApiError):
     code = "document_not_found"
 
 
+class MemoryNotFoundError(ApiError):
+    """An unknown memory id, or one that another API key owns: the same answer."""
+
+    status_code = 404
+    code = "memory_not_found"
+
+
+class InvalidMemoryFileError(ApiError):
+    """A memory file that cannot be read: its message names the line or the unit."""
+
+    code = "invalid_memory_file"
+
+
 class DocumentNotReadyError(ApiError):
     status_code = 409
     code = "document_not_ready"

@@ -32,6 +32,8 @@ class RequestRecord:
         "finish_reason",
         "finished",
         "first_token",
+        "memory_exact",
+        "memory_fuzzy",
         "method",
         "model",
         "preemptions",
@@ -74,6 +76,10 @@ class RequestRecord:
         self.quality_failures: list[str] | None = None
         self.quality_retries = 0
         self.quality_warnings: list[str] | None = None
+        # Pieces answered from a translation memory, and pieces whose prompt showed its
+        # fuzzy matches as examples.
+        self.memory_exact = 0
+        self.memory_fuzzy = 0
 
     def engine_submitted(self) -> None:
         now = time.perf_counter()

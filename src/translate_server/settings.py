@@ -83,6 +83,9 @@ class TranslationSettings(_Settings, frozen=True):
     detection_accuracy: str = "low"
     prompt_templates: str | None = None
     glossary_db: str | None = None
+    memory_db: str | None = None
+    max_memory_entries: Annotated[int, msgspec.Meta(gt=0)] = 200_000
+    max_memory_bytes: Annotated[int, msgspec.Meta(gt=0)] = 50 * 2**20
     quality_guard: bool = True
     refuse_unsupported_targets: bool = False
 
@@ -239,6 +242,24 @@ OPTIONS: tuple[Option, ...] = (
         "translation",
         "SQLite file where DeepL glossaries and usage are "
         "kept (default: glossaries.sqlite3 in --model-cache-dir).",
+    ),
+    Option(
+        "memory_db",
+        "translation",
+        "SQLite file where translation memories are kept "
+        "(default: memories.sqlite3 in --model-cache-dir).",
+    ),
+    Option(
+        "max_memory_entries",
+        "translation",
+        "Entries one translation memory may hold (an import beyond is refused whole, 413).",
+        int,
+    ),
+    Option(
+        "max_memory_bytes",
+        "translation",
+        "Largest translation memory file accepted for import (413 beyond).",
+        int,
     ),
     Option(
         "quality_guard",

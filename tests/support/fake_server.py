@@ -31,8 +31,9 @@ def main() -> int:
             "log_format": "json",
             "document_dir": document_dir,
             "quality_guard": False,
-            # Glossaries of a throwaway database, not the user's.
+            # Glossaries and memories of throwaway databases, not the user's.
             "glossary_db": str(Path(tempfile.mkdtemp()) / "glossaries.db"),
+            "memory_db": str(Path(tempfile.mkdtemp()) / "memories.db"),
         },
         environ=os.environ,
     )

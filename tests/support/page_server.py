@@ -31,6 +31,7 @@ def serve(engine: FakeEngine, **overrides: Any) -> Iterator[str]:
                 "served_model_name": "fake-model",
                 "quality_guard": False,
                 "document_dir": documents,
+                "memory_db": f"{documents}/memories.sqlite3",
                 **overrides,
             },
             environ={},

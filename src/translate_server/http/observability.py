@@ -171,6 +171,14 @@ class ServiceMetrics:
             ["route", "kind"],
             registry=r,
         )
+        self.memory_matches = Counter(
+            "translate_memory_matches",
+            "Pieces matched in a translation memory, by kind: "
+            "`exact` (answered from it, no engine request) or `fuzzy` (its matches shown to the "
+            "model as examples).",
+            ["kind"],
+            registry=r,
+        )
         self._routes: dict[str, _RouteMetrics] = {}
 
     def observe(self, record: RequestRecord, ended: float) -> None:
@@ -191,6 +199,10 @@ class ServiceMetrics:
             per_route.engine_decode.observe(timings.decode)
         if record.quality_failures or record.quality_warnings:
             self._observe_quality(record)
+        if record.memory_exact:
+            self.memory_matches.labels("exact").inc(record.memory_exact)
+        if record.memory_fuzzy:
+            self.memory_matches.labels("fuzzy").inc(record.memory_fuzzy)
 
     def _observe_quality(self, record: RequestRecord) -> None:
         # Rare (a failed answer), so the labelled children are looked up each time.
@@ -330,6 +342,9 @@ class RequestObserver:
             fields["quality_retries"] = record.quality_retries
         if record.quality_warnings:
             fields["warnings"] = record.quality_warnings
+        if record.memory_exact or record.memory_fuzzy:
+            fields["memory_exact"] = record.memory_exact
+            fields["memory_fuzzy"] = record.memory_fuzzy
         fields.update(record.timings_ms(ended))
         if record.engine is not None:
             fields.update(record.engine_fields())

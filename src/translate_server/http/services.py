@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the services' modules load with the engine, not with the ro
     from translate_server.inference.admission import Admission
     from translate_server.inference.engine import Engine
     from translate_server.inference.generation import GenerationService
+    from translate_server.memory.service import Memories
     from translate_server.responses.service import ResponsesService
     from translate_server.settings import LimitSettings
     from translate_server.translation.compat.deepl.accounts import DeepLAccounts
@@ -43,6 +44,8 @@ class Services:
     started_at: int
     # Document jobs, where files are translated.
     documents: Documents | None = None
+    # Translation memories (/memories, and /translate's `memory`).
+    memories: Memories | None = None
 
 
 def services(request: Request[Any, Any, Any]) -> Services:

@@ -303,9 +303,16 @@ class PieceTranslator:
         target: Language,
         glossary: tuple[tuple[str, str], ...],
         formality: str,
+        examples: tuple[tuple[str, str], ...] = (),
     ) -> int:
         prompt = build_translation_prompt(
-            "", source, target, glossary=dict(glossary), formality=formality, template=self.template
+            "",
+            source,
+            target,
+            glossary=dict(glossary),
+            formality=formality,
+            template=self.template,
+            examples=examples,
         )
         return self.generation.check(self.generation.render_inline(prompt), "text").tokens
 
@@ -313,6 +320,8 @@ class PieceTranslator:
         """The piece's prompt, rendered and tokenized once; the piece's own share of its
         tokens (the prompt less the instructions around it), and how many it may have."""
         formality = job.request.formality
+        # A translation memory's fuzzy matches, where it has some, are the prompt's examples;
+        # they are instructions, not the piece's own tokens.
         text = build_translation_prompt(
             piece.text,
             piece.source,
@@ -320,10 +329,11 @@ class PieceTranslator:
             glossary=piece.glossary,
             formality=formality,
             template=self.template,
+            examples=piece.examples,
         )
         prompt = await self.generation.render(text)
         overhead = self._overhead(
-            piece.source, job.target, tuple(piece.glossary.items()), formality
+            piece.source, job.target, tuple(piece.glossary.items()), formality, piece.examples
         )
         return prompt, max(1, prompt.tokens - overhead), self._token_budget(overhead, piece.param)
 

@@ -15,6 +15,7 @@ import msgspec
 
 from translate_server.errors import InvalidRequestError
 from translate_server.inference.request_limits import check_max_tokens, check_model
+from translate_server.memory.entries import Found
 from translate_server.request_record import RequestRecord
 from translate_server.settings import LimitSettings
 from translate_server.translation.cache import CachedTranslation, TranslationCache
@@ -67,6 +68,17 @@ class Piece:
     key: Hashable
     param: str
     cached: CachedTranslation | None
+    # Its best match in the request's translation memory: an exact one answers it.
+    found: Found | None = None
+
+    @property
+    def answered(self) -> bool:
+        return self.cached is not None or (self.found is not None and self.found.exact is not None)
+
+    @property
+    def examples(self) -> tuple[tuple[str, str], ...]:
+        """The memory's fuzzy matches the prompt shows, closest last."""
+        return self.found.examples if self.found is not None else ()
 
 
 @dataclass
@@ -106,7 +118,7 @@ class Plan:
 
     @property
     def misses(self) -> list[Piece]:
-        return [piece for piece in self.pieces.values() if piece.cached is None]
+        return [piece for piece in self.pieces.values() if not piece.answered]
 
     def weight(self, misses: int) -> int:
         """The admission weight of `misses` pieces: a paragraph cut into ten sentences asks
@@ -115,7 +127,10 @@ class Plan:
 
     def take_cached(self) -> None:
         for key, piece in self.pieces.items():
-            if piece.cached is not None:
+            if piece.found is not None and piece.found.exact is not None:
+                # The memory's translation wins over one the engine made.
+                self.results[key] = PieceResult(piece.found.exact, "stop")
+            elif piece.cached is not None:
                 self.results[key] = PieceResult(piece.cached.text, "stop")
 
     def job(self, record: RequestRecord, deadline: float) -> Job:
@@ -141,8 +156,8 @@ class Planner:
     support: Callable[[str], str | None] = lambda tag: None
     refuse_unsupported: bool = False
 
-    def plan(self, request: TranslateRequest) -> Plan:
-        return self.look_up(self.prepare(request))
+    def plan(self, request: TranslateRequest, memory: Hashable = None) -> Plan:
+        return self.look_up(self.prepare(request, memory))
 
     def look_up(self, plan: Plan) -> Plan:
         """The plan's pieces looked up in the cache (on the event loop: the cache is not
@@ -153,9 +168,10 @@ class Planner:
                 piece.cached = self.cache.get(piece.key)
         return plan
 
-    def prepare(self, request: TranslateRequest) -> Plan:
+    def prepare(self, request: TranslateRequest, memory: Hashable = None) -> Plan:
         """Everything but the cache: CPU work linear in the request, which may run in a
-        worker thread."""
+        worker thread. `memory` names the translation memory and its revision, whose
+        examples a prompt may show: part of every cache key."""
         texts, is_batch = self._texts(request)
         target = requested_language(request.target_lang, "target_lang")
         detect = is_auto(request.source_lang)
@@ -210,6 +226,7 @@ class Planner:
                     tuple(entries.items()),
                     request.formality,
                     request.max_tokens,
+                    memory,
                     piece_text,
                 )
                 if key not in pieces:

@@ -94,6 +94,52 @@ class TranslateRequest(RequestStruct, kw_only=True):
     ] = 0
     model: str | None = None
     timeout: Annotated[float, Meta(gt=0.0)] | None = None
+    memory: (
+        Annotated[
+            str,
+            Meta(
+                description="A translation memory's id (POST /memories). Each piece of the "
+                "text (a sentence, a line or a text node) found in it exactly "
+                "is answered from it; its close matches are shown to the model "
+                "as examples."
+            ),
+        ]
+        | None
+    ) = None
+    memory_threshold: Annotated[
+        float,
+        Meta(
+            ge=0,
+            le=100,
+            description="The least fuzzy-match score (0-100, a "
+            "character-level similarity of the sources) of "
+            "a memory entry shown as an example.",
+        ),
+    ] = 75.0
+
+
+class MemoryMatch(ResponseStruct, kw_only=True):
+    """How a text's pieces matched the request's translation memory."""
+
+    match: Annotated[
+        Literal["exact", "fuzzy"],
+        Meta(
+            description="`exact`: every piece of the text was answered from the memory, the "
+            "engine asked nothing; `fuzzy`: some pieces matched (exactly, or closely "
+            "enough to be shown to the model as examples)"
+        ),
+    ]
+    score: Annotated[
+        float,
+        Meta(
+            description="The best match's score among the text's pieces (100 for an exact match)."
+        ),
+    ]
+    pieces: Annotated[int, Meta(description="The text's pieces.")]
+    exact: Annotated[int, Meta(description="Pieces answered from the memory.")]
+    fuzzy: Annotated[
+        int, Meta(description="Pieces translated with the memory's matches as examples.")
+    ]
 
 
 class DetectedLanguage(ResponseStruct, kw_only=True):
@@ -117,6 +163,10 @@ class TranslateResponse(ResponseStruct, kw_only=True):
     # With `alternatives`: each text's further translations.
     alternatives: list[list[str]] | None = None
     warnings: Warnings | None = None
+    # With `memory`: how the text (or each text, null where none of its pieces matched)
+    # matched the memory.
+    memory_match: MemoryMatch | None = None
+    memory_matches: list[MemoryMatch | None] | None = None
     model: str
     usage: Usage
 

@@ -9,7 +9,8 @@ pieces left to translate, and only then are prompts tokenized and submitted (`pi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Awaitable
+from collections.abc import AsyncGenerator, Awaitable, Hashable
+from typing import TYPE_CHECKING
 
 from translate_server.errors import DeadlineExceededError, InvalidRequestError
 from translate_server.inference.admission import Admission
@@ -46,11 +47,15 @@ from translate_server.translation.protocol import (
     DetectResponse,
     LanguageInfo,
     LanguagesResponse,
+    MemoryMatch,
     TranslateRequest,
     TranslateResponse,
 )
 from translate_server.translation.stream import TranslationStream
 from translate_server.wire import Usage
+
+if TYPE_CHECKING:
+    from translate_server.memory.service import Memories
 
 
 class TranslationService:
@@ -67,8 +72,10 @@ class TranslationService:
         priority: int = 0,
         quality_guard: bool = True,
         refuse_unsupported_targets: bool = False,
+        memories: Memories | None = None,
     ) -> None:
         self.generation = generation
+        self.memories = memories
         self.admission = admission
         self.limits = limits
         self.model_name = model_name
@@ -110,11 +117,13 @@ class TranslationService:
         deadline: float,
         *,
         keep_partial: bool = False,
+        owner: str = "",
     ) -> TranslateResponse:
         """With `keep_partial`, a deadline that passes once some pieces are translated keeps
         them: the rest comes back untranslated, with the warning `deadline_exceeded` and the
-        finish reason `partial` (for callers that can say so; the others get the 504)."""
-        plan = await self._plan(request, record)
+        finish reason `partial` (for callers that can say so; the others get the 504).
+        `owner` is the caller's (memory.service): whose translation memory it may use."""
+        plan = await self._plan(request, record, owner)
         await self._run(plan, plan.job(record, deadline), keep_partial=keep_partial)
         if len(plan.pieces) * (1 + len(plan.glossary)) < THREAD_RESPOND_WORK:
             return self.respond(plan, record)
@@ -123,21 +132,68 @@ class TranslationService:
         return await asyncio.to_thread(self.respond, plan, record)
 
     async def open_stream(
-        self, request: TranslateRequest, record: RequestRecord, deadline: float
+        self,
+        request: TranslateRequest,
+        record: RequestRecord,
+        deadline: float,
+        owner: str = "",
     ) -> AsyncGenerator[bytes, None]:
         """Server-sent events of one text's translation (see `stream`)."""
-        plan = await self._plan(request, record)
+        plan = await self._plan(request, record, owner)
         if not self.generation.engine.is_alive:
             raise EngineDeadError("engine is not running")
         return await self.streams.open(plan, record, deadline, self.respond)
 
-    async def _plan(self, request: TranslateRequest, record: RequestRecord) -> Plan:
+    async def _plan(
+        self, request: TranslateRequest, record: RequestRecord, owner: str = ""
+    ) -> Plan:
         record.model = self.model_name
+        memory = await self._memory(request, owner)
         if _planning_work(request) < THREAD_PLAN_WORK:
-            return self.planner.plan(request)
-        # Splitting, parsing, glossary lookups and detection are linear, but a request within
-        # every limit still holds a megabyte of text: the event loop does not wait for it.
-        return self.planner.look_up(await asyncio.to_thread(self.planner.prepare, request))
+            plan = self.planner.plan(request, memory)
+        else:
+            # Splitting, parsing, glossary lookups and detection are linear, but a request
+            # within every limit still holds a megabyte of text: the loop does not wait for it.
+            plan = self.planner.look_up(
+                await asyncio.to_thread(self.planner.prepare, request, memory)
+            )
+        if memory is not None:
+            await self._match(plan, record, owner)
+        return plan
+
+    async def _memory(self, request: TranslateRequest, owner: str) -> Hashable:
+        """The request's translation memory and its revision (a cached translation made with
+        one memory's examples is not another's), or None."""
+        if request.memory is None:
+            return None
+        if self.memories is None:
+            raise InvalidRequestError("This server keeps no translation memories.", param="memory")
+        found = await self.memories.get(owner, request.memory, param="memory")
+        return ("memory", found.id, found.revision)
+
+    async def _match(self, plan: Plan, record: RequestRecord, owner: str) -> None:
+        """Each piece's best match in the memory: exact ones are answered, fuzzy ones shown
+        to the model as examples (one lookup per source language, in the store's thread)."""
+        assert self.memories is not None and plan.request.memory is not None
+        by_source: dict[str, list[Piece]] = {}
+        for piece in plan.pieces.values():
+            by_source.setdefault(piece.source.tag, []).append(piece)
+        for source, pieces in by_source.items():
+            found = await self.memories.look_up(
+                owner,
+                plan.request.memory,
+                source,
+                plan.target.tag,
+                [piece.text for piece in pieces],
+                plan.request.memory_threshold,
+            )
+            for piece, match in zip(pieces, found, strict=True):
+                piece.found = match
+                if match is not None:
+                    if match.exact is not None:
+                        record.memory_exact += 1
+                    else:
+                        record.memory_fuzzy += 1
 
     async def _run(self, plan: Plan, job: Job, *, keep_partial: bool = False) -> None:
         plan.take_cached()
@@ -207,6 +263,11 @@ class TranslationService:
             sum(r.prompt_tokens for r in counted), sum(r.completion_tokens for r in counted)
         )
         detections = [_detected(text.detection) for text in plan.texts]
+        matches = (
+            [_memory_match(text, plan) for text in plan.texts]
+            if plan.request.memory is not None
+            else None
+        )
         common = {
             "target_lang": plan.target.tag,
             "model": self.model_name,
@@ -224,6 +285,7 @@ class TranslationService:
                 source_lang="auto" if detected else plan.texts[0].source.tag,
                 detected_source_langs=detections if detected else None,
                 warnings=warnings if any(warnings) else None,
+                memory_matches=matches,
                 **common,
             )
         return TranslateResponse(
@@ -232,6 +294,7 @@ class TranslationService:
             source_lang=plan.texts[0].source.tag,
             detected_source_lang=detections[0],
             warnings=warnings[0] or None,
+            memory_match=matches[0] if matches else None,
             **common,
         )
 
@@ -324,6 +387,22 @@ def _lost_text(text: PlannedText, results: list[PieceResult], plan: Plan) -> boo
 def _finish_reason(results: list[PieceResult]) -> str:
     reasons = {result.finish_reason for result in results}
     return next((reason for reason in (PARTIAL, "length") if reason in reasons), "stop")
+
+
+def _memory_match(text: PlannedText, plan: Plan) -> MemoryMatch | None:
+    """How the text's pieces matched the request's memory; None where none did."""
+    found = [plan.pieces[key].found for key in text.slots]
+    matched = [match for match in found if match is not None]
+    if not matched:
+        return None
+    exact = sum(match.exact is not None for match in matched)
+    return MemoryMatch(
+        match="exact" if exact == len(found) else "fuzzy",
+        score=max(match.score for match in matched),
+        pieces=len(found),
+        exact=exact,
+        fuzzy=len(matched) - exact,
+    )
 
 
 def _detected(detection: Detection | None) -> DetectedLanguage | None:

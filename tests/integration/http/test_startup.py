@@ -71,6 +71,7 @@ async def test_a_start_that_fails_halfway_leaves_nothing_open(
             "quality_guard": False,
             "document_dir": str(tmp_path / "documents"),
             "glossary_db": str(tmp_path / "glossaries.sqlite3"),
+            "memory_db": str(tmp_path / "memories.sqlite3"),
             **overrides,
         },
         environ={},

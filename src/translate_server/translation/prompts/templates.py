@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -138,22 +138,31 @@ def build_translation_prompt(
     glossary: Mapping[str, str] | None = None,
     formality: str | None = None,
     template: PromptTemplate | None = None,
+    examples: Sequence[tuple[str, str]] = (),
 ) -> list[ChatMessage] | str:
     """The prompt for translating `text`: chat messages, or for a completion family the text
     a base model continues (which has no place for `formality`: a base model follows no
-    instructions)."""
+    instructions).
+
+    `examples` are (source, translation) pairs from a translation memory, closest last: a
+    completion prompt shows them instead of the family's own examples, a chat shows them as
+    earlier turns, each text asked for and its translation answered."""
     template = template or default_template()
     if template.kind == "completion":
+        shown = (
+            [{source.tag: s, target.tag: t} for s, t in examples] if examples else template.examples
+        )
         return completion.completion_prompt(
-            text,
-            source,
-            target,
-            prefix=template.prefix,
-            examples=template.examples,
-            glossary=glossary,
+            text, source, target, prefix=template.prefix, examples=shown, glossary=glossary
         )
     return build_translation_messages(
-        text, source.name, target.name, glossary=glossary, formality=formality, template=template
+        text,
+        source.name,
+        target.name,
+        glossary=glossary,
+        formality=formality,
+        template=template,
+        examples=examples,
     )
 
 
@@ -165,10 +174,12 @@ def build_translation_messages(
     glossary: Mapping[str, str] | None = None,
     formality: str | None = None,
     template: PromptTemplate | None = None,
+    examples: Sequence[tuple[str, str]] = (),
 ) -> list[ChatMessage]:
     """The chat for translating `text`; the model's own chat template renders it.
 
-    `glossary` holds the entries that occur in `text`; `formality` is "formal" or "informal".
+    `glossary` holds the entries that occur in `text`; `formality` is "formal" or "informal";
+    `examples` (source, translation) pairs become turns before the text's own.
     """
     template = template or default_template()
     instructions = template.system.format(
@@ -181,12 +192,22 @@ def build_translation_messages(
     if glossary:
         entries = "\n".join(f"- {term} => {required}" for term, required in glossary.items())
         instructions += "\n\n" + template.glossary.format(entries=entries)
+    turns: list[ChatMessage] = []
+    for source_text, target_text in examples:
+        turns.append({"role": "user", "content": _fenced(source_text)})
+        turns.append({"role": "assistant", "content": target_text})
+    turns.append({"role": "user", "content": _fenced(text)})
+    if not template.system_role:
+        first = turns[0]["content"]
+        turns[0] = {"role": "user", "content": f"{instructions}\n\n{first}"}
+        return turns
+    return [{"role": "system", "content": instructions}, *turns]
+
+
+def _fenced(text: str) -> str:
     # The user's text cannot close the delimiter early and smuggle in instructions.
     fenced = text.replace(OPEN_MARKER, "<source >").replace(CLOSE_MARKER, "</source >")
-    user = f"{OPEN_MARKER}\n{fenced}\n{CLOSE_MARKER}"
-    if not template.system_role:
-        return [{"role": "user", "content": f"{instructions}\n\n{user}"}]
-    return [{"role": "system", "content": instructions}, {"role": "user", "content": user}]
+    return f"{OPEN_MARKER}\n{fenced}\n{CLOSE_MARKER}"
 
 
 def translation_stop(text: str, template: PromptTemplate | None = None) -> tuple[str, ...]:

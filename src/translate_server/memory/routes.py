@@ -1,0 +1,167 @@
+"""/memories: translation memories made, listed, filled from files, exported and deleted.
+
+Where API keys are configured a memory belongs to the key that made it, and another key's
+memory is the same 404 as an unknown id; without keys, every client shares them. Imports are
+multipart forms (`file`, and `source_lang`/`target_lang` for files that do not say their
+languages), taken up to --max-memory-bytes on a router of their own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from litestar import Request, Response, Router, get, post, route
+from litestar.datastructures import UploadFile
+
+from translate_server.errors import AuthenticationError, InvalidRequestError
+from translate_server.http.errors import exception_handlers
+from translate_server.http.gate import PRESENTED_KEY
+from translate_server.http.openapi import FILE, FormField, error_responses, form_body
+from translate_server.http.route_paths import JSON
+from translate_server.http.services import services
+from translate_server.memory.protocol import (
+    CreateMemoryRequest,
+    MemoryDeleted,
+    MemoryImported,
+    MemoryList,
+    MemoryObject,
+)
+from translate_server.memory.service import SHARED, Memories
+from translate_server.translation.compat.common import header_key
+from translate_server.translation.compat.deepl.database import owner_of
+
+_ERRORS = error_responses(400, 401, 404)
+# Room for a multipart body's boundaries and form fields beside the file itself.
+FORM_OVERHEAD = 64 * 1024
+TMX_MEDIA_TYPE = "application/x-tmx+xml"
+
+
+def memories_of(request: Request[Any, Any, Any]) -> Memories:
+    found = services(request).memories
+    if found is None:  # only while the app starts or stops
+        raise RuntimeError("translation memories are not open")
+    return found
+
+
+def memory_owner(request: Request[Any, Any, Any]) -> str:
+    """The digest of the caller's API key where keys are configured (the gate has accepted
+    it), else the one shared owner."""
+    if not request.app.state.get("api_keys_required"):
+        return SHARED
+    token = header_key(request) or request.scope.get("state", {}).get(PRESENTED_KEY, "")
+    if not token:  # unreachable past the gate; never the shared owner for a keyless call
+        raise AuthenticationError("A valid API key is required.")
+    return owner_of(token)
+
+
+@post(
+    "/memories",
+    status_code=201,
+    summary="Create a translation memory",
+    tags=["memories"],
+    opt=JSON,
+    responses=error_responses(400, 401, 415),
+)
+async def create_memory(data: CreateMemoryRequest, request: Request[Any, Any, Any]) -> MemoryObject:
+    return MemoryObject.of(await memories_of(request).create(memory_owner(request), data.name))
+
+
+@get(
+    "/memories",
+    summary="The caller's translation memories",
+    tags=["memories"],
+    responses=error_responses(401),
+)
+async def list_memories(request: Request[Any, Any, Any]) -> MemoryList:
+    found = await memories_of(request).list(memory_owner(request))
+    return MemoryList(data=[MemoryObject.of(info) for info in found])
+
+
+# One handler for both methods: Litestar's automatic OPTIONS answer lists only the methods
+# of the first handler registered for a path.
+@route(
+    "/memories/{memory_id:str}",
+    http_method=["GET", "DELETE"],
+    status_code=200,
+    summary="A translation memory; DELETE deletes it and its entries",
+    tags=["memories"],
+    responses=_ERRORS,
+)
+async def memory(request: Request[Any, Any, Any], memory_id: str) -> MemoryObject | MemoryDeleted:
+    memories, owner = memories_of(request), memory_owner(request)
+    if request.method == "DELETE":
+        await memories.delete(owner, memory_id)
+        return MemoryDeleted(id=memory_id, deleted=True)
+    return MemoryObject.of(await memories.get(owner, memory_id))
+
+
+@get(
+    "/memories/{memory_id:str}/export",
+    summary="A translation memory as a TMX 1.4 file",
+    tags=["memories"],
+    responses=_ERRORS,
+    media_type=TMX_MEDIA_TYPE,
+)
+async def export_memory(request: Request[Any, Any, Any], memory_id: str) -> Response[bytes]:
+    info, data = await memories_of(request).export(memory_owner(request), memory_id)
+    filename = quote(f"{info.name}.tmx")
+    return Response(
+        content=data,
+        media_type=TMX_MEDIA_TYPE,
+        headers={"content-disposition": f"attachment; filename*=UTF-8''{filename}"},
+    )
+
+
+@post(
+    "/memories/{memory_id:str}/import",
+    status_code=200,
+    tags=["memories"],
+    summary="Add a file's translations to a translation memory",
+    description="Multipart form: `file` (TMX 1.4, XLIFF 1.2 or 2.0, gettext PO, POT or MO, "
+    "CSV or TSV: its extension names its format), and `source_lang`, `target_lang` for a "
+    "file that does not say its languages (a PO file's header gives only its target; a CSV "
+    "file's may be a first row of two language tags, else rows are `source,target[,note]`). "
+    "An entry whose source and languages the memory already has replaces its translation.",
+    responses={**_ERRORS, **error_responses(413)},
+    operation_class=form_body(
+        (
+            FormField(FILE, "The memory file.", required=True),
+            FormField("source_lang", "Source language, where the file does not say it."),
+            FormField("target_lang", "Target language, where the file does not say it."),
+        )
+    ),
+)
+async def import_memory(request: Request[Any, Any, Any], memory_id: str) -> MemoryImported:
+    memories = memories_of(request)
+    media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media_type != "multipart/form-data":
+        raise InvalidRequestError(
+            "Send the memory file as multipart/form-data in the field `file`.", param="file"
+        )
+    form = await request.form()
+    upload = form.get(FILE)
+    if not isinstance(upload, UploadFile):
+        raise InvalidRequestError("The form has no file in the field `file`.", param="file")
+    data = await upload.read()
+    fields = {key: value for key, value in form.items() if isinstance(value, str)}
+    info, merged = await memories.import_file(
+        memory_owner(request),
+        memory_id,
+        data,
+        upload.filename or None,
+        fields.get("source_lang") or None,
+        fields.get("target_lang") or None,
+    )
+    return MemoryImported.of(info, merged)
+
+
+def memory_router(max_bytes: int) -> Router:
+    """The memory routes; the import takes bodies up to a memory file's size (the app's body
+    limit is for JSON requests)."""
+    return Router(
+        path="/",
+        route_handlers=[create_memory, list_memories, memory, export_memory, import_memory],
+        request_max_body_size=max_bytes + FORM_OVERHEAD,
+        exception_handlers=exception_handlers(),
+    )
