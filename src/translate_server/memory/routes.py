@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from litestar import Request, Response, Router, get, post, route
 from litestar.datastructures import UploadFile
+from litestar.openapi import ResponseSpec
 
 from translate_server.errors import AuthenticationError, InvalidRequestError
 from translate_server.http.errors import exception_handlers
@@ -28,7 +29,7 @@ from translate_server.memory.protocol import (
     MemoryObject,
 )
 from translate_server.memory.service import SHARED, Memories
-from translate_server.translation.compat.common import header_key
+from translate_server.translation.compat.common import header_key, read_body
 from translate_server.translation.compat.deepl.database import owner_of
 
 _ERRORS = error_responses(400, 401, 404)
@@ -55,27 +56,31 @@ def memory_owner(request: Request[Any, Any, Any]) -> str:
     return owner_of(token)
 
 
-@post(
+# One handler for both methods: Litestar's automatic OPTIONS answer (`Allow`) lists only the
+# methods of the first handler registered for a path.
+@route(
     "/memories",
-    status_code=201,
-    summary="Create a translation memory",
+    http_method=["GET", "POST"],
+    status_code=200,
+    summary='The caller\'s translation memories (GET), or a new one (POST `{"name"}`, 201)',
     tags=["memories"],
     opt=JSON,
-    responses=error_responses(400, 401, 415),
+    responses={
+        201: ResponseSpec(
+            data_container=MemoryObject, generate_examples=False, description="The memory made"
+        ),
+        **error_responses(400, 401, 415),
+    },
 )
-async def create_memory(data: CreateMemoryRequest, request: Request[Any, Any, Any]) -> MemoryObject:
-    return MemoryObject.of(await memories_of(request).create(memory_owner(request), data.name))
-
-
-@get(
-    "/memories",
-    summary="The caller's translation memories",
-    tags=["memories"],
-    responses=error_responses(401),
-)
-async def list_memories(request: Request[Any, Any, Any]) -> MemoryList:
-    found = await memories_of(request).list(memory_owner(request))
-    return MemoryList(data=[MemoryObject.of(info) for info in found])
+async def memory_collection(
+    request: Request[Any, Any, Any],
+) -> Response[MemoryList | MemoryObject]:
+    found, owner = memories_of(request), memory_owner(request)
+    if request.method == "GET":
+        listed = await found.list(owner)
+        return Response(MemoryList(data=[MemoryObject.of(info) for info in listed]))
+    body = await read_body(request, CreateMemoryRequest)
+    return Response(MemoryObject.of(await found.create(owner, body.name)), status_code=201)
 
 
 # One handler for both methods: Litestar's automatic OPTIONS answer lists only the methods
@@ -161,7 +166,7 @@ def memory_router(max_bytes: int) -> Router:
     limit is for JSON requests)."""
     return Router(
         path="/",
-        route_handlers=[create_memory, list_memories, memory, export_memory, import_memory],
+        route_handlers=[memory_collection, memory, export_memory, import_memory],
         request_max_body_size=max_bytes + FORM_OVERHEAD,
         exception_handlers=exception_handlers(),
     )
