@@ -169,8 +169,9 @@ def test_a_paragraph_comes_back_with_every_sentence(server):
     )
     answer = translate(server, {"text": paragraph, "source_lang": "en", "target_lang": "de"})
     print(f"\n{answer['translation']!r}")
+    # One engine request per sentence; a translation may add a full stop (an abbreviation).
     sentences = re.findall(r"[^.!?]+[.!?]", answer["translation"])
-    assert len(sentences) == 4
+    assert len(sentences) >= 4
     assert 0.7 < len(answer["translation"]) / len(paragraph) < 1.8
     assert answer["finish_reason"] == "stop"
     assert "omission" not in (answer.get("warnings") or [])
