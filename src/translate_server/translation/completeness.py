@@ -65,27 +65,30 @@ def _ratios() -> dict[str, Ratio]:
     }
 
 
+_ENGLISH_RATIO = Ratio(1.0, 1.0, 1.0)  # English against itself: the calibration's base
+
+
+def _primary(tag: str) -> str:
+    return tag.split("-", 1)[0]
+
+
 def _ratio(tag: str) -> Ratio | None:
+    """The calibrated ratio of `tag` ("zh-Hans", else "zh") to English; None if unmeasured."""
+    if _primary(tag) == ENGLISH:
+        return _ENGLISH_RATIO
     ratios = _ratios()
-    return ratios.get(tag) or ratios.get(tag.split("-", 1)[0])
+    return ratios.get(tag) or ratios.get(_primary(tag))
 
 
 def length_bounds(source_lang: str, target_lang: str) -> tuple[float, float]:
     """(low, high) of answer length / source length for a translation between the two."""
-    if source_lang.split("-", 1)[0] == target_lang.split("-", 1)[0]:
+    source, target = _ratio(source_lang), _ratio(target_lang)
+    if _primary(source_lang) == _primary(target_lang) or source is None or target is None:
         return DEFAULT_BOUNDS
-    source = (
-        Ratio(1.0, 1.0, 1.0) if source_lang.split("-", 1)[0] == ENGLISH else _ratio(source_lang)
-    )
-    target = (
-        Ratio(1.0, 1.0, 1.0) if target_lang.split("-", 1)[0] == ENGLISH else _ratio(target_lang)
-    )
-    if source is None or target is None:
-        return DEFAULT_BOUNDS
-    if source_lang.split("-", 1)[0] == ENGLISH or target_lang.split("-", 1)[0] == ENGLISH:
+    if source is _ENGLISH_RATIO:
+        return target.low, target.high
+    if target is _ENGLISH_RATIO:
         # Into English the calibrated ratio inverts: a low German/English is a high English/German.
-        if source_lang.split("-", 1)[0] == ENGLISH:
-            return target.low, target.high
         return 1 / source.high, 1 / source.low
     # Neither side English: the medians give the expected ratio, the wider spread its width.
     expected = math.log(target.median / source.median)
@@ -96,17 +99,10 @@ def length_bounds(source_lang: str, target_lang: str) -> tuple[float, float]:
 
 def expected_ratio(source_lang: str, target_lang: str) -> float:
     """The median length of people's translations between the two, per source character."""
-
-    def median(tag: str) -> float | None:
-        if tag.split("-", 1)[0] == ENGLISH:
-            return 1.0
-        ratio = _ratio(tag)
-        return ratio.median if ratio else None
-
-    source, target = median(source_lang), median(target_lang)
-    if source is None or target is None or source_lang.split("-")[0] == target_lang.split("-")[0]:
+    source, target = _ratio(source_lang), _ratio(target_lang)
+    if source is None or target is None or _primary(source_lang) == _primary(target_lang):
         return 1.0
-    return target / source
+    return target.median / source.median
 
 
 def text_omission(source_chars: int, answer_chars: int, source_lang: str, target_lang: str) -> bool:

@@ -9,10 +9,10 @@ pieces left to translate, and only then are prompts tokenized and submitted (`pi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Awaitable, Hashable
+from collections.abc import AsyncGenerator, Hashable
 from typing import TYPE_CHECKING
 
-from translate_server.errors import DeadlineExceededError, InvalidRequestError
+from translate_server.errors import InvalidRequestError
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import EngineDeadError
 from translate_server.inference.generation import GenerationService
@@ -20,7 +20,6 @@ from translate_server.request_record import RequestRecord
 from translate_server.settings import LimitSettings
 from translate_server.translation.cache import TranslationCache
 from translate_server.translation.checks import FailureKind
-from translate_server.translation.completeness import text_omission
 from translate_server.translation.detection import (
     Detection,
     LanguageDetection,
@@ -28,13 +27,19 @@ from translate_server.translation.detection import (
 )
 from translate_server.translation.glossary import applied_terms
 from translate_server.translation.guard import Guard
+from translate_server.translation.outcome import (
+    PARTIAL,
+    lost_text,
+    nothing_translated,
+    or_untranslated,
+    worst_finish_reason,
+)
 from translate_server.translation.pieces import PieceTranslator
 from translate_server.translation.plan import (
     FAN_OUT_SLICE,
     MAX_PIECE_TOKENS,
     Job,
     Piece,
-    PieceResult,
     Plan,
     PlannedText,
     Planner,
@@ -220,7 +225,7 @@ class TranslationService:
                         await asyncio.sleep(0)
                     translation = self.pieces.translate(piece, job)
                     if keep_partial:
-                        translation = _or_untranslated(translation, piece)
+                        translation = or_untranslated(translation, piece)
                     tasks[piece.key] = group.create_task(translation)
         except* Exception as failures:  # noqa: BLE001 - the first failure is raised again
             # One failed piece fails the request (its siblings are cancelled): report the first.
@@ -230,7 +235,7 @@ class TranslationService:
         for key, task in tasks.items():
             plan.results[key] = task.result()
         if all(result.finish_reason == PARTIAL for result in plan.results.values()):
-            raise _deadline_exceeded()  # nothing was translated: nothing to keep
+            raise nothing_translated()  # nothing was translated: nothing to keep
 
     def respond(self, plan: Plan, record: RequestRecord) -> TranslateResponse:
         """The answer, from the plan's results: texts reassembled, usage counted once per
@@ -250,14 +255,19 @@ class TranslationService:
                 ]
             )
             found = [*plan.notices, *(w for r in results for w in r.warnings)]
-            if _lost_text(text, results, plan):
+            if lost_text(
+                plan.target.tag,
+                text.source.tag,
+                [plan.pieces[key].text for key in text.slots],
+                results,
+            ):
                 found.append(str(FailureKind.OMISSION))
             warnings.append(list(dict.fromkeys(found)))
-            reasons.append(_finish_reason(results))
+            reasons.append(worst_finish_reason(r.finish_reason for r in results))
             for key, result in zip(text.slots, results, strict=True):
                 piece = plan.pieces[key]
                 applied.update(applied_terms(piece.text, result.text, piece.glossary))
-        record.finish_reason = next((r for r in (PARTIAL, "length") if r in reasons), "stop")
+        record.finish_reason = worst_finish_reason(reasons)
         counted = [plan.results[key] for key in plan.pieces]
         usage = Usage.of(
             sum(r.prompt_tokens for r in counted), sum(r.completion_tokens for r in counted)
@@ -351,42 +361,6 @@ def _planning_work(request: TranslateRequest) -> int:
         # Every term is compiled (once per process) and compared with every piece.
         work = work * 2 + DETECTION_WORK * len(request.glossary)
     return work
-
-
-# A text some of whose pieces the deadline left untranslated.
-PARTIAL = "partial"
-DEADLINE_WARNING = "deadline_exceeded"
-
-
-async def _or_untranslated(translation: Awaitable[PieceResult], piece: Piece) -> PieceResult:
-    """The piece's translation, or the piece itself, said to be untranslated, once the
-    request's deadline has passed."""
-    try:
-        return await translation
-    except DeadlineExceededError:
-        return PieceResult(piece.text, PARTIAL, warnings=(DEADLINE_WARNING,))
-
-
-def _deadline_exceeded() -> DeadlineExceededError:
-    return DeadlineExceededError(
-        "The request did not finish within its deadline and was "
-        "aborted; nothing of it was translated."
-    )
-
-
-def _lost_text(text: PlannedText, results: list[PieceResult], plan: Plan) -> bool:
-    """Whether a long text's pieces, each fine alone, lost much of it together (its markup
-    and layout not counted)."""
-    if not any(results) or any(r.finish_reason == PARTIAL for r in results):
-        return False  # an untranslated piece is said already
-    source_chars = sum(len(plan.pieces[key].text) for key in text.slots)
-    answer_chars = sum(len(r.text.strip()) for r in results)
-    return text_omission(source_chars, answer_chars, text.source.tag, plan.target.tag)
-
-
-def _finish_reason(results: list[PieceResult]) -> str:
-    reasons = {result.finish_reason for result in results}
-    return next((reason for reason in (PARTIAL, "length") if reason in reasons), "stop")
 
 
 def _memory_match(text: PlannedText, plan: Plan) -> MemoryMatch | None:
