@@ -311,6 +311,18 @@ def test_an_engine_failure_mid_stream_is_shown_after_the_partial_text(
     assert page.is_enabled("#translate")
 
 
+def play_stream(page: Any, site: str, events: list[dict[str, Any]]) -> None:
+    """The page opened, with /translate answering these events as a stream."""
+    body = "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
+    page.route(
+        "**/translate",
+        lambda route: route.fulfill(
+            status=200, headers={"content-type": "text/event-stream"}, body=body
+        ),
+    )
+    open_page(page, site)
+
+
 def test_warnings_in_the_final_event_are_listed(page: Any, site: str) -> None:
     # Warnings the page has no words for (free text, or objects with a message) are shown
     # as they come: play such a stream.
@@ -328,14 +340,7 @@ def test_warnings_in_the_final_event_are_listed(page: Any, site: str) -> None:
             ],
         },
     ]
-    body = "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
-    page.route(
-        "**/translate",
-        lambda route: route.fulfill(
-            status=200, headers={"content-type": "text/event-stream"}, body=body
-        ),
-    )
-    open_page(page, site)
+    play_stream(page, site, events)
     page.fill("#source-text", "Hello world")
     page.click("#translate")
     assert translated(page) == "Hallo Welt"
@@ -356,14 +361,7 @@ def test_completeness_and_deadline_warnings_are_said_in_words(page: Any, site: s
             "warnings": ["omission", "deadline_exceeded", "unsupported_target_language"],
         },
     ]
-    body = "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
-    page.route(
-        "**/translate",
-        lambda route: route.fulfill(
-            status=200, headers={"content-type": "text/event-stream"}, body=body
-        ),
-    )
-    open_page(page, site)
+    play_stream(page, site, events)
     page.fill("#source-text", "Hello world. How are you?")
     page.click("#translate")
     assert translated(page) == "Hallo"
