@@ -7,8 +7,8 @@ comparison app, each around the zero-latency engine, logging one JSON line per r
 
 from __future__ import annotations
 
-from translate_server.http.logging_setup import configure_logging
-from translate_server.inference.heap import freeze_startup_heap
+from translate_server.server.heap import freeze_startup_heap
+from translate_server.server.logging_setup import configure_logging
 from translate_server.settings import Settings, load_settings
 
 from zero_engine import ZeroLatencyEngine
@@ -47,7 +47,7 @@ def litestar_traced_app():
     import os
 
     from translate_server.app import create_app
-    from translate_server.tracing import build_tracing
+    from translate_server.observability.tracing import build_tracing
 
     configure_logging("json", "info")
     tracing = build_tracing(os.environ["BENCH_OTLP_TRACES_ENDPOINT"])
@@ -65,7 +65,7 @@ def litestar_otel_asgi_app():
     from litestar.plugins.opentelemetry.middleware import OpenTelemetryInstrumentationMiddleware
 
     from translate_server.app import create_app
-    from translate_server.tracing import build_tracing
+    from translate_server.observability.tracing import build_tracing
 
     configure_logging("json", "info")
     tracing = build_tracing(os.environ["BENCH_OTLP_TRACES_ENDPOINT"])

@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1]))  # the checkout: `tests.support`
 
 from translate_server.app import create_app
-from translate_server.http.logging_setup import configure_logging
 from translate_server.loadgen.stats import percentile
+from translate_server.server.logging_setup import configure_logging
 from translate_server.settings import load_settings
 
 from batching_engine import BatchingEngine

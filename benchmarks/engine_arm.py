@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchmarks.cpu import CpuMeter
-from translate_server.inference.heap import freeze_startup_heap
 from translate_server.loadgen.chat_prompt import default_messages, default_stop
 from translate_server.loadgen.stats import RequestResult, summarize
 from translate_server.loadgen.workload import WorkItem, warmup_items
+from translate_server.server.heap import freeze_startup_heap
 
 
 def _token_ids(tokenizer: Any, messages: list[dict[str, str]]) -> list[int]:

@@ -17,7 +17,7 @@ from translate_server.inference.engine import (
     GenerationStep,
     SamplingOptions,
 )
-from translate_server.inference.heap import freeze_startup_heap
+from translate_server.server.heap import freeze_startup_heap
 
 from zero_engine import ZeroLatencyEngine
 
@@ -79,7 +79,7 @@ def app():
     if path := os.environ.get(TURNS_FILE):
         _note_longest_loop_turn(path)
     from translate_server.app import create_app
-    from translate_server.http.logging_setup import configure_logging
+    from translate_server.server.logging_setup import configure_logging
     from translate_server.settings import load_settings
 
     configure_logging("json", "warning")

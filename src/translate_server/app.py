@@ -13,11 +13,13 @@ import structlog
 from litestar import Litestar
 from litestar.datastructures import State
 
-from translate_server.chat.routes import chat_completions, list_models, retrieve_model
-from translate_server.chat.service import ChatService
-from translate_server.completions.routes import completions
-from translate_server.completions.service import CompletionService
-from translate_server.documents.routers import document_routers
+from translate_server.compat.deepl.routes import deepl_router
+from translate_server.compat.deepl.routes import error_shape as deepl_error_shape
+from translate_server.compat.documents import document_routers
+from translate_server.compat.libretranslate.routes import (
+    error_shape as libre_error_shape,
+)
+from translate_server.compat.libretranslate.routes import libretranslate_router
 from translate_server.http.cors import Cors
 from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate, ApiKeys
@@ -30,16 +32,14 @@ from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.inference.generation import GenerationService
 from translate_server.memory.routes import memory_router
-from translate_server.responses.routes import create_response
-from translate_server.responses.service import ResponsesService
+from translate_server.observability.tracing import Tracing, build_tracing
+from translate_server.openai_api.chat.routes import chat_completions, list_models, retrieve_model
+from translate_server.openai_api.chat.service import ChatService
+from translate_server.openai_api.completions.routes import completions
+from translate_server.openai_api.completions.service import CompletionService
+from translate_server.openai_api.responses.routes import create_response
+from translate_server.openai_api.responses.service import ResponsesService
 from translate_server.settings import Settings
-from translate_server.tracing import Tracing, build_tracing
-from translate_server.translation.compat.deepl.routes import deepl_router
-from translate_server.translation.compat.deepl.routes import error_shape as deepl_error_shape
-from translate_server.translation.compat.libretranslate.routes import (
-    error_shape as libre_error_shape,
-)
-from translate_server.translation.compat.libretranslate.routes import libretranslate_router
 from translate_server.translation.routes import detect, languages, translate
 from translate_server.ui.routes import ui_router
 
@@ -167,8 +167,8 @@ async def open_services(
     exists, so they close in reverse order when the app stops, and also when start-up fails
     halfway (the engine's memory and processes, the databases, the tasks)."""
     # Imported here: the translation service pulls in the language registry and detector.
+    from translate_server.compat.deepl.accounts import DeepLAccounts
     from translate_server.translation.cache import TranslationCache
-    from translate_server.translation.compat.deepl.accounts import DeepLAccounts
     from translate_server.translation.detection import LanguageDetection
     from translate_server.translation.prompts.templates import PromptTemplates
     from translate_server.translation.service import TranslationService

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from translate_server import __version__
-from translate_server.inference.process_tree import tie_to_parent_if_spawned
+from translate_server.server.process_tree import tie_to_parent_if_spawned
 from translate_server.settings import OPTIONS, Settings, SettingsError, load_settings
 
 # A process the server spawns (vLLM's engine core and worker) imports this module first, as
@@ -32,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as exc:
         parser.error(str(exc))
     if args.command == "serve":
-        from translate_server.server import serve
+        from translate_server.server.run import serve
 
         return serve(settings)
     if args.command == "openapi":

@@ -11,8 +11,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from translate_server.http.logging_setup import configure_logging
-from translate_server.server import run_server
+from translate_server.server.logging_setup import configure_logging
+from translate_server.server.run import run_server
 from translate_server.settings import load_settings
 
 from tests.support.fakes import FakeEngine

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from litestar import Request
 from litestar.datastructures import UploadFile
 
+from translate_server.compat.common import header_key
 from translate_server.documents.metrics import JobGauge
 from translate_server.documents.runner import Bill, DocumentJobs
 from translate_server.documents.store import JobStore
@@ -25,8 +26,7 @@ from translate_server.errors import (
     PayloadTooLargeError,
 )
 from translate_server.http.gate import PRESENTED_KEY
-from translate_server.translation.compat.common import header_key
-from translate_server.translation.compat.deepl.database import owner_of
+from translate_server.owners import owner_of
 
 if TYPE_CHECKING:
     from translate_server.http.observability import ServiceMetrics

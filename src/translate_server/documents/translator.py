@@ -24,7 +24,7 @@ from translate_server.documents.job_translation import Translate
 from translate_server.documents.limits import RunnerLimits
 from translate_server.errors import ApiError
 from translate_server.inference.admission import Admission
-from translate_server.request_record import RequestRecord
+from translate_server.observability.record import RequestRecord
 from translate_server.translation.protocol import TranslateRequest
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from translate_server.wire import ErrorBody, ErrorResponse
 if TYPE_CHECKING:
     from litestar.types import ExceptionHandlersMap, Scope
 
-    from translate_server.request_record import RequestRecord
+    from translate_server.observability.record import RequestRecord
 
 log = structlog.get_logger(__name__)
 

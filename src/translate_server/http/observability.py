@@ -1,10 +1,10 @@
 """Logs and metrics: one canonical log line and one set of observations per request.
 
-A pure ASGI middleware opens a `RequestRecord` (`translate_server.request_record`) for each
+A pure ASGI middleware opens a `RequestRecord` (`translate_server.observability.record`) for each
 request, the service fills in what it learns (tokens, engine timings), and when the last byte
 is sent the middleware writes the log line and feeds Prometheus from the same record, so the
 two can never disagree. Where tracing is on, the same middleware opens and ends the request's
-span (`translate_server.tracing`).
+span (`translate_server.observability.tracing`).
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from prometheus_client import (
     generate_latest,
 )
 
-from translate_server.request_record import RequestRecord
+from translate_server.observability.record import RequestRecord
 
 if TYPE_CHECKING:
-    from translate_server.tracing import Tracing
+    from translate_server.observability.tracing import Tracing
 
 REQUEST_ID_HEADER = b"x-request-id"
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=-]{1,128}")

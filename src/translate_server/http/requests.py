@@ -10,7 +10,7 @@ from litestar import Request
 
 from translate_server.errors import ApiError
 from translate_server.http.disconnect import CancelOnDisconnect
-from translate_server.request_record import RequestRecord
+from translate_server.observability.record import RequestRecord
 
 T = TypeVar("T")
 

@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING, Any
 from litestar import Request
 
 if TYPE_CHECKING:  # the services' modules load with the engine, not with the routes
-    from translate_server.chat.service import ChatService
-    from translate_server.completions.service import CompletionService
+    from translate_server.compat.deepl.accounts import DeepLAccounts
     from translate_server.documents.service import Documents
     from translate_server.http.observability import ServiceMetrics
     from translate_server.inference.admission import Admission
     from translate_server.inference.engine import Engine
     from translate_server.inference.generation import GenerationService
     from translate_server.memory.service import Memories
-    from translate_server.responses.service import ResponsesService
+    from translate_server.openai_api.chat.service import ChatService
+    from translate_server.openai_api.completions.service import CompletionService
+    from translate_server.openai_api.responses.service import ResponsesService
     from translate_server.settings import LimitSettings
-    from translate_server.translation.compat.deepl.accounts import DeepLAccounts
     from translate_server.translation.service import TranslationService
 
 

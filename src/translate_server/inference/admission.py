@@ -15,7 +15,7 @@ from translate_server.errors import OverloadedError, UnavailableError
 if TYPE_CHECKING:
     from prometheus_client import Counter, Gauge
 
-    from translate_server.tracing import Tracing
+    from translate_server.observability.tracing import Tracing
 
 
 class AdmissionMetrics(Protocol):

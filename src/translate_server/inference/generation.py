@@ -28,10 +28,10 @@ from translate_server.inference.engine import (
     SamplingOptions,
     TokenLogprob,
 )
-from translate_server.request_record import RequestRecord
+from translate_server.observability.record import RequestRecord
 
 if TYPE_CHECKING:
-    from translate_server.tracing import Tracing
+    from translate_server.observability.tracing import Tracing
 
 # Characters of chat content from which a prompt is tokenized off the event loop. Tokenizing
 # costs 4-5 us per token on a slow core, so 2,000 characters (about 500 tokens) would stall

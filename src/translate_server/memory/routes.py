@@ -15,6 +15,7 @@ from litestar import Request, Response, Router, get, post, route
 from litestar.datastructures import UploadFile
 from litestar.openapi import ResponseSpec
 
+from translate_server.compat.common import header_key, read_body
 from translate_server.errors import AuthenticationError, InvalidRequestError
 from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import PRESENTED_KEY
@@ -29,8 +30,7 @@ from translate_server.memory.protocol import (
     MemoryObject,
 )
 from translate_server.memory.service import SHARED, Memories
-from translate_server.translation.compat.common import header_key, read_body
-from translate_server.translation.compat.deepl.database import owner_of
+from translate_server.owners import owner_of
 
 _ERRORS = error_responses(400, 401, 404)
 # Room for a multipart body's boundaries and form fields beside the file itself.

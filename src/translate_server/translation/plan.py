@@ -16,7 +16,7 @@ import msgspec
 from translate_server.errors import InvalidRequestError
 from translate_server.inference.request_limits import check_max_tokens, check_model
 from translate_server.memory.entries import Found
-from translate_server.request_record import RequestRecord
+from translate_server.observability.record import RequestRecord
 from translate_server.settings import LimitSettings
 from translate_server.translation.cache import CachedTranslation, TranslationCache
 from translate_server.translation.detection import Detection, LanguageDetection

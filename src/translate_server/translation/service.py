@@ -16,7 +16,7 @@ from translate_server.errors import InvalidRequestError
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import EngineDeadError
 from translate_server.inference.generation import GenerationService
-from translate_server.request_record import RequestRecord
+from translate_server.observability.record import RequestRecord
 from translate_server.settings import LimitSettings
 from translate_server.translation.cache import TranslationCache
 from translate_server.translation.checks import FailureKind

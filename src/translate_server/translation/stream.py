@@ -15,7 +15,7 @@ from contextlib import aclosing
 from translate_server.http import sse
 from translate_server.http.errors import stream_failure
 from translate_server.inference.admission import Admission, Ticket
-from translate_server.request_record import RequestRecord
+from translate_server.observability.record import RequestRecord
 from translate_server.translation.pieces import PieceTranslator
 from translate_server.translation.plan import FAN_OUT_SLICE, PieceResult, Plan
 from translate_server.translation.protocol import TranslateChunk, TranslateResponse

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from translate_server.app import create_app
+from translate_server.compat.deepl.accounts import DeepLAccounts
 from translate_server.settings import load_settings
-from translate_server.translation.compat.deepl.accounts import DeepLAccounts
 from translate_server.translation.prompts.templates import TemplateError
 
 from tests.support.fakes import FakeEngine

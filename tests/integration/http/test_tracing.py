@@ -9,8 +9,8 @@ import pytest
 
 from translate_server.app import create_app
 from translate_server.inference.engine import EngineTimings
+from translate_server.observability.tracing import Tracing
 from translate_server.settings import load_settings
-from translate_server.tracing import Tracing
 
 from tests.support.fakes import FakeEngine
 from tests.support.harness import running

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from translate_server.chat.chunks import ChunkEncoder
-from translate_server.chat.protocol import ChatCompletionChunk, ChunkChoice, Delta
 from translate_server.http import sse
+from translate_server.openai_api.chat.chunks import ChunkEncoder
+from translate_server.openai_api.chat.protocol import ChatCompletionChunk, ChunkChoice, Delta
 
 TEXTS = [
     "",

@@ -10,7 +10,7 @@ import signal
 import uvicorn
 from structlog.testing import capture_logs
 
-from translate_server.server import DrainingServer
+from translate_server.server.run import DrainingServer
 
 
 async def test_the_signal_handler_only_schedules_the_drain(monkeypatch) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-from translate_server.inference.heap import freeze_startup_heap
+from translate_server.server.heap import freeze_startup_heap
 
 
 class _Node:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from translate_server.translation.compat.deepl.accounts import DeepLAccounts
-from translate_server.translation.compat.deepl.database import Database
-from translate_server.translation.compat.deepl.glossaries import GLOSSARY_SCHEMA, GlossaryStore
+from translate_server.compat.deepl.accounts import DeepLAccounts
+from translate_server.compat.deepl.database import Database
+from translate_server.compat.deepl.glossaries import GLOSSARY_SCHEMA, GlossaryStore
 
 
 async def test_usage_is_counted_per_key_across_opens(tmp_path: Path) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from translate_server.compat.deepl.glossaries import entries_tsv, parse_entries
+from translate_server.compat.deepl.protocol import tag_list
 from translate_server.errors import InvalidRequestError
-from translate_server.translation.compat.deepl.glossaries import entries_tsv, parse_entries
-from translate_server.translation.compat.deepl.protocol import tag_list
 
 
 def test_tsv_and_csv_entries() -> None:

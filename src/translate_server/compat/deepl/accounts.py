@@ -1,0 +1,37 @@
+"""What the DeepL API keeps per API key, in one SQLite database across restarts: the characters
+billed to it and its glossaries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from translate_server.compat.deepl.database import Database
+from translate_server.compat.deepl.glossaries import GLOSSARY_SCHEMA, GlossaryStore
+from translate_server.compat.deepl.usage import USAGE_SCHEMA, UsageStore
+from translate_server.owners import owner_of
+
+# What `/v2/usage` reports as the limit: DeepL's own figure for an account without one (its
+# clients read `count >= limit` as "limit reached", so 0 would mean exhausted).
+UNLIMITED = 1_000_000_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class DeepLAccounts:
+    database: Database
+    glossaries: GlossaryStore
+    usage: UsageStore
+
+    @classmethod
+    def open(cls, path: Path) -> DeepLAccounts:
+        database = Database(path, GLOSSARY_SCHEMA + USAGE_SCHEMA)
+        return cls(database, GlossaryStore(database), UsageStore(database))
+
+    async def bill(self, key: str, characters: int) -> None:
+        await self.usage.add(owner_of(key), characters)
+
+    async def characters(self, key: str) -> int:
+        return await self.usage.characters(owner_of(key))
+
+    async def close(self) -> None:
+        await self.database.close()

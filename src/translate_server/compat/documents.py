@@ -1,0 +1,262 @@
+"""DeepL's document API (`/v2/document...`) and LibreTranslate's `translate_file`, over the same
+document jobs as `/translate/document`.
+
+DeepL: the official clients upload a multipart form, then poll the status and fetch the result
+with `{"document_key": ...}` as JSON (older ones and curl send it as a form: both are read). A
+result is deleted once downloaded, as DeepL does. `glossary_id` names one of the key's glossaries
+(`/v2/glossaries`): its terms are read at upload and kept with the job. A document's characters
+are added to the key's `/v2/usage` once it is translated (not when it fails or is cancelled).
+
+LibreTranslate: `translate_file` answers once the file is translated (as LibreTranslate does)
+with `translatedFileUrl`, a download link that carries the job's id and key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Response, Router, get, post
+
+from translate_server.compat.common import body_key_check, header_key, read_body
+from translate_server.compat.deepl.protocol import DeepLError
+from translate_server.compat.deepl.routes import KEY_FIELD
+from translate_server.compat.deepl.routes import error_shape as deepl_shape
+from translate_server.compat.libretranslate.protocol import LibreError
+from translate_server.compat.libretranslate.routes import KEY_FIELD as LIBRE_KEY
+from translate_server.compat.libretranslate.routes import error_shape as libre_shape
+from translate_server.documents.job_keys import KEY_ALONE
+from translate_server.documents.protocol import (
+    DeepLDocumentHandle,
+    DeepLDocumentKey,
+    DeepLDocumentStatus,
+    LibreFileTranslated,
+)
+from translate_server.documents.routes import (
+    FORM_OVERHEAD,
+    document_errors,
+    document_events,
+    document_result,
+    document_status,
+    documents_of,
+    naming_job,
+    result_response,
+    submit_document,
+)
+from translate_server.errors import ApiError, DocumentNotReadyError, InvalidRequestError
+from translate_server.http.errors import exception_handlers
+from translate_server.http.openapi import COMPAT_ERRORS, FILE, FormField, form_body
+from translate_server.http.services import services
+from translate_server.owners import owner_of
+
+_DEEPL_ERRORS = document_errors(*COMPAT_ERRORS, 409, shape=DeepLError)
+_LIBRE_ERRORS = document_errors(*COMPAT_ERRORS, shape=LibreError)
+# DeepL's clients send the key as a form; JSON is read too.
+_DOCUMENT_KEY = form_body(
+    (FormField("document_key", "The key the upload answered.", required=True),),
+    media_type="application/x-www-form-urlencoded",
+)
+
+
+@post(
+    "/document",
+    status_code=200,
+    summary="DeepL v2: upload a document to translate",
+    tags=["deepl"],
+    responses=_DEEPL_ERRORS,
+    operation_class=form_body(
+        (
+            FormField(FILE, "The document (its extension names its format).", required=True),
+            FormField("target_lang", "Language to translate into (DE, EN-GB...).", required=True),
+            FormField("source_lang", "Language of the document (default: detected)."),
+            FormField("formality", "default, more, less, prefer_more or prefer_less."),
+            FormField("glossary_id", "A glossary made with POST /v2/glossaries."),
+            FormField("output_format", "Only the document's own format is served."),
+        )
+    ),
+)
+async def deepl_upload_document(request: Request[Any, Any, Any]) -> Response[DeepLDocumentHandle]:
+    from translate_server.documents.job import DocumentOptions
+
+    documents = documents_of(request)
+    upload = await documents.read_upload(request)
+    fields = upload.fields
+    target = fields.get("target_lang")
+    if not target:
+        raise InvalidRequestError("Parameter 'target_lang' not specified.", param="target_lang")
+    wanted = fields.get("output_format")
+    if wanted and not (upload.filename or "").lower().endswith("." + wanted.lower()):
+        raise InvalidRequestError(
+            "Documents are translated into their own format only.", param="output_format"
+        )
+    source = fields.get("source_lang") or None
+    api_key = header_key(request) or fields.get(KEY_FIELD, "")
+    # A stored glossary is read at upload: the job keeps its terms, whatever happens to it.
+    glossary = await services(request).deepl.glossaries.entries_for(
+        api_key, fields.get("glossary_id") or None, source, target
+    )
+    job, key = await documents.jobs.submit(
+        upload.data,
+        filename=upload.filename,
+        target_lang=target,
+        source_lang=source,
+        owner=documents.owner(request),
+        options=DocumentOptions(formality=fields.get("formality") or None, glossary=glossary),
+        billed_to=owner_of(api_key),
+    )
+    return naming_job(DeepLDocumentHandle(document_id=job.id, document_key=key), job.id, 200)
+
+
+@post(
+    "/document/{document_id:str}",
+    status_code=200,
+    summary="DeepL v2: a document's translation status",
+    tags=["deepl"],
+    responses=_DEEPL_ERRORS,
+    operation_class=_DOCUMENT_KEY,
+)
+async def deepl_document_status(
+    request: Request[Any, Any, Any], document_id: str
+) -> DeepLDocumentStatus:
+    documents = documents_of(request)
+    body = await read_body(request, DeepLDocumentKey)
+    job = await documents.jobs.status(document_id, body.document_key, documents.owner(request))
+    return DeepLDocumentStatus.of(job)
+
+
+@post(
+    "/document/{document_id:str}/result",
+    status_code=200,
+    summary="DeepL v2: download a translated document (once)",
+    tags=["deepl"],
+    responses=_DEEPL_ERRORS,
+    media_type="application/octet-stream",
+    operation_class=_DOCUMENT_KEY,
+)
+async def deepl_document_result(
+    request: Request[Any, Any, Any], document_id: str
+) -> Response[bytes]:
+    from litestar.background_tasks import BackgroundTask
+
+    documents = documents_of(request)
+    body = await read_body(request, DeepLDocumentKey)
+    owner = documents.owner(request)
+    try:
+        job, data = await documents.jobs.result(document_id, body.document_key, owner)
+    except DocumentNotReadyError as exc:
+        raise _NotReady(exc.message, param=exc.param) from None
+    return result_response(
+        job,
+        data,
+        background=BackgroundTask(documents.jobs.forget, document_id, body.document_key, owner),
+    )
+
+
+class _NotReady(ApiError):
+    """DeepL answers a download before the document is done with a 503, which its clients
+    read as "not ready yet" (a 409 would be an unexpected error to them)."""
+
+    status_code = 503
+    type = "server_error"
+    code = "document_not_ready"
+
+
+@post(
+    "/translate_file",
+    status_code=200,
+    summary="LibreTranslate: translate a file",
+    tags=["libretranslate"],
+    responses=_LIBRE_ERRORS,
+    operation_class=form_body(
+        (
+            FormField(FILE, "The file (its extension names its format).", required=True),
+            FormField("target", "Language to translate into.", required=True),
+            FormField("source", "Language of the file, or auto (the default)."),
+            FormField("api_key", "The API key, where keys are configured."),
+        )
+    ),
+)
+async def libre_translate_file(request: Request[Any, Any, Any]) -> Response[LibreFileTranslated]:
+    documents = documents_of(request)
+    upload = await documents.read_upload(request)
+    target = upload.fields.get("target")
+    if not target:
+        raise InvalidRequestError("Invalid request: missing target parameter", param="target")
+    source = upload.fields.get("source")
+    owner = documents.owner(request)
+    job, key = await documents.jobs.submit(
+        upload.data,
+        filename=upload.filename,
+        target_lang=target,
+        source_lang=None if source in (None, "", "auto") else source,
+        owner=owner,
+    )
+    async for state in documents.jobs.watch(job.id, key, owner):
+        job = state
+    if job.status == "error":
+        raise _Failed(job.error or "Translation failed.")
+    base = str(request.base_url).rstrip("/")
+    return naming_job(
+        LibreFileTranslated(f"{base}/libretranslate/download_file/{job.id}/{key}"), job.id, 200
+    )
+
+
+class _Failed(ApiError):
+    """The file was accepted but its translation failed (LibreTranslate answers a 500 too)."""
+
+    status_code = 500
+    type = "server_error"
+    code = "document_failed"
+
+
+@get(
+    "/download_file/{document_id:str}/{document_key:str}",
+    summary="LibreTranslate: download a translated file",
+    tags=["libretranslate"],
+    responses=_LIBRE_ERRORS,
+    media_type="application/octet-stream",
+)
+async def libre_download_file(
+    request: Request[Any, Any, Any], document_id: str, document_key: str
+) -> Response[bytes]:
+    documents = documents_of(request)
+    # The link's secret key alone authorizes it: it is followed without an API key.
+    job, data = await documents.jobs.result(document_id, document_key, owner=KEY_ALONE)
+    return result_response(job, data)
+
+
+DEEPL_ROUTES = [deepl_upload_document, deepl_document_status, deepl_document_result]
+
+
+def document_routers(max_bytes: int) -> list[Router]:
+    """Ours, DeepL's and LibreTranslate's document routes, each taking bodies up to a
+    document's size (the app's body limit is for JSON requests)."""
+    size = max_bytes + FORM_OVERHEAD
+    return [
+        Router(
+            path="/",
+            route_handlers=[submit_document, document_status, document_result, document_events],
+            request_max_body_size=size,
+        ),
+        # Where the gate left the key check to the route (a key sent in the body), these check.
+        Router(
+            path="/v2",
+            route_handlers=DEEPL_ROUTES,
+            request_max_body_size=size,
+            exception_handlers=exception_handlers(deepl_shape),
+            before_request=body_key_check(KEY_FIELD),
+        ),
+        Router(
+            path="/libretranslate",
+            route_handlers=[libre_translate_file],
+            request_max_body_size=size,
+            exception_handlers=exception_handlers(libre_shape),
+            before_request=body_key_check(LIBRE_KEY),
+        ),
+        # LibreTranslate's download link is followed as it is (a browser link, no key): the
+        # job's id and secret key in its path are what authorizes it, as there.
+        Router(
+            path="/libretranslate",
+            route_handlers=[libre_download_file],
+            exception_handlers=exception_handlers(libre_shape),
+        ),
+    ]

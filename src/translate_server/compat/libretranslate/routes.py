@@ -1,0 +1,151 @@
+"""LibreTranslate's API under `/libretranslate/`: its clients work against this server by
+changing their base URL. Keys, when set, come as LibreTranslate's clients send them, in an
+`api_key` field (or an Authorization header)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Router, get, post
+
+from translate_server.compat.common import body_key_check, compat_status, read_body
+from translate_server.compat.libretranslate.protocol import (
+    LIBRE_VARIANTS,
+    FrontendLanguage,
+    FrontendLanguages,
+    FrontendSettings,
+    LibreDetected,
+    LibreDetectRequest,
+    LibreError,
+    LibreLanguage,
+    LibreTranslateRequest,
+    LibreTranslateResponse,
+    libre_detections,
+)
+from translate_server.errors import ApiError
+from translate_server.http.errors import exception_handlers
+from translate_server.http.openapi import COMPAT_ERRORS, error_responses
+from translate_server.http.requests import deadline_for, record_of, unless_disconnected
+from translate_server.http.route_paths import OPEN
+from translate_server.http.services import services
+from translate_server.translation.protocol import DetectRequest
+from translate_server.wire import ErrorBody
+
+PREFIX = "/libretranslate"
+KEY_FIELD = "api_key"
+
+
+_ERRORS = error_responses(*COMPAT_ERRORS, shape=LibreError)
+
+
+@post(
+    "/translate",
+    status_code=200,
+    summary="LibreTranslate: translate",
+    tags=["libretranslate"],
+    responses=_ERRORS,
+)
+async def libre_translate(request: Request[Any, Any, Any]) -> LibreTranslateResponse:
+    body = await read_body(request, LibreTranslateRequest)
+    found = services(request)
+    deadline = deadline_for(found.limits.request_timeout, None)
+    response = await unless_disconnected(
+        request,
+        found.translation.translate(body.to_translate_request(), record_of(request), deadline),
+    )
+    return LibreTranslateResponse.of(response)
+
+
+@post(
+    "/detect",
+    status_code=200,
+    summary="LibreTranslate: detect the language",
+    tags=["libretranslate"],
+    responses=_ERRORS,
+)
+async def libre_detect(request: Request[Any, Any, Any]) -> list[LibreDetected]:
+    body = await read_body(request, LibreDetectRequest)
+    response = services(request).translation.detect(DetectRequest(text=body.q))
+    return libre_detections(response)
+
+
+@get(
+    "/languages",
+    summary="LibreTranslate: languages",
+    tags=["libretranslate"],
+    responses=_ERRORS,
+    opt=OPEN,
+)  # open, as LibreTranslate's own
+async def libre_languages(request: Request[Any, Any, Any]) -> list[LibreLanguage]:
+    languages = [
+        (language.code, language.name)
+        for language in services(request).translation.languages().languages
+    ]
+    languages = sorted([*languages, *LIBRE_VARIANTS])
+    codes = [code for code, _ in languages]
+    return [LibreLanguage(code=code, name=name, targets=codes) for code, name in languages]
+
+
+@get(
+    "/frontend/settings",
+    summary="LibreTranslate: settings its web page reads",
+    tags=["libretranslate"],
+    opt=OPEN,
+)
+async def libre_frontend_settings(request: Request[Any, Any, Any]) -> FrontendSettings:
+    found = services(request)
+    keys = bool(request.app.state.get("api_keys_required"))
+    files = found.documents is not None
+    if files:
+        # Imported only when documents are served: the formats pull in their libraries.
+        from translate_server.documents.formats import known_extensions
+    return FrontendSettings(
+        charLimit=found.limits.max_text_chars,
+        frontendTimeout=500,
+        apiKeys=keys,
+        keyRequired=keys,
+        suggestions=False,
+        filesTranslation=files,
+        supportedFilesFormat=list(known_extensions()) if files else [],
+        language=FrontendLanguages(
+            source=FrontendLanguage(code="auto", name="Auto Detect"),
+            target=FrontendLanguage(code="en", name="English"),
+        ),
+    )
+
+
+class SuggestionsDisabledError(ApiError):
+    status_code = 403
+    type = "permission_error"
+    code = "suggestions_disabled"
+
+
+@post(
+    "/suggest",
+    status_code=200,
+    summary="LibreTranslate: suggest a translation (disabled)",
+    tags=["libretranslate"],
+    responses=_ERRORS,
+)
+async def libre_suggest() -> None:
+    """Suggestions are not collected: answered as a LibreTranslate server without them."""
+    raise SuggestionsDisabledError("Suggestions are disabled on this server.")
+
+
+def error_shape(status: int, error: ErrorBody) -> tuple[int, LibreError]:
+    return compat_status(status, error), LibreError(error=error.message)
+
+
+def libretranslate_router() -> Router:
+    return Router(
+        path=PREFIX,
+        route_handlers=[
+            libre_translate,
+            libre_detect,
+            libre_languages,
+            libre_frontend_settings,
+            libre_suggest,
+        ],
+        exception_handlers=exception_handlers(error_shape),
+        before_request=body_key_check(KEY_FIELD),
+    )

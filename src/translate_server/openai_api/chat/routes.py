@@ -1,0 +1,74 @@
+"""POST /v1/chat/completions, GET /v1/models and /v1/models/{id}: thin handlers over the chat
+service."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, get, post
+from litestar.response import Stream
+
+from translate_server.errors import ModelNotFoundError
+from translate_server.http import sse
+from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses
+from translate_server.http.requests import deadline_for, record_of, unless_disconnected
+from translate_server.http.route_paths import JSON
+from translate_server.http.services import Services, services
+from translate_server.openai_api.chat.protocol import (
+    ChatCompletion,
+    ChatCompletionRequest,
+    Model,
+    ModelList,
+)
+
+
+@post(
+    "/v1/chat/completions",
+    status_code=200,
+    summary="Create a chat completion",
+    tags=["openai"],
+    opt=JSON,
+    responses={
+        **answer_or_stream(
+            ChatCompletion,
+            "The completion; with `stream: true`, server-sent "
+            "events of `chat.completion.chunk` objects ending in `[DONE]`",
+        ),
+        **error_responses(*API_ERRORS),
+    },
+)
+async def chat_completions(
+    data: ChatCompletionRequest, request: Request[Any, Any, Any]
+) -> ChatCompletion | Stream:
+    found = services(request)
+    record = record_of(request)
+    deadline = deadline_for(found.limits.request_timeout, data.timeout)
+    if data.stream:
+        events = await found.chat.open_stream(data, record, deadline)
+        return sse.EventStream(events)
+    return await unless_disconnected(request, found.chat.complete(data, record, deadline))
+
+
+def _model(found: Services) -> Model:
+    return Model(
+        id=found.model_name, created=found.started_at, max_model_len=found.engine.info.max_model_len
+    )
+
+
+@get("/v1/models", summary="List the served model", tags=["openai"], responses=error_responses(401))
+async def list_models(request: Request[Any, Any, Any]) -> ModelList:
+    return ModelList(data=[_model(services(request))])
+
+
+@get(
+    "/v1/models/{model_id:path}",
+    summary="Describe the served model",
+    tags=["openai"],
+    responses=error_responses(401, 404),
+)
+async def retrieve_model(model_id: str, request: Request[Any, Any, Any]) -> Model:
+    found = services(request)
+    model_id = model_id.lstrip("/")
+    if model_id != found.model_name:
+        raise ModelNotFoundError(model_id, found.model_name)
+    return _model(found)

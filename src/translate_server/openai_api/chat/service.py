@@ -1,0 +1,221 @@
+"""/v1/chat/completions: OpenAI's request in, OpenAI's completion or chunk stream out."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import AsyncGenerator
+
+from translate_server.errors import InvalidRequestError
+from translate_server.http import sse
+from translate_server.http.errors import stream_failure
+from translate_server.inference.admission import Admission, Ticket
+from translate_server.inference.engine import ChatMessage, SamplingOptions
+from translate_server.inference.generation import GenerationService, Prompt, StartedStream
+from translate_server.inference.request_limits import check_model
+from translate_server.observability.record import RequestRecord
+from translate_server.openai_api import sampling
+from translate_server.openai_api.chat.chunks import ChunkEncoder
+from translate_server.openai_api.chat.protocol import (
+    AssistantMessage,
+    ChatCompletion,
+    ChatCompletionRequest,
+    ChatMessageIn,
+    Choice,
+    ChunkChoice,
+    Delta,
+)
+from translate_server.openai_api.logprobs import chat_logprobs
+from translate_server.settings import LimitSettings
+from translate_server.wire import Usage
+
+
+class ChatService:
+    def __init__(
+        self,
+        generation: GenerationService,
+        admission: Admission,
+        limits: LimitSettings,
+        model_name: str,
+    ) -> None:
+        self.generation = generation
+        self.admission = admission
+        self.limits = limits
+        self.model_name = model_name
+        self.fingerprint = sampling.system_fingerprint(model_name)
+
+    async def complete(
+        self, request: ChatCompletionRequest, record: RequestRecord, deadline: float
+    ) -> ChatCompletion:
+        messages = self._validate(request, record)
+        ticket = self.admission.admit(request.n)
+        try:
+            prompt, options = await self._prepare(request, messages)
+            completion = await self.generation.complete(prompt, options, record, deadline)
+        finally:
+            ticket.release()
+        record.finish_reason = completion.finish_reasons[0]
+        return ChatCompletion(
+            id=_completion_id(),
+            created=int(time.time()),
+            model=self.model_name,
+            system_fingerprint=self.fingerprint,
+            choices=[
+                Choice(
+                    index=i,
+                    message=AssistantMessage(content=text),
+                    finish_reason=reason,
+                    logprobs=None
+                    if completion.logprobs is None
+                    else chat_logprobs(completion.logprobs[i]),
+                )
+                for i, (text, reason) in enumerate(
+                    zip(completion.texts, completion.finish_reasons, strict=True)
+                )
+            ],
+            usage=Usage.of(
+                completion.prompt_tokens, completion.completion_tokens, completion.cached_tokens
+            ),
+        )
+
+    async def open_stream(
+        self, request: ChatCompletionRequest, record: RequestRecord, deadline: float
+    ) -> AsyncGenerator[bytes, None]:
+        """Server-sent events of the completion. Everything that can fail before the first token
+        fails here, while an error status can still be sent; later failures end the stream with
+        an error event."""
+        prompt, started, ticket = await self.start_stream(request, record, deadline)
+        return self._events(request, prompt, started, ticket, record)
+
+    async def start_stream(
+        self, request: ChatCompletionRequest, record: RequestRecord, deadline: float
+    ) -> tuple[Prompt, StartedStream, Ticket]:
+        """Admitted, prompted, and the engine's first output in: what a stream of any shape
+        (chat chunks, Responses events) begins with. The caller releases the ticket and
+        closes the stream."""
+        messages = self._validate(request, record)
+        ticket = self.admission.admit(request.n)
+        try:
+            prompt, options = await self._prepare(request, messages)
+            started = await self.generation.start_stream(prompt, options, record, deadline)
+        except BaseException:
+            ticket.release()
+            raise
+        return prompt, started, ticket
+
+    async def _events(
+        self,
+        request: ChatCompletionRequest,
+        prompt: Prompt,
+        started: StartedStream,
+        ticket: Ticket,
+        record: RequestRecord,
+    ) -> AsyncGenerator[bytes, None]:
+        chunks = ChunkEncoder(_completion_id(), int(time.time()), self.model_name, self.fingerprint)
+        with_logprobs = request.logprobs
+        completion_tokens = [0] * request.n
+        try:
+            for index in range(request.n):
+                yield chunks.chunk(
+                    [ChunkChoice(index=index, delta=Delta(role="assistant", content=""))]
+                )
+            step, steps = started
+            while step is not None:
+                completion_tokens[step.index] = step.completion_tokens
+                if step.finish_reason is None and not with_logprobs:
+                    yield chunks.text(step.index, step.text)
+                else:
+                    if step.finish_reason is not None:
+                        record.finish_reason = step.finish_reason
+                    yield chunks.chunk(
+                        [
+                            ChunkChoice(
+                                index=step.index,
+                                delta=Delta(content=step.text),
+                                finish_reason=step.finish_reason,
+                                logprobs=None
+                                if step.logprobs is None
+                                else chat_logprobs(step.logprobs),
+                            )
+                        ]
+                    )
+                step = await anext(steps, None)
+            if request.stream_options is not None and request.stream_options.include_usage:
+                yield chunks.chunk(
+                    [], Usage.of(prompt.tokens, sum(completion_tokens), record.cached_tokens)
+                )
+            yield sse.DONE
+        except Exception as exc:  # noqa: BLE001 - stream_failure logs the unexpected
+            # A 200 is already on the wire: the failure becomes the stream's last event.
+            yield sse.event(stream_failure(exc, record))
+        finally:
+            ticket.release()
+            await started.rest.aclose()
+
+    def _validate(self, request: ChatCompletionRequest, record: RequestRecord) -> list[ChatMessage]:
+        record.model = self.model_name
+        check_model(request.model, self.model_name)
+        if not self.generation.engine.info.chat_template:
+            # A base model prompted through a made-up chat format loops; it translates only.
+            raise InvalidRequestError(
+                f"The model {self.model_name} is a base model without a chat template: it "
+                "serves /translate only.",
+                param="model",
+                code="chat_not_supported",
+            )
+        if len(request.messages) > self.limits.max_messages:
+            raise InvalidRequestError(
+                f"At most {self.limits.max_messages} messages per request.", param="messages"
+            )
+        sampling.refuse_tools(request)
+        sampling.refuse_audio(request)
+        # Refused before admission and tokenizing, as every other client mistake.
+        sampling.chat_logprobs(request)
+        sampling.structured_output(request.response_format)
+        sampling.logit_bias(request)
+        return [_chat_message(i, message) for i, message in enumerate(request.messages)]
+
+    async def _prepare(
+        self, request: ChatCompletionRequest, messages: list[ChatMessage]
+    ) -> tuple[Prompt, SamplingOptions]:
+        prompt = await self.generation.prepare(messages, "messages")
+        remaining = self.generation.remaining_context(prompt)
+        max_tokens = sampling.max_tokens_for(
+            request.max_completion_tokens or request.max_tokens, self.limits.max_tokens, remaining
+        )
+        return prompt, to_sampling_options(request, max_tokens)
+
+
+def to_sampling_options(request: ChatCompletionRequest, max_tokens: int) -> SamplingOptions:
+    return sampling.sampling_options(
+        request,
+        max_tokens,
+        logprobs=sampling.chat_logprobs(request),
+        structured=sampling.structured_output(request.response_format),
+    )
+
+
+def _chat_message(index: int, message: ChatMessageIn) -> ChatMessage:
+    role = "system" if message.role == "developer" else message.role
+    content = message.content
+    if content is None:
+        if role != "assistant":
+            raise InvalidRequestError(
+                "A message needs content.", param=f"messages[{index}].content"
+            )
+        content = ""
+    elif not isinstance(content, str):
+        texts = []
+        for j, part in enumerate(content):
+            if part.type != "text" or part.text is None:
+                raise InvalidRequestError(
+                    f"Only text content is supported, not `{part.type}`.",
+                    param=f"messages[{index}].content[{j}]",
+                )
+            texts.append(part.text)
+        content = "\n".join(texts)
+    return {"role": role, "content": content}
+
+
+def _completion_id() -> str:
+    return f"chatcmpl-{uuid.uuid4().hex}"
