@@ -44,8 +44,11 @@ from translate_server.translation.routes import detect, languages, translate
 from translate_server.ui.routes import ui_router
 
 if TYPE_CHECKING:  # their modules load with the engine, not with the routes
+    from litestar.types import ASGIApp
+
     from translate_server.documents.runner import Bill
     from translate_server.documents.service import Documents
+    from translate_server.inference.shared_admission import SharedCapacity
     from translate_server.memory.service import Memories
     from translate_server.translation.service import TranslationService
 
@@ -72,6 +75,9 @@ def create_app(
     on_engine_death: Callable[[], None] | None = None,
     on_ready: Callable[[], None] | None = None,
     tracing: Tracing | None = None,
+    shared_capacity: SharedCapacity | None = None,
+    owns_stores: bool = True,
+    outer: Callable[[ASGIApp], ASGIApp] | None = None,
 ) -> Litestar:
     """Build the app around an engine made by `engine_factory` when the app starts.
 
@@ -80,6 +86,10 @@ def create_app(
     keeps for its life is built and imported (the server freezes its heap there). `tracing`
     defaults to OTLP export where `--otlp-traces-endpoint` is set (tests pass one with an
     in-memory exporter).
+
+    With several front-end processes (`--api-processes`), `shared_capacity` is the admission
+    count they share; only the process that `owns_stores` opens the SQLite stores and runs
+    document jobs, and `outer` wraps the app in what forwards their requests to it.
     """
     metrics_ = ServiceMetrics()
     # One decision for the document routes, their jobs and the page's file panel.
@@ -91,6 +101,7 @@ def create_app(
         queue_limit=settings.limits.queue_limit(settings.engine.max_num_seqs),
         metrics=metrics_,
         tracing=tracing,
+        shared=shared_capacity,
     )
 
     @asynccontextmanager
@@ -105,6 +116,7 @@ def create_app(
                 tracing,
                 serve_documents=serve_documents,
                 on_engine_death=on_engine_death,
+                owns_stores=owns_stores,
             )
             if on_ready is not None:
                 on_ready()
@@ -148,6 +160,8 @@ def create_app(
     app.asgi_handler = RequestObserver(
         Cors(gate, ("/libretranslate/",)), metrics_, paths.known, tracing
     )
+    if outer is not None:
+        app.asgi_handler = outer(app.asgi_handler)
     return app
 
 
@@ -161,11 +175,15 @@ async def open_services(
     *,
     serve_documents: bool = False,
     on_engine_death: Callable[[], None] | None = None,
+    owns_stores: bool = True,
 ) -> Services:
     """Every service, database and background task the app keeps for its life, built here
     from explicit parts. Each one that must be closed is entered on `resources` the moment it
     exists, so they close in reverse order when the app stops, and also when start-up fails
-    halfway (the engine's memory and processes, the databases, the tasks)."""
+    halfway (the engine's memory and processes, the databases, the tasks).
+
+    A front end that does not `owns_stores` opens none: the requests that need them are
+    forwarded to the one that does (its DeepL accounts are never used, so never opened)."""
     # Imported here: the translation service pulls in the language registry and detector.
     from translate_server.compat.deepl.accounts import DeepLAccounts
     from translate_server.translation.cache import TranslationCache
@@ -185,7 +203,7 @@ async def open_services(
     cache = TranslationCache(options.translation_cache_size, metrics_.registry)
     template = PromptTemplates.load(options.prompt_templates).for_model(engine.info.model)
 
-    memories = await _open_memories(resources, settings)
+    memories = await _open_memories(resources, settings) if owns_stores else None
 
     def translation_service(admitted_by: Admission, priority: int = 0) -> TranslationService:
         return TranslationService(
@@ -208,7 +226,7 @@ async def open_services(
         await _open_documents(
             resources, settings, metrics_, translation_service, bill=deepl.usage.add
         )
-        if serve_documents
+        if serve_documents and owns_stores
         else None
     )
     _start_task(resources, _watch_engine(engine, on_engine_death))

@@ -76,6 +76,7 @@ class ServerSettings(_Settings, frozen=True):
     api_keys: tuple[str, ...] = ()
     metrics_require_key: bool = False
     ui: bool = True
+    api_processes: Annotated[int, msgspec.Meta(ge=1, le=64)] = 1
 
 
 class TranslationSettings(_Settings, frozen=True):
@@ -338,6 +339,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("api_key_file", "server", "File with one API key per line."),
     Option("metrics_require_key", "server", "Put /metrics behind the API key too.", bool),
     Option("ui", "server", "Serve the translator page at `/` (`--no-ui` turns it off).", bool),
+    Option(
+        "api_processes",
+        "server",
+        "HTTP front-end processes over one engine (1: one process). Above 1 they share the "
+        "port, the admission count and /metrics; process 0 keeps the stores and document jobs.",
+        int,
+    ),
 )
 
 

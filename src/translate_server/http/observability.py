@@ -35,6 +35,9 @@ from translate_server.observability.record import RequestRecord
 if TYPE_CHECKING:
     from translate_server.observability.tracing import Tracing
 
+# Set (by the supervisor of `--api-processes N`) before prometheus_client is imported, it
+# makes every metric of this process a file in that folder, which any process can sum.
+MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"
 REQUEST_ID_HEADER = b"x-request-id"
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=-]{1,128}")
 
@@ -105,17 +108,24 @@ class ServiceMetrics:
             "translate_completion_tokens", "Completion tokens generated.", ["route"], registry=r
         )
         self.in_flight = Gauge(
-            "translate_requests_in_flight", "HTTP requests being answered.", ["route"], registry=r
+            "translate_requests_in_flight",
+            "HTTP requests being answered.",
+            ["route"],
+            registry=r,
+            multiprocess_mode="livesum",  # only read with --api-processes above 1
         )
         self.running = Gauge(
             "translate_requests_running",
             "Engine requests admitted within the engine's batch slots.",
             registry=r,
+            # Admission counts every front end's requests: the latest figure is the total.
+            multiprocess_mode="livemostrecent",
         )
         self.waiting = Gauge(
             "translate_requests_waiting",
             "Engine requests admitted beyond the batch slots, waiting for one.",
             registry=r,
+            multiprocess_mode="livemostrecent",
         )
         # The engine's view of the same requests (the slowest engine request of each, as in
         # the log line), beside the service's: where the two part, the time went elsewhere.
@@ -221,8 +231,20 @@ class ServiceMetrics:
         return children
 
     def exposition(self) -> bytes:
+        if MULTIPROCESS_DIR in os.environ:
+            return _every_process_exposition()
         # Ours, then the process-wide registry where vLLM registers its `vllm:*` metrics.
         return generate_latest(self.registry) + generate_latest(REGISTRY)
+
+
+def _every_process_exposition() -> bytes:
+    """Every front-end process's metrics (ours and vLLM's) summed, as one process's would
+    read; gauges by their `multiprocess_mode`."""
+    from prometheus_client.multiprocess import MultiProcessCollector
+
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    return generate_latest(registry)
 
 
 class _RouteMetrics:

@@ -15,6 +15,7 @@ from translate_server.errors import OverloadedError, UnavailableError
 if TYPE_CHECKING:
     from prometheus_client import Counter, Gauge
 
+    from translate_server.inference.shared_admission import SharedCapacity
     from translate_server.observability.tracing import Tracing
 
 
@@ -49,6 +50,7 @@ class Admission:
         queue_limit: int,
         metrics: AdmissionMetrics,
         tracing: Tracing | None = None,
+        shared: SharedCapacity | None = None,
     ) -> None:
         self.slots = slots
         self.tracing = tracing
@@ -58,10 +60,18 @@ class Admission:
         self.last_refused = 0.0  # time.monotonic() of the last request refused while draining
         self._metrics = metrics
         self._mean_seconds = 1.0  # smoothed time a ticket is held
+        # With several front-end processes, the count every process's admission shares;
+        # `in_flight` stays this process's own (what its drain waits for).
+        self._shared = shared
+
+    @property
+    def admitted(self) -> int:
+        """Sequences admitted: this process's, or every front end's where they share."""
+        return self.in_flight if self._shared is None else self._shared.total
 
     @property
     def waiting(self) -> int:
-        return max(0, self.in_flight - self.slots)
+        return max(0, self.admitted - self.slots)
 
     def admit(self, weight: int = 1) -> Ticket:
         """Reserve `weight` engine sequences or raise at once."""
@@ -85,10 +95,14 @@ class Admission:
             )
         # A request larger than the whole capacity still runs, alone.
         weight = min(weight, self.capacity)
-        if self.in_flight + weight > self.capacity:
+        if (
+            self.in_flight + weight > self.capacity
+            if self._shared is None
+            else not self._shared.try_take(weight, self.capacity)
+        ):
             self._metrics.rejected.labels("queue_full").inc()
             raise OverloadedError(
-                f"The server is at capacity ({self.in_flight} requests admitted, "
+                f"The server is at capacity ({self.admitted} requests admitted, "
                 f"{self.capacity} allowed); retry later.",
                 retry_after=self._retry_after(),
             )
@@ -101,11 +115,15 @@ class Admission:
         tokens were counted). Never refused: the request's engine work has begun and would
         be thrown away, and a request refused here whenever the server is busy would starve.
         The overshoot is bounded by the pieces one request may create."""
+        if self._shared is not None:
+            self._shared.take(weight)
         self.in_flight += weight
         self._publish()
         return Ticket(self, weight)
 
     def _release(self, weight: int, held_seconds: float) -> None:
+        if self._shared is not None:
+            self._shared.give(weight)
         self.in_flight -= weight
         self._mean_seconds += 0.1 * (held_seconds - self._mean_seconds)
         self._publish()
@@ -116,5 +134,5 @@ class Admission:
         return batches_ahead * self._mean_seconds
 
     def _publish(self) -> None:
-        self._metrics.running.set(min(self.in_flight, self.slots))
+        self._metrics.running.set(min(self.admitted, self.slots))
         self._metrics.waiting.set(self.waiting)

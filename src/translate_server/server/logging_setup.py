@@ -11,9 +11,12 @@ import msgspec
 import structlog
 
 
-def configure_logging(log_format: str = "auto", level: str = "info") -> None:
+def configure_logging(
+    log_format: str = "auto", level: str = "info", front_end: int | None = None
+) -> None:
     """Our own lines go straight from structlog to stderr; stdlib loggers (uvicorn, vLLM) come
-    through a formatter with the same renderer, so every line has one shape."""
+    through a formatter with the same renderer, so every line has one shape. With several
+    front-end processes, each line names the `front_end` that wrote it."""
     use_console = log_format == "console" or (log_format == "auto" and sys.stderr.isatty())
     level_number = logging.getLevelName(level.upper())
     timestamper = structlog.processors.TimeStamper(fmt="iso", utc=True)
@@ -22,6 +25,8 @@ def configure_logging(log_format: str = "auto", level: str = "info") -> None:
         structlog.processors.add_log_level,
         timestamper,
     ]
+    if front_end is not None:
+        shared.append(_FrontEnd(front_end))
     if use_console:
         own_renderer: Any = structlog.dev.ConsoleRenderer()
         stdlib_renderer: Any = own_renderer
@@ -70,3 +75,14 @@ def _json_bytes(obj: Any, default: Any = None, **_: Any) -> bytes:
 
 def _json_str(obj: Any, default: Any = None, **_: Any) -> str:
     return _json_bytes(obj, default).decode()
+
+
+class _FrontEnd:
+    """Adds `front_end=<index>` to every line of one front-end process."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __call__(self, logger: Any, method: str, event: dict[str, Any]) -> dict[str, Any]:
+        event["front_end"] = self.index
+        return event

@@ -14,6 +14,7 @@ import uvicorn
 from translate_server.app import create_app
 from translate_server.http.services import Services
 from translate_server.inference.engine import Engine
+from translate_server.server.front_end import FrontEndRole
 from translate_server.server.heap import freeze_startup_heap
 from translate_server.server.logging_setup import configure_logging
 from translate_server.server.process_tree import tie_children_to_this_process
@@ -34,9 +35,13 @@ class DrainingServer(uvicorn.Server):
     requests finish for up to `grace` seconds; what is still running then is aborted and
     answered, and only then does uvicorn shut down. A second signal exits at once."""
 
-    def __init__(self, config: uvicorn.Config, grace: float) -> None:
+    def __init__(
+        self, config: uvicorn.Config, grace: float, busy: Callable[[], int] = lambda: 0
+    ) -> None:
         super().__init__(config)
         self.grace = grace
+        # Requests in progress that admission does not count (those forwarded elsewhere).
+        self.busy = busy
         self.exit_code = 0
         self._draining = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -69,7 +74,9 @@ class DrainingServer(uvicorn.Server):
         admission.last_refused = time.monotonic()  # at least one quiet period, traffic or not
         deadline = time.monotonic() + self.grace
         while time.monotonic() < deadline and (  # noqa: ASYNC110 - counters and a clock, no event
-            admission.in_flight or time.monotonic() - admission.last_refused < DRAIN_QUIET_SECONDS
+            admission.in_flight
+            or self.busy()
+            or time.monotonic() - admission.last_refused < DRAIN_QUIET_SECONDS
         ):
             await asyncio.sleep(0.05)
         if admission.in_flight:
@@ -89,6 +96,10 @@ class DrainingServer(uvicorn.Server):
 def serve(settings: Settings) -> int:
     """Serve with the vLLM engine; returns the process exit code."""
     configure_logging(settings.server.log_format, settings.server.log_level)
+    if settings.server.api_processes > 1:
+        from translate_server.server.api_processes import supervise
+
+        return supervise(settings)
     from translate_server.inference.engine.vllm_engine import (
         create_vllm_engine,
         freeze_vllm_environment,
@@ -103,8 +114,13 @@ def serve(settings: Settings) -> int:
     return run_server(settings, start_engine)
 
 
-def run_server(settings: Settings, engine_factory: Callable[[], Engine]) -> int:
-    """Run the app around whatever engine `engine_factory` makes, until shutdown."""
+def run_server(
+    settings: Settings,
+    engine_factory: Callable[[], Engine],
+    front_end: FrontEndRole | None = None,
+) -> int:
+    """Run the app around whatever engine `engine_factory` makes, until shutdown; as one of
+    several front-end processes where `front_end` says so."""
     server: DrainingServer | None = None
 
     def on_engine_death() -> None:
@@ -116,7 +132,16 @@ def run_server(settings: Settings, engine_factory: Callable[[], Engine]) -> int:
         # leaves behind is never walked by a full collection again.
         log.info("startup_heap_frozen", objects=freeze_startup_heap())
 
-    app = create_app(settings, engine_factory, on_engine_death=on_engine_death, on_ready=on_ready)
+    role = front_end or FrontEndRole()
+    app = create_app(
+        settings,
+        engine_factory,
+        on_engine_death=on_engine_death,
+        on_ready=on_ready,
+        shared_capacity=role.shared_capacity,
+        owns_stores=role.owns_stores,
+        outer=role.outer,
+    )
     config = uvicorn.Config(
         app,
         host=settings.server.host,
@@ -128,8 +153,8 @@ def run_server(settings: Settings, engine_factory: Callable[[], Engine]) -> int:
         timeout_graceful_shutdown=5,
         timeout_keep_alive=30,
     )
-    server = DrainingServer(config, grace=settings.limits.shutdown_grace)
-    server.run()
+    server = DrainingServer(config, grace=settings.limits.shutdown_grace, busy=role.busy)
+    server.run(sockets=role.sockets)
     if not server.started:
         return EXIT_STARTUP_FAILED
     return server.exit_code

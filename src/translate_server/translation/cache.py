@@ -36,7 +36,10 @@ class TranslationCache:
             registry=registry,
         )
         self.size = Gauge(
-            "translate_cache_entries", "Translations held in the cache.", registry=registry
+            "translate_cache_entries",
+            "Translations held in the cache.",
+            registry=registry,
+            multiprocess_mode="livesum",  # one cache per front-end process
         )
 
     def get(self, key: Hashable) -> CachedTranslation | None:

@@ -226,7 +226,7 @@ class VllmEngine:
             engine.shutdown(timeout=SHUTDOWN_TIMEOUT)
 
 
-def _prepare_environment() -> bool:
+def prepare_vllm_environment() -> bool:
     """Set vLLM's environment before its first import; returns True on a CPU-only machine."""
     os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
     # Our logging pipeline (structlog over stdlib) formats vLLM's records: vLLM must not
@@ -250,7 +250,7 @@ def create_vllm_engine(settings: EngineSettings) -> VllmEngine:
 
     from translate_server.inference.model_files import resolve_model
 
-    on_cpu = _prepare_environment()
+    on_cpu = prepare_vllm_environment()
     model = resolve_model(settings)
     from vllm import AsyncEngineArgs, AsyncLLMEngine
 
