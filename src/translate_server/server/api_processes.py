@@ -153,7 +153,9 @@ class Supervisor:
                 self._kill_front_ends()
         if failure is not None:
             return failure
-        return next((p.exitcode for p in self.front_ends if p.exitcode), 0) or 0
+        # SIGTERM stops a front end still starting before it can drain: nothing to lose.
+        failed = (p.exitcode for p in self.front_ends if p.exitcode not in (0, -signal.SIGTERM))
+        return next(failed, 0) or 0
 
     def _stop_front_ends(self, *, at_once: bool) -> None:
         """SIGTERM drains a front end; a second one makes it exit at once."""

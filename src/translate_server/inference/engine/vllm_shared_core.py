@@ -93,15 +93,16 @@ def launch_shared_core(settings: EngineSettings, count: int) -> Iterator[SharedC
     args._api_process_count = count
     args._api_process_rank = -1
     config = args.create_engine_config()
-    listeners = bind_engine_zmq_listeners(config, count)
-    links = [
+    # Held by `core` alone: vLLM's import pins this frame, and a local would outlive shutdown.
+    core = SharedCore([], _listeners=bind_engine_zmq_listeners(config, count))
+    core.links = [
         FrontEndLink(
             vllm_config=config,
             client_config={
-                "input_address": listeners.inputs[i].address,
-                "output_address": listeners.outputs[i].address,
-                "input_listener": listeners.inputs[i].socket,
-                "output_listener": listeners.outputs[i].socket,
+                "input_address": core._listeners.inputs[i].address,
+                "output_address": core._listeners.outputs[i].address,
+                "input_listener": core._listeners.inputs[i].socket,
+                "output_listener": core._listeners.outputs[i].socket,
             },
             index=i,
             count=count,
@@ -110,13 +111,12 @@ def launch_shared_core(settings: EngineSettings, count: int) -> Iterator[SharedC
         for i in range(count)
     ]
     log.info("engine_core_starting", model=model, front_ends=count, dtype=args.dtype)
-    core = SharedCore(links, _listeners=listeners)
     try:
-        executor = executor_of(config)
         with launch_core_engines(
-            config, executor, not args.disable_log_stats, listeners.addresses
+            config, executor_of(config), not args.disable_log_stats, core._listeners.addresses
         ) as launch:
             core.manager = launch.engine_manager
+            del launch
             yield core
     except BaseException:
         core.shutdown()
