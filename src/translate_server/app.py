@@ -176,7 +176,7 @@ async def open_services(
     if tracing is not None:
         resources.callback(tracing.shutdown)  # last: sends the spans still waiting for a batch
     engine = _start_engine(resources, engine_factory)
-    generation = GenerationService(engine, tracing)
+    generation = GenerationService(engine, tracing, settings.engine.stream_coalesce_ms)
     model_name = settings.engine.model_name
     options = settings.translation
     detection = LanguageDetection(options.detection_accuracy)

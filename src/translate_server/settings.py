@@ -41,6 +41,9 @@ class EngineSettings(_Settings, frozen=True):
     engine_metrics: bool = True
     otlp_traces_endpoint: str | None = None
     model_cache_dir: str = str(Path("~/.cache/translate-server").expanduser())
+    cpu_placement: str = "split"
+    front_end_cpus: Annotated[int, msgspec.Meta(ge=1)] = 1
+    stream_coalesce_ms: Annotated[float, msgspec.Meta(ge=0)] = 40.0
 
     @property
     def model_name(self) -> str:
@@ -187,6 +190,31 @@ OPTIONS: tuple[Option, ...] = (
         "`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf` switches from gRPC to HTTP.",
     ),
     Option("model_cache_dir", "engine", "Where prepared models are kept between starts."),
+    Option(
+        "cpu_placement",
+        "engine",
+        "CPU engine only: `split` runs the serving process on its own cores "
+        "(--front-end-cpus, the last it may use) and binds the engine's compute threads to "
+        "the rest, so overload refusals and health checks never wait behind them; `shared` "
+        "leaves both to vLLM and the kernel. An operator's `VLLM_CPU_OMP_THREADS_BIND` wins.",
+        str,
+        ("split", "shared"),
+    ),
+    Option(
+        "stream_coalesce_ms",
+        "engine",
+        "Streams: the engine gathers as many tokens into one streamed chunk as its recent "
+        "pace makes in this many ms (at most 16; the first and last chunk never wait; "
+        "requests with logprobs get every token). A slow engine streams token by token; "
+        "0 turns it off.",
+        float,
+    ),
+    Option(
+        "front_end_cpus",
+        "engine",
+        "Cores kept for the serving process (and vLLM's scheduler) under --cpu-placement split.",
+        int,
+    ),
     Option(
         "max_queued_requests",
         "limits",
