@@ -82,11 +82,18 @@ def test_a_quota_of_every_allowed_core_still_splits() -> None:
     ("text", "quota"),
     [("200000 100000\n", 2.0), ("max 100000\n", None), ("150000 100000", 1.5), ("junk", None)],
 )
-def test_cgroup_quota(tmp_path: Path, text: str, quota: float | None) -> None:
-    path = tmp_path / "cpu.max"
-    path.write_text(text)
-    assert cpu_placement.cgroup_cpu_quota(str(path)) == quota
+def test_cgroup_v2_quota(tmp_path: Path, text: str, quota: float | None) -> None:
+    (tmp_path / "cpu.max").write_text(text)
+    assert cpu_placement.cgroup_cpu_quota(str(tmp_path)) == quota
     assert cpu_placement.cgroup_cpu_quota(str(tmp_path / "absent")) is None
+
+
+@pytest.mark.parametrize(("quota", "cores"), [("300000", 3.0), ("-1", None)])
+def test_cgroup_v1_quota(tmp_path: Path, quota: str, cores: float | None) -> None:
+    (tmp_path / "cpu").mkdir()
+    (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text(quota + "\n")
+    (tmp_path / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
+    assert cpu_placement.cgroup_cpu_quota(str(tmp_path)) == cores
 
 
 def test_cpu_list_is_compact() -> None:

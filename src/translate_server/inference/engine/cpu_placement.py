@@ -115,18 +115,31 @@ def cpu_list(cores: Sequence[int]) -> str:
     return ",".join(parts)
 
 
-def cgroup_cpu_quota(path: str = "/sys/fs/cgroup/cpu.max") -> float | None:
-    """The cgroup v2 CPU quota in cores (`cpu.max`: "200000 100000" -> 2.0); None if none."""
-    try:
-        with open(path, encoding="ascii") as file:
-            fields = file.read().split()
-    except OSError:
-        return None
-    if len(fields) != 2 or fields[0] == "max":
+def cgroup_cpu_quota(root: str = "/sys/fs/cgroup") -> float | None:
+    """The container's CPU quota in cores ("200000 100000" -> 2.0), from cgroup v2's
+    `cpu.max` or v1's `cpu/cpu.cfs_quota_us`; None where there is none."""
+    fields = _read_fields(f"{root}/cpu.max")
+    if fields is None:
+        quota, period = (
+            _read_fields(f"{root}/cpu/cpu.cfs_quota_us"),
+            _read_fields(f"{root}/cpu/cpu.cfs_period_us"),
+        )
+        if quota is None or period is None:
+            return None
+        fields = quota[:1] + period[:1]
+    if len(fields) != 2 or fields[0] in ("max", "-1"):
         return None
     try:
         return int(fields[0]) / int(fields[1])
     except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _read_fields(path: str) -> list[str] | None:
+    try:
+        with open(path, encoding="ascii") as file:
+            return file.read().split()
+    except OSError:
         return None
 
 
