@@ -22,6 +22,7 @@ from translate_server.inference.generation import GenerationService, Prompt
 from translate_server.settings import LimitSettings
 from translate_server.translation.cache import CachedTranslation, TranslationCache
 from translate_server.translation.checks import FailureKind
+from translate_server.translation.findings import findings
 from translate_server.translation.glossary import entries_in
 from translate_server.translation.guard import INCOMPLETE, RETRY_SAMPLING, Guard, Review
 from translate_server.translation.hygiene import StreamCleaner, clean_translation
@@ -142,7 +143,7 @@ class PieceTranslator:
         if INCOMPLETE.intersection(retry_for) and (finer := _by_sentence(piece.text)):
             # A piece of several sentences that lost or made up text: one sentence per
             # engine request, each guarded on its own.
-            job.record.quality_checked(tuple(map(str, retry_for)), (), True)
+            findings(job.record).quality_checked(tuple(map(str, retry_for)), (), True)
             with self._retry_span(retry_for):
                 return await self._translate_refitted(piece, finer, job)
         if retry_for:
@@ -152,7 +153,9 @@ class PieceTranslator:
                 attempts.append(await self._complete(asked, prompt, retry, job))
             reviews.append(_review(guard, piece, masked, attempts[1], job))
         outcome = guard.choose(piece.text, reviews)
-        job.record.quality_checked(tuple(map(str, retry_for)), outcome.warnings, len(attempts) > 1)
+        findings(job.record).quality_checked(
+            tuple(map(str, retry_for)), outcome.warnings, len(attempts) > 1
+        )
         return PieceResult(
             outcome.text,
             attempts[outcome.chosen].finish_reason,
@@ -180,7 +183,7 @@ class PieceTranslator:
             piece.text, Masked(piece.text, ()), sent, piece.source.tag, job.target.tag
         )
         warnings = tuple(map(str, review.failures))
-        job.record.quality_checked(warnings, warnings, False)
+        findings(job.record).quality_checked(warnings, warnings, False)
         return warnings
 
     # -- end of the guard -------------------------------------------------------------------
