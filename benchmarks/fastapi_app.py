@@ -21,11 +21,12 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
 from translate_server.errors import ApiError
-from translate_server.http.observability import RequestObserver, ServiceMetrics
+from translate_server.http.observability import RequestObserver
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.inference.generation import GenerationService
+from translate_server.observability.metrics import ServiceMetrics
 from translate_server.openai_api.chat.service import ChatService
 from translate_server.server.heap import freeze_startup_heap
 from translate_server.settings import Settings

@@ -45,8 +45,9 @@ from translate_server.documents.routes import (
 from translate_server.errors import ApiError, DocumentNotReadyError, InvalidRequestError
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, FILE, FormField, form_body
-from translate_server.http.services import services
+from translate_server.http.route_paths import compatible
 from translate_server.owners import owner_of
+from translate_server.services import services
 
 _DEEPL_ERRORS = document_errors(*COMPAT_ERRORS, 409, shape=DeepLError)
 _LIBRE_ERRORS = document_errors(*COMPAT_ERRORS, shape=LibreError)
@@ -244,6 +245,7 @@ def document_routers(max_bytes: int) -> list[Router]:
             request_max_body_size=size,
             exception_handlers=exception_handlers(deepl_shape),
             before_request=body_key_check(KEY_FIELD),
+            opt=compatible(deepl_shape),
         ),
         Router(
             path="/libretranslate",
@@ -251,6 +253,7 @@ def document_routers(max_bytes: int) -> list[Router]:
             request_max_body_size=size,
             exception_handlers=exception_handlers(libre_shape),
             before_request=body_key_check(LIBRE_KEY),
+            opt=compatible(libre_shape, cors=True),
         ),
         # LibreTranslate's download link is followed as it is (a browser link, no key): the
         # job's id and secret key in its path are what authorizes it, as there.
@@ -258,5 +261,6 @@ def document_routers(max_bytes: int) -> list[Router]:
             path="/libretranslate",
             route_handlers=[libre_download_file],
             exception_handlers=exception_handlers(libre_shape),
+            opt=compatible(libre_shape, cors=True),
         ),
     ]

@@ -20,7 +20,7 @@ from translate_server.documents.protocol import DocumentStatus, DocumentSubmitte
 from translate_server.errors import InvalidRequestError
 from translate_server.http import sse
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
-from translate_server.http.services import services
+from translate_server.services import services
 from translate_server.wire import ErrorResponse
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ from translate_server.http.gate import PRESENTED_KEY
 from translate_server.owners import owner_of
 
 if TYPE_CHECKING:
-    from translate_server.http.observability import ServiceMetrics
+    from translate_server.observability.metrics import ServiceMetrics
     from translate_server.settings import Settings
     from translate_server.translation.service import TranslationService
 

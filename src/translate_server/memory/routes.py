@@ -21,7 +21,6 @@ from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import PRESENTED_KEY
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
 from translate_server.http.route_paths import JSON
-from translate_server.http.services import services
 from translate_server.memory.protocol import (
     CreateMemoryRequest,
     MemoryDeleted,
@@ -31,6 +30,7 @@ from translate_server.memory.protocol import (
 )
 from translate_server.memory.service import SHARED, Memories
 from translate_server.owners import owner_of
+from translate_server.services import services
 
 _ERRORS = error_responses(400, 401, 404)
 # Room for a multipart body's boundaries and form fields beside the file itself.

@@ -25,6 +25,7 @@ from translate_server.translation.detection import (
     LanguageDetection,
     detectable_languages,
 )
+from translate_server.translation.findings import findings
 from translate_server.translation.glossary import applied_terms
 from translate_server.translation.guard import Guard
 from translate_server.translation.outcome import (
@@ -196,9 +197,9 @@ class TranslationService:
                 piece.found = match
                 if match is not None:
                     if match.exact is not None:
-                        record.memory_exact += 1
+                        findings(record).memory_exact += 1
                     else:
-                        record.memory_fuzzy += 1
+                        findings(record).memory_fuzzy += 1
 
     async def _run(self, plan: Plan, job: Job, *, keep_partial: bool = False) -> None:
         plan.take_cached()

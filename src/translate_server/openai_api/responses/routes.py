@@ -13,7 +13,6 @@ from translate_server.http.errors import stream_failure
 from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.route_paths import JSON
-from translate_server.http.services import services
 from translate_server.observability.record import RequestRecord
 from translate_server.openai_api.responses.protocol import (
     Response,
@@ -21,6 +20,7 @@ from translate_server.openai_api.responses.protocol import (
     ResponsesRequest,
     StreamError,
 )
+from translate_server.services import services
 
 
 @post(
