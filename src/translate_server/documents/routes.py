@@ -8,7 +8,6 @@ forms, so no route here declares a JSON body in its `opt`; none is open without 
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
@@ -226,12 +225,8 @@ async def document_events(request: Request[Any, Any, Any], document_id: str) -> 
     key, owner = document_key(request), documents.owner(request)
     # Checked before the stream starts, so a wrong key is a 404, not a broken stream.
     await documents.jobs.status(document_id, key, owner)
-    return sse.EventStream(_progress(documents, document_id, key, owner))
+    return sse.EventStream(documents.jobs.watch(document_id, key, owner), _status_event)
 
 
-async def _progress(
-    documents: Documents, document_id: str, key: str, owner: str | None
-) -> AsyncGenerator[bytes, None]:
-    async for job in documents.jobs.watch(document_id, key, owner):
-        yield sse.event(DocumentStatus.of(job))
-    yield sse.DONE
+def _status_event(job: Job) -> bytes:
+    return sse.event(DocumentStatus.of(job))

@@ -45,7 +45,8 @@ async def translate(
     deadline = deadline_for(found.limits.request_timeout, data.timeout)
     owner = memory_owner(request) if data.memory is not None else ""
     if data.stream:
-        return sse.EventStream(await found.translation.open_stream(data, record, deadline, owner))
+        chunks = await found.translation.open_stream(data, record, deadline, owner)
+        return sse.EventStream(chunks, sse.event, sse.failure_event(record))
     return await unless_disconnected(
         request, found.translation.translate(data, record, deadline, keep_partial=True, owner=owner)
     )

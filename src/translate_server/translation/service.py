@@ -54,6 +54,7 @@ from translate_server.translation.protocol import (
     LanguageInfo,
     LanguagesResponse,
     MemoryMatch,
+    TranslateChunk,
     TranslateRequest,
     TranslateResponse,
 )
@@ -143,8 +144,8 @@ class TranslationService:
         record: RequestRecord,
         deadline: float,
         owner: str = "",
-    ) -> AsyncGenerator[bytes, None]:
-        """Server-sent events of one text's translation (see `stream`)."""
+    ) -> AsyncGenerator[TranslateChunk, None]:
+        """One text's translation as it is generated (see `stream`)."""
         plan = await self._plan(request, record, owner)
         if not self.generation.engine.is_alive:
             raise EngineDeadError("engine is not running")

@@ -13,6 +13,7 @@ from translate_server.http import sse
 from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.route_paths import JSON
+from translate_server.openai_api.chat.chunks import ChatChunk, ChunkHead, TextDelta
 from translate_server.openai_api.chat.protocol import (
     ChatCompletion,
     ChatCompletionRequest,
@@ -44,9 +45,22 @@ async def chat_completions(
     record = record_of(request)
     deadline = deadline_for(found.limits.request_timeout, data.timeout)
     if data.stream:
-        events = await found.chat.open_stream(data, record, deadline)
-        return sse.EventStream(events)
+        stream = await found.chat.open_stream(data, record, deadline)
+        return sse.EventStream(stream.chunks, chunk_encoder(stream.head), sse.failure_event(record))
     return await unless_disconnected(request, found.chat.complete(data, record, deadline))
+
+
+def chunk_encoder(head: ChunkHead) -> sse.Encode[ChatChunk]:
+    """One stream's chunks as events; a choice's text chunks are written from one frame
+    around the text (`sse.TextFrames`), the rest encoded whole."""
+    frame = sse.TextFrames(head.text_chunk).event
+
+    def encode(chunk: ChatChunk) -> bytes:
+        if type(chunk) is TextDelta:
+            return frame(chunk.index, chunk.text)
+        return sse.event(chunk)
+
+    return encode
 
 
 def _model(found: Services) -> Model:

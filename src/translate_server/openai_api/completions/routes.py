@@ -37,5 +37,6 @@ async def completions(
     record = record_of(request)
     deadline = deadline_for(found.limits.request_timeout, data.timeout)
     if data.stream:
-        return sse.EventStream(await found.completions.open_stream(data, record, deadline))
+        chunks = await found.completions.open_stream(data, record, deadline)
+        return sse.EventStream(chunks, sse.event, sse.failure_event(record))
     return await unless_disconnected(request, found.completions.complete(data, record, deadline))

@@ -10,8 +10,6 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from translate_server.errors import InvalidRequestError
-from translate_server.http import sse
-from translate_server.http.errors import stream_failure
 from translate_server.inference.admission import Admission, Ticket
 from translate_server.inference.engine import SamplingOptions
 from translate_server.inference.generation import (
@@ -86,7 +84,10 @@ class CompletionService:
 
     async def open_stream(
         self, request: CompletionRequest, record: RequestRecord, deadline: float
-    ) -> AsyncGenerator[bytes, None]:
+    ) -> AsyncGenerator[TextCompletionChunk, None]:
+        """The completion's chunks. Everything that can fail before the first token fails
+        here, while an error status can still be sent; later failures are raised from the
+        chunks."""
         prompts = self._validate(request, record)
         if len(prompts) > 1:
             raise InvalidRequestError("A streamed completion takes one prompt.", param="prompt")
@@ -98,9 +99,9 @@ class CompletionService:
             ticket.release()
             raise
         echoed = prompts[0] if request.echo and isinstance(prompts[0], str) else ""
-        return self._events(request, prompt, echoed, started, ticket, record)
+        return self._chunks(request, prompt, echoed, started, ticket, record)
 
-    async def _events(
+    async def _chunks(
         self,
         request: CompletionRequest,
         prompt: Prompt,
@@ -108,20 +109,20 @@ class CompletionService:
         started: StartedStream,
         ticket: Ticket,
         record: RequestRecord,
-    ) -> AsyncGenerator[bytes, None]:
+    ) -> AsyncGenerator[TextCompletionChunk, None]:
         stream_id, created = _completion_id(), int(time.time())
 
-        def chunk(choices: list[CompletionChoice], usage: Usage | None = None) -> bytes:
-            return sse.event(
-                TextCompletionChunk(
-                    id=stream_id,
-                    object="text_completion",
-                    created=created,
-                    model=self.model_name,
-                    system_fingerprint=self.fingerprint,
-                    choices=choices,
-                    usage=usage,
-                )
+        def chunk(
+            choices: list[CompletionChoice], usage: Usage | None = None
+        ) -> TextCompletionChunk:
+            return TextCompletionChunk(
+                id=stream_id,
+                object="text_completion",
+                created=created,
+                model=self.model_name,
+                system_fingerprint=self.fingerprint,
+                choices=choices,
+                usage=usage,
             )
 
         counts = [0] * request.n
@@ -154,9 +155,6 @@ class CompletionService:
                 step = await anext(steps, None)
             if request.stream_options is not None and request.stream_options.include_usage:
                 yield chunk([], Usage.of(prompt.tokens, sum(counts), record.cached_tokens))
-            yield sse.DONE
-        except Exception as exc:  # noqa: BLE001 - stream_failure logs the unexpected
-            yield sse.event(stream_failure(exc, record))
         finally:
             ticket.release()
             await started.rest.aclose()
