@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import AsyncGenerator, Callable, Hashable, Iterable
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 from litestar.response import Stream
@@ -59,24 +59,27 @@ def failure_event(record: RequestRecord | None) -> Failure:
     return lambda exc: event(stream_failure(exc, record))
 
 
-class TextFrames(Generic[K]):
-    """Events that differ only in one text: each key's event is built once around a marker,
-    and later ones are its head and tail around the encoded text, which costs a fraction of
-    building and encoding the Struct each time and gives the same bytes."""
+class TextFrames(dict[K, tuple[bytes, bytes]]):
+    """Events that differ only in one text: `frames[key]` is the head and tail of key's event
+    around its text, built once from the event's Struct holding a marker, and
+    `head + encode_json(text) + tail` is the event. That costs a fraction of building and
+    encoding the Struct each time, and gives the same bytes."""
 
     _MARK = "\x00text\x00"
 
-    __slots__ = ("_build", "_frames")
+    __slots__ = ("_build",)
 
     def __init__(self, build: Callable[[K, str], msgspec.Struct]) -> None:
+        super().__init__()
         self._build = build  # the event's Struct for a key and a text
-        self._frames: dict[K, tuple[bytes, bytes]] = {}
+
+    def __missing__(self, key: K) -> tuple[bytes, bytes]:
+        head, _, tail = event(self._build(key, self._MARK)).rpartition(encode_json(self._MARK))
+        frame = self[key] = (head, tail)
+        return frame
 
     def event(self, key: K, text: str) -> bytes:
-        frame = self._frames.get(key)
-        if frame is None:
-            head, _, tail = event(self._build(key, self._MARK)).rpartition(encode_json(self._MARK))
-            frame = self._frames[key] = (head, tail)
+        frame = self[key]
         return frame[0] + encode_json(text) + frame[1]
 
 

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from translate_server.http import sse
-from translate_server.openai_api.chat.chunks import ChunkHead, TextDelta
+from translate_server.inference.engine import GenerationStep
+from translate_server.openai_api.chat.chunks import ChunkHead
 from translate_server.openai_api.chat.protocol import ChatCompletionChunk, ChunkChoice, Delta
 from translate_server.openai_api.chat.routes import chunk_encoder
 
@@ -35,14 +36,14 @@ def test_a_text_chunk_is_the_bytes_of_its_struct(index: int, text: str) -> None:
             choices=[ChunkChoice(index=index, delta=Delta(content=text))],
         )
     )
-    assert encode(TextDelta(index, text)) == expected
-    assert encode(TextDelta(index, text)) == expected  # and again, from the cached frame
+    assert encode(GenerationStep(index, text, 1)) == expected
+    assert encode(GenerationStep(index, text, 1)) == expected  # and again, from the cached frame
     assert json.loads(expected[len(b"data: ") :])["choices"][0]["delta"]["content"] == text
 
 
 def test_the_choices_of_one_stream_keep_their_own_index() -> None:
     encode = chunk_encoder(ChunkHead("chatcmpl-2", 1, "m"))
-    first, second = (json.loads(encode(TextDelta(i, f"#{i}"))[6:]) for i in (0, 1))
+    first, second = (json.loads(encode(GenerationStep(i, f"#{i}", 1))[6:]) for i in (0, 1))
     assert [first["choices"][0]["index"], second["choices"][0]["index"]] == [0, 1]
     assert [first["choices"][0]["delta"]["content"], second["choices"][0]["delta"]["content"]] == [
         "#0",

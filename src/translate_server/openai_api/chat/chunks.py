@@ -6,19 +6,9 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 
-import msgspec
-
+from translate_server.inference.engine import GenerationStep
 from translate_server.openai_api.chat.protocol import ChatCompletionChunk, ChunkChoice, Delta
 from translate_server.wire import Usage
-
-
-class TextDelta(msgspec.Struct, frozen=True, gc=False):
-    """One choice's new text, and nothing else: nearly every chunk of a stream is one, so it
-    stays this small (its chunk is `ChunkHead.text_chunk`, and the route can write every such
-    chunk of a choice from one frame around the text)."""
-
-    index: int
-    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,11 +32,15 @@ class ChunkHead:
         )
 
     def text_chunk(self, index: int, text: str) -> ChatCompletionChunk:
-        """The chunk a `TextDelta(index, text)` stands for."""
+        """The chunk a step of new text stands for (see `ChatChunk`)."""
         return self.chunk([ChunkChoice(index=index, delta=Delta(content=text))])
 
 
-ChatChunk = ChatCompletionChunk | TextDelta
+# A chunk, or an engine step yielded as it is when it is only a choice's new text (no finish
+# reason, no log probabilities): it stands for `ChunkHead.text_chunk(step.index, step.text)`.
+# Nearly every chunk of a stream is one, so none is built for it: the route writes it from
+# the choice's frame around the text.
+ChatChunk = ChatCompletionChunk | GenerationStep
 
 
 @dataclass(frozen=True, slots=True)

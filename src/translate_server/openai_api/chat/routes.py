@@ -13,7 +13,8 @@ from translate_server.http import sse
 from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.route_paths import JSON
-from translate_server.openai_api.chat.chunks import ChatChunk, ChunkHead, TextDelta
+from translate_server.inference.engine import GenerationStep
+from translate_server.openai_api.chat.chunks import ChatChunk, ChunkHead
 from translate_server.openai_api.chat.protocol import (
     ChatCompletion,
     ChatCompletionRequest,
@@ -51,13 +52,15 @@ async def chat_completions(
 
 
 def chunk_encoder(head: ChunkHead) -> sse.Encode[ChatChunk]:
-    """One stream's chunks as events; a choice's text chunks are written from one frame
-    around the text (`sse.TextFrames`), the rest encoded whole."""
-    frame = sse.TextFrames(head.text_chunk).event
+    """One stream's chunks as events: a step of new text from its choice's frame around the
+    text (`sse.TextFrames`, inlined: this runs once per token), the rest encoded whole."""
+    frames = sse.TextFrames(head.text_chunk)
+    encode_json = sse.encode_json
 
     def encode(chunk: ChatChunk) -> bytes:
-        if type(chunk) is TextDelta:
-            return frame(chunk.index, chunk.text)
+        if type(chunk) is GenerationStep:
+            frame = frames[chunk.index]
+            return frame[0] + encode_json(chunk.text) + frame[1]
         return sse.event(chunk)
 
     return encode

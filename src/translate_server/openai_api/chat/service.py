@@ -13,7 +13,7 @@ from translate_server.inference.generation import GenerationService, Prompt, Sta
 from translate_server.inference.request_limits import check_model
 from translate_server.observability.record import RequestRecord
 from translate_server.openai_api import sampling
-from translate_server.openai_api.chat.chunks import ChatChunk, ChatStream, ChunkHead, TextDelta
+from translate_server.openai_api.chat.chunks import ChatChunk, ChatStream, ChunkHead
 from translate_server.openai_api.chat.protocol import (
     AssistantMessage,
     ChatCompletion,
@@ -122,7 +122,7 @@ class ChatService:
             while step is not None:
                 completion_tokens[step.index] = step.completion_tokens
                 if step.finish_reason is None and not with_logprobs:
-                    yield TextDelta(step.index, step.text)
+                    yield step  # only new text: see ChatChunk
                 else:
                     if step.finish_reason is not None:
                         record.finish_reason = step.finish_reason
