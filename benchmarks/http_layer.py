@@ -6,6 +6,10 @@ closed-loop load in alternation.
 A third app, the floor (``benchmarks/asgi_floor.py``), is bare ASGI on the same uvicorn: it decodes
 the body and answers fixed bytes, so what an app spends above it is its own.
 
+With ``--baseline DIR`` (another checkout, e.g. ``git worktree add /tmp/main main``) the arm
+``baseline`` is the service as that checkout has it, its own ``src/`` and ``benchmarks/apps.py``,
+beside this one's ``litestar``: a change measured before and after in the same rounds.
+
 Two more arms, on request (``--apps``), price tracing: ``traced`` is the service with its
 OpenTelemetry tracing on, and ``otel-asgi`` the service with Litestar's OpenTelemetry middleware
 (opentelemetry-instrumentation-asgi) instead; both export OTLP over HTTP to a sink in this
@@ -30,12 +34,14 @@ import dataclasses
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 from benchmarks.compare_processes import free_port
 from benchmarks.cpu import CpuMeter
 from benchmarks.http_layer_servers import (
     APPS,
+    BASELINE,
     FACTORIES,
     TRACED_APPS,
     SpanSink,
@@ -112,6 +118,9 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
     client_cpus = set(cpus[1:]) if pinned else None
 
     apps = [a.strip() for a in args.apps.split(",") if a.strip()]
+    baseline = Path(args.baseline).resolve() if args.baseline else None
+    if baseline is not None and BASELINE not in apps:
+        apps.insert(0, BASELINE)
     unknown = sorted(set(apps) - set(FACTORIES))
     if unknown:
         raise ValueError(f"unknown app(s) {', '.join(unknown)}; choose from {', '.join(FACTORIES)}")
@@ -124,6 +133,7 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
             ports[name],
             server_cpus,
             sink.url if sink and name in TRACED_APPS else None,
+            baseline,
         )
         for name in apps
     }
@@ -172,6 +182,7 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
     return {
         "config": {
             "apps": apps,
+            "baseline": str(baseline) if baseline else None,
             "rounds": args.rounds,
             "requests": args.requests,
             "warmup": args.warmup,
@@ -195,6 +206,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--apps",
         default=",".join(APPS),
         help=f"arms to run (default: {','.join(APPS)}; also: unguarded, {','.join(TRACED_APPS)})",
+    )
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        metavar="DIR",
+        help="another checkout: adds the arm `baseline`, the service as DIR has it",
     )
     parser.add_argument(
         "--apis",
