@@ -47,3 +47,22 @@ def test_the_check_sees_an_import_of_a_domain(tmp_path: Path) -> None:
         "    from translate_server.translation.service import TranslationService\n"
     )
     assert "translate_server.translation.service" in imported(module)
+
+
+# Where a domain speaks HTTP besides its routes: compat's route helpers (bodies and keys as
+# those clients send them) and its document routes.
+SPEAKING_HTTP = {"compat/common.py", "compat/documents.py"}
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_a_domain_speaks_http_only_in_its_routes(domain: str) -> None:
+    """Services take and give plain values and typed chunks; reading requests, writing
+    events and rendering errors is for the routes and `http/`."""
+    found = {
+        f"{path.relative_to(PACKAGE)}: {name}"
+        for path in (PACKAGE / domain).rglob("*.py")
+        if path.name != "routes.py" and str(path.relative_to(PACKAGE)) not in SPEAKING_HTTP
+        for name in imported(path)
+        if name.split(".")[0] == "litestar" or name.split(".")[:2] == ["translate_server", "http"]
+    }
+    assert found == set()
