@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import AsyncGenerator, Callable, Hashable, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import msgspec
 from litestar.response import Stream
@@ -96,8 +96,10 @@ class EventStream(Stream):
         failure: Failure | None = None,
         done: bytes = DONE,
     ) -> None:
-        # Litestar's own iterator stays empty: `send_body` reads and encodes `items`.
-        super().__init__((), headers=HEADERS, media_type=MEDIA_TYPE)
+        # Litestar keeps `items` as its iterator (typed as bytes); `send_body` encodes them.
+        super().__init__(
+            cast("AsyncGenerator[bytes, None]", items), headers=HEADERS, media_type=MEDIA_TYPE
+        )
         self._items: AsyncGenerator[Any, None] = items
         self._encode: Encode[Any] = encode
         self._failure, self._done = failure, done
@@ -124,23 +126,24 @@ class EventStream(Stream):
             encoding=self.encoding,
             headers=self.headers if headers is None else {**headers, **self.headers},
             is_head_response=is_head_response,
-            iterator=(),
+            iterator=self._items,
             media_type=self.media_type,
             status_code=self.status_code or status_code,
         )
-        response.items, response.encode = self._items, self._encode
-        response.failure, response.done = self._failure, self._done
+        response.encode, response.failure, response.done = self._encode, self._failure, self._done
         return response
 
 
 class _EventStreamResponse(ASGIStreamingResponse):
-    items: AsyncGenerator[Any, None]
+    __slots__ = ("done", "encode", "failure")
+
     encode: Encode[Any]
     failure: Failure | None
     done: bytes
 
     async def send_body(self, send: Send, receive: Receive) -> None:
-        items, encode = self.items, self.encode
+        items: Any = self.iterator  # the async generator EventStream was given
+        encode = self.encode
         sending = False  # a failure of `send` itself is not the stream's to report
         try:
             async with CancelOnDisconnect(receive):

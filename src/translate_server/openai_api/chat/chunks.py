@@ -4,15 +4,15 @@ server-sent events)."""
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
+
+import msgspec
 
 from translate_server.inference.engine import GenerationStep
 from translate_server.openai_api.chat.protocol import ChatCompletionChunk, ChunkChoice, Delta
 from translate_server.wire import Usage
 
 
-@dataclass(frozen=True, slots=True)
-class ChunkHead:
+class ChunkHead(msgspec.Struct, frozen=True, gc=False):
     """What every chunk of one stream carries."""
 
     id: str
@@ -43,8 +43,7 @@ class ChunkHead:
 ChatChunk = ChatCompletionChunk | GenerationStep
 
 
-@dataclass(frozen=True, slots=True)
-class ChatStream:
+class ChatStream(msgspec.Struct, frozen=True):
     """A streamed completion: its chunks, in order, after the head they share. A failure
     after the first chunk is raised from `chunks`."""
 
