@@ -7,9 +7,9 @@ import uuid
 from collections.abc import AsyncGenerator
 
 from translate_server.errors import InvalidRequestError
-from translate_server.inference.admission import Admission, Ticket
+from translate_server.inference.admission import Ticket
 from translate_server.inference.engine import ChatMessage, SamplingOptions
-from translate_server.inference.generation import GenerationService, Prompt, StartedStream
+from translate_server.inference.generation import Prompt, StartedStream
 from translate_server.inference.request_limits import check_model
 from translate_server.observability.record import RequestRecord
 from translate_server.openai_api import sampling
@@ -24,24 +24,11 @@ from translate_server.openai_api.chat.protocol import (
     Delta,
 )
 from translate_server.openai_api.logprobs import chat_logprobs
-from translate_server.settings import LimitSettings
+from translate_server.openai_api.served import OpenAIService
 from translate_server.wire import Usage
 
 
-class ChatService:
-    def __init__(
-        self,
-        generation: GenerationService,
-        admission: Admission,
-        limits: LimitSettings,
-        model_name: str,
-    ) -> None:
-        self.generation = generation
-        self.admission = admission
-        self.limits = limits
-        self.model_name = model_name
-        self.fingerprint = sampling.system_fingerprint(model_name)
-
+class ChatService(OpenAIService):
     async def complete(
         self, request: ChatCompletionRequest, record: RequestRecord, deadline: float
     ) -> ChatCompletion:

@@ -10,11 +10,10 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from translate_server.errors import InvalidRequestError
-from translate_server.inference.admission import Admission, Ticket
+from translate_server.inference.admission import Ticket
 from translate_server.inference.engine import SamplingOptions
 from translate_server.inference.generation import (
     Completion,
-    GenerationService,
     Prompt,
     StartedStream,
 )
@@ -28,27 +27,14 @@ from translate_server.openai_api.completions.protocol import (
     TextCompletionChunk,
 )
 from translate_server.openai_api.logprobs import completion_logprobs
-from translate_server.settings import LimitSettings
+from translate_server.openai_api.served import OpenAIService
 from translate_server.wire import Usage
 
 # Prompts in one request: each is its own engine request, all admitted together.
 MAX_PROMPTS = 16
 
 
-class CompletionService:
-    def __init__(
-        self,
-        generation: GenerationService,
-        admission: Admission,
-        limits: LimitSettings,
-        model_name: str,
-    ) -> None:
-        self.generation = generation
-        self.admission = admission
-        self.limits = limits
-        self.model_name = model_name
-        self.fingerprint = sampling.system_fingerprint(model_name)
-
+class CompletionService(OpenAIService):
     async def complete(
         self, request: CompletionRequest, record: RequestRecord, deadline: float
     ) -> TextCompletion:
