@@ -188,3 +188,13 @@ def test_scale_profile_runs_replicas_behind_the_router(compose, root) -> None:
     assert router["image"].startswith("haproxy:")
     grace = float(replica["environment"]["TRANSLATE_SHUTDOWN_GRACE"])
     assert float(replica["stop_grace_period"].removesuffix("s")) > grace
+
+
+def test_replicas_on_one_host_do_not_claim_a_core_each(compose) -> None:
+    # `--cpu-placement split` pins a serving process to the last core it may use: every
+    # replica on a host would take the same one. Replicas share the cores instead, and one
+    # server alone keeps the default.
+    replica = compose["services"]["translate-server-replica"]["environment"]
+    assert replica["TRANSLATE_CPU_PLACEMENT"] == "shared"
+    for name in ("translate-server", "translate-server-cpu"):
+        assert "TRANSLATE_CPU_PLACEMENT" not in compose["services"][name]["environment"]

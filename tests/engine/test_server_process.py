@@ -3,10 +3,12 @@ plain HTTP. One server for the module; the last test stops it with SIGTERM."""
 
 from __future__ import annotations
 
+import os
 import re
 
 import httpx
 import openai
+import psutil
 import pytest
 
 from tests.support.server_process import ServerProcess, start_tiny
@@ -159,6 +161,28 @@ def test_startup_heap_is_frozen(server: ServerProcess):
     match = re.search(r"startup_heap_frozen\s+objects=(\d+)", output)
     assert match is not None, output[-3000:]
     assert int(match.group(1)) > 100_000
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="placement needs two cores")
+def test_the_serving_process_has_a_core_the_engine_does_not_use(server: ServerProcess):
+    # `--cpu-placement split`, the default: the serving process on the last core, vLLM's
+    # EngineCore and worker (its compute threads bound by vLLM) on the others.
+    front_end = {max(os.sched_getaffinity(0))}
+
+    def threads(pid: int) -> dict[int, set[int]]:
+        return {
+            int(task): os.sched_getaffinity(int(task)) for task in os.listdir(f"/proc/{pid}/task")
+        }
+
+    serving = threads(server.process.pid)
+    assert set(map(frozenset, serving.values())) == {frozenset(front_end)}
+    engine = [psutil.Process(server.process.pid).children(recursive=True)]
+    engine_threads = {
+        tid: cores for child in engine[0] for tid, cores in threads(child.pid).items()
+    }
+    assert len(engine[0]) >= 2  # EngineCore and its worker
+    assert all(cores.isdisjoint(front_end) for cores in engine_threads.values()), engine_threads
+    assert "cpu_placement" in server.output()
 
 
 def test_sigterm_exits_cleanly(server: ServerProcess):

@@ -167,6 +167,50 @@ async def test_the_stores_answer_the_same_whichever_process_is_reached(
     assert owners == {0}
 
 
+def descendants_of(pid: int) -> set[int]:
+    found = children_of(pid)
+    for child in list(found):
+        found |= descendants_of(child)
+    return found
+
+
+def thread_cores(pid: int) -> dict[int, frozenset[int]]:
+    """Each thread's allowed cores (a thread that ended meanwhile is left out)."""
+    cores = {}
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            cores[int(task)] = frozenset(os.sched_getaffinity(int(task)))
+        except ProcessLookupError:
+            continue
+    return cores
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="placement needs two cores")
+def test_every_front_end_has_a_core_the_engine_does_not_use(server: ServerProcess) -> None:
+    # `--cpu-placement split`, the default: every front end on the last core, the shared
+    # engine core and its worker (compute threads bound by vLLM) on the others.
+    placed = log_lines(server, "cpu_placement")
+    assert placed, server.output()[-3000:]
+    if "skipped" in placed[0]:
+        pytest.skip(f"placement skipped here: {placed[0]['skipped']}")
+    front_end = frozenset({max(os.sched_getaffinity(0))})
+    front_ends = {int(str(line["pid"])) for line in log_lines(server, "front_end_starting")}
+    assert len(front_ends) == 2
+    for pid in front_ends:
+        assert set(thread_cores(pid).values()) == {front_end}, pid
+    # Everything else the supervisor started, but the front ends' own children and
+    # multiprocessing's resource tracker (it predates the placement and waits on a pipe).
+    theirs = set().union(*(descendants_of(pid) for pid in front_ends))
+    engine = {
+        pid
+        for pid in descendants_of(server.process.pid) - front_ends - theirs
+        if "resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+    }
+    assert engine, "no engine core process found"
+    engine_threads = {tid: cores for pid in engine for tid, cores in thread_cores(pid).items()}
+    assert all(cores.isdisjoint(front_end) for cores in engine_threads.values()), engine_threads
+
+
 def children_of(pid: int) -> set[int]:
     found = set()
     for entry in os.listdir("/proc"):

@@ -45,6 +45,51 @@ def fake_translator(prompt: str, _: SamplingOptions) -> str:
     return "echo: " + (users[-1] if users else prompt)
 
 
+async def _coalesced(
+    deltas: AsyncGenerator[EngineOutput, None], interval: int
+) -> AsyncGenerator[EngineOutput, None]:
+    """As vLLM's `stream_interval` sends them: the first output at once, then one per
+    `interval` tokens of a choice, and the finished one at once, each carrying every step held
+    back since the previous."""
+    if interval <= 1:
+        async for delta in deltas:
+            yield delta
+        return
+    held: dict[int, GenerationStep] = {}
+    sent: dict[int, int] = {}
+    first = True
+    async for delta in deltas:
+        for new in delta.steps:
+            before = held.get(new.index)
+            if before is not None:
+                logprobs = new.logprobs
+                if before.logprobs is not None:
+                    logprobs = before.logprobs + (new.logprobs or ())
+                new = GenerationStep(  # noqa: PLW2901 - the held step and this one, merged
+                    new.index,
+                    before.text + new.text,
+                    new.completion_tokens,
+                    new.finish_reason,
+                    logprobs,
+                )
+            held[new.index] = new
+        due = [
+            step
+            for step in held.values()
+            if first
+            or delta.finished
+            or step.finish_reason is not None
+            or step.completion_tokens - sent.get(step.index, 0) >= interval
+        ]
+        if not due:
+            continue
+        first = False
+        for step in due:
+            sent[step.index] = step.completion_tokens
+            del held[step.index]
+        yield msgspec.structs.replace(delta, steps=sorted(due, key=lambda s: s.index))
+
+
 class FakeEngine:
     TOKEN = re.compile(r"\S+|\s+")  # a word or a run of whitespace is one token
 
@@ -123,7 +168,7 @@ class FakeEngine:
             self._deltas(prompt_token_ids, options, request_id)
         ) as deltas:
             if not options.final_only:
-                async for delta in deltas:
+                async for delta in _coalesced(deltas, options.stream_interval):
                     output = delta
                     if output.finished and timings is not None:
                         # vLLM reports one prefix-cache count, in both places.

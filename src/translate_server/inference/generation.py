@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import itertools
+import time
 from collections.abc import AsyncGenerator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -19,6 +20,7 @@ from translate_server.errors import (
     EngineFailedError,
     InvalidRequestError,
 )
+from translate_server.inference.coalescing import StreamPace
 from translate_server.inference.engine import (
     ChatMessage,
     Engine,
@@ -71,9 +73,12 @@ class StartedStream(NamedTuple):
 
 
 class GenerationService:
-    def __init__(self, engine: Engine, tracing: Tracing | None = None) -> None:
+    def __init__(
+        self, engine: Engine, tracing: Tracing | None = None, stream_coalesce_ms: float = 0.0
+    ) -> None:
         self.engine = engine
         self.tracing = tracing
+        self.pace = StreamPace(stream_coalesce_ms)
         self._ids = itertools.count()
         self._id_prefix = f"ts-{id(self):x}-"
         self._active: set[str] = set()
@@ -213,9 +218,14 @@ class GenerationService:
         Leaving the iteration early (client gone, deadline) aborts the engine request.
         """
         counts = [0] * options.n
+        pace = self.pace if self.pace.enabled else None
+        if pace is not None and options.logprobs is None:
+            # Log probabilities stream token by token; every other stream is coalesced.
+            options = msgspec.structs.replace(options, stream_interval=pace.interval())
         request_id, outputs, span = self._submit(prompt, options, record)
         timer = _StreamDeadline(deadline)
         output: EngineOutput | None = None
+        previous = 0.0
         try:
             while True:
                 try:
@@ -225,6 +235,14 @@ class GenerationService:
                 except EngineDeadError as exc:
                     raise _engine_failed() from exc
                 record.token_arrived()
+                if pace is not None:
+                    # The engine's pace between two outputs of a stream (the first output's
+                    # wait is the prefill's, not the pace's; the last comes early).
+                    now = time.perf_counter()
+                    if previous and not output.finished:
+                        new = sum(s.completion_tokens - counts[s.index] for s in output.steps)
+                        pace.note(now - previous, new)
+                    previous = now
                 for step in output.steps:
                     counts[step.index] = step.completion_tokens
                     if step.finish_reason == "abort":

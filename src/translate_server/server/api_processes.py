@@ -32,7 +32,7 @@ from types import FrameType
 
 import structlog
 
-from translate_server.http.observability import MULTIPROCESS_DIR
+from translate_server.observability.metrics import MULTIPROCESS_DIR
 from translate_server.server.process_tree import tie_children_to_this_process
 from translate_server.settings import Settings
 

@@ -7,9 +7,9 @@ import multiprocessing
 import pytest
 
 from translate_server.errors import OverloadedError
-from translate_server.http.observability import ServiceMetrics
 from translate_server.inference.admission import Admission
 from translate_server.inference.shared_admission import SharedCapacity
+from translate_server.observability.metrics import ServiceMetrics
 
 
 def front_ends(shared: SharedCapacity, count: int = 2) -> list[Admission]:

@@ -49,6 +49,9 @@ class SamplingOptions(msgspec.Struct, frozen=True, kw_only=True):
     # Only the finished answer is wanted: the engine may skip the output of every step and
     # deliver each choice once, whole, when it ends.
     final_only: bool = False
+    # Tokens gathered into one streamed output (the first and the last output are sent at
+    # once whatever it says); 1: an output per token.
+    stream_interval: int = 1
     # Scheduling order when the engine has more requests than slots: lower goes first
     # (vLLM's priority scheduling). Interactive requests keep 0; document jobs run later.
     priority: int = 0

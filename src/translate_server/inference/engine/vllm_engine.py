@@ -25,6 +25,9 @@ Facts about the installed vLLM 0.32 this adapter relies on (checked against its 
 - vLLM's import keeps an exception traceback alive, which pins the frames that first imported
   it (and their locals) for the life of the process; so no frame here holds the `AsyncLLM` in
   a local variable, or `shutdown()` could not drop the last reference.
+- `SamplingParams.stream_interval=N` (per request, clamped up to the engine's own, default 1)
+  makes the output processor send one DELTA output per N tokens, the first and the finished
+  one at once; the held-back token ids and text come with the next output sent.
 - `SamplingParams.logprobs=k` asks for the k likeliest tokens' log probabilities beside each
   chosen token's (`outputs` reads them). `logit_bias` takes token ids;
   `structured_outputs=StructuredOutputsParams(json=schema | json_object=True)` constrains the
@@ -49,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from translate_server.inference.engine import cpu_placement
 from translate_server.inference.engine.engine_args import engine_args_kwargs
 from translate_server.inference.engine.outputs import OutputReader
 from translate_server.inference.engine.prompt_encoder import ChatPromptTokenizer
@@ -154,6 +158,9 @@ class VllmEngine:
             detokenize=True,
             # FINAL_ONLY spares vLLM building, and us handling, an output for every token.
             output_kind=self._final_only if options.final_only else self._delta,
+            # vLLM sends the first and the finished output at once, and the text the interval
+            # held back with the finished one.
+            stream_interval=options.stream_interval if options.stream_interval > 1 else None,
         )
 
     async def generate(
@@ -251,6 +258,7 @@ def create_vllm_engine(settings: EngineSettings) -> VllmEngine:
     from translate_server.inference.model_files import resolve_model
 
     on_cpu = prepare_vllm_environment()
+    placement = place_on_cpus(settings) if on_cpu else None
     model = resolve_model(settings)
     from vllm import AsyncEngineArgs, AsyncLLMEngine
 
@@ -270,12 +278,40 @@ def create_vllm_engine(settings: EngineSettings) -> VllmEngine:
     adapter = VllmEngine(
         AsyncLLMEngine.from_engine_args(AsyncEngineArgs(**kwargs)), settings.model_name, on_cpu
     )
+    if placement is not None:
+        cpu_placement.after_engine_start(placement)
     log.info(
         "engine_started",
         seconds=round(time.monotonic() - started, 1),
         max_model_len=adapter.info.max_model_len,
     )
     return adapter
+
+
+def place_on_cpus(settings: EngineSettings) -> cpu_placement.CpuPlan | None:
+    """Apply `--cpu-placement` before the engine starts: its worker reads the binding, and
+    EngineCore inherits this process's affinity (see `cpu_placement`); the serving process
+    moves to its own cores once the engine is up."""
+    placement = cpu_placement.plan(
+        settings.cpu_placement,
+        sorted(os.sched_getaffinity(0)),
+        settings.front_end_cpus,
+        ranks=settings.tensor_parallel_size,
+        cpu_quota=cpu_placement.cgroup_cpu_quota(),
+        environ=os.environ,
+    )
+    if isinstance(placement, cpu_placement.Skipped):
+        log.info("cpu_placement", policy=settings.cpu_placement, skipped=placement.reason)
+        return None
+    cpu_placement.before_engine_start(placement, os.environ)
+    log.info(
+        "cpu_placement",
+        policy=settings.cpu_placement,
+        front_end=cpu_placement.cpu_list(placement.front_end),
+        scheduler=cpu_placement.cpu_list(placement.scheduler),
+        engine=placement.omp_bind,
+    )
+    return placement
 
 
 def freeze_vllm_environment() -> None:

@@ -21,6 +21,8 @@ Facts about the installed vLLM 0.32 this module relies on (checked against its s
   and its scheduler statistics to client 0 only.
 - `CoreEngineProcManager.sentinels()` / `.shutdown(timeout)` watch and stop the engine core.
 - Request ids are the engine core's keys across all clients: ours are random per request.
+- `launch_core_engines` has started the engine core's process when it yields; a process
+  inherits the CPU affinity of its parent when it starts, not later.
 """
 
 from __future__ import annotations
@@ -32,8 +34,13 @@ from typing import Any
 
 import structlog
 
+from translate_server.inference.engine import cpu_placement
 from translate_server.inference.engine.engine_args import engine_args_kwargs
-from translate_server.inference.engine.vllm_engine import VllmEngine, prepare_vllm_environment
+from translate_server.inference.engine.vllm_engine import (
+    VllmEngine,
+    place_on_cpus,
+    prepare_vllm_environment,
+)
 from translate_server.settings import EngineSettings
 
 log = structlog.get_logger(__name__)
@@ -87,6 +94,9 @@ def launch_shared_core(settings: EngineSettings, count: int) -> Iterator[SharedC
     from translate_server.inference.model_files import resolve_model
 
     on_cpu = prepare_vllm_environment()
+    # `--cpu-placement split`: the engine core starts on the scheduler's cores, and the
+    # supervisor moves to the front end's before it spawns the front ends, which inherit them.
+    placement = place_on_cpus(settings) if on_cpu else None
     model = resolve_model(settings)
     engine_args, bind_engine_zmq_listeners, launch_core_engines, executor_of = _vllm()
     args = engine_args(**engine_args_kwargs(settings, model, on_cpu))
@@ -117,6 +127,9 @@ def launch_shared_core(settings: EngineSettings, count: int) -> Iterator[SharedC
         ) as launch:
             core.manager = launch.engine_manager
             del launch
+            # The engine core's process exists now, on the cores it was started with.
+            if placement is not None:
+                cpu_placement.after_engine_start(placement)
             yield core
     except BaseException:
         core.shutdown()
