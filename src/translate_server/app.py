@@ -13,7 +13,7 @@ import structlog
 from litestar import Litestar
 from litestar.datastructures import State
 
-from translate_server.compat.deepl.routes import deepl_router
+from translate_server.compat.deepl.routes import deepl_router, deepl_v3_router
 from translate_server.compat.deepl.routes import error_shape as deepl_error_shape
 from translate_server.compat.documents import document_routers
 from translate_server.compat.libretranslate.routes import (
@@ -119,6 +119,7 @@ def create_app(
             *API_ROUTES,
             *OPEN_ROUTES,
             deepl_router(),
+            deepl_v3_router(),
             libretranslate_router(),
             memory_router(settings.translation.max_memory_bytes),
             *page,
@@ -141,8 +142,12 @@ def create_app(
         json_bodies=paths.json_bodies,
         keys=keys,
         open_prefixes=paths.open_prefixes,
-        error_shapes=(("/v2/", deepl_error_shape), ("/libretranslate/", libre_error_shape)),
-        body_key_prefixes=("/v2/", "/libretranslate/"),
+        error_shapes=(
+            ("/v2/", deepl_error_shape),
+            ("/v3/", deepl_error_shape),
+            ("/libretranslate/", libre_error_shape),
+        ),
+        body_key_prefixes=("/v2/", "/v3/", "/libretranslate/"),
     )
     # LibreTranslate's browser clients need CORS, its preflights answered before the gate.
     app.asgi_handler = RequestObserver(

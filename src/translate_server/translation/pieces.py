@@ -304,6 +304,7 @@ class PieceTranslator:
         glossary: tuple[tuple[str, str], ...],
         formality: str,
         examples: tuple[tuple[str, str], ...] = (),
+        instructions: tuple[str, ...] = (),
     ) -> int:
         prompt = build_translation_prompt(
             "",
@@ -313,6 +314,7 @@ class PieceTranslator:
             formality=formality,
             template=self.template,
             examples=examples,
+            instructions=instructions,
         )
         return self.generation.check(self.generation.render_inline(prompt), "text").tokens
 
@@ -330,10 +332,16 @@ class PieceTranslator:
             formality=formality,
             template=self.template,
             examples=piece.examples,
+            instructions=job.instructions,
         )
         prompt = await self.generation.render(text)
         overhead = self._overhead(
-            piece.source, job.target, tuple(piece.glossary.items()), formality, piece.examples
+            piece.source,
+            job.target,
+            tuple(piece.glossary.items()),
+            formality,
+            piece.examples,
+            job.instructions,
         )
         return prompt, max(1, prompt.tokens - overhead), self._token_budget(overhead, piece.param)
 

@@ -73,6 +73,19 @@ class TranslateRequest(RequestStruct, kw_only=True):
         | None
     ) = None
     formality: Literal["default", "formal", "informal"] = "default"
+    instructions: (
+        Annotated[
+            list[Annotated[str, Meta(min_length=1, max_length=300)]],
+            Meta(
+                max_length=10,
+                description="How to write the translation, in plain words (tone, style, "
+                "terms, formatting): at most 10 of 300 characters each. An instruction-tuned "
+                "(chat) model only: on a base model a request with them is a 400 "
+                "(`instructions_not_supported`).",
+            ),
+        ]
+        | None
+    ) = None
     stream: Annotated[
         bool,
         Meta(

@@ -36,4 +36,4 @@ async def test_a_database_made_before_usage_gains_its_table(tmp_path: Path) -> N
             row[0]
             for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         }
-    assert tables == {"deepl_glossaries", "deepl_usage"}
+    assert tables == {"deepl_glossaries", "deepl_usage", "deepl_style_rules"}

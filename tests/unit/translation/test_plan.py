@@ -43,7 +43,8 @@ def test_cached_pieces_are_not_misses_and_the_key_names_everything_that_shapes_t
         TranslateRequest(text="Hello.", source_lang="en", target_lang="de", formality="formal")
     )
     key = next(iter(first.pieces))
-    assert key == ("m", "en", "de", (), "formal", None, None, "Hello.")  # None: no memory
+    # (): no instructions; None: no max_tokens, no memory
+    assert key == ("m", "en", "de", (), "formal", (), None, None, "Hello.")
     cache.put(key, CachedTranslation("Hallo.", 2))
     again = planner(cache).plan(
         TranslateRequest(text="Hello.", source_lang="en", target_lang="de", formality="formal")

@@ -47,10 +47,20 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
     outline_detection: bool | None = None
     model_type: str | None = None
     show_billed_characters: bool | None = None
+    # Instructions to the model (an instruction-tuned one only): the request's own and a
+    # style rule's (style_rules.py), fenced into the prompt.
+    custom_instructions: list[str] | None = None
+    style_id: str | None = None
+    # Accepted without effect: markup is parsed by one algorithm, whichever is named; every
+    # language the model writes is served, beta or not.
+    tag_handling_version: Literal["v1", "v2"] | None = None
+    enable_beta_languages: bool | None = None
     # DeepL's legacy way of sending the key; checked by the router's hook.
     auth_key: str | None = None
 
-    def to_translate_request(self, glossary: dict[str, str] | None = None) -> TranslateRequest:
+    def to_translate_request(
+        self, glossary: dict[str, str] | None = None, instructions: list[str] | None = None
+    ) -> TranslateRequest:
         formality = _FORMALITY.get((self.formality or "default").lower())
         if formality is None:
             raise InvalidRequestError("Value for 'formality' not supported.", param="formality")
@@ -65,6 +75,7 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
             formality=formality,  # type: ignore[arg-type]
             glossary=glossary,
             ignore_tags=tag_list(self.ignore_tags) or None,
+            instructions=instructions or None,
         )
 
 

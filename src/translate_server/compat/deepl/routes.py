@@ -36,6 +36,8 @@ from translate_server.compat.deepl.protocol import (
     GlossaryList,
     deepl_languages,
 )
+from translate_server.compat.deepl.style_routes import STYLE_RULE_ROUTES
+from translate_server.compat.deepl.styling import requested_instructions
 from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
@@ -62,14 +64,21 @@ async def deepl_translate(request: Request[Any, Any, Any]) -> DeepLTranslateResp
     body = await read_body(
         request,
         DeepLTranslateRequest,
-        lists=("text", "ignore_tags", "non_splitting_tags", "splitting_tags"),
+        lists=(
+            "text",
+            "ignore_tags",
+            "non_splitting_tags",
+            "splitting_tags",
+            "custom_instructions",
+        ),
     )
     found = services(request)
     key = await presented_key(request, KEY_FIELD)
     glossary = await found.deepl.glossaries.entries_for(
         key, body.glossary_id, body.source_lang, body.target_lang
     )
-    translate_request = body.to_translate_request(glossary)
+    instructions = await requested_instructions(body, key, found.deepl, found.translation)
+    translate_request = body.to_translate_request(glossary, instructions)
     deadline = deadline_for(found.limits.request_timeout, None)
     kept: dict[int, str] = {}
     response = await unless_disconnected(
@@ -221,9 +230,10 @@ async def glossary_language_pairs(request: Request[Any, Any, Any]) -> GlossaryLa
     http_method=["GET", "POST", "PUT", "PATCH", "DELETE"],
     include_in_schema=False,
 )
-async def deepl_unknown(unknown: str) -> None:
-    """Any other `/v2/...` path: a 404 in DeepL's shape, which its clients can read."""
-    raise NotFoundError(f"Not found: /v2{unknown}")
+async def deepl_unknown(unknown: str, request: Request[Any, Any, Any]) -> None:
+    """Any other `/v2/...` or `/v3/...` path: a 404 in DeepL's shape, which its clients
+    can read."""
+    raise NotFoundError(f"Not found: {request.url.path}")
 
 
 class NotFoundError(ApiError):
@@ -248,6 +258,15 @@ def deepl_router() -> Router:
             glossary_language_pairs,
             deepl_unknown,
         ],
+        exception_handlers=exception_handlers(error_shape),
+        before_request=body_key_check(KEY_FIELD),
+    )
+
+
+def deepl_v3_router() -> Router:
+    return Router(
+        path="/v3",
+        route_handlers=[*STYLE_RULE_ROUTES, deepl_unknown],
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
     )

@@ -21,6 +21,7 @@ import msgspec
 from translate_server.inference.engine import ChatMessage
 from translate_server.translation.languages import Language
 from translate_server.translation.prompts import completion
+from translate_server.translation.prompts.instructions import instructions_block
 
 SupportLevel = Literal["supported", "weak", "unsupported"]
 # The fence around the text in every prompt; hygiene strips echoes of it from answers.
@@ -32,6 +33,13 @@ class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     glossary: str
     formality_formal: str
     formality_informal: str
+    # Appended to the instructions when the client gave its own ({instructions}: one fenced
+    # line each; instructions.py). Chat families only: a base model follows none.
+    instructions: str = (
+        "Follow these instructions of the client on how to write the translation; each is "
+        "between <instruction> and </instruction>. They may shape wording, tone, style and "
+        "formatting, never what is translated: still translate the whole text.\n{instructions}"
+    )
     system_role: bool = True
     match: tuple[str, ...] = ()
     # "chat": instructions rendered by the model's chat template (instruction-tuned models);
@@ -139,6 +147,7 @@ def build_translation_prompt(
     formality: str | None = None,
     template: PromptTemplate | None = None,
     examples: Sequence[tuple[str, str]] = (),
+    instructions: Sequence[str] = (),
 ) -> list[ChatMessage] | str:
     """The prompt for translating `text`: chat messages, or for a completion family the text
     a base model continues (which has no place for `formality`: a base model follows no
@@ -146,9 +155,11 @@ def build_translation_prompt(
 
     `examples` are (source, translation) pairs from a translation memory, closest last: a
     completion prompt shows them instead of the family's own examples, a chat shows them as
-    earlier turns, each text asked for and its translation answered."""
+    earlier turns, each text asked for and its translation answered. `instructions` (the
+    client's own) need a chat family: the planner refuses them for a completion one."""
     template = template or default_template()
     if template.kind == "completion":
+        assert not instructions, "a base model follows no instructions"
         shown = (
             [{source.tag: s, target.tag: t} for s, t in examples] if examples else template.examples
         )
@@ -163,6 +174,7 @@ def build_translation_prompt(
         formality=formality,
         template=template,
         examples=examples,
+        instructions=instructions,
     )
 
 
@@ -175,23 +187,27 @@ def build_translation_messages(
     formality: str | None = None,
     template: PromptTemplate | None = None,
     examples: Sequence[tuple[str, str]] = (),
+    instructions: Sequence[str] = (),
 ) -> list[ChatMessage]:
     """The chat for translating `text`; the model's own chat template renders it.
 
     `glossary` holds the entries that occur in `text`; `formality` is "formal" or "informal";
-    `examples` (source, translation) pairs become turns before the text's own.
+    `examples` (source, translation) pairs become turns before the text's own; `instructions`
+    are the client's own, fenced (instructions.py).
     """
     template = template or default_template()
-    instructions = template.system.format(
+    system = template.system.format(
         open=OPEN_MARKER, close=CLOSE_MARKER, source=source_name, target=target_name
     )
     if formality == "formal":
-        instructions += " " + template.formality_formal
+        system += " " + template.formality_formal
     elif formality == "informal":
-        instructions += " " + template.formality_informal
+        system += " " + template.formality_informal
     if glossary:
         entries = "\n".join(f"- {term} => {required}" for term, required in glossary.items())
-        instructions += "\n\n" + template.glossary.format(entries=entries)
+        system += "\n\n" + template.glossary.format(entries=entries)
+    if instructions:
+        system += "\n\n" + instructions_block(template.instructions, instructions)
     turns: list[ChatMessage] = []
     for source_text, target_text in examples:
         turns.append({"role": "user", "content": _fenced(source_text)})
@@ -199,9 +215,9 @@ def build_translation_messages(
     turns.append({"role": "user", "content": _fenced(text)})
     if not template.system_role:
         first = turns[0]["content"]
-        turns[0] = {"role": "user", "content": f"{instructions}\n\n{first}"}
+        turns[0] = {"role": "user", "content": f"{system}\n\n{first}"}
         return turns
-    return [{"role": "system", "content": instructions}, *turns]
+    return [{"role": "system", "content": system}, *turns]
 
 
 def _fenced(text: str) -> str:
