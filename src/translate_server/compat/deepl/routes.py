@@ -38,6 +38,7 @@ from translate_server.compat.deepl.protocol import (
 )
 from translate_server.compat.deepl.style_routes import STYLE_RULE_ROUTES
 from translate_server.compat.deepl.styling import requested_instructions
+from translate_server.compat.deepl.write import DeepLWrite, Task, WriteRequest, WriteResponse
 from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
@@ -114,6 +115,40 @@ def _undetected_index(exc: ApiError) -> int | None:
     if exc.code != "language_not_detected" or not (exc.param or "").startswith("text["):
         return None
     return int((exc.param or "")[5:-1])
+
+
+@post(
+    "/write/rephrase",
+    status_code=200,
+    summary="DeepL Write: improve texts (`writing_style` or `tone`); instruction-tuned models",
+    tags=["deepl"],
+    responses=_ERRORS,
+)
+async def write_rephrase(request: Request[Any, Any, Any]) -> WriteResponse:
+    return await _write(request, "rephrase")
+
+
+@post(
+    "/write/correct",
+    status_code=200,
+    summary="DeepL Write: correct spelling and grammar only; instruction-tuned models",
+    tags=["deepl"],
+    responses=_ERRORS,
+)
+async def write_correct(request: Request[Any, Any, Any]) -> WriteResponse:
+    return await _write(request, "correct")
+
+
+async def _write(request: Request[Any, Any, Any], task: Task) -> WriteResponse:
+    body = await read_body(request, WriteRequest, lists=("text",))
+    found = services(request)
+    key = await presented_key(request, KEY_FIELD)
+    deadline = deadline_for(found.limits.request_timeout, None)
+    response = await unless_disconnected(
+        request, DeepLWrite(found.translation).improve(body, task, record_of(request), deadline)
+    )
+    await found.deepl.bill(key, sum(len(text) for text in body.text))
+    return response
 
 
 @get(
@@ -250,6 +285,8 @@ def deepl_router() -> Router:
         path="/v2",
         route_handlers=[
             deepl_translate,
+            write_rephrase,
+            write_correct,
             deepl_list_languages,
             deepl_usage,
             glossaries,

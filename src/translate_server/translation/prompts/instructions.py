@@ -64,12 +64,14 @@ def validate_instructions(
     return tuple(kept)
 
 
-def refuse_on_base_model(model: str, follows: bool, param: str) -> None:
+def refuse_on_base_model(model: str, follows: bool, param: str, what: str = "") -> None:
+    """A 400 where the model follows no instructions; `what` names the feature asked for
+    (else `param`)."""
     if not follows:
         raise InstructionsNotSupportedError(
             f"The served model {model} is a base model: it cannot follow instructions "
-            f"(`{param}`). Serve an instruction-tuned (chat) model to use them, or leave "
-            "them out.",
+            f"({what or f'`{param}`'}). Serve an instruction-tuned (chat) model to use them"
+            + ("." if what else ", or leave them out."),
             param=param,
         )
 
