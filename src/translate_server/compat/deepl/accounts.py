@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from translate_server.compat.deepl.database import Database
-from translate_server.compat.deepl.glossaries import GLOSSARY_SCHEMA, GlossaryStore
+from translate_server.compat.deepl.glossary_store import GLOSSARY_SCHEMA, GlossaryStore
 from translate_server.compat.deepl.style_rules import STYLE_RULE_SCHEMA, StyleRuleStore
 from translate_server.compat.deepl.usage import USAGE_SCHEMA, UsageStore
 from translate_server.owners import owner_of

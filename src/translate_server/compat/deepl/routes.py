@@ -21,9 +21,11 @@ from translate_server.compat.common import (
 from translate_server.compat.deepl.accounts import UNLIMITED
 from translate_server.compat.deepl.glossaries import (
     Glossary,
+    base_language,
     entries_tsv,
     parse_entries,
 )
+from translate_server.compat.deepl.glossary_routes import GLOSSARY_V3_ROUTES
 from translate_server.compat.deepl.protocol import (
     DeepLError,
     DeepLLanguage,
@@ -46,7 +48,6 @@ from translate_server.http.requests import deadline_for, record_of, unless_disco
 from translate_server.http.services import Services, services
 from translate_server.observability.record import RequestRecord
 from translate_server.translation.detection import detectable_languages
-from translate_server.translation.languages import UnknownLanguageError, resolve_language
 from translate_server.translation.protocol import TranslateRequest, TranslateResponse
 from translate_server.wire import ErrorBody
 
@@ -178,13 +179,6 @@ async def deepl_usage(request: Request[Any, Any, Any]) -> DeepLUsage:
     )
 
 
-def _base_language(code: str, param: str) -> str:
-    try:
-        return resolve_language(code.split("-")[0]).tag
-    except UnknownLanguageError:
-        raise InvalidRequestError(f"Value for '{param}' not supported.", param=param) from None
-
-
 # One handler per path: Litestar's OPTIONS answer (`Allow`) names only one handler's methods
 # where a path has several.
 @route(
@@ -207,9 +201,10 @@ async def glossaries(request: Request[Any, Any, Any]) -> Response[GlossaryList |
         return Response(GlossaryList(glossaries=await store.list(key)))
     body = await read_body(request, GlossaryCreate)
     entries = parse_entries(body.entries, body.entries_format.lower())
-    source = _base_language(body.source_lang, "source_lang")
-    target = _base_language(body.target_lang, "target_lang")
-    return Response(await store.create(key, body.name, source, target, entries), status_code=201)
+    source = base_language(body.source_lang, "source_lang")
+    target = base_language(body.target_lang, "target_lang")
+    created = await store.create_v2(key, body.name, source, target, entries)
+    return Response(created, status_code=201)
 
 
 @route(
@@ -303,7 +298,7 @@ def deepl_router() -> Router:
 def deepl_v3_router() -> Router:
     return Router(
         path="/v3",
-        route_handlers=[*STYLE_RULE_ROUTES, deepl_unknown],
+        route_handlers=[*STYLE_RULE_ROUTES, *GLOSSARY_V3_ROUTES, deepl_unknown],
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
     )
