@@ -203,3 +203,36 @@ async def test_a_v3_glossary_reaches_a_document_job(make_app, engine: FakeEngine
     assert b"THE CAT SLEEPS." in out.getvalue()
     prompt = engine.decode(engine.requests[0][1])
     assert "cat => Katze" in prompt and "chat" not in prompt
+
+
+async def test_glossary_ids_apply_in_order(make_app, engine: FakeEngine) -> None:
+    async with served(make_app()) as url:
+        client = deepl.DeepLClient("alice", server_url=url)
+        first = await _call(
+            client.create_multilingual_glossary, "A", [Entries("EN", "DE", {"cat": "Katze"})]
+        )
+        second = await _call(
+            client.create_glossary,
+            "B",
+            source_lang="EN",
+            target_lang="DE",
+            entries={"cat": "Mieze", "dog": "Hund"},
+        )
+        result = await _call(
+            client.translate_text,
+            "The cat and the dog.",
+            source_lang="EN",
+            target_lang="DE",
+            glossary_ids=[first, second],
+        )
+        assert result.text == "THE CAT AND THE DOG."
+        prompt = engine.decode(engine.requests[-1][1])
+        assert "cat => Katze" in prompt and "dog => Hund" in prompt and "Mieze" not in prompt
+        with pytest.raises(deepl.DeepLException, match="at most 5"):
+            await _call(
+                client.translate_text,
+                "cat",
+                source_lang="EN",
+                target_lang="DE",
+                extra_body_parameters={"glossary_ids": [first.glossary_id] * 6},
+            )

@@ -56,6 +56,7 @@ UPDATE deepl_glossaries SET source_lang = '', target_lang = '', entries = ''
 COMMIT;
 """
 Dictionary = tuple[str, str, dict[str, str]]  # source, target, entries
+MAX_GLOSSARY_IDS = 5  # DeepL's
 
 
 class GlossaryStore:
@@ -175,6 +176,35 @@ class GlossaryStore:
                 param="glossary_id",
             )
         return await self.dictionary(key, glossary_id, *pair)
+
+    async def entries_of_all(
+        self,
+        key: str,
+        glossary_id: str | None,
+        glossary_ids: Sequence[str] | None,
+        source_lang: str | None,
+        target_lang: str,
+    ) -> dict[str, str] | None:
+        """`glossary_id`'s entries, or those of up to five `glossary_ids` applied in order
+        (a term of an earlier glossary wins over a later one's)."""
+        if not glossary_ids:
+            return await self.entries_for(key, glossary_id, source_lang, target_lang)
+        if glossary_id is not None:
+            raise InvalidRequestError(
+                "glossary_ids cannot be used together with glossary_id.", param="glossary_ids"
+            )
+        if len(glossary_ids) > MAX_GLOSSARY_IDS:
+            raise InvalidRequestError(
+                f"glossary_ids may name at most {MAX_GLOSSARY_IDS} glossaries.",
+                param="glossary_ids",
+            )
+        merged: dict[str, str] = {}
+        for one in glossary_ids:
+            for term, required in (
+                await self.entries_for(key, one, source_lang, target_lang) or {}
+            ).items():
+                merged.setdefault(term, required)
+        return merged
 
     async def update(
         self, key: str, glossary_id: str, name: str | None, dictionaries: Sequence[Dictionary]

@@ -34,6 +34,7 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
     formality: str | None = None
     tag_handling: Literal["html", "xml"] | None = None
     glossary_id: str | None = None
+    glossary_ids: list[str] | None = None  # up to five, applied in order
     # Elements whose text stays as it is (html and xml): honoured.
     ignore_tags: Tags | None = None
     # Accepted and documented, without effect on our output: the model sees each text whole

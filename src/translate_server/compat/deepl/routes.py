@@ -72,12 +72,13 @@ async def deepl_translate(request: Request[Any, Any, Any]) -> DeepLTranslateResp
             "non_splitting_tags",
             "splitting_tags",
             "custom_instructions",
+            "glossary_ids",
         ),
     )
     found = services(request)
     key = await presented_key(request, KEY_FIELD)
-    glossary = await found.deepl.glossaries.entries_for(
-        key, body.glossary_id, body.source_lang, body.target_lang
+    glossary = await found.deepl.glossaries.entries_of_all(
+        key, body.glossary_id, body.glossary_ids, body.source_lang, body.target_lang
     )
     instructions = await requested_instructions(body, key, found.deepl, found.translation)
     translate_request = body.to_translate_request(glossary, instructions)
