@@ -43,8 +43,15 @@ def server(model_cache_dir: Path, tmp_path_factory) -> ServerProcess:
 
 
 @pytest.fixture(scope="module")
-def client(server: ServerProcess) -> deepl.DeepLClient:
-    return deepl.DeepLClient("any", server_url=server.base_url)
+def client(server: ServerProcess):
+    # DeepL's client gives up on an answer after 10 s; a CPU engine on a shared machine
+    # may take longer.
+    waited = deepl.http_client.min_connection_timeout
+    deepl.http_client.min_connection_timeout = 300.0
+    try:
+        yield deepl.DeepLClient("any", server_url=server.base_url)
+    finally:
+        deepl.http_client.min_connection_timeout = waited
 
 
 def test_custom_instructions_and_a_style_rule_are_served(client: deepl.DeepLClient) -> None:

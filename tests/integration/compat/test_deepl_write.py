@@ -56,6 +56,11 @@ async def test_correct_changes_only_spelling_and_grammar(make_app, engine: FakeE
     (prompt,) = _prompts(engine)
     assert "Correct the spelling, grammar and punctuation" in prompt
     assert "<instruction>" not in prompt
+    # The answer's budget is sized by the text (12 tokens of the double's, with its line
+    # breaks), not by the whole prompt; it ends at a paragraph the text does not have.
+    options = engine.requests[0][2]
+    assert options.max_tokens == 3 * 12 + 16
+    assert "\n\n" in options.stop
 
 
 @pytest.mark.parametrize(

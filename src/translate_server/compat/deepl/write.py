@@ -15,14 +15,14 @@ import msgspec
 from msgspec import Meta
 
 from translate_server.errors import InvalidRequestError
-from translate_server.inference.engine import SamplingOptions
+from translate_server.inference.engine import ChatMessage, SamplingOptions
 from translate_server.observability.record import RequestRecord
 from translate_server.translation.hygiene import clean_translation
 from translate_server.translation.languages import Language, requested_language
 from translate_server.translation.prompts.instructions import refuse_on_base_model
 from translate_server.translation.prompts.templates import (
-    CLOSE_MARKER,
     build_write_messages,
+    translation_stop,
     translation_token_budget,
 )
 from translate_server.translation.service import TranslationService
@@ -152,19 +152,24 @@ class DeepLWrite:
         if not text.strip():
             return text
         generation = self.translation.generation
-        messages = build_write_messages(
-            text,
-            language.name,
-            task,
-            template=self.translation.pieces.template,
-            instructions=instructions,
-        )
-        prompt = generation.check(await generation.render(messages), f"text[{index}]")
+        template = self.translation.pieces.template
+
+        def messages(of: str) -> list[ChatMessage]:
+            return build_write_messages(
+                of, language.name, task, template=template, instructions=instructions
+            )
+
+        prompt = generation.check(await generation.render(messages(text)), f"text[{index}]")
+        # The text's own tokens (the prompt less its instructions) size the answer's budget:
+        # a small model that rambles stops about where a rewrite would.
+        overhead = generation.render_inline(messages("")).tokens
         budget = translation_token_budget(
-            prompt.tokens,
+            max(1, prompt.tokens - overhead),
             generation.remaining_context(prompt),
             self.translation.limits.max_tokens,
         )
-        options = SamplingOptions(max_tokens=budget, temperature=0.0, stop=(CLOSE_MARKER,))
+        options = SamplingOptions(
+            max_tokens=budget, temperature=0.0, stop=translation_stop(text, template)
+        )
         completion = await generation.complete(prompt, options, record, deadline)
         return clean_translation(completion.texts[0], text, languages=(language.name,))
