@@ -13,6 +13,7 @@ import structlog
 from litestar import Litestar
 from litestar.datastructures import State
 
+from translate_server.compat.deepl.memories import deepl_memory_router
 from translate_server.compat.deepl.routes import deepl_router
 from translate_server.compat.deepl.routes import error_shape as deepl_error_shape
 from translate_server.compat.documents import document_routers
@@ -121,6 +122,7 @@ def create_app(
             deepl_router(),
             libretranslate_router(),
             memory_router(settings.translation.max_memory_bytes),
+            deepl_memory_router(settings.translation.max_memory_bytes),
             *page,
             *document_routes,
         ],
@@ -141,8 +143,12 @@ def create_app(
         json_bodies=paths.json_bodies,
         keys=keys,
         open_prefixes=paths.open_prefixes,
-        error_shapes=(("/v2/", deepl_error_shape), ("/libretranslate/", libre_error_shape)),
-        body_key_prefixes=("/v2/", "/libretranslate/"),
+        error_shapes=(
+            ("/v2/", deepl_error_shape),
+            ("/v3/", deepl_error_shape),
+            ("/libretranslate/", libre_error_shape),
+        ),
+        body_key_prefixes=("/v2/", "/v3/", "/libretranslate/"),
     )
     # LibreTranslate's browser clients need CORS, its preflights answered before the gate.
     app.asgi_handler = RequestObserver(
@@ -233,6 +239,7 @@ async def open_services(
 
 async def _open_memories(resources: AsyncExitStack, settings: Settings) -> Memories:
     """The translation memories' database, closed with the app."""
+    from translate_server.memory.jobs import MemoryJobs
     from translate_server.memory.service import Memories
     from translate_server.memory.store import MemoryStore
 
@@ -240,6 +247,7 @@ async def _open_memories(resources: AsyncExitStack, settings: Settings) -> Memor
     store = MemoryStore(_memory_database_path(settings))
     resources.push_async_callback(store.close)
     await store.open()
+    await MemoryJobs(store).open()  # DeepL's import and export jobs
     return Memories(store, options.max_memory_entries, options.max_memory_bytes)
 
 

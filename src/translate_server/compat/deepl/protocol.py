@@ -4,7 +4,7 @@ read them, and their conversion to and from the plain translation API."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Literal, cast
+from typing import Annotated, Any, Literal, cast
 
 import msgspec
 from msgspec import Meta
@@ -47,6 +47,10 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
     outline_detection: bool | None = None
     model_type: str | None = None
     show_billed_characters: bool | None = None
+    # One of the key's translation memories (/v3/translation_memories, /memories): exact
+    # matches are answered from it, close ones shown to the model as examples.
+    translation_memory_id: Annotated[str, Meta(min_length=1)] | None = None
+    translation_memory_threshold: Annotated[int, Meta(ge=0, le=100)] | None = None
     # DeepL's legacy way of sending the key; checked by the router's hook.
     auth_key: str | None = None
 
@@ -56,6 +60,7 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
             raise InvalidRequestError("Value for 'formality' not supported.", param="formality")
         if self.model_type is not None and self.model_type not in MODEL_TYPES:
             raise InvalidRequestError("Value for 'model_type' not supported.", param="model_type")
+        memory = memory_fields(self.translation_memory_id, self.translation_memory_threshold)
         return TranslateRequest(
             text=self.text,
             source_lang=self.source_lang or "auto",
@@ -65,7 +70,24 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
             formality=formality,  # type: ignore[arg-type]
             glossary=glossary,
             ignore_tags=tag_list(self.ignore_tags) or None,
+            **memory,
         )
+
+
+def memory_fields(memory_id: str | None, threshold: int | None) -> dict[str, Any]:
+    """DeepL's memory parameters as the translation request's (our default threshold where
+    none is given); a threshold without a memory is refused, as DeepL's client refuses it."""
+    if memory_id is None:
+        if threshold is not None:
+            raise InvalidRequestError(
+                "'translation_memory_threshold' requires 'translation_memory_id'.",
+                param="translation_memory_threshold",
+            )
+        return {}
+    fields: dict[str, Any] = {"memory": memory_id}
+    if threshold is not None:
+        fields["memory_threshold"] = float(threshold)
+    return fields
 
 
 def tag_list(tags: Tags | None) -> list[str]:
