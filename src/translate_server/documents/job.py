@@ -17,6 +17,10 @@ class DocumentOptions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=T
     formality: str | None = None
     glossary: dict[str, str] | None = None  # terms to translate as given
     retranslate: bool = False
+    # A translation memory its segments are looked up in, whose owner (memory.service) it is.
+    memory: str | None = None
+    memory_threshold: float | None = None
+    memory_owner: str = ""
 
 
 class Job(msgspec.Struct, frozen=True, kw_only=True):

@@ -21,6 +21,7 @@ from translate_server.errors import InvalidRequestError
 from translate_server.http import sse
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
 from translate_server.http.services import services
+from translate_server.memory.routes import job_memory
 from translate_server.wire import ErrorResponse
 
 if TYPE_CHECKING:
@@ -104,7 +105,8 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
     description="Multipart form: `file`, `target_lang`, optional `source_lang` (default: "
     "detected), `formality` (default, formal, informal), `glossary` (a JSON object of "
     "required term translations), `retranslate` (catalogs: translate entries that already "
-    "have a translation). Answers the job's id and key and where to follow it.",
+    "have a translation), `memory` and `memory_threshold` (a translation memory, as on "
+    "/translate). Answers the job's id and key and where to follow it.",
     tags=["documents"],
     responses=_ERRORS,
     operation_class=form_body(
@@ -118,6 +120,8 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
                 "retranslate",
                 "Catalogs: translate entries that already have a translation (true or false).",
             ),
+            FormField("memory", "A translation memory's id (POST /memories)."),
+            FormField("memory_threshold", "The least fuzzy-match score shown (0-100, 75)."),
         )
     ),
 )
@@ -135,10 +139,12 @@ async def submit_document(request: Request[Any, Any, Any]) -> Response[DocumentS
         raise InvalidRequestError(
             f"`formality` is one of {', '.join(_FORMALITY)}.", param="formality"
         )
+    memory = await job_memory(request, fields.get("memory"), fields.get("memory_threshold"))
     options = DocumentOptions(
         formality=formality,
         glossary=_glossary(fields.get("glossary")),
         retranslate=fields.get("retranslate", "").lower() in ("1", "true", "yes", "on"),
+        **msgspec.structs.asdict(memory),
     )
     source = fields.get("source_lang")
     job, key = await documents.jobs.submit(

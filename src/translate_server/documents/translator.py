@@ -25,7 +25,7 @@ from translate_server.documents.limits import RunnerLimits
 from translate_server.errors import ApiError
 from translate_server.inference.admission import Admission
 from translate_server.observability.record import RequestRecord
-from translate_server.translation.protocol import TranslateRequest
+from translate_server.translation.protocol import MEMORY_THRESHOLD, TranslateRequest
 
 if TYPE_CHECKING:
     from translate_server.translation.service import TranslationService
@@ -101,6 +101,7 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
             return translations
         batch = [texts[i] for i in wanted]
         source = source_lang or _detect(service, batch)
+        threshold = options.memory_threshold
         request = TranslateRequest(
             text=batch,
             source_lang=source,
@@ -108,12 +109,16 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
             # `_FORMALITY`'s values are the request's formality literals.
             formality=_FORMALITY.get((options.formality or "").lower(), "default"),  # type: ignore[arg-type]
             glossary=options.glossary or None,
+            memory=options.memory,
+            memory_threshold=MEMORY_THRESHOLD if threshold is None else threshold,
         )
         record = RequestRecord(f"document-{next(_ids)}", "document", "JOB")
         deadline = asyncio.get_running_loop().time() + BATCH_TIMEOUT
         await budget.take(len(batch))
         try:
-            response = await service.translate(request, record, deadline)
+            response = await service.translate(
+                request, record, deadline, owner=options.memory_owner
+            )
         finally:
             await budget.give(len(batch))
         for index, text in zip(wanted, response.translations or [], strict=True):

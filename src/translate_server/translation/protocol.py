@@ -8,6 +8,9 @@ from msgspec import Meta
 
 from translate_server.wire import RequestStruct, ResponseStruct, Usage
 
+# The least fuzzy-match score of a memory entry shown as an example, where none is asked.
+MEMORY_THRESHOLD = 75.0
+
 LanguageCode = Annotated[
     str,
     Meta(
@@ -115,7 +118,7 @@ class TranslateRequest(RequestStruct, kw_only=True):
             "character-level similarity of the sources) of "
             "a memory entry shown as an example.",
         ),
-    ] = 75.0
+    ] = MEMORY_THRESHOLD
 
 
 class MemoryMatch(ResponseStruct, kw_only=True):

@@ -5,7 +5,10 @@
 from __future__ import annotations
 
 import asyncio
+import io
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import deepl
 import httpx
@@ -29,6 +32,16 @@ ENTRIES = [
 
 async def _call(function, *args, **kwargs):
     return await asyncio.to_thread(function, *args, **kwargs)
+
+
+@pytest.fixture
+def quick_polls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DeepL's client waits 5 s between two looks at a document's status; here 20 ms."""
+    monkeypatch.setattr(
+        deepl.translator,
+        "time",
+        SimpleNamespace(time=time.time, sleep=lambda seconds: time.sleep(min(seconds, 0.02))),
+    )
 
 
 @pytest.fixture
@@ -231,3 +244,36 @@ async def test_bad_requests_answer_400_in_deepls_shape(make_app, tmx: Path) -> N
             assert answer.status_code == 400, answer.text
             assert set(answer.json()) == {"message"}
         assert short.status_code == 400 and "declared 10" in short.json()["message"]
+
+
+@pytest.mark.usefixtures("quick_polls")
+async def test_a_document_is_translated_with_a_memory(
+    make_app, engine: FakeEngine, tmx: Path
+) -> None:
+    document = b"Save the file.\n\nSomething else entirely.\n"
+    async with served(make_app()) as url:
+        client = deepl.DeepLClient("alice", server_url=url)
+        memory_id = await _imported(client, tmx)
+        out = io.BytesIO()
+        await _call(
+            client.translate_document,
+            io.BytesIO(document),
+            out,
+            source_lang="EN",
+            target_lang="DE",
+            filename="notes.txt",
+            translation_memory=memory_id,
+            translation_memory_threshold=80,
+        )
+        # An unknown memory is refused at upload, not by a failed job later.
+        with pytest.raises(deepl.DeepLException, match="Not found"):
+            await _call(
+                client.translate_document_upload,
+                document,
+                target_lang="DE",
+                filename="notes.txt",
+                translation_memory="mem_unknown",
+            )
+    assert out.getvalue().decode() == "Speichern Sie die Datei.\n\nSOMETHING ELSE ENTIRELY.\n"
+    # Only the segment the memory did not have reached the engine.
+    assert len(engine.requests) == 1
