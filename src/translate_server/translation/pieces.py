@@ -304,6 +304,7 @@ class PieceTranslator:
         glossary: tuple[tuple[str, str], ...],
         formality: str,
         examples: tuple[tuple[str, str], ...] = (),
+        context: str | None = None,
     ) -> int:
         prompt = build_translation_prompt(
             "",
@@ -313,6 +314,7 @@ class PieceTranslator:
             formality=formality,
             template=self.template,
             examples=examples,
+            context=context,
         )
         return self.generation.check(self.generation.render_inline(prompt), "text").tokens
 
@@ -321,7 +323,8 @@ class PieceTranslator:
         tokens (the prompt less the instructions around it), and how many it may have."""
         formality = job.request.formality
         # A translation memory's fuzzy matches, where it has some, are the prompt's examples;
-        # they are instructions, not the piece's own tokens.
+        # they, and the request's context, are instructions, not the piece's own tokens.
+        context = job.request.context
         text = build_translation_prompt(
             piece.text,
             piece.source,
@@ -330,10 +333,16 @@ class PieceTranslator:
             formality=formality,
             template=self.template,
             examples=piece.examples,
+            context=context,
         )
         prompt = await self.generation.render(text)
         overhead = self._overhead(
-            piece.source, job.target, tuple(piece.glossary.items()), formality, piece.examples
+            piece.source,
+            job.target,
+            tuple(piece.glossary.items()),
+            formality,
+            piece.examples,
+            context,
         )
         return prompt, max(1, prompt.tokens - overhead), self._token_budget(overhead, piece.param)
 

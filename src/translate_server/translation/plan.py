@@ -227,6 +227,7 @@ class Planner:
                     request.formality,
                     request.max_tokens,
                     memory,
+                    request.context,
                     piece_text,
                 )
                 if key not in pieces:

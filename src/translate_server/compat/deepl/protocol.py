@@ -12,7 +12,11 @@ from msgspec import Meta
 from translate_server.compat.deepl.glossaries import Glossary
 from translate_server.errors import InvalidRequestError
 from translate_server.translation.languages import Language
-from translate_server.translation.protocol import TranslateRequest, TranslateResponse
+from translate_server.translation.protocol import (
+    CONTEXT_CHARS,
+    TranslateRequest,
+    TranslateResponse,
+)
 from translate_server.wire import RequestStruct, ResponseStruct
 
 # DeepL's formality values; the `prefer_` ones never fail, and neither do ours.
@@ -36,10 +40,12 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
     glossary_id: str | None = None
     # Elements whose text stays as it is (html and xml): honoured.
     ignore_tags: Tags | None = None
-    # Accepted and documented, without effect on our output: the model sees each text whole
-    # (pieces are split at paragraphs, never mid-sentence), keeps its formatting, and gets no
-    # extra context; one model serves every request.
+    # Shown to the model with every piece, for meaning only: never translated nor billed;
+    # longer than CONTEXT_CHARS, its end is kept (what comes right before the text).
     context: str | None = None
+    # Accepted and documented, without effect on our output: the model sees each text whole
+    # (pieces are split at paragraphs, never mid-sentence) and keeps its formatting; one model
+    # serves every request.
     split_sentences: Literal["0", "1", "nonewlines"] | None = None
     preserve_formatting: bool | None = None
     non_splitting_tags: Tags | None = None
@@ -70,6 +76,7 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
             formality=formality,  # type: ignore[arg-type]
             glossary=glossary,
             ignore_tags=tag_list(self.ignore_tags) or None,
+            context=self.context[-CONTEXT_CHARS:].strip() or None if self.context else None,
             **memory,
         )
 

@@ -25,6 +25,8 @@ from translate_server.translation.prompts import completion
 SupportLevel = Literal["supported", "weak", "unsupported"]
 # The fence around the text in every prompt; hygiene strips echoes of it from answers.
 OPEN_MARKER, CLOSE_MARKER = "<source>", "</source>"
+# The fence around a request's context in a chat's instructions.
+OPEN_CONTEXT, CLOSE_CONTEXT = "<context>", "</context>"
 
 
 class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -32,6 +34,9 @@ class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     glossary: str
     formality_formal: str
     formality_informal: str
+    # Where a request gives context (text around the one to translate, for its meaning only):
+    # appended to a chat's instructions, or a completion prompt's first line; {context}.
+    context: str = ""
     system_role: bool = True
     match: tuple[str, ...] = ()
     # "chat": instructions rendered by the model's chat template (instruction-tuned models);
@@ -139,6 +144,7 @@ def build_translation_prompt(
     formality: str | None = None,
     template: PromptTemplate | None = None,
     examples: Sequence[tuple[str, str]] = (),
+    context: str | None = None,
 ) -> list[ChatMessage] | str:
     """The prompt for translating `text`: chat messages, or for a completion family the text
     a base model continues (which has no place for `formality`: a base model follows no
@@ -146,14 +152,24 @@ def build_translation_prompt(
 
     `examples` are (source, translation) pairs from a translation memory, closest last: a
     completion prompt shows them instead of the family's own examples, a chat shows them as
-    earlier turns, each text asked for and its translation answered."""
+    earlier turns, each text asked for and its translation answered. `context` (text around
+    this one, for its meaning: never translated) goes where the family's `context` says."""
     template = template or default_template()
     if template.kind == "completion":
         shown = (
             [{source.tag: s, target.tag: t} for s, t in examples] if examples else template.examples
         )
+        first = ""
+        if context and template.context:
+            first = template.context.replace("{context}", completion.one_line(context))
         return completion.completion_prompt(
-            text, source, target, prefix=template.prefix, examples=shown, glossary=glossary
+            text,
+            source,
+            target,
+            prefix=template.prefix,
+            examples=shown,
+            glossary=glossary,
+            first_line=first,
         )
     return build_translation_messages(
         text,
@@ -163,6 +179,7 @@ def build_translation_prompt(
         formality=formality,
         template=template,
         examples=examples,
+        context=context,
     )
 
 
@@ -175,11 +192,13 @@ def build_translation_messages(
     formality: str | None = None,
     template: PromptTemplate | None = None,
     examples: Sequence[tuple[str, str]] = (),
+    context: str | None = None,
 ) -> list[ChatMessage]:
     """The chat for translating `text`; the model's own chat template renders it.
 
     `glossary` holds the entries that occur in `text`; `formality` is "formal" or "informal";
-    `examples` (source, translation) pairs become turns before the text's own.
+    `examples` (source, translation) pairs become turns before the text's own; `context`,
+    fenced, closes the instructions.
     """
     template = template or default_template()
     instructions = template.system.format(
@@ -192,6 +211,11 @@ def build_translation_messages(
     if glossary:
         entries = "\n".join(f"- {term} => {required}" for term, required in glossary.items())
         instructions += "\n\n" + template.glossary.format(entries=entries)
+    if context and template.context:
+        fenced = context.replace(OPEN_CONTEXT, "<context >").replace(CLOSE_CONTEXT, "</context >")
+        instructions += "\n\n" + template.context.replace(
+            "{context}", f"{OPEN_CONTEXT}\n{fenced}\n{CLOSE_CONTEXT}"
+        )
     turns: list[ChatMessage] = []
     for source_text, target_text in examples:
         turns.append({"role": "user", "content": _fenced(source_text)})
