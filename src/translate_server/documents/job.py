@@ -21,6 +21,9 @@ class DocumentOptions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=T
     memory: str | None = None
     memory_threshold: float | None = None
     memory_owner: str = ""
+    # Catalogs (PO, XLIFF): the file's translated entries are the memory of its untranslated
+    # ones, where the job names no memory.
+    file_memory: bool = True
 
 
 class Job(msgspec.Struct, frozen=True, kw_only=True):

@@ -122,6 +122,11 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
             ),
             FormField("memory", "A translation memory's id (POST /memories)."),
             FormField("memory_threshold", "The least fuzzy-match score shown (0-100, 75)."),
+            FormField(
+                "file_memory",
+                "Catalogs: their translated entries are the memory of the untranslated ones "
+                "where no `memory` is named (true, the default, or false).",
+            ),
         )
     ),
 )
@@ -144,6 +149,7 @@ async def submit_document(request: Request[Any, Any, Any]) -> Response[DocumentS
         formality=formality,
         glossary=_glossary(fields.get("glossary")),
         retranslate=fields.get("retranslate", "").lower() in ("1", "true", "yes", "on"),
+        file_memory=fields.get("file_memory", "").lower() not in ("0", "false", "no", "off"),
         **msgspec.structs.asdict(memory),
     )
     source = fields.get("source_lang")

@@ -17,13 +17,18 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-from translate_server.documents.job import DocumentOptions
-from translate_server.documents.job_translation import Translate
+import msgspec
+
+from translate_server.documents.job import DocumentOptions, Job
+from translate_server.documents.job_translation import Remember, Translate
 from translate_server.documents.limits import RunnerLimits
 from translate_server.errors import ApiError
 from translate_server.inference.admission import Admission
+from translate_server.memory.entries import Entry, UnknownLanguageError, normalized_tag
 from translate_server.observability.record import RequestRecord
 from translate_server.translation.protocol import MEMORY_THRESHOLD, TranslateRequest
 
@@ -44,6 +49,10 @@ _FORMALITY = {
     "prefer_less": "informal",
 }
 _ids = itertools.count()
+# A document's own memory belongs to no API key: its owner is this and the job's id.
+FILE_MEMORY_OWNER = "document-file:"
+# The file's sources its language is detected from, where the job does not say it.
+DETECT_PAIRS = 50
 
 
 class DocumentAdmission(Admission):
@@ -126,6 +135,42 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
         return translations
 
     return translate
+
+
+def file_memory(service: TranslationService) -> Remember | None:
+    """A catalog's own translations as a memory for its segments: made for the job under an
+    owner of its own (no API key's), deleted when the job ends however it ends."""
+    memories = service.memories
+    if memories is None:
+        return None
+
+    @asynccontextmanager
+    async def remember(
+        job: Job, pairs: list[tuple[str, str]], options: DocumentOptions
+    ) -> AsyncIterator[DocumentOptions]:
+        source = job.source_lang or _detect(service, [s for s, _ in pairs[:DETECT_PAIRS]])
+        try:
+            entries = [
+                Entry(s, t, normalized_tag(source), normalized_tag(job.target_lang))
+                for s, t in pairs
+            ]
+        except UnknownLanguageError:  # undetected ("auto"): the file has no memory then
+            yield options
+            return
+        owner = f"{FILE_MEMORY_OWNER}{job.id}"
+        made = await memories.create(owner, f"document {job.id}")
+        try:
+            await memories.add(owner, made.id, entries)
+        except ApiError:  # more entries than a memory holds: translated without them
+            await memories.delete(owner, made.id)
+            yield options
+            return
+        try:
+            yield msgspec.structs.replace(options, memory=made.id, memory_owner=owner)
+        finally:
+            await memories.delete(owner, made.id)
+
+    return remember
 
 
 def _detect(service: TranslationService, texts: list[str]) -> str:
