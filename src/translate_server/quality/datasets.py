@@ -223,3 +223,18 @@ def available() -> dict[str, int]:
     for entry in _entries():
         counts[kind_of(entry.english)] += 1
     return counts
+
+
+def memory_entries(pair: str, held_out: Iterable[str]) -> list[tuple[str, str]]:
+    """The pair's (source, reference) of every entry but the `held_out` ones (their ids): the
+    translation memory of a project whose other messages the test set holds."""
+    source, target = parse_pair(pair)
+    skipped = set(held_out)
+    return [
+        (
+            entry.english if source == "en" else entry.translations[source],
+            entry.english if target == "en" else entry.translations[target],
+        )
+        for entry in _entries()
+        if entry.id not in skipped
+    ]
