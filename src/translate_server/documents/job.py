@@ -24,6 +24,9 @@ class DocumentOptions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=T
     # Catalogs (PO, XLIFF): the file's translated entries are the memory of its untranslated
     # ones, where the job names no memory.
     file_memory: bool = True
+    # Each segment translated with its neighbours (the segments before and after it in its
+    # batch) as context: a request per segment.
+    neighbours: bool = False
 
 
 class Job(msgspec.Struct, frozen=True, kw_only=True):

@@ -127,6 +127,11 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
                 "Catalogs: their translated entries are the memory of the untranslated ones "
                 "where no `memory` is named (true, the default, or false).",
             ),
+            FormField(
+                "neighbours",
+                "Each segment translated with the segments before and after it as context "
+                "(true or false, the default).",
+            ),
         )
     ),
 )
@@ -150,6 +155,7 @@ async def submit_document(request: Request[Any, Any, Any]) -> Response[DocumentS
         glossary=_glossary(fields.get("glossary")),
         retranslate=fields.get("retranslate", "").lower() in ("1", "true", "yes", "on"),
         file_memory=fields.get("file_memory", "").lower() not in ("0", "false", "no", "off"),
+        neighbours=fields.get("neighbours", "").lower() in ("1", "true", "yes", "on"),
         **msgspec.structs.asdict(memory),
     )
     source = fields.get("source_lang")

@@ -51,6 +51,8 @@ _FORMALITY = {
 _ids = itertools.count()
 # A document's own memory belongs to no API key: its owner is this and the job's id.
 FILE_MEMORY_OWNER = "document-file:"
+# The most characters of each neighbouring segment a segment's context holds.
+NEIGHBOUR_CHARS = 300
 # The file's sources its language is detected from, where the job does not say it.
 DETECT_PAIRS = 50
 
@@ -121,20 +123,51 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
             memory=options.memory,
             memory_threshold=MEMORY_THRESHOLD if threshold is None else threshold,
         )
-        record = RequestRecord(f"document-{next(_ids)}", "document", "JOB")
         deadline = asyncio.get_running_loop().time() + BATCH_TIMEOUT
         await budget.take(len(batch))
         try:
-            response = await service.translate(
-                request, record, deadline, owner=options.memory_owner
-            )
+            if options.neighbours:
+                # A request per segment: each has its own context, its neighbours.
+                answers = await asyncio.gather(
+                    *(
+                        _one(
+                            service,
+                            msgspec.structs.replace(
+                                request, text=[texts[i]], context=neighbour_context(texts, i)
+                            ),
+                            deadline,
+                            options.memory_owner,
+                        )
+                        for i in wanted
+                    )
+                )
+                found = [answer[0] for answer in answers]
+            else:
+                found = await _one(service, request, deadline, options.memory_owner)
         finally:
             await budget.give(len(batch))
-        for index, text in zip(wanted, response.translations or [], strict=True):
+        for index, text in zip(wanted, found, strict=True):
             translations[index] = text
         return translations
 
     return translate
+
+
+async def _one(
+    service: TranslationService, request: TranslateRequest, deadline: float, owner: str
+) -> list[str]:
+    record = RequestRecord(f"document-{next(_ids)}", "document", "JOB")
+    response = await service.translate(request, record, deadline, owner=owner)
+    return list(response.translations or [])
+
+
+def neighbour_context(texts: list[str], index: int) -> str | None:
+    """The segments before and after `texts[index]` (blank ones skipped), each cut to
+    `NEIGHBOUR_CHARS` on the side away from it: the context of its translation."""
+    before = next((t for t in reversed(texts[:index]) if t.strip()), "")
+    after = next((t for t in texts[index + 1 :] if t.strip()), "")
+    parts = [before.strip()[-NEIGHBOUR_CHARS:], after.strip()[:NEIGHBOUR_CHARS]]
+    return "\n".join(part for part in parts if part) or None
 
 
 def file_memory(service: TranslationService) -> Remember | None:
