@@ -96,6 +96,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "on the server; the test set is translated without it (api translate) and with it "
         "(api memory), with the memory's hit rates and exact-match latency",
     )
+    parser.add_argument(
+        "--memory-threshold",
+        type=float,
+        default=None,
+        help="with --memory: the requests' memory_threshold (default: the server's, 75)",
+    )
     parser.set_defaults(handler=cmd_quality)
 
 
@@ -163,6 +169,7 @@ async def _translate(
                 timeout_s=args.timeout,
                 on_answer=lambda _: bar.update(1),
                 memories=memories,
+                memory_threshold=getattr(args, "memory_threshold", None),
             )
             wall_s[(api, name)] = time.perf_counter() - clock
             start = 0
@@ -221,6 +228,7 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
         "concurrency": args.concurrency,
         "max_tokens": args.max_tokens,
         "detector_accuracy": args.detector_accuracy,
+        "memory_threshold": getattr(args, "memory_threshold", None),
         "started_at": started,
         "translation_wall_s": round(wall_s, 1),
         "set_wall_s": {f"{api}/{name}": round(t, 1) for (api, name), t in set_wall_s.items()},

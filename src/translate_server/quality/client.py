@@ -100,12 +100,16 @@ def _body(
     model: str,
     max_tokens: int | None,
     memories: Mapping[tuple[str, str], str] | None = None,
+    memory_threshold: float | None = None,
 ) -> dict[str, Any]:
     if api == "translate":
         return translate_body(segment, max_tokens)
     if api == "memory":
         memory = (memories or {})[(segment.source_lang, segment.target_lang)]
-        return translate_body(segment, max_tokens) | {"memory": memory}
+        body = translate_body(segment, max_tokens) | {"memory": memory}
+        if memory_threshold is not None:
+            body["memory_threshold"] = memory_threshold
+        return body
     if api == "chat":
         return chat_body(segment, model, max_tokens)
     return completion_body(segment, model, max_tokens)
@@ -175,6 +179,7 @@ async def translate_all(
     timeout_s: float = 300.0,
     on_answer: Callable[[Answer], None] | None = None,
     memories: Mapping[tuple[str, str], str] | None = None,
+    memory_threshold: float | None = None,
 ) -> list[Answer]:
     """One answer per segment, in the segments' order; a failed request is an answer with
     `error` set, never an exception. `memories`: the "memory" API's memory id per (source,
@@ -191,7 +196,7 @@ async def translate_all(
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
 
         async def one(segment: Segment) -> Answer:
-            body = _body(api, segment, model or "", max_tokens, memories)
+            body = _body(api, segment, model or "", max_tokens, memories, memory_threshold)
             async with gate:
                 answer = await _send(session, url, api, body, segment.id)
             if on_answer is not None:

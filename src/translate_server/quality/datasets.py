@@ -226,15 +226,28 @@ def available() -> dict[str, int]:
 
 
 def memory_entries(pair: str, held_out: Iterable[str]) -> list[tuple[str, str]]:
-    """The pair's (source, reference) of every entry but the `held_out` ones (their ids): the
-    translation memory of a project whose other messages the test set holds."""
+    """The pair's (source, reference) of every usable message its catalogs translate, but the
+    `held_out` ones (test segments' ids, `<catalog>#<n>`): the translation memory of a
+    project whose other messages the test set holds. All of the language's messages, not only
+    those every catalog language has (the test set's pool)."""
+    import polib
+
     source, target = parse_pair(pair)
-    skipped = set(held_out)
-    return [
-        (
-            entry.english if source == "en" else entry.translations[source],
-            entry.english if target == "en" else entry.translations[target],
-        )
-        for entry in _entries()
-        if entry.id not in skipped
-    ]
+    other = target if source == "en" else source
+    locale = LOCALES[other]
+    by_id = {entry.id: entry for entry in _entries()}
+    skipped = {
+        (test_id.rsplit("#", 1)[0], by_id[test_id].english)
+        for test_id in held_out
+        if test_id in by_id
+    }
+    found = []
+    for relative, path in _catalog_paths(locale):
+        catalog = relative.replace(f"/{locale}/", "/*/")
+        for entry in polib.pofile(path.read_text(encoding="utf-8")):
+            if not _usable(entry) or (catalog, entry.msgid) in skipped:
+                continue
+            found.append(
+                (entry.msgid, entry.msgstr) if source == "en" else (entry.msgstr, entry.msgid)
+            )
+    return found

@@ -345,3 +345,20 @@ async def test_memory_runs_the_set_without_and_with_a_memory_of_the_other_messag
     # The engine saw the memory's examples (earlier turns) only for the memory's run.
     turns = [engine.decode(ids).count("<|im_start|>user") for _, ids, _ in engine.requests]
     assert max(turns) > 1 and turns.count(1) >= 12
+
+
+async def test_memory_threshold_reaches_every_request(
+    make_app, engine: FakeEngine, tmp_path: Path
+) -> None:
+    report = await _bench(
+        make_app,
+        engine,
+        tmp_path,
+        *("--memory", "--api", "memory", "--memory-threshold", "100"),
+        *("--pairs", "en-de", "--segments", "12"),
+    )
+    assert report["run"]["apis"] == ["memory"] and report["run"]["memory_threshold"] == 100
+    (memory,) = report["memory"]
+    # At 100 only the same source is close enough: exact matches, no examples.
+    assert memory["fuzzy"] == 0 and memory["exact"] > 0
+    assert all(engine.decode(ids).count("<|im_start|>user") == 1 for _, ids, _ in engine.requests)
