@@ -16,6 +16,7 @@ import msgspec
 from translate_server.quality import paragraphs
 from translate_server.quality.client import APIS, Answer, translate_all
 from translate_server.quality.datasets import DEFAULT_PAIRS, TestSet, available, load_sets
+from translate_server.quality.memory_bench import add_memory_arguments, check_memory_args
 
 SETS = ("short", "paragraph", "document")
 
@@ -89,30 +90,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="where quality.json, quality.png and answers.jsonl go",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument(
-        "--memory",
-        action="store_true",
-        help="short set only: each pair's other catalog messages become a translation memory "
-        "on the server; the test set is translated without it (api translate) and with it "
-        "(api memory), with the memory's hit rates and exact-match latency",
-    )
-    parser.add_argument(
-        "--memory-threshold",
-        type=float,
-        default=None,
-        help="with --memory: the requests' memory_threshold (default: the server's, 75)",
-    )
+    add_memory_arguments(parser)
     parser.set_defaults(handler=cmd_quality)
 
 
 def _check_args(args: argparse.Namespace) -> None:
-    if getattr(args, "memory", False):
-        if args.sets != ["short"]:
-            raise SystemExit("--memory takes the short set (Django's catalogs) only")
-        if "memory" not in args.api:
-            args.api = ["translate", "memory"]
-    elif "memory" in args.api:
-        raise SystemExit("--api memory needs --memory")
+    check_memory_args(args)
     unknown = [api for api in args.api if api not in APIS]
     if unknown or not args.api:
         raise SystemExit(f"--api takes {', '.join(APIS)}; got {', '.join(args.api) or 'nothing'}")
@@ -248,14 +231,9 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
     document = build_document(run | {"available": _available(names)}, set_info, scores, means)
     memory_table = None
     if memories is not None:
-        from translate_server.quality.memory_bench import format_memory_table, memory_report
+        from translate_server.quality.memory_bench import memory_section
 
-        reports = [
-            memory_report(s.pair, memory_sizes[s.pair], got)
-            for s, got in zip(sets, answers["memory"], strict=True)
-        ]
-        document["memory"] = msgspec.to_builtins(reports)
-        memory_table = format_memory_table(reports)
+        document["memory"], memory_table = memory_section(sets, memory_sizes, answers["memory"])
     write_json(out / "quality.json", document)
     plot(
         scores,

@@ -10,6 +10,7 @@ translation the engine writes.
 
 from __future__ import annotations
 
+import argparse
 import statistics
 from collections.abc import Sequence
 from typing import Any
@@ -21,6 +22,33 @@ from translate_server.memory.entries import Entry
 from translate_server.memory.formats import write_tmx
 from translate_server.quality.client import Answer
 from translate_server.quality.datasets import TestSet, memory_entries
+
+
+def add_memory_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="short set only: each pair's other catalog messages become a translation memory "
+        "on the server; the test set is translated without it (api translate) and with it "
+        "(api memory), with the memory's hit rates and exact-match latency",
+    )
+    parser.add_argument(
+        "--memory-threshold",
+        type=float,
+        default=None,
+        help="with --memory: the requests' memory_threshold (default: the server's, 75)",
+    )
+
+
+def check_memory_args(args: argparse.Namespace) -> None:
+    """--memory runs the short set through `translate` and `memory`; `memory` needs it."""
+    if getattr(args, "memory", False):
+        if args.sets != ["short"]:
+            raise SystemExit("--memory takes the short set (Django's catalogs) only")
+        if "memory" not in args.api:
+            args.api = ["translate", "memory"]
+    elif "memory" in args.api:
+        raise SystemExit("--api memory needs --memory")
 
 
 async def make_memories(
@@ -106,3 +134,13 @@ def _rate(count: int, total: int) -> str:
 
 def _ms(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1000:.1f} ms"
+
+
+def memory_section(
+    sets: Sequence[TestSet], sizes: dict[str, int], answers: Sequence[Sequence[Answer]]
+) -> tuple[Any, str]:
+    """quality.json's `memory` part and the table printed under the scores."""
+    reports = [
+        memory_report(s.pair, sizes[s.pair], got) for s, got in zip(sets, answers, strict=True)
+    ]
+    return msgspec.to_builtins(reports), format_memory_table(reports)

@@ -37,7 +37,7 @@ from translate_server.compat.deepl.routes import KEY_FIELD, NotFoundError, error
 from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
-from translate_server.http.route_paths import OPEN
+from translate_server.http.route_paths import OPEN, compatible
 from translate_server.memory.jobs import MemoryJob
 from translate_server.memory.routes import FORM_OVERHEAD, TMX_MEDIA_TYPE, memories_of, memory_owner
 from translate_server.memory.segments import languages, segments
@@ -311,4 +311,5 @@ def deepl_memory_router(max_bytes: int) -> Router:
         request_max_body_size=max_bytes + FORM_OVERHEAD,
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
+        opt=compatible(error_shape),
     )
