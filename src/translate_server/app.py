@@ -13,25 +13,22 @@ import structlog
 from litestar import Litestar
 from litestar.datastructures import State
 
+from translate_server.compat.deepl.memories import deepl_memory_router
 from translate_server.compat.deepl.routes import deepl_router, deepl_v3_router
-from translate_server.compat.deepl.routes import error_shape as deepl_error_shape
 from translate_server.compat.documents import document_routers
-from translate_server.compat.libretranslate.routes import (
-    error_shape as libre_error_shape,
-)
 from translate_server.compat.libretranslate.routes import libretranslate_router
 from translate_server.http.cors import Cors
 from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate, ApiKeys
 from translate_server.http.health import health, live, metrics
-from translate_server.http.observability import RequestObserver, ServiceMetrics
+from translate_server.http.observability import RequestObserver
 from translate_server.http.openapi import DOCS_PATH, openapi_config
 from translate_server.http.route_paths import RoutePaths
-from translate_server.http.services import Services
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.inference.generation import GenerationService
 from translate_server.memory.routes import memory_router
+from translate_server.observability.metrics import ServiceMetrics
 from translate_server.observability.tracing import Tracing, build_tracing
 from translate_server.openai_api.chat.routes import chat_completions, list_models, retrieve_model
 from translate_server.openai_api.chat.service import ChatService
@@ -39,7 +36,9 @@ from translate_server.openai_api.completions.routes import completions
 from translate_server.openai_api.completions.service import CompletionService
 from translate_server.openai_api.responses.routes import create_response
 from translate_server.openai_api.responses.service import ResponsesService
+from translate_server.services import Services
 from translate_server.settings import Settings
+from translate_server.translation.findings import TranslationMetrics
 from translate_server.translation.routes import detect, languages, translate
 from translate_server.ui.routes import ui_router
 
@@ -81,7 +80,7 @@ def create_app(
     defaults to OTLP export where `--otlp-traces-endpoint` is set (tests pass one with an
     in-memory exporter).
     """
-    metrics_ = ServiceMetrics()
+    metrics_ = service_metrics()
     # One decision for the document routes, their jobs and the page's file panel.
     serve_documents = settings.documents.documents
     if tracing is None:
@@ -122,6 +121,7 @@ def create_app(
             deepl_v3_router(),
             libretranslate_router(),
             memory_router(settings.translation.max_memory_bytes),
+            deepl_memory_router(settings.translation.max_memory_bytes),
             *page,
             *document_routes,
         ],
@@ -142,18 +142,19 @@ def create_app(
         json_bodies=paths.json_bodies,
         keys=keys,
         open_prefixes=paths.open_prefixes,
-        error_shapes=(
-            ("/v2/", deepl_error_shape),
-            ("/v3/", deepl_error_shape),
-            ("/libretranslate/", libre_error_shape),
-        ),
-        body_key_prefixes=("/v2/", "/v3/", "/libretranslate/"),
+        error_shapes=paths.error_shapes,
+        body_key_prefixes=paths.body_key_prefixes,
     )
     # LibreTranslate's browser clients need CORS, its preflights answered before the gate.
     app.asgi_handler = RequestObserver(
-        Cors(gate, ("/libretranslate/",)), metrics_, paths.known, tracing
+        Cors(gate, paths.cors_prefixes), metrics_, paths.known, tracing
     )
     return app
+
+
+def service_metrics() -> ServiceMetrics:
+    """The service's metrics with every domain's own collectors, as `/metrics` shows them."""
+    return ServiceMetrics(parts=(TranslationMetrics,))
 
 
 async def open_services(
@@ -238,6 +239,7 @@ async def open_services(
 
 async def _open_memories(resources: AsyncExitStack, settings: Settings) -> Memories:
     """The translation memories' database, closed with the app."""
+    from translate_server.memory.jobs import MemoryJobs
     from translate_server.memory.service import Memories
     from translate_server.memory.store import MemoryStore
 
@@ -245,6 +247,7 @@ async def _open_memories(resources: AsyncExitStack, settings: Settings) -> Memor
     store = MemoryStore(_memory_database_path(settings))
     resources.push_async_callback(store.close)
     await store.open()
+    await MemoryJobs(store).open()  # DeepL's import and export jobs
     return Memories(store, options.max_memory_entries, options.max_memory_bytes)
 
 

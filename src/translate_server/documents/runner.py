@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 
 import msgspec
 import structlog
@@ -27,6 +27,7 @@ from translate_server.documents.formats import detect_format, extract
 from translate_server.documents.job import DocumentOptions, Job
 from translate_server.documents.job_changes import JobChanges
 from translate_server.documents.job_translation import (
+    Remember,
     Timings,
     Translate,
     format_options,
@@ -59,9 +60,11 @@ class DocumentJobs:
         limits: RunnerLimits = _DEFAULT_LIMITS,
         gauge: JobGauge | None = None,
         bill: Bill | None = None,
+        remember: Remember | None = None,
     ) -> None:
         self.store = store
         self.translate = translate
+        self.remember = remember
         self.limits = limits
         self.gauge = gauge
         self.bill = bill
@@ -203,7 +206,9 @@ class DocumentJobs:
         await self._count()
         return job
 
-    async def watch(self, job_id: str, key: str, owner: str | None = None) -> AsyncIterator[Job]:
+    async def watch(
+        self, job_id: str, key: str, owner: str | None = None
+    ) -> AsyncGenerator[Job, None]:
         """The job now and after every change, until it is finished (for a progress stream);
         a job cancelled meanwhile ends as an error that says so."""
         changed = self._changes.next(job_id)  # taken before reading: no change can slip between
@@ -240,6 +245,7 @@ class DocumentJobs:
                     limits=self.limits,
                     notify=self._changes.notify,
                     stopped=lambda: job_id in self._stopped,
+                    remember=self.remember,
                 )
             except asyncio.CancelledError:
                 raise

@@ -11,17 +11,17 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+import msgspec
 from litestar import Request, Response, Router, get, post, route
 from litestar.datastructures import UploadFile
 from litestar.openapi import ResponseSpec
 
-from translate_server.compat.common import header_key, read_body
+from translate_server.compat.common import read_body
 from translate_server.errors import AuthenticationError, InvalidRequestError
 from translate_server.http.errors import exception_handlers
-from translate_server.http.gate import PRESENTED_KEY
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
+from translate_server.http.requests import accepted_key
 from translate_server.http.route_paths import JSON
-from translate_server.http.services import services
 from translate_server.memory.protocol import (
     CreateMemoryRequest,
     MemoryDeleted,
@@ -31,6 +31,7 @@ from translate_server.memory.protocol import (
 )
 from translate_server.memory.service import SHARED, Memories
 from translate_server.owners import owner_of
+from translate_server.services import services
 
 _ERRORS = error_responses(400, 401, 404)
 # Room for a multipart body's boundaries and form fields beside the file itself.
@@ -50,10 +51,44 @@ def memory_owner(request: Request[Any, Any, Any]) -> str:
     it), else the one shared owner."""
     if not request.app.state.get("api_keys_required"):
         return SHARED
-    token = header_key(request) or request.scope.get("state", {}).get(PRESENTED_KEY, "")
+    token = accepted_key(request)
     if not token:  # unreachable past the gate; never the shared owner for a keyless call
         raise AuthenticationError("A valid API key is required.")
     return owner_of(token)
+
+
+class JobMemory(msgspec.Struct, frozen=True, kw_only=True):
+    """A document job's translation memory, as its options keep it."""
+
+    memory: str | None = None
+    memory_threshold: float | None = None
+    memory_owner: str = ""
+
+
+async def job_memory(
+    request: Request[Any, Any, Any],
+    memory_id: str | None,
+    threshold: str | None,
+    *,
+    names: tuple[str, str] = ("memory", "memory_threshold"),
+) -> JobMemory:
+    """A document upload's memory fields (named `names` on its route), checked at upload: an
+    unknown memory or another key's is a 404 then, not a failed job later."""
+    if not memory_id:
+        if threshold:
+            raise InvalidRequestError(f"`{names[1]}` needs `{names[0]}`.", param=names[1])
+        return JobMemory()
+    value: float | None = None
+    if threshold:
+        try:
+            value = float(threshold)
+        except ValueError:
+            value = -1.0
+        if not 0 <= value <= 100:
+            raise InvalidRequestError(f"`{names[1]}` is a number from 0 to 100.", param=names[1])
+    owner = memory_owner(request)
+    await memories_of(request).get(owner, memory_id, param=names[0])
+    return JobMemory(memory=memory_id, memory_threshold=value, memory_owner=owner)
 
 
 # One handler for both methods: Litestar's automatic OPTIONS answer (`Allow`) lists only the

@@ -247,6 +247,7 @@ class Planner:
                     instructions,
                     request.max_tokens,
                     memory,
+                    request.context,
                     piece_text,
                 )
                 if key not in pieces:

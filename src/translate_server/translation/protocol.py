@@ -8,6 +8,11 @@ from msgspec import Meta
 
 from translate_server.wire import RequestStruct, ResponseStruct, Usage
 
+# The longest context a request may give (characters): it is read with every piece's prompt.
+CONTEXT_CHARS = 2000
+# The least fuzzy-match score of a memory entry shown as an example, where none is asked.
+MEMORY_THRESHOLD = 75.0
+
 LanguageCode = Annotated[
     str,
     Meta(
@@ -107,6 +112,18 @@ class TranslateRequest(RequestStruct, kw_only=True):
     ] = 0
     model: str | None = None
     timeout: Annotated[float, Meta(gt=0.0)] | None = None
+    context: (
+        Annotated[
+            str,
+            Meta(
+                max_length=CONTEXT_CHARS,
+                description="Text around the text to translate (what comes before and after, "
+                "what it is for), shown to the model for its meaning only: it is not "
+                "translated, answered or billed.",
+            ),
+        ]
+        | None
+    ) = None
     memory: (
         Annotated[
             str,
@@ -128,7 +145,7 @@ class TranslateRequest(RequestStruct, kw_only=True):
             "character-level similarity of the sources) of "
             "a memory entry shown as an example.",
         ),
-    ] = 75.0
+    ] = MEMORY_THRESHOLD
 
 
 class MemoryMatch(ResponseStruct, kw_only=True):

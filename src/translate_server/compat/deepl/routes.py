@@ -45,8 +45,10 @@ from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
-from translate_server.http.services import Services, services
+from translate_server.http.route_paths import compatible
+from translate_server.memory.routes import memory_owner
 from translate_server.observability.record import RequestRecord
+from translate_server.services import Services, services
 from translate_server.translation.detection import detectable_languages
 from translate_server.translation.protocol import TranslateRequest, TranslateResponse
 from translate_server.wire import ErrorBody
@@ -84,8 +86,10 @@ async def deepl_translate(request: Request[Any, Any, Any]) -> DeepLTranslateResp
     translate_request = body.to_translate_request(glossary, instructions)
     deadline = deadline_for(found.limits.request_timeout, None)
     kept: dict[int, str] = {}
+    owner = memory_owner(request) if translate_request.memory is not None else ""
     response = await unless_disconnected(
-        request, _translate_detectable(found, translate_request, kept, record_of(request), deadline)
+        request,
+        _translate_detectable(found, translate_request, kept, record_of(request), deadline, owner),
     )
     await found.deepl.bill(key, sum(len(text) for text in body.text))
     return DeepLTranslateResponse.of(body, response, kept)
@@ -97,6 +101,7 @@ async def _translate_detectable(
     kept: dict[int, str],
     record: RequestRecord,
     deadline: float,
+    owner: str = "",
 ) -> TranslateResponse:
     """As DeepL does, a batch in which some texts' language cannot be detected translates the
     others; those come back as they are, in `kept` (index -> the target language)."""
@@ -105,7 +110,7 @@ async def _translate_detectable(
     while True:
         try:
             batch = msgspec.structs.replace(request, text=[texts[i] for i in remaining])
-            return await found.translation.translate(batch, record, deadline)
+            return await found.translation.translate(batch, record, deadline, owner=owner)
         except InvalidRequestError as exc:
             index = _undetected_index(exc)
             if index is None or len(remaining) == 1:
@@ -293,6 +298,7 @@ def deepl_router() -> Router:
         ],
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
+        opt=compatible(error_shape),
     )
 
 
@@ -302,4 +308,5 @@ def deepl_v3_router() -> Router:
         route_handlers=[*STYLE_RULE_ROUTES, *GLOSSARY_V3_ROUTES, deepl_unknown],
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
+        opt=compatible(error_shape),
     )

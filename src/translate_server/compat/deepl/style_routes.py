@@ -23,7 +23,7 @@ from translate_server.compat.deepl.style_rules import (
 )
 from translate_server.errors import InvalidRequestError
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
-from translate_server.http.services import services
+from translate_server.services import services
 
 KEY_FIELD = "auth_key"
 _ERRORS = error_responses(*COMPAT_ERRORS, shape=DeepLError)

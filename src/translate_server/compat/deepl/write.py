@@ -152,7 +152,7 @@ class DeepLWrite:
         if not text.strip():
             return text
         generation = self.translation.generation
-        template = self.translation.pieces.template
+        template = self.translation.pieces.prompts.template
 
         def messages(of: str) -> list[ChatMessage]:
             return build_write_messages(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any, Literal
 
 from translate_server.errors import InvalidRequestError
@@ -86,7 +86,7 @@ class ResponsesService:
 
     async def open_stream(
         self, request: ResponsesRequest, record: RequestRecord, deadline: float
-    ) -> AsyncIterator[ResponseEvent]:
+    ) -> AsyncGenerator[ResponseEvent, None]:
         """The events of a streamed response. Whatever can fail before the first token fails
         here, while an error status can still be sent."""
         prompt, started, ticket = await self.chat.start_stream(as_chat(request), record, deadline)
@@ -99,7 +99,7 @@ class ResponsesService:
         started: Any,
         ticket: Any,
         record: RequestRecord,
-    ) -> AsyncIterator[ResponseEvent]:
+    ) -> AsyncGenerator[ResponseEvent, None]:
         response_id, item_id, created = _id("resp"), _id("msg"), int(time.time())
         model = self.chat.model_name
         sequence = iter(range(1 << 62))

@@ -26,6 +26,8 @@ from translate_server.translation.prompts.instructions import instructions_block
 SupportLevel = Literal["supported", "weak", "unsupported"]
 # The fence around the text in every prompt; hygiene strips echoes of it from answers.
 OPEN_MARKER, CLOSE_MARKER = "<source>", "</source>"
+# The fence around a request's context in a chat's instructions.
+OPEN_CONTEXT, CLOSE_CONTEXT = "<context>", "</context>"
 
 
 class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -33,6 +35,9 @@ class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     glossary: str
     formality_formal: str
     formality_informal: str
+    # Where a request gives context (text around the one to translate, for its meaning only):
+    # appended to a chat's instructions, or a completion prompt's first line; {context}.
+    context: str = ""
     # Appended to the instructions when the client gave its own ({instructions}: one fenced
     # line each; instructions.py). Chat families only: a base model follows none.
     instructions: str = (
@@ -162,6 +167,7 @@ def build_translation_prompt(
     formality: str | None = None,
     template: PromptTemplate | None = None,
     examples: Sequence[tuple[str, str]] = (),
+    context: str | None = None,
     instructions: Sequence[str] = (),
 ) -> list[ChatMessage] | str:
     """The prompt for translating `text`: chat messages, or for a completion family the text
@@ -170,16 +176,27 @@ def build_translation_prompt(
 
     `examples` are (source, translation) pairs from a translation memory, closest last: a
     completion prompt shows them instead of the family's own examples, a chat shows them as
-    earlier turns, each text asked for and its translation answered. `instructions` (the
-    client's own) need a chat family: the planner refuses them for a completion one."""
+    earlier turns, each text asked for and its translation answered. `context` (text around
+    this one, for its meaning: never translated) goes where the family's `context` says.
+    `instructions` (the client's own) need a chat family: the planner refuses them for a
+    completion one."""
     template = template or default_template()
     if template.kind == "completion":
         assert not instructions, "a base model follows no instructions"
         shown = (
             [{source.tag: s, target.tag: t} for s, t in examples] if examples else template.examples
         )
+        first = ""
+        if context and template.context:
+            first = template.context.replace("{context}", completion.one_line(context))
         return completion.completion_prompt(
-            text, source, target, prefix=template.prefix, examples=shown, glossary=glossary
+            text,
+            source,
+            target,
+            prefix=template.prefix,
+            examples=shown,
+            glossary=glossary,
+            first_line=first,
         )
     return build_translation_messages(
         text,
@@ -189,6 +206,7 @@ def build_translation_prompt(
         formality=formality,
         template=template,
         examples=examples,
+        context=context,
         instructions=instructions,
     )
 
@@ -202,13 +220,15 @@ def build_translation_messages(
     formality: str | None = None,
     template: PromptTemplate | None = None,
     examples: Sequence[tuple[str, str]] = (),
+    context: str | None = None,
     instructions: Sequence[str] = (),
 ) -> list[ChatMessage]:
     """The chat for translating `text`; the model's own chat template renders it.
 
     `glossary` holds the entries that occur in `text`; `formality` is "formal" or "informal";
-    `examples` (source, translation) pairs become turns before the text's own; `instructions`
-    are the client's own, fenced (instructions.py).
+    `examples` (source, translation) pairs become turns before the text's own; `context`,
+    fenced, follows the glossary; `instructions`, the client's own, fenced (instructions.py),
+    close the system message.
     """
     template = template or default_template()
     system = template.system.format(
@@ -221,6 +241,11 @@ def build_translation_messages(
     if glossary:
         entries = "\n".join(f"- {term} => {required}" for term, required in glossary.items())
         system += "\n\n" + template.glossary.format(entries=entries)
+    if context and template.context:
+        fenced = context.replace(OPEN_CONTEXT, "<context >").replace(CLOSE_CONTEXT, "</context >")
+        system += "\n\n" + template.context.replace(
+            "{context}", f"{OPEN_CONTEXT}\n{fenced}\n{CLOSE_CONTEXT}"
+        )
     if instructions:
         system += "\n\n" + instructions_block(template.instructions, instructions)
     turns: list[ChatMessage] = []
