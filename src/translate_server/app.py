@@ -13,7 +13,8 @@ import structlog
 from litestar import Litestar
 from litestar.datastructures import State
 
-from translate_server.compat.deepl.routes import deepl_router
+from translate_server.compat.deepl.memories import deepl_memory_router
+from translate_server.compat.deepl.routes import deepl_router, deepl_v3_router
 from translate_server.compat.documents import document_routers
 from translate_server.compat.libretranslate.routes import libretranslate_router
 from translate_server.http.cors import Cors
@@ -129,8 +130,10 @@ def create_app(
             *API_ROUTES,
             *OPEN_ROUTES,
             deepl_router(),
+            deepl_v3_router(),
             libretranslate_router(),
             memory_router(settings.translation.max_memory_bytes),
+            deepl_memory_router(settings.translation.max_memory_bytes),
             *page,
             *document_routes,
         ],
@@ -254,6 +257,7 @@ async def open_services(
 
 async def _open_memories(resources: AsyncExitStack, settings: Settings) -> Memories:
     """The translation memories' database, closed with the app."""
+    from translate_server.memory.jobs import MemoryJobs
     from translate_server.memory.service import Memories
     from translate_server.memory.store import MemoryStore
 
@@ -261,6 +265,7 @@ async def _open_memories(resources: AsyncExitStack, settings: Settings) -> Memor
     store = MemoryStore(_memory_database_path(settings))
     resources.push_async_callback(store.close)
     await store.open()
+    await MemoryJobs(store).open()  # DeepL's import and export jobs
     return Memories(store, options.max_memory_entries, options.max_memory_bytes)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from litestar import Request, Response, Router, get, post
 
 from translate_server.compat.common import body_key_check, read_body
@@ -49,6 +50,7 @@ from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, FILE, FormField, form_body
 from translate_server.http.requests import header_key
 from translate_server.http.route_paths import compatible
+from translate_server.memory.routes import job_memory
 from translate_server.owners import owner_of
 from translate_server.services import services
 
@@ -75,6 +77,8 @@ _DOCUMENT_KEY = form_body(
             FormField("formality", "default, more, less, prefer_more or prefer_less."),
             FormField("glossary_id", "A glossary made with POST /v2/glossaries."),
             FormField("output_format", "Only the document's own format is served."),
+            FormField("translation_memory_id", "One of the key's translation memories."),
+            FormField("translation_memory_threshold", "The least fuzzy-match score (0-100)."),
         )
     ),
 )
@@ -94,6 +98,12 @@ async def deepl_upload_document(request: Request[Any, Any, Any]) -> Response[Dee
         )
     source = fields.get("source_lang") or None
     api_key = header_key(request) or fields.get(KEY_FIELD, "")
+    memory = await job_memory(
+        request,
+        fields.get("translation_memory_id"),
+        fields.get("translation_memory_threshold"),
+        names=("translation_memory_id", "translation_memory_threshold"),
+    )
     # A stored glossary is read at upload: the job keeps its terms, whatever happens to it.
     glossary = await services(request).deepl.glossaries.entries_for(
         api_key, fields.get("glossary_id") or None, source, target
@@ -104,7 +114,11 @@ async def deepl_upload_document(request: Request[Any, Any, Any]) -> Response[Dee
         target_lang=target,
         source_lang=source,
         owner=caller(request, documents),
-        options=DocumentOptions(formality=fields.get("formality") or None, glossary=glossary),
+        options=DocumentOptions(
+            formality=fields.get("formality") or None,
+            glossary=glossary,
+            **msgspec.structs.asdict(memory),
+        ),
         billed_to=owner_of(api_key),
     )
     return naming_job(DeepLDocumentHandle(document_id=job.id, document_key=key), job.id, 200)

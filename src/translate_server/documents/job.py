@@ -17,6 +17,16 @@ class DocumentOptions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=T
     formality: str | None = None
     glossary: dict[str, str] | None = None  # terms to translate as given
     retranslate: bool = False
+    # A translation memory its segments are looked up in, whose owner (memory.service) it is.
+    memory: str | None = None
+    memory_threshold: float | None = None
+    memory_owner: str = ""
+    # Catalogs (PO, XLIFF): the file's translated entries are the memory of its untranslated
+    # ones, where the job names no memory.
+    file_memory: bool = True
+    # Each segment translated with its neighbours (the segments before and after it in its
+    # batch) as context: a request per segment.
+    neighbours: bool = False
 
 
 class Job(msgspec.Struct, frozen=True, kw_only=True):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 
 import msgspec
@@ -32,6 +33,11 @@ from translate_server.errors import EngineFailedError, OverloadedError, Unavaila
 Translate = Callable[[list[str], str | None, str, DocumentOptions], Awaitable[list[str]]]
 # notify(job_id): the job's progress changed (for its watchers)
 Notify = Callable[[str], Awaitable[None]]
+# remember(job, pairs, options): the options naming a memory of the file's own translations
+# (source, target) while the job runs; the memory is gone once the job is.
+Remember = Callable[
+    [Job, list[tuple[str, str]], DocumentOptions], AbstractAsyncContextManager[DocumentOptions]
+]
 
 
 async def translate_job(
@@ -43,12 +49,14 @@ async def translate_job(
     limits: RunnerLimits,
     notify: Notify,
     stopped: Callable[[], bool] = lambda: False,
+    remember: Remember | None = None,
 ) -> Job:
     """Extract, translate what is not done yet, rebuild; the job recorded as done.
 
     `stopped` says whether the runner has stopped the job (the server stops, or the job was
     deleted): a cancellation may come back from below as an error, which then is not the
-    job's failure."""
+    job's failure. `remember` makes the file's own translations (a catalog's translated
+    entries) the memory of its segments, where the job names no memory of its own."""
     options = msgspec.convert(job.options, DocumentOptions)
     data = await store.read_source(job)
     extracted: Extracted = await asyncio.to_thread(
@@ -59,7 +67,7 @@ async def translate_job(
     pending = [i for i in range(len(extracted.segments)) if i not in done]
     batches = iter(_batches(pending, extracted.segments, limits))
 
-    async def worker() -> None:
+    async def worker(options: DocumentOptions) -> None:
         for indexes in batches:  # one shared iterator: each batch is taken once
             texts = [extracted.segments[i] for i in indexes]
             translations = dict(
@@ -73,9 +81,18 @@ async def translate_job(
             await store.save_translations(job.id, translations)
             await notify(job.id)
 
-    async with asyncio.TaskGroup() as group:
+    own = (
+        bool(pending and extracted.known)
+        and options.file_memory
+        and options.memory is None
+        and not options.retranslate
+    )
+    memory: AbstractAsyncContextManager[DocumentOptions] = nullcontext(options)
+    if own and remember is not None:
+        memory = remember(job, extracted.known, options)
+    async with memory as running_options, asyncio.TaskGroup() as group:
         for _ in range(limits.batches_in_flight):
-            group.create_task(worker())
+            group.create_task(worker(running_options))
     timings.mark("translate")
     result = await asyncio.to_thread(
         extracted.rebuild, [done[i] for i in range(len(extracted.segments))]

@@ -22,6 +22,7 @@ from translate_server.errors import InvalidRequestError, PayloadTooLargeError
 from translate_server.http import sse
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
 from translate_server.http.requests import accepted_key
+from translate_server.memory.routes import job_memory
 from translate_server.services import services
 from translate_server.wire import ErrorResponse
 
@@ -141,7 +142,8 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
     description="Multipart form: `file`, `target_lang`, optional `source_lang` (default: "
     "detected), `formality` (default, formal, informal), `glossary` (a JSON object of "
     "required term translations), `retranslate` (catalogs: translate entries that already "
-    "have a translation). Answers the job's id and key and where to follow it.",
+    "have a translation), `memory` and `memory_threshold` (a translation memory, as on "
+    "/translate). Answers the job's id and key and where to follow it.",
     tags=["documents"],
     responses=_ERRORS,
     operation_class=form_body(
@@ -154,6 +156,18 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
             FormField(
                 "retranslate",
                 "Catalogs: translate entries that already have a translation (true or false).",
+            ),
+            FormField("memory", "A translation memory's id (POST /memories)."),
+            FormField("memory_threshold", "The least fuzzy-match score shown (0-100, 75)."),
+            FormField(
+                "file_memory",
+                "Catalogs: their translated entries are the memory of the untranslated ones "
+                "where no `memory` is named (true, the default, or false).",
+            ),
+            FormField(
+                "neighbours",
+                "Each segment translated with the segments before and after it as context "
+                "(true or false, the default).",
             ),
         )
     ),
@@ -172,10 +186,14 @@ async def submit_document(request: Request[Any, Any, Any]) -> Response[DocumentS
         raise InvalidRequestError(
             f"`formality` is one of {', '.join(_FORMALITY)}.", param="formality"
         )
+    memory = await job_memory(request, fields.get("memory"), fields.get("memory_threshold"))
     options = DocumentOptions(
         formality=formality,
         glossary=_glossary(fields.get("glossary")),
         retranslate=fields.get("retranslate", "").lower() in ("1", "true", "yes", "on"),
+        file_memory=fields.get("file_memory", "").lower() not in ("0", "false", "no", "off"),
+        neighbours=fields.get("neighbours", "").lower() in ("1", "true", "yes", "on"),
+        **msgspec.structs.asdict(memory),
     )
     source = fields.get("source_lang")
     job, key = await documents.jobs.submit(

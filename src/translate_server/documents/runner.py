@@ -27,6 +27,7 @@ from translate_server.documents.formats import detect_format, extract
 from translate_server.documents.job import DocumentOptions, Job
 from translate_server.documents.job_changes import JobChanges
 from translate_server.documents.job_translation import (
+    Remember,
     Timings,
     Translate,
     format_options,
@@ -59,9 +60,11 @@ class DocumentJobs:
         limits: RunnerLimits = _DEFAULT_LIMITS,
         gauge: JobGauge | None = None,
         bill: Bill | None = None,
+        remember: Remember | None = None,
     ) -> None:
         self.store = store
         self.translate = translate
+        self.remember = remember
         self.limits = limits
         self.gauge = gauge
         self.bill = bill
@@ -242,6 +245,7 @@ class DocumentJobs:
                     limits=self.limits,
                     notify=self._changes.notify,
                     stopped=lambda: job_id in self._stopped,
+                    remember=self.remember,
                 )
             except asyncio.CancelledError:
                 raise

@@ -13,6 +13,7 @@ from translate_server.documents.translator import (
     DocumentAdmission,
     EngineBudget,
     document_translator,
+    file_memory,
     runner_limits,
 )
 from translate_server.errors import AuthenticationError
@@ -75,4 +76,5 @@ def document_jobs(
         limits,
         gauge=JobGauge(metrics.registry),
         bill=bill,
+        remember=file_memory(translation),
     )

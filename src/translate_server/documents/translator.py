@@ -17,15 +17,20 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-from translate_server.documents.job import DocumentOptions
-from translate_server.documents.job_translation import Translate
+import msgspec
+
+from translate_server.documents.job import DocumentOptions, Job
+from translate_server.documents.job_translation import Remember, Translate
 from translate_server.documents.limits import RunnerLimits
 from translate_server.errors import ApiError
 from translate_server.inference.admission import Admission
+from translate_server.memory.entries import Entry, UnknownLanguageError, normalized_tag
 from translate_server.observability.record import RequestRecord
-from translate_server.translation.protocol import TranslateRequest
+from translate_server.translation.protocol import MEMORY_THRESHOLD, TranslateRequest
 
 if TYPE_CHECKING:
     from translate_server.translation.service import TranslationService
@@ -44,6 +49,12 @@ _FORMALITY = {
     "prefer_less": "informal",
 }
 _ids = itertools.count()
+# A document's own memory belongs to no API key: its owner is this and the job's id.
+FILE_MEMORY_OWNER = "document-file:"
+# The most characters of each neighbouring segment a segment's context holds.
+NEIGHBOUR_CHARS = 300
+# The file's sources its language is detected from, where the job does not say it.
+DETECT_PAIRS = 50
 
 
 class DocumentAdmission(Admission):
@@ -101,6 +112,7 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
             return translations
         batch = [texts[i] for i in wanted]
         source = source_lang or _detect(service, batch)
+        threshold = options.memory_threshold
         request = TranslateRequest(
             text=batch,
             source_lang=source,
@@ -108,19 +120,90 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
             # `_FORMALITY`'s values are the request's formality literals.
             formality=_FORMALITY.get((options.formality or "").lower(), "default"),  # type: ignore[arg-type]
             glossary=options.glossary or None,
+            memory=options.memory,
+            memory_threshold=MEMORY_THRESHOLD if threshold is None else threshold,
         )
-        record = RequestRecord(f"document-{next(_ids)}", "document", "JOB")
         deadline = asyncio.get_running_loop().time() + BATCH_TIMEOUT
         await budget.take(len(batch))
         try:
-            response = await service.translate(request, record, deadline)
+            if options.neighbours:
+                # A request per segment: each has its own context, its neighbours.
+                answers = await asyncio.gather(
+                    *(
+                        _one(
+                            service,
+                            msgspec.structs.replace(
+                                request, text=[texts[i]], context=neighbour_context(texts, i)
+                            ),
+                            deadline,
+                            options.memory_owner,
+                        )
+                        for i in wanted
+                    )
+                )
+                found = [answer[0] for answer in answers]
+            else:
+                found = await _one(service, request, deadline, options.memory_owner)
         finally:
             await budget.give(len(batch))
-        for index, text in zip(wanted, response.translations or [], strict=True):
+        for index, text in zip(wanted, found, strict=True):
             translations[index] = text
         return translations
 
     return translate
+
+
+async def _one(
+    service: TranslationService, request: TranslateRequest, deadline: float, owner: str
+) -> list[str]:
+    record = RequestRecord(f"document-{next(_ids)}", "document", "JOB")
+    response = await service.translate(request, record, deadline, owner=owner)
+    return list(response.translations or [])
+
+
+def neighbour_context(texts: list[str], index: int) -> str | None:
+    """The segments before and after `texts[index]` (blank ones skipped), each cut to
+    `NEIGHBOUR_CHARS` on the side away from it: the context of its translation."""
+    before = next((t for t in reversed(texts[:index]) if t.strip()), "")
+    after = next((t for t in texts[index + 1 :] if t.strip()), "")
+    parts = [before.strip()[-NEIGHBOUR_CHARS:], after.strip()[:NEIGHBOUR_CHARS]]
+    return "\n".join(part for part in parts if part) or None
+
+
+def file_memory(service: TranslationService) -> Remember | None:
+    """A catalog's own translations as a memory for its segments: made for the job under an
+    owner of its own (no API key's), deleted when the job ends however it ends."""
+    memories = service.memories
+    if memories is None:
+        return None
+
+    @asynccontextmanager
+    async def remember(
+        job: Job, pairs: list[tuple[str, str]], options: DocumentOptions
+    ) -> AsyncIterator[DocumentOptions]:
+        source = job.source_lang or _detect(service, [s for s, _ in pairs[:DETECT_PAIRS]])
+        try:
+            entries = [
+                Entry(s, t, normalized_tag(source), normalized_tag(job.target_lang))
+                for s, t in pairs
+            ]
+        except UnknownLanguageError:  # undetected ("auto"): the file has no memory then
+            yield options
+            return
+        owner = f"{FILE_MEMORY_OWNER}{job.id}"
+        made = await memories.create(owner, f"document {job.id}")
+        try:
+            await memories.add(owner, made.id, entries)
+        except ApiError:  # more entries than a memory holds: translated without them
+            await memories.delete(owner, made.id)
+            yield options
+            return
+        try:
+            yield msgspec.structs.replace(options, memory=made.id, memory_owner=owner)
+        finally:
+            await memories.delete(owner, made.id)
+
+    return remember
 
 
 def _detect(service: TranslationService, texts: list[str]) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+import msgspec
 from litestar import Request, Response, Router, get, post, route
 from litestar.datastructures import UploadFile
 from litestar.openapi import ResponseSpec
@@ -54,6 +55,40 @@ def memory_owner(request: Request[Any, Any, Any]) -> str:
     if not token:  # unreachable past the gate; never the shared owner for a keyless call
         raise AuthenticationError("A valid API key is required.")
     return owner_of(token)
+
+
+class JobMemory(msgspec.Struct, frozen=True, kw_only=True):
+    """A document job's translation memory, as its options keep it."""
+
+    memory: str | None = None
+    memory_threshold: float | None = None
+    memory_owner: str = ""
+
+
+async def job_memory(
+    request: Request[Any, Any, Any],
+    memory_id: str | None,
+    threshold: str | None,
+    *,
+    names: tuple[str, str] = ("memory", "memory_threshold"),
+) -> JobMemory:
+    """A document upload's memory fields (named `names` on its route), checked at upload: an
+    unknown memory or another key's is a 404 then, not a failed job later."""
+    if not memory_id:
+        if threshold:
+            raise InvalidRequestError(f"`{names[1]}` needs `{names[0]}`.", param=names[1])
+        return JobMemory()
+    value: float | None = None
+    if threshold:
+        try:
+            value = float(threshold)
+        except ValueError:
+            value = -1.0
+        if not 0 <= value <= 100:
+            raise InvalidRequestError(f"`{names[1]}` is a number from 0 to 100.", param=names[1])
+    owner = memory_owner(request)
+    await memories_of(request).get(owner, memory_id, param=names[0])
+    return JobMemory(memory=memory_id, memory_threshold=value, memory_owner=owner)
 
 
 # One handler for both methods: Litestar's automatic OPTIONS answer (`Allow`) lists only the

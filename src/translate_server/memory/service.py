@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from translate_server.errors import MemoryNotFoundError, PayloadTooLargeError
 from translate_server.memory.entries import Entry, Found
 from translate_server.memory.formats import read_entries, write_tmx
+from translate_server.memory.jobs import MemoryJobs
 from translate_server.memory.store import MemoryFull, MemoryInfo, MemoryStore, Merged
 
 # The owner of every memory where no API keys are configured.
@@ -23,6 +24,11 @@ class Memories:
     store: MemoryStore
     max_entries: int
     max_bytes: int
+
+    @property
+    def jobs(self) -> MemoryJobs:
+        """DeepL's import and export jobs, kept beside the memories."""
+        return MemoryJobs(self.store)
 
     async def create(self, owner: str, name: str) -> MemoryInfo:
         return await self.store.create(owner, name)

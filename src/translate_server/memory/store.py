@@ -97,6 +97,14 @@ class MemoryStore:
         await self._reader.close()
         await self._writer.close()
 
+    async def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`work` on the reader's connection (lookups, listings)."""
+        return await self._reader.run(work)
+
+    async def write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`work` on the writer's connection, committed (or rolled back where it raised)."""
+        return await self._writer.run(work)
+
     # -- memories ----------------------------------------------------------------------------
     async def create(self, owner: str, name: str) -> MemoryInfo:
         public_id = "mem_" + secrets.token_hex(8)

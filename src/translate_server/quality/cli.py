@@ -16,6 +16,7 @@ import msgspec
 from translate_server.quality import paragraphs
 from translate_server.quality.client import APIS, Answer, translate_all
 from translate_server.quality.datasets import DEFAULT_PAIRS, TestSet, available, load_sets
+from translate_server.quality.memory_bench import add_memory_arguments, check_memory_args
 
 SETS = ("short", "paragraph", "document")
 
@@ -89,10 +90,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="where quality.json, quality.png and answers.jsonl go",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_memory_arguments(parser)
     parser.set_defaults(handler=cmd_quality)
 
 
 def _check_args(args: argparse.Namespace) -> None:
+    check_memory_args(args)
     unknown = [api for api in args.api if api not in APIS]
     if unknown or not args.api:
         raise SystemExit(f"--api takes {', '.join(APIS)}; got {', '.join(args.api) or 'nothing'}")
@@ -121,7 +124,11 @@ def load_all(args: argparse.Namespace) -> list[TestSet]:
 
 
 async def _translate(
-    args: argparse.Namespace, model: str | None, sets: list[TestSet], bar: Any
+    args: argparse.Namespace,
+    model: str | None,
+    sets: list[TestSet],
+    bar: Any,
+    memories: dict[tuple[str, str], str] | None = None,
 ) -> tuple[dict[str, list[list[Answer]]], dict[tuple[str, str], float]]:
     """Every set through every API, one API after the other and, within an API, one set
     (all its pairs) after the other; answers per API and set, and each (API, set)'s wall
@@ -144,6 +151,8 @@ async def _translate(
                 max_tokens=args.max_tokens,
                 timeout_s=args.timeout,
                 on_answer=lambda _: bar.update(1),
+                memories=memories,
+                memory_threshold=getattr(args, "memory_threshold", None),
             )
             wall_s[(api, name)] = time.perf_counter() - clock
             start = 0
@@ -166,16 +175,22 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
     except ValueError as exc:
         raise SystemExit(str(exc)) from exc
     model = args.model
-    if set(args.api) - {"translate"} and model is None:
+    if set(args.api) - {"translate", "memory"} and model is None:
         from translate_server.loadgen.client import discover_model
 
         model = asyncio.run(discover_model(args.base_url))
+    memories: dict[tuple[str, str], str] | None = None
+    memory_sizes: dict[str, int] = {}
+    if "memory" in args.api:
+        from translate_server.quality.memory_bench import make_memories
+
+        memories, memory_sizes = asyncio.run(make_memories(args.base_url, sets))
     started, clock = time.time(), time.perf_counter()
     total = len(args.api) * sum(len(s.segments) for s in sets)
     with tqdm(
         total=total, desc="translating", unit="seg", file=sys.stderr, disable=args.no_progress
     ) as bar:
-        answers, set_wall_s = asyncio.run(_translate(args, model, sets, bar))
+        answers, set_wall_s = asyncio.run(_translate(args, model, sets, bar, memories))
     wall_s = time.perf_counter() - clock
     names = list(dict.fromkeys(test_set.name for test_set in sets))  # load_all groups them
 
@@ -196,6 +211,7 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
         "concurrency": args.concurrency,
         "max_tokens": args.max_tokens,
         "detector_accuracy": args.detector_accuracy,
+        "memory_threshold": getattr(args, "memory_threshold", None),
         "started_at": started,
         "translation_wall_s": round(wall_s, 1),
         "set_wall_s": {f"{api}/{name}": round(t, 1) for (api, name), t in set_wall_s.items()},
@@ -213,6 +229,11 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
         for s in sets
     ]
     document = build_document(run | {"available": _available(names)}, set_info, scores, means)
+    memory_table = None
+    if memories is not None:
+        from translate_server.quality.memory_bench import memory_section
+
+        document["memory"], memory_table = memory_section(sets, memory_sizes, answers["memory"])
     write_json(out / "quality.json", document)
     plot(
         scores,
@@ -221,6 +242,9 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
         title=f"{model or args.base_url}: {', '.join(_counts(args, names))} per pair",
     )
     print(format_table(scores, means))
+    if memory_table is not None:
+        print()
+        print(memory_table)
     print(
         f"translated in {wall_s:.0f} s; wrote {out}/quality.json, quality.png, answers.jsonl",
         file=sys.stderr,
@@ -268,6 +292,7 @@ def _score(
                         "warnings": list(answer.warnings),
                         "latency_s": answer.latency_s,
                         "error": answer.error,
+                        "memory_match": answer.memory_match,
                         "failures": list(verdict.failures),
                         "lost_placeholders": list(verdict.lost_placeholders),
                         "detected_language": verdict.detected_language,

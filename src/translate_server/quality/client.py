@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import aiohttp
@@ -16,8 +16,14 @@ import msgspec
 from translate_server.quality.datasets import Segment
 from translate_server.translation.languages import resolve_language
 
-APIS = ("translate", "chat", "completion")
-PATHS = {"translate": "/translate", "chat": "/v1/chat/completions", "completion": "/v1/completions"}
+# "memory": /translate with the pair's translation memory (`bench quality --memory`).
+APIS = ("translate", "chat", "completion", "memory")
+PATHS = {
+    "translate": "/translate",
+    "chat": "/v1/chat/completions",
+    "completion": "/v1/completions",
+    "memory": "/translate",
+}
 INSTRUCTION = (
     "Translate the following text from {source} to {target}. "
     "Answer with the translation only.\n\n{text}"
@@ -38,6 +44,8 @@ class Answer(msgspec.Struct, frozen=True, kw_only=True):
     # What the server said was still wrong (/translate's `warnings`; chat and completion
     # answers have none).
     warnings: tuple[str, ...] = ()
+    # With a memory: how /translate says the text matched it ("exact", "fuzzy"; None: not).
+    memory_match: str | None = None
 
 
 def chat_max_tokens(text: str) -> int:
@@ -86,9 +94,22 @@ def completion_body(segment: Segment, model: str, max_tokens: int | None) -> dic
     }
 
 
-def _body(api: str, segment: Segment, model: str, max_tokens: int | None) -> dict[str, Any]:
+def _body(
+    api: str,
+    segment: Segment,
+    model: str,
+    max_tokens: int | None,
+    memories: Mapping[tuple[str, str], str] | None = None,
+    memory_threshold: float | None = None,
+) -> dict[str, Any]:
     if api == "translate":
         return translate_body(segment, max_tokens)
+    if api == "memory":
+        memory = (memories or {})[(segment.source_lang, segment.target_lang)]
+        body = translate_body(segment, max_tokens) | {"memory": memory}
+        if memory_threshold is not None:
+            body["memory_threshold"] = memory_threshold
+        return body
     if api == "chat":
         return chat_body(segment, model, max_tokens)
     return completion_body(segment, model, max_tokens)
@@ -96,7 +117,7 @@ def _body(api: str, segment: Segment, model: str, max_tokens: int | None) -> dic
 
 def _parse(api: str, payload: dict[str, Any]) -> tuple[str, str | None, tuple[str, ...]]:
     """The answer's text, finish reason and warnings (a single text's: a list of kinds)."""
-    if api == "translate":
+    if api in ("translate", "memory"):
         warnings = tuple(str(w) for w in payload.get("warnings") or ())
         return payload.get("translation") or "", payload.get("finish_reason"), warnings
     choice = payload["choices"][0]
@@ -121,13 +142,16 @@ async def _send(
                 latency_s=elapsed,
                 error=f"HTTP {response.status}: {raw[:200].decode(errors='replace')}",
             )
-        text, reason, warnings = _parse(api, msgspec.json.decode(raw))
+        payload = msgspec.json.decode(raw)
+        text, reason, warnings = _parse(api, payload)
+        matched = payload.get("memory_match") if isinstance(payload, dict) else None
         return Answer(
             segment_id=segment_id,
             text=text,
             finish_reason=reason,
             latency_s=elapsed,
             warnings=warnings,
+            memory_match=matched.get("match") if isinstance(matched, dict) else None,
         )
     except (
         TimeoutError,
@@ -154,12 +178,15 @@ async def translate_all(
     max_tokens: int | None = None,
     timeout_s: float = 300.0,
     on_answer: Callable[[Answer], None] | None = None,
+    memories: Mapping[tuple[str, str], str] | None = None,
+    memory_threshold: float | None = None,
 ) -> list[Answer]:
     """One answer per segment, in the segments' order; a failed request is an answer with
-    `error` set, never an exception."""
+    `error` set, never an exception. `memories`: the "memory" API's memory id per (source,
+    target) language."""
     if api not in APIS:
         raise ValueError(f"api is one of {APIS}: {api!r}")
-    if api != "translate" and not model:
+    if api not in ("translate", "memory") and not model:
         raise ValueError(f"the {api} API needs a model name")
     url = base_url.rstrip("/") + PATHS[api]
     gate = asyncio.Semaphore(concurrency)
@@ -169,7 +196,7 @@ async def translate_all(
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
 
         async def one(segment: Segment) -> Answer:
-            body = _body(api, segment, model or "", max_tokens)
+            body = _body(api, segment, model or "", max_tokens, memories, memory_threshold)
             async with gate:
                 answer = await _send(session, url, api, body, segment.id)
             if on_answer is not None:

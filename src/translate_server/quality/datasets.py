@@ -223,3 +223,31 @@ def available() -> dict[str, int]:
     for entry in _entries():
         counts[kind_of(entry.english)] += 1
     return counts
+
+
+def memory_entries(pair: str, held_out: Iterable[str]) -> list[tuple[str, str]]:
+    """The pair's (source, reference) of every usable message its catalogs translate, but the
+    `held_out` ones (test segments' ids, `<catalog>#<n>`): the translation memory of a
+    project whose other messages the test set holds. All of the language's messages, not only
+    those every catalog language has (the test set's pool)."""
+    import polib
+
+    source, target = parse_pair(pair)
+    other = target if source == "en" else source
+    locale = LOCALES[other]
+    by_id = {entry.id: entry for entry in _entries()}
+    skipped = {
+        (test_id.rsplit("#", 1)[0], by_id[test_id].english)
+        for test_id in held_out
+        if test_id in by_id
+    }
+    found = []
+    for relative, path in _catalog_paths(locale):
+        catalog = relative.replace(f"/{locale}/", "/*/")
+        for entry in polib.pofile(path.read_text(encoding="utf-8")):
+            if not _usable(entry) or (catalog, entry.msgid) in skipped:
+                continue
+            found.append(
+                (entry.msgid, entry.msgstr) if source == "en" else (entry.msgstr, entry.msgid)
+            )
+    return found

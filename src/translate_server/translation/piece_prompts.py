@@ -55,6 +55,8 @@ class PiecePrompts:
         glossary: tuple[tuple[str, str], ...],
         formality: str,
         examples: tuple[tuple[str, str], ...] = (),
+        context: str | None = None,
+        instructions: tuple[str, ...] = (),
     ) -> int:
         prompt = build_translation_prompt(
             "",
@@ -64,6 +66,8 @@ class PiecePrompts:
             formality=formality,
             template=self.template,
             examples=examples,
+            context=context,
+            instructions=instructions,
         )
         return self.generation.check(self.generation.render_inline(prompt), "text").tokens
 
@@ -72,7 +76,8 @@ class PiecePrompts:
         tokens (the prompt less the instructions around it), and how many it may have."""
         formality = job.request.formality
         # A translation memory's fuzzy matches, where it has some, are the prompt's examples;
-        # they are instructions, not the piece's own tokens.
+        # they, and the request's context, are instructions, not the piece's own tokens.
+        context = job.request.context
         text = build_translation_prompt(
             piece.text,
             piece.source,
@@ -81,10 +86,18 @@ class PiecePrompts:
             formality=formality,
             template=self.template,
             examples=piece.examples,
+            context=context,
+            instructions=job.instructions,
         )
         prompt = await self.generation.render(text)
         overhead = self._overhead(
-            piece.source, job.target, tuple(piece.glossary.items()), formality, piece.examples
+            piece.source,
+            job.target,
+            tuple(piece.glossary.items()),
+            formality,
+            piece.examples,
+            context,
+            job.instructions,
         )
         return prompt, max(1, prompt.tokens - overhead), self._token_budget(overhead, piece.param)
 

@@ -23,6 +23,12 @@ from translate_server.translation.detection import Detection, LanguageDetection
 from translate_server.translation.glossary import entries_in, validate_glossary
 from translate_server.translation.languages import Language, requested_language
 from translate_server.translation.markup import parse_html
+from translate_server.translation.prompts.instructions import (
+    MAX_PROMPT_INSTRUCTION_CHARS,
+    MAX_PROMPT_INSTRUCTIONS,
+    refuse_on_base_model,
+    validate_instructions,
+)
 from translate_server.translation.protocol import TranslateRequest
 from translate_server.translation.segmentation import (
     Document,
@@ -97,6 +103,7 @@ class Job:
     request: TranslateRequest
     record: RequestRecord
     deadline: float
+    instructions: tuple[str, ...] = ()  # the client's own, validated (prompts/instructions.py)
 
     def languages(self, piece: Piece) -> tuple[str, ...]:
         """The names a preamble before the piece's translation may mention."""
@@ -115,6 +122,7 @@ class Plan:
     notices: tuple[str, ...] = ()  # warnings known before translating, for every text
     # The texts' parts of at most `piece_tokens` each, before they were cut into sentences.
     spans: int = 0
+    instructions: tuple[str, ...] = ()
 
     @property
     def misses(self) -> list[Piece]:
@@ -134,7 +142,7 @@ class Plan:
                 self.results[key] = PieceResult(piece.cached.text, "stop")
 
     def job(self, record: RequestRecord, deadline: float) -> Job:
-        return Job(self.target, self.request, record, deadline)
+        return Job(self.target, self.request, record, deadline, self.instructions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +163,8 @@ class Planner:
     # does not write is refused rather than warned about.
     support: Callable[[str], str | None] = lambda tag: None
     refuse_unsupported: bool = False
+    # Whether the model follows a client's instructions (a chat family with a chat template).
+    follows_instructions: bool = True
 
     def plan(self, request: TranslateRequest, memory: Hashable = None) -> Plan:
         return self.look_up(self.prepare(request, memory))
@@ -183,6 +193,15 @@ class Planner:
         if request.stream and request.alternatives:
             raise InvalidRequestError("Alternatives are not streamed.", param="alternatives")
         glossary = validate_glossary(request.glossary)
+        # The wire's own limits are checked where it is decoded; this bounds a prompt.
+        instructions = validate_instructions(
+            request.instructions,
+            "instructions",
+            limit=MAX_PROMPT_INSTRUCTIONS,
+            max_chars=MAX_PROMPT_INSTRUCTION_CHARS,
+        )
+        if instructions:
+            refuse_on_base_model(self.model_name, self.follows_instructions, "instructions")
         notices = self._target_notices(target)
         max_chars = piece_chars(self.max_model_len, self.piece_tokens)
         planned: list[PlannedText] = []
@@ -225,8 +244,10 @@ class Planner:
                     target.tag,
                     tuple(entries.items()),
                     request.formality,
+                    instructions,
                     request.max_tokens,
                     memory,
+                    request.context,
                     piece_text,
                 )
                 if key not in pieces:
@@ -241,7 +262,15 @@ class Planner:
                 )
             planned.append(PlannedText(document, language, detection, slots))
         return Plan(
-            request, is_batch, target, glossary, planned, pieces, notices=notices, spans=spans
+            request,
+            is_batch,
+            target,
+            glossary,
+            planned,
+            pieces,
+            notices=notices,
+            spans=spans,
+            instructions=instructions,
         )
 
     def _target_notices(self, target: Language) -> tuple[str, ...]:

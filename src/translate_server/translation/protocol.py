@@ -8,6 +8,11 @@ from msgspec import Meta
 
 from translate_server.wire import RequestStruct, ResponseStruct, Usage
 
+# The longest context a request may give (characters): it is read with every piece's prompt.
+CONTEXT_CHARS = 2000
+# The least fuzzy-match score of a memory entry shown as an example, where none is asked.
+MEMORY_THRESHOLD = 75.0
+
 LanguageCode = Annotated[
     str,
     Meta(
@@ -73,6 +78,19 @@ class TranslateRequest(RequestStruct, kw_only=True):
         | None
     ) = None
     formality: Literal["default", "formal", "informal"] = "default"
+    instructions: (
+        Annotated[
+            list[Annotated[str, Meta(min_length=1, max_length=300)]],
+            Meta(
+                max_length=10,
+                description="How to write the translation, in plain words (tone, style, "
+                "terms, formatting): at most 10 of 300 characters each. An instruction-tuned "
+                "(chat) model only: on a base model a request with them is a 400 "
+                "(`instructions_not_supported`).",
+            ),
+        ]
+        | None
+    ) = None
     stream: Annotated[
         bool,
         Meta(
@@ -94,6 +112,18 @@ class TranslateRequest(RequestStruct, kw_only=True):
     ] = 0
     model: str | None = None
     timeout: Annotated[float, Meta(gt=0.0)] | None = None
+    context: (
+        Annotated[
+            str,
+            Meta(
+                max_length=CONTEXT_CHARS,
+                description="Text around the text to translate (what comes before and after, "
+                "what it is for), shown to the model for its meaning only: it is not "
+                "translated, answered or billed.",
+            ),
+        ]
+        | None
+    ) = None
     memory: (
         Annotated[
             str,
@@ -115,7 +145,7 @@ class TranslateRequest(RequestStruct, kw_only=True):
             "character-level similarity of the sources) of "
             "a memory entry shown as an example.",
         ),
-    ] = 75.0
+    ] = MEMORY_THRESHOLD
 
 
 class MemoryMatch(ResponseStruct, kw_only=True):

@@ -91,6 +91,8 @@ class TranslationService:
             piece_sentences=template.piece_sentences if template else 0,
             support=template.support_level if template else lambda tag: None,
             refuse_unsupported=refuse_unsupported_targets,
+            follows_instructions=(template is None or template.kind == "chat")
+            and generation.engine.info.chat_template,
         )
         # Only a completion prompt shows the examples: only there can an answer copy one.
         shown = template.examples if template is not None and template.kind == "completion" else ()

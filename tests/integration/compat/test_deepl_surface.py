@@ -280,12 +280,13 @@ async def test_legacy_auth_key_field_and_query(make_app, overrides: dict) -> Non
         assert missing.status_code == 403
 
 
-async def test_unknown_v2_paths_answer_in_deepl_shape(make_app) -> None:
+async def test_unknown_v2_and_v3_paths_answer_in_deepl_shape(make_app) -> None:
     async with served(make_app()) as url:
         for method in ("GET", "POST"):
-            response = await _http(method, f"{url}/v2/write/rephrase")
-            assert response.status_code == 404
-            assert set(response.json()) == {"message"}
+            for path in ("/v2/write/expand", "/v3/usage"):
+                response = await _http(method, f"{url}{path}")
+                assert response.status_code == 404
+                assert response.json() == {"message": f"Not found: {path}"}
 
 
 async def test_a_stored_glossary_reaches_a_document_job(

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from translate_server.loadgen.cli import main as bench_main
+from translate_server.memory.entries import carry_spans, match_key
 from translate_server.quality import paragraphs
 from translate_server.quality.client import chat_max_tokens
-from translate_server.quality.datasets import load_sets
+from translate_server.quality.datasets import load_sets, memory_entries
 from translate_server.translation.checks import FAILURE_KINDS
 
 from tests.support.fakes import _SOURCE, _USER, FakeEngine
@@ -311,3 +312,53 @@ async def test_the_guards_warnings_are_recorded_and_flag_its_failures(
     assert result["faithfulness"]["unflagged_failure_rate"] == round(
         unwarned_failures / SEGMENTS, 4
     )
+
+
+async def test_memory_runs_the_set_without_and_with_a_memory_of_the_other_messages(
+    make_app, engine: FakeEngine, tmp_path: Path
+) -> None:
+    report = await _bench(
+        make_app, engine, tmp_path, "--memory", "--pairs", "en-de", "--segments", "12"
+    )
+    assert report["run"]["apis"] == ["translate", "memory"]
+    (memory,) = report["memory"]
+    test_set = load_sets(["en-de"], 12, 0)[0]
+    held_out = {segment.id for segment in test_set.segments}
+    # Duplicates merged (by the source with placeholders masked): the later translation kept.
+    known = {match_key(s): (s, t) for s, t in memory_entries("en-de", held_out)}
+    assert memory["memory_entries"] == len(known) and memory["segments"] == 12
+    answers = [
+        json.loads(line)
+        for line in (tmp_path / "answers.jsonl").read_text().splitlines()
+        if json.loads(line)["api"] == "memory"
+    ]
+    for answer in answers:
+        if answer["memory_match"] == "exact":
+            # Only a message the rest of the catalogs hold is answered from the memory (with
+            # the message's own placeholders).
+            source, target = known[match_key(answer["source"])]
+            assert answer["answer"] == carry_spans(source, target, answer["source"])
+        else:
+            assert match_key(answer["source"]) not in known
+    assert memory["exact"] == sum(a["memory_match"] == "exact" for a in answers)
+    assert memory["fuzzy"] == sum(a["memory_match"] == "fuzzy" for a in answers) > 0
+    # The engine saw the memory's examples (earlier turns) only for the memory's run.
+    turns = [engine.decode(ids).count("<|im_start|>user") for _, ids, _ in engine.requests]
+    assert max(turns) > 1 and turns.count(1) >= 12
+
+
+async def test_memory_threshold_reaches_every_request(
+    make_app, engine: FakeEngine, tmp_path: Path
+) -> None:
+    report = await _bench(
+        make_app,
+        engine,
+        tmp_path,
+        *("--memory", "--api", "memory", "--memory-threshold", "100"),
+        *("--pairs", "en-de", "--segments", "12"),
+    )
+    assert report["run"]["apis"] == ["memory"] and report["run"]["memory_threshold"] == 100
+    (memory,) = report["memory"]
+    # At 100 only the same source is close enough: exact matches, no examples.
+    assert memory["fuzzy"] == 0 and memory["exact"] > 0
+    assert all(engine.decode(ids).count("<|im_start|>user") == 1 for _, ids, _ in engine.requests)

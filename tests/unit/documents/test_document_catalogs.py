@@ -1,7 +1,10 @@
 from __future__ import annotations
 
 import polib
+import pytest
 from translate.storage import xliff, xliff2
+
+from translate_server.documents.formats import FormatOptions, detect_format, extract
 
 from tests.support.document_doubles import shout, translate_file
 
@@ -151,3 +154,20 @@ def test_po_placeholders_changed_by_the_translator_are_put_back() -> None:
         "%(n)d archivos tiene %(user)s",  # kept, only moved: left as the translator put them
         "Literal {llaves}",  # not a format string: nothing to protect
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "known"),
+    [
+        # Only finished translations: not the fuzzy one, the plural or the obsolete one.
+        ("app.po", PO.encode(), [("Open", "Öffnen")]),
+        ("app.xlf", XLIFF12, [("Done", "Fertig")]),
+        ("app.xliff", XLIFF20, [("Done", "Fertig")]),
+    ],
+)
+def test_a_catalogs_translated_entries_are_known_beside_its_segments(
+    name: str, data: bytes, known: list[tuple[str, str]]
+) -> None:
+    extracted = extract(detect_format(name, data), data, FormatOptions(target_lang="de"))
+    assert extracted.known == known
+    assert not set(extracted.segments) & {source for source, _ in known}

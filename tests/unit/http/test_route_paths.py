@@ -30,8 +30,13 @@ def test_open_paths_are_health_docs_and_metrics_unless_metrics_need_the_key() ->
     assert "/metrics" not in paths(True).open
 
 
-def test_the_pages_assets_are_open_by_prefix() -> None:
-    assert paths(False).open_prefixes == ("/ui/",)
+def test_the_pages_assets_and_deepls_storage_urls_are_open_by_prefix() -> None:
+    # DeepL's clients send no key to a memory's upload or download URL: its token is the key.
+    assert paths(False).open_prefixes == (
+        "/ui/",
+        "/v3/translation_memories/downloads/",
+        "/v3/translation_memories/uploads/",
+    )
 
 
 def test_json_bodies_are_the_routes_that_decode_json_themselves() -> None:
@@ -63,6 +68,10 @@ def test_the_compatible_apis_prefixes_come_from_their_routers() -> None:
     from translate_server.compat.libretranslate.routes import error_shape as libre_shape
 
     found = paths(False)
-    assert found.error_shapes == (("/libretranslate/", libre_shape), ("/v2/", deepl_shape))
-    assert found.body_key_prefixes == ("/libretranslate/", "/v2/")
+    assert found.error_shapes == (
+        ("/libretranslate/", libre_shape),
+        ("/v2/", deepl_shape),
+        ("/v3/", deepl_shape),  # DeepL's translation memories
+    )
+    assert found.body_key_prefixes == ("/libretranslate/", "/v2/", "/v3/")
     assert found.cors_prefixes == ("/libretranslate/",)

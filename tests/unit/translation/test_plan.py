@@ -43,7 +43,8 @@ def test_cached_pieces_are_not_misses_and_the_key_names_everything_that_shapes_t
         TranslateRequest(text="Hello.", source_lang="en", target_lang="de", formality="formal")
     )
     key = next(iter(first.pieces))
-    assert key == ("m", "en", "de", (), "formal", None, None, "Hello.")  # None: no memory
+    # (): no instructions; None, None, None: no max_tokens, no memory, no context
+    assert key == ("m", "en", "de", (), "formal", (), None, None, None, "Hello.")
     cache.put(key, CachedTranslation("Hallo.", 2))
     again = planner(cache).plan(
         TranslateRequest(text="Hello.", source_lang="en", target_lang="de", formality="formal")
@@ -51,6 +52,13 @@ def test_cached_pieces_are_not_misses_and_the_key_names_everything_that_shapes_t
     assert again.misses == []
     again.take_cached()
     assert again.results[key].text == "Hallo."
+    # A context may change the translation: it is another key.
+    with_context = planner(cache).plan(
+        TranslateRequest(
+            text="Hello.", source_lang="en", target_lang="de", formality="formal", context="A"
+        )
+    )
+    assert len(with_context.misses) == 1
 
 
 def test_the_source_language_is_detected_per_text() -> None:

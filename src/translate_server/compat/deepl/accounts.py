@@ -1,5 +1,5 @@
 """What the DeepL API keeps per API key, in one SQLite database across restarts: the characters
-billed to it and its glossaries."""
+billed to it, its glossaries and its style rules."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from translate_server.compat.deepl.database import Database
-from translate_server.compat.deepl.glossaries import GLOSSARY_SCHEMA, GlossaryStore
+from translate_server.compat.deepl.glossary_store import GLOSSARY_SCHEMA, GlossaryStore
+from translate_server.compat.deepl.style_rules import STYLE_RULE_SCHEMA, StyleRuleStore
 from translate_server.compat.deepl.usage import USAGE_SCHEMA, UsageStore
 from translate_server.owners import owner_of
 
@@ -21,11 +22,14 @@ class DeepLAccounts:
     database: Database
     glossaries: GlossaryStore
     usage: UsageStore
+    style_rules: StyleRuleStore
 
     @classmethod
     def open(cls, path: Path) -> DeepLAccounts:
-        database = Database(path, GLOSSARY_SCHEMA + USAGE_SCHEMA)
-        return cls(database, GlossaryStore(database), UsageStore(database))
+        database = Database(path, GLOSSARY_SCHEMA + USAGE_SCHEMA + STYLE_RULE_SCHEMA)
+        return cls(
+            database, GlossaryStore(database), UsageStore(database), StyleRuleStore(database)
+        )
 
     async def bill(self, key: str, characters: int) -> None:
         await self.usage.add(owner_of(key), characters)

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 class Database:
@@ -42,6 +45,17 @@ class Database:
             connection = self._connect()
             with connection:
                 return connection.execute(query, args).fetchall()
+
+        return await asyncio.get_running_loop().run_in_executor(self._thread, run)
+
+    async def transact(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`work` on the connection in one transaction, committed when it returns (rolled
+        back when it raises): a read and the write that depends on it, with nothing between."""
+
+        def run() -> T:
+            connection = self._connect()
+            with connection:
+                return work(connection)
 
         return await asyncio.get_running_loop().run_in_executor(self._thread, run)
 

@@ -1,45 +1,29 @@
-"""DeepL glossaries, kept per API key in the DeepL database (database.py)."""
+"""DeepL glossaries: their entries' formats and their wire types, v2's (one language pair)
+and v3's (dictionaries, one per pair). Kept per API key by glossary_store.py."""
 
 from __future__ import annotations
 
 import csv
-import datetime
 import io
-import json
-import uuid
-from typing import Any
+from typing import Annotated
 
 import msgspec
+from msgspec import Meta
 
-from translate_server.compat.deepl.database import Database
 from translate_server.errors import ApiError, InvalidRequestError
-from translate_server.owners import owner_of
 from translate_server.translation.glossary import MAX_ENTRIES, MAX_TERM_CHARS
+from translate_server.translation.languages import UnknownLanguageError, resolve_language
 
-GLOSSARY_SCHEMA = """
-CREATE TABLE IF NOT EXISTS deepl_glossaries (
-    glossary_id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    name TEXT NOT NULL,
-    source_lang TEXT NOT NULL,
-    target_lang TEXT NOT NULL,
-    creation_time TEXT NOT NULL,
-    entries TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS deepl_glossaries_owner ON deepl_glossaries (owner);
-"""
-_SELECT = (
-    "SELECT glossary_id, name, source_lang, target_lang, creation_time, entries "
-    "FROM deepl_glossaries"
-)
+MAX_DICTIONARIES = 50  # per glossary: ours
+_Lang = Annotated[str, Meta(min_length=2, max_length=35)]
 
 
 class GlossaryNotFoundError(ApiError):
     status_code = 404
     code = "glossary_not_found"
 
-    def __init__(self) -> None:
-        super().__init__("Glossary not found.", param="glossary_id")
+    def __init__(self, what: str = "Glossary") -> None:
+        super().__init__(f"{what} not found.", param="glossary_id")
 
 
 class Glossary(msgspec.Struct, kw_only=True):
@@ -55,6 +39,85 @@ class Glossary(msgspec.Struct, kw_only=True):
 class StoredGlossary(msgspec.Struct, kw_only=True):
     info: Glossary
     entries: dict[str, str]
+
+
+class DictionaryInfo(msgspec.Struct, kw_only=True):
+    source_lang: str
+    target_lang: str
+    entry_count: int
+
+
+class MultilingualGlossary(msgspec.Struct, kw_only=True):
+    """A v3 glossary: its dictionaries, one per language pair."""
+
+    glossary_id: str
+    name: str
+    creation_time: str
+    dictionaries: list[DictionaryInfo]
+
+
+class MultilingualGlossaryList(msgspec.Struct, kw_only=True):
+    glossaries: list[MultilingualGlossary]
+
+
+class DictionaryEntries(msgspec.Struct, kw_only=True):
+    source_lang: str
+    target_lang: str
+    entries: str
+    entries_format: str = "tsv"
+
+
+class DictionaryEntriesList(msgspec.Struct, kw_only=True):
+    dictionaries: list[DictionaryEntries]
+
+
+class DictionaryBody(msgspec.Struct, kw_only=True):
+    source_lang: _Lang
+    target_lang: _Lang
+    entries: str
+    entries_format: str = "tsv"
+
+    def parsed(self) -> tuple[str, str, dict[str, str]]:
+        """(source, target, entries): base languages, as DeepL keeps them."""
+        return (
+            base_language(self.source_lang, "source_lang"),
+            base_language(self.target_lang, "target_lang"),
+            parse_entries(self.entries, self.entries_format.lower()),
+        )
+
+
+class MultilingualGlossaryCreate(msgspec.Struct, kw_only=True):
+    name: Annotated[str, Meta(min_length=1, max_length=1024)]
+    dictionaries: Annotated[list[DictionaryBody], Meta(min_length=1, max_length=MAX_DICTIONARIES)]
+    auth_key: str | None = None
+
+
+class MultilingualGlossaryPatch(msgspec.Struct, kw_only=True):
+    name: Annotated[str, Meta(min_length=1, max_length=1024)] | None = None
+    dictionaries: Annotated[list[DictionaryBody], Meta(max_length=MAX_DICTIONARIES)] | None = None
+    auth_key: str | None = None
+
+
+def base_language(code: str, param: str) -> str:
+    """A glossary's language: the base language of `code` (`EN-GB` is `en`)."""
+    try:
+        return resolve_language(code.split("-")[0]).tag
+    except UnknownLanguageError:
+        raise InvalidRequestError(f"Value for '{param}' not supported.", param=param) from None
+
+
+def distinct_pairs(
+    dictionaries: list[tuple[str, str, dict[str, str]]],
+) -> list[tuple[str, str, dict[str, str]]]:
+    """The dictionaries of one request, each pair once (a repeated pair is a 400)."""
+    seen: set[tuple[str, str]] = set()
+    for source, target, _ in dictionaries:
+        if (source, target) in seen:
+            raise InvalidRequestError(
+                f"The language pair {source}-{target} is given twice.", param="dictionaries"
+            )
+        seen.add((source, target))
+    return dictionaries
 
 
 def parse_entries(entries: str, entries_format: str) -> dict[str, str]:
@@ -93,93 +156,3 @@ def parse_entries(entries: str, entries_format: str) -> dict[str, str]:
 
 def entries_tsv(entries: dict[str, str]) -> str:
     return "\n".join(f"{source}\t{target}" for source, target in entries.items())
-
-
-class GlossaryStore:
-    def __init__(self, database: Database) -> None:
-        self.database = database
-
-    async def create(
-        self, key: str, name: str, source_lang: str, target_lang: str, entries: dict[str, str]
-    ) -> Glossary:
-        now = datetime.datetime.now(datetime.UTC)
-        info = Glossary(
-            glossary_id=str(uuid.uuid4()),
-            name=name,
-            ready=True,
-            source_lang=source_lang,
-            target_lang=target_lang,
-            creation_time=now.isoformat(timespec="microseconds").replace("+00:00", "Z"),
-            entry_count=len(entries),
-        )
-        await self.database.run(
-            "INSERT INTO deepl_glossaries VALUES (?, ?, ?, ?, ?, ?, ?)",
-            info.glossary_id,
-            owner_of(key),
-            name,
-            source_lang,
-            target_lang,
-            info.creation_time,
-            json.dumps(entries, ensure_ascii=False),
-        )
-        return info
-
-    async def list(self, key: str) -> list[Glossary]:
-        rows = await self.database.run(
-            f"{_SELECT} WHERE owner = ? ORDER BY creation_time", owner_of(key)
-        )
-        return [_stored(row).info for row in rows]
-
-    async def get(self, key: str, glossary_id: str) -> StoredGlossary:
-        rows = await self.database.run(
-            f"{_SELECT} WHERE owner = ? AND glossary_id = ?", owner_of(key), glossary_id
-        )
-        if not rows:
-            raise GlossaryNotFoundError
-        return _stored(rows[0])
-
-    async def entries_for(
-        self, key: str, glossary_id: str | None, source_lang: str | None, target_lang: str
-    ) -> dict[str, str] | None:
-        """The entries of the key's glossary for a request naming it (None when it names
-        none); as DeepL, a glossary needs `source_lang`, and its pair must be the request's."""
-        if glossary_id is None:
-            return None
-        if source_lang is None:
-            raise InvalidRequestError(
-                "Use of a glossary requires the source_lang parameter to be specified.",
-                param="source_lang",
-            )
-        stored = await self.get(key, glossary_id)
-        pair = (source_lang.split("-")[0].lower(), target_lang.split("-")[0].lower())
-        if pair != (stored.info.source_lang, stored.info.target_lang):
-            raise InvalidRequestError(
-                "The glossary's languages do not match source_lang and target_lang.",
-                param="glossary_id",
-            )
-        return stored.entries
-
-    async def delete(self, key: str, glossary_id: str) -> None:
-        await self.get(key, glossary_id)
-        await self.database.run(
-            "DELETE FROM deepl_glossaries WHERE owner = ? AND glossary_id = ?",
-            owner_of(key),
-            glossary_id,
-        )
-
-
-def _stored(row: tuple[Any, ...]) -> StoredGlossary:
-    glossary_id, name, source_lang, target_lang, creation_time, entries_json = row
-    entries = json.loads(entries_json)
-    return StoredGlossary(
-        info=Glossary(
-            glossary_id=glossary_id,
-            name=name,
-            ready=True,
-            source_lang=source_lang,
-            target_lang=target_lang,
-            creation_time=creation_time,
-            entry_count=len(entries),
-        ),
-        entries=entries,
-    )

@@ -4,7 +4,7 @@ read them, and their conversion to and from the plain translation API."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Literal, cast
+from typing import Annotated, Any, Literal, cast
 
 import msgspec
 from msgspec import Meta
@@ -12,7 +12,11 @@ from msgspec import Meta
 from translate_server.compat.deepl.glossaries import Glossary
 from translate_server.errors import InvalidRequestError
 from translate_server.translation.languages import Language
-from translate_server.translation.protocol import TranslateRequest, TranslateResponse
+from translate_server.translation.protocol import (
+    CONTEXT_CHARS,
+    TranslateRequest,
+    TranslateResponse,
+)
 from translate_server.wire import RequestStruct, ResponseStruct
 
 # DeepL's formality values; the `prefer_` ones never fail, and neither do ours.
@@ -34,12 +38,15 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
     formality: str | None = None
     tag_handling: Literal["html", "xml"] | None = None
     glossary_id: str | None = None
+    glossary_ids: list[str] | None = None  # up to five, applied in order
     # Elements whose text stays as it is (html and xml): honoured.
     ignore_tags: Tags | None = None
-    # Accepted and documented, without effect on our output: the model sees each text whole
-    # (pieces are split at paragraphs, never mid-sentence), keeps its formatting, and gets no
-    # extra context; one model serves every request.
+    # Shown to the model with every piece, for meaning only: never translated nor billed;
+    # longer than CONTEXT_CHARS, its end is kept (what comes right before the text).
     context: str | None = None
+    # Accepted and documented, without effect on our output: the model sees each text whole
+    # (pieces are split at paragraphs, never mid-sentence) and keeps its formatting; one model
+    # serves every request.
     split_sentences: Literal["0", "1", "nonewlines"] | None = None
     preserve_formatting: bool | None = None
     non_splitting_tags: Tags | None = None
@@ -47,15 +54,30 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
     outline_detection: bool | None = None
     model_type: str | None = None
     show_billed_characters: bool | None = None
+    # Instructions to the model (an instruction-tuned one only): the request's own and a
+    # style rule's (style_rules.py), fenced into the prompt.
+    custom_instructions: list[str] | None = None
+    style_id: str | None = None
+    # Accepted without effect: markup is parsed by one algorithm, whichever is named; every
+    # language the model writes is served, beta or not.
+    tag_handling_version: Literal["v1", "v2"] | None = None
+    enable_beta_languages: bool | None = None
+    # One of the key's translation memories (/v3/translation_memories, /memories): exact
+    # matches are answered from it, close ones shown to the model as examples.
+    translation_memory_id: Annotated[str, Meta(min_length=1)] | None = None
+    translation_memory_threshold: Annotated[int, Meta(ge=0, le=100)] | None = None
     # DeepL's legacy way of sending the key; checked by the router's hook.
     auth_key: str | None = None
 
-    def to_translate_request(self, glossary: dict[str, str] | None = None) -> TranslateRequest:
+    def to_translate_request(
+        self, glossary: dict[str, str] | None = None, instructions: list[str] | None = None
+    ) -> TranslateRequest:
         formality = _FORMALITY.get((self.formality or "default").lower())
         if formality is None:
             raise InvalidRequestError("Value for 'formality' not supported.", param="formality")
         if self.model_type is not None and self.model_type not in MODEL_TYPES:
             raise InvalidRequestError("Value for 'model_type' not supported.", param="model_type")
+        memory = memory_fields(self.translation_memory_id, self.translation_memory_threshold)
         return TranslateRequest(
             text=self.text,
             source_lang=self.source_lang or "auto",
@@ -65,7 +87,26 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
             formality=formality,  # type: ignore[arg-type]
             glossary=glossary,
             ignore_tags=tag_list(self.ignore_tags) or None,
+            instructions=instructions or None,
+            context=self.context[-CONTEXT_CHARS:].strip() or None if self.context else None,
+            **memory,
         )
+
+
+def memory_fields(memory_id: str | None, threshold: int | None) -> dict[str, Any]:
+    """DeepL's memory parameters as the translation request's (our default threshold where
+    none is given); a threshold without a memory is refused, as DeepL's client refuses it."""
+    if memory_id is None:
+        if threshold is not None:
+            raise InvalidRequestError(
+                "'translation_memory_threshold' requires 'translation_memory_id'.",
+                param="translation_memory_threshold",
+            )
+        return {}
+    fields: dict[str, Any] = {"memory": memory_id}
+    if threshold is not None:
+        fields["memory_threshold"] = float(threshold)
+    return fields
 
 
 def tag_list(tags: Tags | None) -> list[str]:

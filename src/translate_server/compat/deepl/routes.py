@@ -21,9 +21,11 @@ from translate_server.compat.common import (
 from translate_server.compat.deepl.accounts import UNLIMITED
 from translate_server.compat.deepl.glossaries import (
     Glossary,
+    base_language,
     entries_tsv,
     parse_entries,
 )
+from translate_server.compat.deepl.glossary_routes import GLOSSARY_V3_ROUTES
 from translate_server.compat.deepl.protocol import (
     DeepLError,
     DeepLLanguage,
@@ -36,15 +38,18 @@ from translate_server.compat.deepl.protocol import (
     GlossaryList,
     deepl_languages,
 )
+from translate_server.compat.deepl.style_routes import STYLE_RULE_ROUTES
+from translate_server.compat.deepl.styling import requested_instructions
+from translate_server.compat.deepl.write import DeepLWrite, Task, WriteRequest, WriteResponse
 from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.route_paths import compatible
+from translate_server.memory.routes import memory_owner
 from translate_server.observability.record import RequestRecord
 from translate_server.services import Services, services
 from translate_server.translation.detection import detectable_languages
-from translate_server.translation.languages import UnknownLanguageError, resolve_language
 from translate_server.translation.protocol import TranslateRequest, TranslateResponse
 from translate_server.wire import ErrorBody
 
@@ -63,18 +68,28 @@ async def deepl_translate(request: Request[Any, Any, Any]) -> DeepLTranslateResp
     body = await read_body(
         request,
         DeepLTranslateRequest,
-        lists=("text", "ignore_tags", "non_splitting_tags", "splitting_tags"),
+        lists=(
+            "text",
+            "ignore_tags",
+            "non_splitting_tags",
+            "splitting_tags",
+            "custom_instructions",
+            "glossary_ids",
+        ),
     )
     found = services(request)
     key = await presented_key(request, KEY_FIELD)
-    glossary = await found.deepl.glossaries.entries_for(
-        key, body.glossary_id, body.source_lang, body.target_lang
+    glossary = await found.deepl.glossaries.entries_of_all(
+        key, body.glossary_id, body.glossary_ids, body.source_lang, body.target_lang
     )
-    translate_request = body.to_translate_request(glossary)
+    instructions = await requested_instructions(body, key, found.deepl, found.translation)
+    translate_request = body.to_translate_request(glossary, instructions)
     deadline = deadline_for(found.limits.request_timeout, None)
     kept: dict[int, str] = {}
+    owner = memory_owner(request) if translate_request.memory is not None else ""
     response = await unless_disconnected(
-        request, _translate_detectable(found, translate_request, kept, record_of(request), deadline)
+        request,
+        _translate_detectable(found, translate_request, kept, record_of(request), deadline, owner),
     )
     await found.deepl.bill(key, sum(len(text) for text in body.text))
     return DeepLTranslateResponse.of(body, response, kept)
@@ -86,6 +101,7 @@ async def _translate_detectable(
     kept: dict[int, str],
     record: RequestRecord,
     deadline: float,
+    owner: str = "",
 ) -> TranslateResponse:
     """As DeepL does, a batch in which some texts' language cannot be detected translates the
     others; those come back as they are, in `kept` (index -> the target language)."""
@@ -94,7 +110,7 @@ async def _translate_detectable(
     while True:
         try:
             batch = msgspec.structs.replace(request, text=[texts[i] for i in remaining])
-            return await found.translation.translate(batch, record, deadline)
+            return await found.translation.translate(batch, record, deadline, owner=owner)
         except InvalidRequestError as exc:
             index = _undetected_index(exc)
             if index is None or len(remaining) == 1:
@@ -106,6 +122,40 @@ def _undetected_index(exc: ApiError) -> int | None:
     if exc.code != "language_not_detected" or not (exc.param or "").startswith("text["):
         return None
     return int((exc.param or "")[5:-1])
+
+
+@post(
+    "/write/rephrase",
+    status_code=200,
+    summary="DeepL Write: improve texts (`writing_style` or `tone`); instruction-tuned models",
+    tags=["deepl"],
+    responses=_ERRORS,
+)
+async def write_rephrase(request: Request[Any, Any, Any]) -> WriteResponse:
+    return await _write(request, "rephrase")
+
+
+@post(
+    "/write/correct",
+    status_code=200,
+    summary="DeepL Write: correct spelling and grammar only; instruction-tuned models",
+    tags=["deepl"],
+    responses=_ERRORS,
+)
+async def write_correct(request: Request[Any, Any, Any]) -> WriteResponse:
+    return await _write(request, "correct")
+
+
+async def _write(request: Request[Any, Any, Any], task: Task) -> WriteResponse:
+    body = await read_body(request, WriteRequest, lists=("text",))
+    found = services(request)
+    key = await presented_key(request, KEY_FIELD)
+    deadline = deadline_for(found.limits.request_timeout, None)
+    response = await unless_disconnected(
+        request, DeepLWrite(found.translation).improve(body, task, record_of(request), deadline)
+    )
+    await found.deepl.bill(key, sum(len(text) for text in body.text))
+    return response
 
 
 @get(
@@ -135,13 +185,6 @@ async def deepl_usage(request: Request[Any, Any, Any]) -> DeepLUsage:
     )
 
 
-def _base_language(code: str, param: str) -> str:
-    try:
-        return resolve_language(code.split("-")[0]).tag
-    except UnknownLanguageError:
-        raise InvalidRequestError(f"Value for '{param}' not supported.", param=param) from None
-
-
 # One handler per path: Litestar's OPTIONS answer (`Allow`) names only one handler's methods
 # where a path has several.
 @route(
@@ -164,9 +207,10 @@ async def glossaries(request: Request[Any, Any, Any]) -> Response[GlossaryList |
         return Response(GlossaryList(glossaries=await store.list(key)))
     body = await read_body(request, GlossaryCreate)
     entries = parse_entries(body.entries, body.entries_format.lower())
-    source = _base_language(body.source_lang, "source_lang")
-    target = _base_language(body.target_lang, "target_lang")
-    return Response(await store.create(key, body.name, source, target, entries), status_code=201)
+    source = base_language(body.source_lang, "source_lang")
+    target = base_language(body.target_lang, "target_lang")
+    created = await store.create_v2(key, body.name, source, target, entries)
+    return Response(created, status_code=201)
 
 
 @route(
@@ -222,9 +266,10 @@ async def glossary_language_pairs(request: Request[Any, Any, Any]) -> GlossaryLa
     http_method=["GET", "POST", "PUT", "PATCH", "DELETE"],
     include_in_schema=False,
 )
-async def deepl_unknown(unknown: str) -> None:
-    """Any other `/v2/...` path: a 404 in DeepL's shape, which its clients can read."""
-    raise NotFoundError(f"Not found: /v2{unknown}")
+async def deepl_unknown(unknown: str, request: Request[Any, Any, Any]) -> None:
+    """Any other `/v2/...` or `/v3/...` path: a 404 in DeepL's shape, which its clients
+    can read."""
+    raise NotFoundError(f"Not found: {request.url.path}")
 
 
 class NotFoundError(ApiError):
@@ -241,6 +286,8 @@ def deepl_router() -> Router:
         path="/v2",
         route_handlers=[
             deepl_translate,
+            write_rephrase,
+            write_correct,
             deepl_list_languages,
             deepl_usage,
             glossaries,
@@ -249,6 +296,16 @@ def deepl_router() -> Router:
             glossary_language_pairs,
             deepl_unknown,
         ],
+        exception_handlers=exception_handlers(error_shape),
+        before_request=body_key_check(KEY_FIELD),
+        opt=compatible(error_shape),
+    )
+
+
+def deepl_v3_router() -> Router:
+    return Router(
+        path="/v3",
+        route_handlers=[*STYLE_RULE_ROUTES, *GLOSSARY_V3_ROUTES, deepl_unknown],
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
         opt=compatible(error_shape),

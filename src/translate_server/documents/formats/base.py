@@ -27,6 +27,9 @@ class Extracted(ABC):
     """The segments to translate, in order; `rebuild` takes one translation per segment."""
 
     segments: list[str]
+    # The file's own translations (source, target) that are not segments (a catalog's
+    # translated entries): a memory for its segments.
+    known: list[tuple[str, str]] = []  # noqa: RUF012 - never changed in place
 
     @abstractmethod
     def rebuild(self, translations: Sequence[str]) -> bytes: ...

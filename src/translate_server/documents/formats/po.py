@@ -50,6 +50,15 @@ class PoExtracted(Extracted):
         self.nplurals = nplurals
         self.encoding = encoding
         self.segments = []
+        self.known = [
+            (entry.msgid, entry.msgstr)
+            for entry in catalog
+            if not entry.obsolete
+            and entry.msgid
+            and not entry.msgid_plural
+            and entry.translated()
+            and entry.msgstr.strip()
+        ]
         for item in items:
             self.segments.append(item.entry.msgid)
             if item.plural:

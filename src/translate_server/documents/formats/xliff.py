@@ -29,6 +29,17 @@ class XliffExtracted(Extracted):
         self.store = store
         self.units = units
         self.segments = [unit.source for unit in units]
+        chosen = {id(unit) for unit in units}
+        self.known = [
+            (str(unit.source), str(unit.target))
+            for unit in store.units
+            if id(unit) not in chosen
+            and not unit.isheader()
+            and unit.source
+            and unit.source.strip()
+            and _plain(unit)
+            and _translated(unit)
+        ]
 
     def rebuild(self, translations: Sequence[str]) -> bytes:
         self.check(translations)

@@ -43,12 +43,14 @@ def completion_prompt(
     prefix: str = "",
     examples: Sequence[Mapping[str, str]] = (),
     glossary: Mapping[str, str] | None = None,
+    first_line: str = "",
 ) -> str:
     """The few-shot prompt whose continuation is the translation of `text`.
 
     `examples` are sentences by language tag; those that hold both languages of the pair are
     shown (none for a pair they do not cover: the prompt is then the pair format alone).
-    Glossary entries are shown as pairs of their own, right before the text.
+    Glossary entries are shown as pairs of their own, right before the text. `first_line`
+    (a request's context, on one line) opens the prompt as it is.
     """
     shown: list[tuple[str, str]] = []
     for example in examples:
@@ -56,7 +58,9 @@ def completion_prompt(
         if source_text is not None and target_text is not None:
             shown.append((source_text, target_text))
     shown += (glossary or {}).items()
-    lines = [prefix.format(source=source.name, target=target.name)] if prefix else []
+    lines = [one_line(first_line)] if first_line else []
+    if prefix:
+        lines.append(prefix.format(source=source.name, target=target.name))
     for source_text, target_text in shown:
         lines.append(f"{source.name}: {one_line(source_text)}")
         lines.append(f"{target.name}: {one_line(target_text)}")
