@@ -167,6 +167,7 @@ async def open_services(
     exists, so they close in reverse order when the app stops, and also when start-up fails
     halfway (the engine's memory and processes, the databases, the tasks)."""
     # Imported here: the translation service pulls in the language registry and detector.
+    from translate_server.adapters.catalog import open_adapters, read_configured
     from translate_server.compat.deepl.accounts import DeepLAccounts
     from translate_server.translation.cache import TranslationCache
     from translate_server.translation.detection import LanguageDetection
@@ -175,9 +176,11 @@ async def open_services(
 
     if tracing is not None:
         resources.callback(tracing.shutdown)  # last: sends the spans still waiting for a batch
+    configured = read_configured(settings.engine)  # a bad --lora fails before the engine starts
     engine = _start_engine(resources, engine_factory)
     generation = GenerationService(engine, tracing)
     model_name = settings.engine.model_name
+    adapters = await open_adapters(settings.engine, engine, configured, metrics_.registry)
     options = settings.translation
     detection = LanguageDetection(options.detection_accuracy)
     # Lingua's models load in the background: the first detection waits for them.
@@ -200,6 +203,7 @@ async def open_services(
             quality_guard=options.quality_guard,
             refuse_unsupported_targets=options.refuse_unsupported_targets,
             memories=memories,
+            adapters=adapters,
         )
 
     deepl = DeepLAccounts.open(_deepl_database_path(settings))
@@ -212,7 +216,7 @@ async def open_services(
         else None
     )
     _start_task(resources, _watch_engine(engine, on_engine_death))
-    chat = ChatService(generation, admission, settings.limits, model_name)
+    chat = ChatService(generation, admission, settings.limits, model_name, adapters)
     return Services(
         engine=engine,
         generation=generation,
@@ -228,6 +232,7 @@ async def open_services(
         deepl=deepl,
         documents=documents,
         memories=memories,
+        adapters=adapters,
     )
 
 

@@ -41,6 +41,11 @@ class EngineSettings(_Settings, frozen=True):
     engine_metrics: bool = True
     otlp_traces_endpoint: str | None = None
     model_cache_dir: str = str(Path("~/.cache/translate-server").expanduser())
+    # LoRA adapters: `NAME=PATH`, optionally `@` and what each serves (adapters/spec.py).
+    lora: tuple[str, ...] = ()
+    enable_lora: bool = False
+    max_loras: Annotated[int, msgspec.Meta(ge=1)] = 4
+    max_lora_rank: int = 16
 
     @property
     def model_name(self) -> str:
@@ -76,6 +81,7 @@ class ServerSettings(_Settings, frozen=True):
     api_keys: tuple[str, ...] = ()
     metrics_require_key: bool = False
     ui: bool = True
+    admin_key: str | None = None
 
 
 class TranslationSettings(_Settings, frozen=True):
@@ -187,6 +193,37 @@ OPTIONS: tuple[Option, ...] = (
         "`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf` switches from gRPC to HTTP.",
     ),
     Option("model_cache_dir", "engine", "Where prepared models are kept between starts."),
+    Option(
+        "lora",
+        "engine",
+        "A LoRA adapter to serve beside the base model, `NAME=PATH` (repeatable; "
+        "`;`-separated in the variable). What it serves may follow an `@`: "
+        "`de-ui=/srv/de-ui@en-de,domain=ui` (otherwise its `translate-server.json`). "
+        "/translate and the DeepL and LibreTranslate routes pick the most specific match of "
+        "a request's pair and `domain`; OpenAI clients name it as `model`.",
+        str,
+        repeatable=True,
+    ),
+    Option(
+        "enable_lora",
+        "engine",
+        "Start the engine ready for LoRA adapters even when none is configured, so they "
+        "can be loaded at run time (on whenever --lora is given).",
+        bool,
+    ),
+    Option("max_loras", "engine", "LoRA adapters held (and batched together) at most.", int),
+    Option(
+        "max_lora_rank",
+        "engine",
+        "Largest LoRA rank an adapter may have (1, 8, 16, 32, 64, 128, 256).",
+        int,
+    ),
+    Option(
+        "admin_key",
+        "server",
+        "Bearer key of the admin routes (`/admin/adapters`: load and unload adapters at "
+        "run time); without it they answer 404.",
+    ),
     Option(
         "max_queued_requests",
         "limits",
@@ -383,6 +420,10 @@ def load_settings(
         if option.name == "api_key":
             values = value if isinstance(value, list | tuple) else str(value).split(",")
             api_keys.extend(key.strip() for key in values if key.strip())
+            continue
+        if option.name == "lora":
+            values = value if isinstance(value, list | tuple) else str(value).split(";")
+            sections["engine"]["lora"] = tuple(v.strip() for v in values if v.strip())
             continue
         if option.name == "api_key_file":
             api_keys.extend(_read_key_file(str(value)))

@@ -258,6 +258,7 @@ class PieceTranslator:
                                 None,
                                 piece.param,
                                 None,
+                                adapter=piece.adapter,
                             ),
                             job,
                         )
@@ -351,6 +352,7 @@ class PieceTranslator:
             temperature=0.0,
             stop=translation_stop(piece.text, self.template),
             priority=self.priority,
+            adapter=piece.adapter,
         )
 
     def _remember(self, piece: Piece, result: PieceResult) -> None:

@@ -60,6 +60,7 @@ from translate_server.translation.stream import TranslationStream
 from translate_server.wire import Usage
 
 if TYPE_CHECKING:
+    from translate_server.adapters.catalog import AdapterCatalog
     from translate_server.memory.service import Memories
 
 
@@ -78,9 +79,11 @@ class TranslationService:
         quality_guard: bool = True,
         refuse_unsupported_targets: bool = False,
         memories: Memories | None = None,
+        adapters: AdapterCatalog | None = None,
     ) -> None:
         self.generation = generation
         self.memories = memories
+        self.adapters = adapters
         self.admission = admission
         self.limits = limits
         self.model_name = model_name
@@ -96,6 +99,7 @@ class TranslationService:
             piece_sentences=template.piece_sentences if template else 0,
             support=template.support_level if template else lambda tag: None,
             refuse_unsupported=refuse_unsupported_targets,
+            adapters=adapters,
         )
         # Only a completion prompt shows the examples: only there can an answer copy one.
         shown = template.examples if template is not None and template.kind == "completion" else ()
@@ -164,6 +168,11 @@ class TranslationService:
             )
         if memory is not None:
             await self._match(plan, record, owner)
+        # The log line and the response name the model that translates.
+        record.model = plan.model
+        if self.adapters is not None:
+            for piece in {id(p.adapter): p for p in plan.pieces.values()}.values():
+                self.adapters.counted(piece.adapter)
         return plan
 
     async def _memory(self, request: TranslateRequest, owner: str) -> Hashable:
@@ -280,7 +289,7 @@ class TranslationService:
         )
         common = {
             "target_lang": plan.target.tag,
-            "model": self.model_name,
+            "model": plan.model,
             "usage": usage,
             "glossary_applied": [t for t in plan.glossary if t in applied]
             if plan.glossary

@@ -5,12 +5,15 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING
+
+import msgspec
 
 from translate_server.errors import InvalidRequestError
 from translate_server.http import sse
 from translate_server.http.errors import stream_failure
 from translate_server.inference.admission import Admission, Ticket
-from translate_server.inference.engine import ChatMessage, SamplingOptions
+from translate_server.inference.engine import ChatMessage, LoraAdapter, SamplingOptions
 from translate_server.inference.generation import GenerationService, Prompt, StartedStream
 from translate_server.inference.request_limits import check_model
 from translate_server.observability.record import RequestRecord
@@ -29,6 +32,9 @@ from translate_server.openai_api.logprobs import chat_logprobs
 from translate_server.settings import LimitSettings
 from translate_server.wire import Usage
 
+if TYPE_CHECKING:
+    from translate_server.adapters.catalog import AdapterCatalog
+
 
 class ChatService:
     def __init__(
@@ -37,7 +43,9 @@ class ChatService:
         admission: Admission,
         limits: LimitSettings,
         model_name: str,
+        adapters: AdapterCatalog | None = None,
     ) -> None:
+        self.adapters = adapters
         self.generation = generation
         self.admission = admission
         self.limits = limits
@@ -58,7 +66,7 @@ class ChatService:
         return ChatCompletion(
             id=_completion_id(),
             created=int(time.time()),
-            model=self.model_name,
+            model=self.served(request.model),
             system_fingerprint=self.fingerprint,
             choices=[
                 Choice(
@@ -111,7 +119,9 @@ class ChatService:
         ticket: Ticket,
         record: RequestRecord,
     ) -> AsyncGenerator[bytes, None]:
-        chunks = ChunkEncoder(_completion_id(), int(time.time()), self.model_name, self.fingerprint)
+        chunks = ChunkEncoder(
+            _completion_id(), int(time.time()), self.served(request.model), self.fingerprint
+        )
         with_logprobs = request.logprobs
         completion_tokens = [0] * request.n
         try:
@@ -153,8 +163,7 @@ class ChatService:
             await started.rest.aclose()
 
     def _validate(self, request: ChatCompletionRequest, record: RequestRecord) -> list[ChatMessage]:
-        record.model = self.model_name
-        check_model(request.model, self.model_name)
+        record.model = self.served(request.model)
         if not self.generation.engine.info.chat_template:
             # A base model prompted through a made-up chat format loops; it translates only.
             raise InvalidRequestError(
@@ -183,7 +192,20 @@ class ChatService:
         max_tokens = sampling.max_tokens_for(
             request.max_completion_tokens or request.max_tokens, self.limits.max_tokens, remaining
         )
-        return prompt, to_sampling_options(request, max_tokens)
+        options = to_sampling_options(request, max_tokens)
+        return prompt, msgspec.structs.replace(options, adapter=self.adapter(request.model))
+
+    def adapter(self, model: str | None) -> LoraAdapter | None:
+        """The LoRA adapter a request names as `model`; None for the base model (a 404 for
+        a model that is neither)."""
+        if self.adapters is None:
+            check_model(model, self.model_name)
+            return None
+        return self.adapters.named(model)
+
+    def served(self, model: str | None) -> str:
+        adapter = self.adapter(model)
+        return self.model_name if adapter is None else adapter.name
 
 
 def to_sampling_options(request: ChatCompletionRequest, max_tokens: int) -> SamplingOptions:
