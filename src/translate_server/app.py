@@ -13,6 +13,7 @@ import structlog
 from litestar import Litestar
 from litestar.datastructures import State
 
+from translate_server.adapters.routes import admin_router
 from translate_server.compat.deepl.routes import deepl_router
 from translate_server.compat.deepl.routes import error_shape as deepl_error_shape
 from translate_server.compat.documents import document_routers
@@ -121,11 +122,19 @@ def create_app(
             deepl_router(),
             libretranslate_router(),
             memory_router(settings.translation.max_memory_bytes),
+            admin_router(),
             *page,
             *document_routes,
         ],
         lifespan=[lifespan],
-        state=State({"api_keys_required": bool(settings.server.api_keys)}, deep_copy=False),
+        state=State(
+            {
+                "api_keys_required": bool(settings.server.api_keys),
+                # The admin routes' own key (adapters/routes.py); None: they answer 404.
+                "admin_key": settings.server.admin_key,
+            },
+            deep_copy=False,
+        ),
         exception_handlers=exception_handlers(),
         request_max_body_size=settings.limits.max_body_bytes,
         openapi_config=openapi_config(),

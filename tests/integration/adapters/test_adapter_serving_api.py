@@ -5,7 +5,6 @@ metrics; never sharing a cached translation."""
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -19,23 +18,17 @@ from translate_server.settings import SettingsError
 
 from tests.support.fakes import FakeEngine
 from tests.support.harness import AppClient, running, served
+from tests.support.tiny_lora import fake_adapter_dir
 
 EN_DE = {"text": "Good morning", "source_lang": "en", "target_lang": "de"}
-
-
-def adapter_dir(root: Path, name: str, rank: int = 8) -> Path:
-    folder = root / name
-    folder.mkdir()
-    (folder / "adapter_config.json").write_text(json.dumps({"peft_type": "LORA", "r": rank}))
-    return folder
 
 
 @pytest.fixture
 def loras(tmp_path: Path) -> list[str]:
     return [
-        f"de={adapter_dir(tmp_path, 'de')}@en-de",
-        f"from-en={adapter_dir(tmp_path, 'from-en')}@en-*",
-        f"ui={adapter_dir(tmp_path, 'ui')}@en-de,domain=ui",
+        f"de={fake_adapter_dir(tmp_path, 'de')}@en-de",
+        f"from-en={fake_adapter_dir(tmp_path, 'from-en')}@en-*",
+        f"ui={fake_adapter_dir(tmp_path, 'ui')}@en-de,domain=ui",
     ]
 
 
@@ -171,6 +164,6 @@ async def test_more_adapters_than_max_loras_stop_the_start(make_app, loras):
 
 
 async def test_an_adapter_above_the_largest_rank_stops_the_start(make_app, tmp_path):
-    big = adapter_dir(tmp_path, "big", rank=64)
+    big = fake_adapter_dir(tmp_path, "big", rank=64)
     failure = await start_failure(make_app(lora=[f"big={big}"], max_lora_rank=16))
     assert "rank 64" in failure

@@ -26,12 +26,14 @@ def test_open_paths_are_health_docs_and_metrics_unless_metrics_need_the_key() ->
         "/libretranslate/frontend/settings",
         "/",
         "/ui/config.json",
+        # Behind the admin key, which the routes check themselves, never a client's key.
+        "/admin/adapters",
     }
     assert "/metrics" not in paths(True).open
 
 
 def test_the_pages_assets_are_open_by_prefix() -> None:
-    assert paths(False).open_prefixes == ("/ui/",)
+    assert paths(False).open_prefixes == ("/admin/adapters/", "/ui/")
 
 
 def test_json_bodies_are_the_routes_that_decode_json_themselves() -> None:
@@ -42,6 +44,7 @@ def test_json_bodies_are_the_routes_that_decode_json_themselves() -> None:
         "/v1/responses",
         "/v1/completions",
         "/memories",
+        "/admin/adapters",
     }
 
 
