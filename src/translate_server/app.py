@@ -236,7 +236,7 @@ async def open_services(
         started_at=int(time.time()),
         chat=chat,
         responses=ResponsesService(chat),
-        completions=CompletionService(generation, admission, settings.limits, model_name),
+        completions=CompletionService(generation, admission, settings.limits, model_name, adapters),
         translation=translation_service(admission),
         deepl=deepl,
         documents=documents,

@@ -119,7 +119,9 @@ async def test_openai_lists_each_adapter_with_its_parent_and_serves_it_by_name(
             model="ui", messages=[{"role": "user", "content": "hello"}], max_tokens=8
         )
         assert chat.model == "ui"
-        assert adapters_used(engine) == ["ui"]
+        legacy = await client.completions.create(model="de", prompt="hello", max_tokens=4)
+        assert legacy.model == "de"
+        assert adapters_used(engine) == ["ui", "de"]
         with pytest.raises(openai.NotFoundError) as caught:
             await client.chat.completions.create(
                 model="gone", messages=[{"role": "user", "content": "hi"}]

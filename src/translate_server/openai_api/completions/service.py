@@ -7,13 +7,15 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncGenerator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from translate_server.errors import InvalidRequestError
 from translate_server.http import sse
 from translate_server.http.errors import stream_failure
 from translate_server.inference.admission import Admission, Ticket
-from translate_server.inference.engine import SamplingOptions
+from translate_server.inference.engine import LoraAdapter, SamplingOptions
 from translate_server.inference.generation import (
     Completion,
     GenerationService,
@@ -33,6 +35,9 @@ from translate_server.openai_api.logprobs import completion_logprobs
 from translate_server.settings import LimitSettings
 from translate_server.wire import Usage
 
+if TYPE_CHECKING:
+    from translate_server.adapters.catalog import AdapterCatalog
+
 # Prompts in one request: each is its own engine request, all admitted together.
 MAX_PROMPTS = 16
 
@@ -44,7 +49,9 @@ class CompletionService:
         admission: Admission,
         limits: LimitSettings,
         model_name: str,
+        adapters: AdapterCatalog | None = None,
     ) -> None:
+        self.adapters = adapters
         self.generation = generation
         self.admission = admission
         self.limits = limits
@@ -74,7 +81,7 @@ class CompletionService:
         return TextCompletion(
             id=_completion_id(),
             created=int(time.time()),
-            model=self.model_name,
+            model=self.served(request.model),
             system_fingerprint=self.fingerprint,
             choices=choices,
             usage=Usage.of(
@@ -110,6 +117,7 @@ class CompletionService:
         record: RequestRecord,
     ) -> AsyncGenerator[bytes, None]:
         stream_id, created = _completion_id(), int(time.time())
+        model = self.served(request.model)
 
         def chunk(choices: list[CompletionChoice], usage: Usage | None = None) -> bytes:
             return sse.event(
@@ -117,7 +125,7 @@ class CompletionService:
                     id=stream_id,
                     object="text_completion",
                     created=created,
-                    model=self.model_name,
+                    model=model,
                     system_fingerprint=self.fingerprint,
                     choices=choices,
                     usage=usage,
@@ -162,8 +170,7 @@ class CompletionService:
             await started.rest.aclose()
 
     def _validate(self, request: CompletionRequest, record: RequestRecord) -> list[str | list[int]]:
-        record.model = self.model_name
-        check_model(request.model, self.model_name)
+        record.model = self.served(request.model)
         if request.suffix:
             raise InvalidRequestError("suffix is not supported.", param="suffix")
         if request.best_of is not None and request.best_of != request.n:
@@ -191,7 +198,19 @@ class CompletionService:
         max_tokens = sampling.max_tokens_for(
             request.max_tokens, self.limits.max_tokens, self.generation.remaining_context(prepared)
         )
-        return prepared, sampling.sampling_options(request, max_tokens, logprobs=request.logprobs)
+        options = sampling.sampling_options(request, max_tokens, logprobs=request.logprobs)
+        return prepared, msgspec.structs.replace(options, adapter=self.adapter(request.model))
+
+    def adapter(self, model: str | None) -> LoraAdapter | None:
+        """The LoRA adapter a request names as `model`; None for the base model."""
+        if self.adapters is None:
+            check_model(model, self.model_name)
+            return None
+        return self.adapters.named(model)
+
+    def served(self, model: str | None) -> str:
+        adapter = self.adapter(model)
+        return self.model_name if adapter is None else adapter.name
 
 
 def _prompts(prompt: str | list[Any]) -> list[str | list[int]]:
