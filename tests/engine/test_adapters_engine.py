@@ -8,13 +8,15 @@ import asyncio
 import pytest
 import pytest_asyncio
 
+from translate_server.app import create_app
 from translate_server.inference.engine.protocol import (
     EngineRejectedError,
     LoraAdapter,
     SamplingOptions,
 )
-from translate_server.settings import EngineSettings
+from translate_server.settings import EngineSettings, load_settings
 
+from tests.support.harness import running
 from tests.support.tiny_lora import build_tiny_lora
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -76,3 +78,44 @@ async def test_an_adapter_the_engine_cannot_load_is_refused_and_the_engine_lives
         await engine.add_adapter(LoraAdapter("missing", 7, str(tmp_path)))
     assert engine.is_alive
     assert await answer(engine, None, "after-refusal")
+
+
+# Last in this module: the app shuts the module's engine down when it stops.
+async def test_the_app_routes_requests_to_the_adapter_on_the_real_engine(
+    engine, lora_dir, tmp_path
+):
+    settings = load_settings(
+        {
+            "served_model_name": "tiny",
+            "lora": [f"tiny-de={lora_dir}@en-de"],
+            "max_loras": 2,
+            "max_lora_rank": 8,
+            "quality_guard": False,
+            "document_dir": str(tmp_path / "documents"),
+            "glossary_db": str(tmp_path / "glossaries.sqlite3"),
+            "memory_db": str(tmp_path / "memories.sqlite3"),
+        },
+        environ={},
+    )
+    async with running(create_app(settings, lambda: engine)) as client:
+        routed = await client.post(
+            "/translate", json={"text": "Good morning", "source_lang": "en", "target_lang": "de"}
+        )
+        assert routed.status_code == 200, routed.text
+        assert routed.json()["model"] == "tiny-de"
+        answers = {}
+        for model in ("tiny", "tiny-de"):
+            response = await client.post(
+                "/v1/chat/completions",
+                json={
+                    "model": model,
+                    "messages": [{"role": "user", "content": PROMPT}],
+                    "max_tokens": 16,
+                    "temperature": 0,
+                    "ignore_eos": True,
+                },
+            )
+            assert response.status_code == 200, response.text
+            assert response.json()["model"] == model
+            answers[model] = response.json()["choices"][0]["message"]["content"]
+        assert answers["tiny"] != answers["tiny-de"]
