@@ -21,11 +21,16 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
 from translate_server.errors import ApiError
-from translate_server.http.observability import RequestObserver, ServiceMetrics
+from translate_server.http import sse
+from translate_server.http.observability import RequestObserver
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.inference.generation import GenerationService
+from translate_server.observability.metrics import ServiceMetrics
+from translate_server.observability.record import RequestRecord
+from translate_server.openai_api.chat.chunks import ChatStream
+from translate_server.openai_api.chat.routes import chunk_encoder
 from translate_server.openai_api.chat.service import ChatService
 from translate_server.server.heap import freeze_startup_heap
 from translate_server.settings import Settings
@@ -176,6 +181,21 @@ def _error(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
+async def _events(stream: ChatStream, record: RequestRecord) -> AsyncIterator[bytes]:
+    """The chunks as server-sent events, written the FastAPI way: a generator of bytes for
+    `StreamingResponse`, over the service's own encoding of each chunk."""
+    encode, failed = chunk_encoder(stream.head), sse.failure_event(record)
+    try:
+        async for chunk in stream.chunks:
+            yield encode(chunk)
+    except Exception as exc:  # noqa: BLE001 - the failure is the stream's last event
+        yield failed(exc)
+        return
+    finally:
+        await stream.chunks.aclose()
+    yield sse.DONE
+
+
 def create_fastapi_app(settings: Settings, engine_factory: Callable[[], Engine]):
     """The FastAPI app around `engine_factory`'s engine, wrapped in the service's middleware."""
     metrics = ServiceMetrics()
@@ -242,9 +262,11 @@ def create_fastapi_app(settings: Settings, engine_factory: Callable[[], Engine])
         record = record_of(request)  # type: ignore[arg-type]
         deadline = deadline_for(settings.limits.request_timeout, body.timeout)
         if body.stream:
-            events = await app.state.chat.open_stream(body, record, deadline)
+            stream = await app.state.chat.open_stream(body, record, deadline)
             return StreamingResponse(
-                events, media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
+                _events(stream, record),
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-cache"},
             )
         result = await unless_disconnected(
             request,

@@ -6,13 +6,19 @@ closed-loop load in alternation.
 A third app, the floor (``benchmarks/asgi_floor.py``), is bare ASGI on the same uvicorn: it decodes
 the body and answers fixed bytes, so what an app spends above it is its own.
 
+With ``--baseline DIR`` (another checkout, e.g. ``git worktree add /tmp/main main``) the arm
+``baseline`` is the service as that checkout has it, its own ``src/`` and ``benchmarks/apps.py``,
+beside this one's ``litestar``: a change measured before and after in the same rounds.
+
 Two more arms, on request (``--apps``), price tracing: ``traced`` is the service with its
 OpenTelemetry tracing on, and ``otel-asgi`` the service with Litestar's OpenTelemetry middleware
 (opentelemetry-instrumentation-asgi) instead; both export OTLP over HTTP to a sink in this
 process that discards what it gets, so serializing and sending the spans is counted.
 
 Routes: ``translate``, ``chat`` and ``chat-stream`` (streamed chat completions of exactly
-``--stream-tokens`` tokens, which the engine double streams one per event-loop turn).
+``--stream-tokens`` tokens, which the engine double streams one per event-loop turn); on
+request, ``translate-stream`` (a streamed ``/translate``: an event per sentence; the FastAPI
+app does not stream it and answers JSON).
 
 Reported per app and route: requests/s, and the server's CPU time per request (psutil), and
 per streamed token. With two or more cores the servers are pinned to one core and the load
@@ -28,12 +34,14 @@ import dataclasses
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 from benchmarks.compare_processes import free_port
 from benchmarks.cpu import CpuMeter
 from benchmarks.http_layer_servers import (
     APPS,
+    BASELINE,
     FACTORIES,
     TRACED_APPS,
     SpanSink,
@@ -47,6 +55,7 @@ from translate_server.loadgen.report import write_json
 from translate_server.loadgen.workload import WorkItem
 
 APIS: tuple[str, ...] = ("translate", "chat", "chat-stream")
+EXTRA_APIS: tuple[str, ...] = ("translate-stream",)  # not compared by default
 SERVED_NAME = "bench-model"  # as benchmarks/apps.py serves it
 
 
@@ -78,6 +87,8 @@ async def measure(
 def route_target(api: str, base_url: str) -> Target:
     if api == "chat-stream":
         return Target(base_url, "chat", model=SERVED_NAME, stream=True)
+    if api == "translate-stream":
+        return Target(base_url, "translate", model=SERVED_NAME, stream=True)
     return Target(base_url, api, model=SERVED_NAME, stream=False)
 
 
@@ -95,9 +106,10 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
 
     bench_dir = find_bench_dir(args.bench_dir)
     apis = [a.strip() for a in args.apis.split(",") if a.strip()]
-    unknown = sorted(set(apis) - set(APIS))
+    unknown = sorted(set(apis) - set(APIS + EXTRA_APIS))
     if unknown:
-        raise ValueError(f"unknown route(s) {', '.join(unknown)}; choose from {', '.join(APIS)}")
+        known = ", ".join(APIS + EXTRA_APIS)
+        raise ValueError(f"unknown route(s) {', '.join(unknown)}; choose from {known}")
     _, items = workload_from_args(args)
     loads = {api: route_items(api, items, args.stream_tokens) for api in apis}
     cpus = sorted(os.sched_getaffinity(0))
@@ -106,6 +118,9 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
     client_cpus = set(cpus[1:]) if pinned else None
 
     apps = [a.strip() for a in args.apps.split(",") if a.strip()]
+    baseline = Path(args.baseline).resolve() if args.baseline else None
+    if baseline is not None and BASELINE not in apps:
+        apps.insert(0, BASELINE)
     unknown = sorted(set(apps) - set(FACTORIES))
     if unknown:
         raise ValueError(f"unknown app(s) {', '.join(unknown)}; choose from {', '.join(FACTORIES)}")
@@ -118,6 +133,7 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
             ports[name],
             server_cpus,
             sink.url if sink and name in TRACED_APPS else None,
+            baseline,
         )
         for name in apps
     }
@@ -166,6 +182,7 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
     return {
         "config": {
             "apps": apps,
+            "baseline": str(baseline) if baseline else None,
             "rounds": args.rounds,
             "requests": args.requests,
             "warmup": args.warmup,
@@ -191,7 +208,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"arms to run (default: {','.join(APPS)}; also: unguarded, {','.join(TRACED_APPS)})",
     )
     parser.add_argument(
-        "--apis", default=",".join(APIS), help=f"routes to compare (default: {','.join(APIS)})"
+        "--baseline",
+        default=None,
+        metavar="DIR",
+        help="another checkout: adds the arm `baseline`, the service as DIR has it",
+    )
+    parser.add_argument(
+        "--apis",
+        default=",".join(APIS),
+        help=f"routes to compare (default: {','.join(APIS)}; also: {','.join(EXTRA_APIS)})",
     )
     parser.add_argument(
         "--stream-tokens", type=int, default=64, help="tokens per chat-stream answer (default 64)"

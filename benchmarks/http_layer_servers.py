@@ -11,6 +11,8 @@ import urllib.request
 from pathlib import Path
 
 APPS: tuple[str, ...] = ("litestar", "fastapi", "floor")
+# The service as another checkout has it (`--baseline DIR`): its own src/ and benchmarks/apps.py.
+BASELINE = "baseline"
 TRACED_APPS: tuple[str, ...] = ("traced", "otel-asgi")
 # Not compared by default: traced arms, and the service without its translation quality guard
 # (`--apps litestar,unguarded` shows what the guard costs).
@@ -21,6 +23,7 @@ FACTORIES = {
     "traced": "apps:litestar_traced_app",
     "otel-asgi": "apps:litestar_otel_asgi_app",
     "unguarded": "apps:unguarded_app",
+    BASELINE: "apps:litestar_app",
 }
 
 
@@ -39,9 +42,22 @@ def _pin(cpus: set[int] | None):
 
 
 def start_app(
-    name: str, bench_dir: Path, port: int, cpus: set[int] | None, traces_to: str | None = None
+    name: str,
+    bench_dir: Path,
+    port: int,
+    cpus: set[int] | None,
+    traces_to: str | None = None,
+    baseline: Path | None = None,
 ) -> subprocess.Popen:
     env = dict(os.environ)
+    if name == BASELINE:
+        if baseline is None:
+            raise ValueError("the baseline arm needs --baseline DIR")
+        # The other checkout's package and apps, ahead of this one's.
+        bench_dir = baseline / "benchmarks"
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(baseline / "src"), env.get("PYTHONPATH")) if p
+        )
     if traces_to is not None:
         env.update(
             {

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from benchmarks.http_layer_servers import TRACED_APPS
+from benchmarks.http_layer_servers import BASELINE, TRACED_APPS
 from translate_server.loadgen.stats import median
 
 
@@ -31,6 +31,16 @@ def summarize_rounds(rounds: list[dict[str, dict[str, float]]], apis: list[str])
                         for r in with_arm
                     ]
                 )
+        before = f"{BASELINE} {api}"
+        with_baseline = [r for r in rounds if before in r and ours in r]
+        if with_baseline:
+            # This checkout against the other, round by round (<1: this one spends less).
+            ratio.setdefault(api, {})["cpu_vs_baseline"] = median(
+                [
+                    r[ours]["server_cpu_us_per_request"] / r[before]["server_cpu_us_per_request"]
+                    for r in with_baseline
+                ]
+            )
         pairs = [r for r in rounds if ours in r and theirs in r]
         if not pairs:
             continue
@@ -91,6 +101,10 @@ def format_summary(summary: dict) -> str:
                 f"above the bare ASGI floor: Litestar "
                 f"{r['litestar_above_floor_us']:,.0f} us, FastAPI "
                 f"{r['fastapi_above_floor_us']:,.0f} us per request"
+            )
+        if "cpu_vs_baseline" in r:
+            parts.append(
+                f"Litestar uses {r['cpu_vs_baseline']:.2f}x the baseline's server CPU per request"
             )
         parts.extend(
             f"{traced} adds {r[f'{traced}_extra_us']:,.0f} us CPU per request"

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from translate_server.memory.entries import Entry
 from translate_server.memory.formats import read_entries, write_tmx
-from translate_server.memory.store import MemoryStore, best_match
+from translate_server.memory.matching import best_match
+from translate_server.memory.store import MemoryStore
 
 
 def sentences(count: int, rng: random.Random) -> list[str]:

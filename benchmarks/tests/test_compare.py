@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -439,3 +440,46 @@ async def test_all_http_layer_apps_stream_the_same_events(bench_modules) -> None
         assert events[-1]["usage"]["completion_tokens"] == 5
         shapes.append(sorted(content[0]["choices"][0]))
     assert shapes[0] == shapes[1] == shapes[2]
+
+
+def test_http_layer_summary_sets_a_checkout_against_its_baseline() -> None:
+    def arm(cpu: float) -> dict[str, float]:
+        return {
+            "requests_per_s": 1e6 / cpu,
+            "server_cpu_us_per_request": cpu,
+            "latency_p50_ms": 1.0,
+            "latency_p99_ms": 2.0,
+            "errors": 0,
+        }
+
+    rounds = [
+        {"litestar chat-stream": arm(900.0), "baseline chat-stream": arm(1000.0)},
+        {"litestar chat-stream": arm(1100.0), "baseline chat-stream": arm(1000.0)},
+        {"litestar chat-stream": arm(1900.0), "baseline chat-stream": arm(2000.0)},
+    ]
+    summary = summarize_rounds(rounds, ["chat-stream"])
+    # The median of the per-round ratios (0.9, 1.1, 0.95), not the ratio of the medians.
+    assert summary["ratios"]["chat-stream"] == {"cpu_vs_baseline": pytest.approx(0.95)}
+    text = format_summary(summary)
+    assert "chat-stream: Litestar uses 0.95x the baseline's server CPU per request" in text
+    assert "baseline chat-stream" in text  # its own row of medians
+
+
+def test_the_baseline_arm_runs_the_other_checkout(tmp_path, monkeypatch) -> None:
+    from benchmarks import http_layer_servers
+
+    started = []
+    monkeypatch.setattr(
+        http_layer_servers.subprocess, "Popen", lambda command, **kw: started.append((command, kw))
+    )
+    monkeypatch.setenv("PYTHONPATH", "/this/src")
+    other = tmp_path / "other"
+    http_layer_servers.start_app("baseline", tmp_path / "ours", 1, None, baseline=other)
+    http_layer_servers.start_app("litestar", tmp_path / "ours", 2, None, baseline=other)
+    (theirs, their_kw), (ours, our_kw) = started
+    assert theirs[theirs.index("--app-dir") + 1] == str(other / "benchmarks")
+    assert their_kw["env"]["PYTHONPATH"] == f"{other / 'src'}{os.pathsep}/this/src"
+    assert ours[ours.index("--app-dir") + 1] == str(tmp_path / "ours")
+    assert our_kw["env"]["PYTHONPATH"] == "/this/src"
+    with pytest.raises(ValueError, match="--baseline"):
+        http_layer_servers.start_app("baseline", tmp_path / "ours", 3, None)

@@ -15,24 +15,20 @@ from litestar.datastructures import State
 
 from translate_server.adapters.routes import admin_router
 from translate_server.compat.deepl.routes import deepl_router
-from translate_server.compat.deepl.routes import error_shape as deepl_error_shape
 from translate_server.compat.documents import document_routers
-from translate_server.compat.libretranslate.routes import (
-    error_shape as libre_error_shape,
-)
 from translate_server.compat.libretranslate.routes import libretranslate_router
 from translate_server.http.cors import Cors
 from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate, ApiKeys
 from translate_server.http.health import health, live, metrics
-from translate_server.http.observability import RequestObserver, ServiceMetrics
+from translate_server.http.observability import RequestObserver
 from translate_server.http.openapi import DOCS_PATH, openapi_config
 from translate_server.http.route_paths import RoutePaths
-from translate_server.http.services import Services
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.inference.generation import GenerationService
 from translate_server.memory.routes import memory_router
+from translate_server.observability.metrics import ServiceMetrics
 from translate_server.observability.tracing import Tracing, build_tracing
 from translate_server.openai_api.chat.routes import chat_completions, list_models, retrieve_model
 from translate_server.openai_api.chat.service import ChatService
@@ -40,7 +36,9 @@ from translate_server.openai_api.completions.routes import completions
 from translate_server.openai_api.completions.service import CompletionService
 from translate_server.openai_api.responses.routes import create_response
 from translate_server.openai_api.responses.service import ResponsesService
+from translate_server.services import Services
 from translate_server.settings import Settings
+from translate_server.translation.findings import TranslationMetrics
 from translate_server.translation.routes import detect, languages, translate
 from translate_server.ui.routes import ui_router
 
@@ -82,7 +80,7 @@ def create_app(
     defaults to OTLP export where `--otlp-traces-endpoint` is set (tests pass one with an
     in-memory exporter).
     """
-    metrics_ = ServiceMetrics()
+    metrics_ = service_metrics()
     # One decision for the document routes, their jobs and the page's file panel.
     serve_documents = settings.documents.documents
     if tracing is None:
@@ -150,14 +148,19 @@ def create_app(
         json_bodies=paths.json_bodies,
         keys=keys,
         open_prefixes=paths.open_prefixes,
-        error_shapes=(("/v2/", deepl_error_shape), ("/libretranslate/", libre_error_shape)),
-        body_key_prefixes=("/v2/", "/libretranslate/"),
+        error_shapes=paths.error_shapes,
+        body_key_prefixes=paths.body_key_prefixes,
     )
     # LibreTranslate's browser clients need CORS, its preflights answered before the gate.
     app.asgi_handler = RequestObserver(
-        Cors(gate, ("/libretranslate/",)), metrics_, paths.known, tracing
+        Cors(gate, paths.cors_prefixes), metrics_, paths.known, tracing
     )
     return app
+
+
+def service_metrics() -> ServiceMetrics:
+    """The service's metrics with every domain's own collectors, as `/metrics` shows them."""
+    return ServiceMetrics(parts=(TranslationMetrics,))
 
 
 async def open_services(

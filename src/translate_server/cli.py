@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from translate_server import __version__
 from translate_server.server.process_tree import tie_to_parent_if_spawned
-from translate_server.settings import OPTIONS, Settings, SettingsError, load_settings
+from translate_server.settings import OPTIONS, Option, Settings, SettingsError, load_settings
 
 # A process the server spawns (vLLM's engine core and worker) imports this module first, as
 # its parent's main module: the earliest moment to make it die with its parent.
@@ -95,8 +95,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-# `option`: one of the settings module's option descriptions, read by duck typing.
-def _add_option(parser: argparse.ArgumentParser, option) -> None:  # type: ignore[no-untyped-def]
+def _add_option(parser: argparse.ArgumentParser, option: Option) -> None:
     default = option.default
     shown = "" if default in (None, ()) else f" (default: {default})"
     help_text = f"{option.help}{shown} [env {option.env}]"

@@ -118,10 +118,10 @@ def test_dashboard_panels_use_the_datasource_variable(dashboard: dict) -> None:
 
 def test_dashboard_service_metrics_match_the_service_collectors(dashboard: dict) -> None:
     """The service's own collectors, exposed as /metrics exposes them."""
-    observability = pytest.importorskip("translate_server.http.observability")
+    app = pytest.importorskip("translate_server.app")
     from prometheus_client import generate_latest
 
-    metrics = observability.ServiceMetrics()
+    metrics = app.service_metrics()
     exported = exported_metric_names(generate_latest(metrics.registry).decode())
     wanted = {n for n in dashboard_metric_names(dashboard) if not n.startswith("vllm:")}
     assert wanted, "the dashboard queries no service metric"

@@ -1,17 +1,22 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import Annotated
 
+import msgspec
 import pytest
 
 from translate_server.cli import _parser
 from translate_server.settings import (
     DEFAULT_MODEL,
     OPTIONS,
+    Settings,
     SettingsError,
     configuration_table,
     load_settings,
 )
+from translate_server.settings.options import _section_options
 
 
 def test_defaults_without_environment() -> None:
@@ -86,3 +91,67 @@ def test_readme_configuration_table_is_current() -> None:
         "paste `python -c 'from translate_server.settings import configuration_table as t; "
         "print(t())'`"
     )
+
+
+def test_flags_reach_the_settings_including_the_special_cases(tmp_path: Path) -> None:
+    key_file = tmp_path / "keys"
+    key_file.write_text("file-key\n")
+    args = _parser().parse_args(
+        [
+            "serve",
+            *("--api-key", "a", "--api-key", "b", "--api-key-file", str(key_file)),
+            *("--no-ui", "--dtype", "float16", "--document-share", "0.25"),
+        ]
+    )
+    settings = load_settings(vars(args), environ={})
+    assert settings.server.api_keys == ("a", "b", "file-key")
+    assert settings.server.ui is False and settings.engine.dtype == "float16"
+    assert settings.documents.document_share == 0.25
+    with pytest.raises(SystemExit):  # a choice outside the Literal, refused by argparse
+        _parser().parse_args(["serve", "--dtype", "float8"])
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"TRANSLATE_DOCUMENT_SHARE": "1.5"},  # the field's Meta(le=1)
+        {"TRANSLATE_MAX_MEMORY_ENTRIES": "0"},  # Meta(gt=0)
+        {"TRANSLATE_LOG_LEVEL": "verbose"},  # Literal
+    ],
+)
+def test_bounds_and_choices_come_from_the_fields(env: dict[str, str]) -> None:
+    with pytest.raises(SettingsError):
+        load_settings(environ=env)
+
+
+def test_every_field_is_an_option_in_field_order() -> None:
+    for section in msgspec.structs.fields(Settings):
+        fields = [field.name for field in msgspec.structs.fields(section.type)]
+        options = [option.field for option in OPTIONS if option.section == section.name]
+        assert list(dict.fromkeys(options)) == fields
+    assert [option.name for option in OPTIONS if option.field == "api_keys"] == [
+        "api_key",
+        "api_key_file",
+    ]
+    dtype = next(option for option in OPTIONS if option.name == "dtype")
+    assert dtype.choices == ("auto", "float32", "float16", "bfloat16") and dtype.kind is str
+
+
+def test_a_field_without_a_description_is_refused_at_once() -> None:
+    class Bare(msgspec.Struct):
+        widgets: int = 8
+
+    class Undescribed(msgspec.Struct):
+        widgets: Annotated[int, msgspec.Meta(gt=0)] = 8
+
+    for section in (Bare, Undescribed):
+        with pytest.raises(TypeError, match="description"):
+            _section_options("limits", section)
+
+
+def test_the_table_shows_home_paths_as_tilde(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", "/home/someone")
+    option = replace(OPTIONS[0], default="/home/someone/.cache/x")
+    elsewhere = replace(OPTIONS[0], default="/srv/x")
+    table = configuration_table([option, elsewhere])
+    assert "| `~/.cache/x` |" in table and "| `/srv/x` |" in table

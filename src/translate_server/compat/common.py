@@ -19,6 +19,7 @@ from translate_server.errors import (
     UnsupportedMediaTypeError,
 )
 from translate_server.http.gate import KEY_IN_BODY, PRESENTED_KEY
+from translate_server.http.requests import header_key
 from translate_server.wire import ErrorBody
 
 T = TypeVar("T")
@@ -76,12 +77,6 @@ def compat_status(status: int, error: ErrorBody) -> int:
     if status == 503 and error.code == "overloaded":
         return 429
     return status
-
-
-def header_key(request: Request[Any, Any, Any]) -> str:
-    """The key of `Authorization: <scheme> <key>` (Bearer, DeepL-Auth-Key...); "" when none."""
-    _, _, token = request.headers.get("authorization", "").partition(" ")
-    return token.strip()
 
 
 async def presented_key(request: Request[Any, Any, Any], field: str) -> str:

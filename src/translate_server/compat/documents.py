@@ -17,7 +17,7 @@ from typing import Any
 
 from litestar import Request, Response, Router, get, post
 
-from translate_server.compat.common import body_key_check, header_key, read_body
+from translate_server.compat.common import body_key_check, read_body
 from translate_server.compat.deepl.protocol import DeepLError
 from translate_server.compat.deepl.routes import KEY_FIELD
 from translate_server.compat.deepl.routes import error_shape as deepl_shape
@@ -33,20 +33,24 @@ from translate_server.documents.protocol import (
 )
 from translate_server.documents.routes import (
     FORM_OVERHEAD,
+    caller,
     document_errors,
     document_events,
     document_result,
     document_status,
     documents_of,
     naming_job,
+    read_upload,
     result_response,
     submit_document,
 )
 from translate_server.errors import ApiError, DocumentNotReadyError, InvalidRequestError
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, FILE, FormField, form_body
-from translate_server.http.services import services
+from translate_server.http.requests import header_key
+from translate_server.http.route_paths import compatible
 from translate_server.owners import owner_of
+from translate_server.services import services
 
 _DEEPL_ERRORS = document_errors(*COMPAT_ERRORS, 409, shape=DeepLError)
 _LIBRE_ERRORS = document_errors(*COMPAT_ERRORS, shape=LibreError)
@@ -78,7 +82,7 @@ async def deepl_upload_document(request: Request[Any, Any, Any]) -> Response[Dee
     from translate_server.documents.job import DocumentOptions
 
     documents = documents_of(request)
-    upload = await documents.read_upload(request)
+    upload = await read_upload(request, documents.max_bytes)
     fields = upload.fields
     target = fields.get("target_lang")
     if not target:
@@ -99,7 +103,7 @@ async def deepl_upload_document(request: Request[Any, Any, Any]) -> Response[Dee
         filename=upload.filename,
         target_lang=target,
         source_lang=source,
-        owner=documents.owner(request),
+        owner=caller(request, documents),
         options=DocumentOptions(formality=fields.get("formality") or None, glossary=glossary),
         billed_to=owner_of(api_key),
     )
@@ -119,7 +123,7 @@ async def deepl_document_status(
 ) -> DeepLDocumentStatus:
     documents = documents_of(request)
     body = await read_body(request, DeepLDocumentKey)
-    job = await documents.jobs.status(document_id, body.document_key, documents.owner(request))
+    job = await documents.jobs.status(document_id, body.document_key, caller(request, documents))
     return DeepLDocumentStatus.of(job)
 
 
@@ -139,7 +143,7 @@ async def deepl_document_result(
 
     documents = documents_of(request)
     body = await read_body(request, DeepLDocumentKey)
-    owner = documents.owner(request)
+    owner = caller(request, documents)
     try:
         job, data = await documents.jobs.result(document_id, body.document_key, owner)
     except DocumentNotReadyError as exc:
@@ -177,12 +181,12 @@ class _NotReady(ApiError):
 )
 async def libre_translate_file(request: Request[Any, Any, Any]) -> Response[LibreFileTranslated]:
     documents = documents_of(request)
-    upload = await documents.read_upload(request)
+    upload = await read_upload(request, documents.max_bytes)
     target = upload.fields.get("target")
     if not target:
         raise InvalidRequestError("Invalid request: missing target parameter", param="target")
     source = upload.fields.get("source")
-    owner = documents.owner(request)
+    owner = caller(request, documents)
     job, key = await documents.jobs.submit(
         upload.data,
         filename=upload.filename,
@@ -244,6 +248,7 @@ def document_routers(max_bytes: int) -> list[Router]:
             request_max_body_size=size,
             exception_handlers=exception_handlers(deepl_shape),
             before_request=body_key_check(KEY_FIELD),
+            opt=compatible(deepl_shape),
         ),
         Router(
             path="/libretranslate",
@@ -251,6 +256,7 @@ def document_routers(max_bytes: int) -> list[Router]:
             request_max_body_size=size,
             exception_handlers=exception_handlers(libre_shape),
             before_request=body_key_check(LIBRE_KEY),
+            opt=compatible(libre_shape, cors=True),
         ),
         # LibreTranslate's download link is followed as it is (a browser link, no key): the
         # job's id and secret key in its path are what authorizes it, as there.
@@ -258,5 +264,6 @@ def document_routers(max_bytes: int) -> list[Router]:
             path="/libretranslate",
             route_handlers=[libre_download_file],
             exception_handlers=exception_handlers(libre_shape),
+            opt=compatible(libre_shape, cors=True),
         ),
     ]

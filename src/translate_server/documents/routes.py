@@ -8,19 +8,21 @@ forms, so no route here declares a JSON body in its `opt`; none is open without 
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 import msgspec
 from litestar import Request, Response, get, post, route
+from litestar.datastructures import UploadFile
 from litestar.openapi.datastructures import ResponseSpec
 
 from translate_server.documents.protocol import DocumentStatus, DocumentSubmitted
-from translate_server.errors import InvalidRequestError
+from translate_server.errors import InvalidRequestError, PayloadTooLargeError
 from translate_server.http import sse
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
-from translate_server.http.services import services
+from translate_server.http.requests import accepted_key
+from translate_server.services import services
 from translate_server.wire import ErrorResponse
 
 if TYPE_CHECKING:
@@ -62,6 +64,41 @@ def documents_of(request: Request[Any, Any, Any]) -> Documents:
     if found is None:  # only while the app starts or stops
         raise RuntimeError("document jobs are not running")
     return found
+
+
+def caller(request: Request[Any, Any, Any], documents: Documents) -> str | None:
+    """Whose jobs the caller may see (`Documents.owner` of the key it was let in with)."""
+    return documents.owner(accepted_key(request))
+
+
+@dataclass(frozen=True, slots=True)
+class Upload:
+    data: bytes
+    filename: str | None
+    fields: dict[str, str]
+
+
+async def read_upload(request: Request[Any, Any, Any], max_bytes: int) -> Upload:
+    """The multipart form's `file` and its other fields; 413 for a file too large."""
+    media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media_type != "multipart/form-data":
+        raise InvalidRequestError(
+            "Send the document as multipart/form-data with the file in the field `file`.",
+            param="file",
+        )
+    form = await request.form()
+    upload = form.get("file")
+    if not isinstance(upload, UploadFile):
+        raise InvalidRequestError("The form has no file in the field `file`.", param="file")
+    data = await upload.read()
+    if len(data) > max_bytes:
+        raise PayloadTooLargeError(
+            f"The file has {len(data)} bytes; at most {max_bytes} are accepted.",
+            param="file",
+            code="document_too_large",
+        )
+    fields = {key: value for key, value in form.items() if isinstance(value, str)}
+    return Upload(data, upload.filename or None, fields)
 
 
 def document_key(request: Request[Any, Any, Any]) -> str:
@@ -125,7 +162,7 @@ async def submit_document(request: Request[Any, Any, Any]) -> Response[DocumentS
     from translate_server.documents.job import DocumentOptions
 
     documents = documents_of(request)
-    upload = await documents.read_upload(request)
+    upload = await read_upload(request, documents.max_bytes)
     fields = upload.fields
     target = fields.get("target_lang")
     if not target:
@@ -146,7 +183,7 @@ async def submit_document(request: Request[Any, Any, Any]) -> Response[DocumentS
         filename=upload.filename,
         target_lang=target,
         source_lang=None if source in (None, "", "auto") else source,
-        owner=documents.owner(request),
+        owner=caller(request, documents),
         options=options,
     )
     base = f"{str(request.base_url).rstrip('/')}/translate/document/{job.id}"
@@ -191,7 +228,7 @@ def _glossary(raw: str | None) -> dict[str, str] | None:
 )
 async def document_status(request: Request[Any, Any, Any], document_id: str) -> DocumentStatus:
     documents = documents_of(request)
-    key, owner = document_key(request), documents.owner(request)
+    key, owner = document_key(request), caller(request, documents)
     if request.method == "DELETE":
         return DocumentStatus.of(await documents.jobs.cancel(document_id, key, owner))
     return DocumentStatus.of(await documents.jobs.status(document_id, key, owner))
@@ -207,7 +244,7 @@ async def document_status(request: Request[Any, Any, Any], document_id: str) -> 
 async def document_result(request: Request[Any, Any, Any], document_id: str) -> Response[bytes]:
     documents = documents_of(request)
     job, data = await documents.jobs.result(
-        document_id, document_key(request), documents.owner(request)
+        document_id, document_key(request), caller(request, documents)
     )
     return result_response(job, data)
 
@@ -223,15 +260,11 @@ async def document_result(request: Request[Any, Any, Any], document_id: str) -> 
 )
 async def document_events(request: Request[Any, Any, Any], document_id: str) -> sse.EventStream:
     documents = documents_of(request)
-    key, owner = document_key(request), documents.owner(request)
+    key, owner = document_key(request), caller(request, documents)
     # Checked before the stream starts, so a wrong key is a 404, not a broken stream.
     await documents.jobs.status(document_id, key, owner)
-    return sse.EventStream(_progress(documents, document_id, key, owner))
+    return sse.EventStream(documents.jobs.watch(document_id, key, owner), _status_event)
 
 
-async def _progress(
-    documents: Documents, document_id: str, key: str, owner: str | None
-) -> AsyncGenerator[bytes, None]:
-    async for job in documents.jobs.watch(document_id, key, owner):
-        yield sse.event(DocumentStatus.of(job))
-    yield sse.DONE
+def _status_event(job: Job) -> bytes:
+    return sse.event(DocumentStatus.of(job))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 
 import msgspec
 import structlog
@@ -203,7 +203,9 @@ class DocumentJobs:
         await self._count()
         return job
 
-    async def watch(self, job_id: str, key: str, owner: str | None = None) -> AsyncIterator[Job]:
+    async def watch(
+        self, job_id: str, key: str, owner: str | None = None
+    ) -> AsyncGenerator[Job, None]:
         """The job now and after every change, until it is finished (for a progress stream);
         a job cancelled meanwhile ends as an error that says so."""
         changed = self._changes.next(job_id)  # taken before reading: no change can slip between

@@ -1,16 +1,11 @@
 """The document jobs as the routes use them: the parts the app's composition root builds them
-from, and what every document route shares (reading an upload, who owns a job, what a job's
-status says)."""
+from, and who owns a job. Plain values in and out: the routes read the upload and the key."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from litestar import Request
-from litestar.datastructures import UploadFile
-
-from translate_server.compat.common import header_key
 from translate_server.documents.metrics import JobGauge
 from translate_server.documents.runner import Bill, DocumentJobs
 from translate_server.documents.store import JobStore
@@ -20,25 +15,13 @@ from translate_server.documents.translator import (
     document_translator,
     runner_limits,
 )
-from translate_server.errors import (
-    AuthenticationError,
-    InvalidRequestError,
-    PayloadTooLargeError,
-)
-from translate_server.http.gate import PRESENTED_KEY
+from translate_server.errors import AuthenticationError
 from translate_server.owners import owner_of
 
 if TYPE_CHECKING:
-    from translate_server.http.observability import ServiceMetrics
+    from translate_server.observability.metrics import ServiceMetrics
     from translate_server.settings import Settings
     from translate_server.translation.service import TranslationService
-
-
-@dataclass(frozen=True, slots=True)
-class Upload:
-    data: bytes
-    filename: str | None
-    fields: dict[str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,38 +30,15 @@ class Documents:
     max_bytes: int
     keyed: bool  # API keys are configured: a job belongs to the key that submitted it
 
-    def owner(self, request: Request[Any, Any, Any]) -> str | None:
-        """The digest of the caller's API key where keys are configured (the gate, or for a
-        key sent in the body the route's check, has already accepted it), so one key's jobs
-        are invisible to every other; else nobody."""
+    def owner(self, api_key: str) -> str | None:
+        """The digest of the caller's API key (already accepted by the gate or the route)
+        where keys are configured, so one key's jobs are invisible to every other; else
+        nobody."""
         if not self.keyed:
             return None
-        token = header_key(request) or request.scope.get("state", {}).get(PRESENTED_KEY, "")
-        if not token:  # unreachable past the checks; never a shared owner for keyless calls
+        if not api_key:  # unreachable past the checks; never a shared owner for keyless calls
             raise AuthenticationError("A valid API key is required.")
-        return owner_of(token)
-
-    async def read_upload(self, request: Request[Any, Any, Any]) -> Upload:
-        """The multipart form's `file` and its other fields; 413 for a file too large."""
-        media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-        if media_type != "multipart/form-data":
-            raise InvalidRequestError(
-                "Send the document as multipart/form-data with the file in the field `file`.",
-                param="file",
-            )
-        form = await request.form()
-        upload = form.get("file")
-        if not isinstance(upload, UploadFile):
-            raise InvalidRequestError("The form has no file in the field `file`.", param="file")
-        data = await upload.read()
-        if len(data) > self.max_bytes:
-            raise PayloadTooLargeError(
-                f"The file has {len(data)} bytes; at most {self.max_bytes} are accepted.",
-                param="file",
-                code="document_too_large",
-            )
-        fields = {key: value for key, value in form.items() if isinstance(value, str)}
-        return Upload(data, upload.filename or None, fields)
+        return owner_of(api_key)
 
 
 def document_admission(settings: Settings, metrics: ServiceMetrics) -> DocumentAdmission:

@@ -2,14 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from litestar import Request, get
 
 from translate_server.errors import UnavailableError
 from translate_server.http.openapi import error_responses
 from translate_server.http.route_paths import METRICS, OPEN
-from translate_server.http.services import services
+
+if TYPE_CHECKING:
+    from translate_server.inference.admission import Admission
+    from translate_server.inference.engine import Engine
+    from translate_server.observability.metrics import ServiceMetrics
+
+
+class _Running(Protocol):
+    """What these routes read of the app's services (`translate_server.services`), named
+    here so that `http/` depends on no domain."""
+
+    @property
+    def engine(self) -> Engine: ...
+    @property
+    def admission(self) -> Admission: ...
+    @property
+    def metrics(self) -> ServiceMetrics: ...
+
+
+def services(request: Request[Any, Any, Any]) -> _Running:
+    found: _Running = request.app.state.services
+    return found
 
 
 @get(

@@ -1,4 +1,5 @@
-"""What every handler needs from its request: its record, its deadline, its client's presence."""
+"""What every handler needs from its request: its record, its deadline, its client's presence,
+the API key it was let in with."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from litestar import Request
 
 from translate_server.errors import ApiError
 from translate_server.http.disconnect import CancelOnDisconnect
+from translate_server.http.gate import PRESENTED_KEY
 from translate_server.observability.record import RequestRecord
 
 T = TypeVar("T")
@@ -24,6 +26,18 @@ class ClientDisconnectedError(ApiError):
 def record_of(request: Request[Any, Any, Any]) -> RequestRecord:
     record: RequestRecord = request.scope["state"]["record"]
     return record
+
+
+def header_key(request: Request[Any, Any, Any]) -> str:
+    """The key of `Authorization: <scheme> <key>` (Bearer, DeepL-Auth-Key...); "" when none."""
+    _, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip()
+
+
+def accepted_key(request: Request[Any, Any, Any]) -> str:
+    """The API key the request was let in with: its `Authorization` header's, or the one a
+    route found in its body and accepted; "" when none."""
+    return header_key(request) or request.scope.get("state", {}).get(PRESENTED_KEY, "")
 
 
 def deadline_for(server_timeout: float, requested: float | None) -> float:

@@ -1,6 +1,7 @@
 """The gate's and the request log's path sets, read from the routes themselves: a route says
-in its `opt` whether it is open without an API key or takes a JSON body, so adding a route
-cannot leave a hand-kept list behind."""
+in its `opt` whether it is open without an API key or takes a JSON body, and a compatible API's
+router (`compatible`) whose error shape its refusals take, so adding a route cannot leave a
+hand-kept list behind."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import Any
 from litestar import Litestar
 from litestar.routes import HTTPRoute
 
+from translate_server.http.errors import ErrorShape
+
 # `opt` keys a route handler may carry.
 ACCESS = "access"  # "open": no API key needed; "metrics": open unless metrics need the key
 JSON_BODY = "json_body"  # True: a POST body must be JSON
@@ -17,6 +20,16 @@ JSON_BODY = "json_body"  # True: a POST body must be JSON
 OPEN: dict[str, Any] = {ACCESS: "open"}
 METRICS: dict[str, Any] = {ACCESS: "metrics"}
 JSON: dict[str, Any] = {JSON_BODY: True}
+# A compatible API's routes: everything under their first path segment ("/v2/") is theirs.
+ERROR_SHAPE = "error_shape"  # the shape of the gate's refusals there
+KEY_IN_BODY = "key_in_body"  # True: a request without a key header may carry one in its body
+CORS = "cors"  # True: browsers on other origins may call it
+
+
+def compatible(shape: ErrorShape, *, cors: bool = False) -> dict[str, Any]:
+    """The `opt` of a compatible API's router: its clients expect refusals in their own shape,
+    and send their key in the body (checked by the route)."""
+    return {ERROR_SHAPE: shape, KEY_IN_BODY: True, CORS: cors}
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,16 +39,31 @@ class RoutePaths:
     json_bodies: frozenset[str]  # POST bodies must be JSON
     # Open routes with path parameters (static files): everything under these prefixes.
     open_prefixes: tuple[str, ...] = ()
+    # The compatible APIs' prefixes: their refusals' shapes, where a key may come in the
+    # body, where browsers on other origins are answered.
+    error_shapes: tuple[tuple[str, ErrorShape], ...] = ()
+    body_key_prefixes: tuple[str, ...] = ()
+    cors_prefixes: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, app: Litestar, *, docs_path: str, metrics_need_key: bool) -> RoutePaths:
         open_access = {"open"} if metrics_need_key else {"open", "metrics"}
         known, open_, json_bodies = set(), {docs_path, f"{docs_path}/openapi.json"}, set()
         open_prefixes = set()
+        shapes: dict[str, ErrorShape] = {}
+        body_keys, cors = set(), set()
         for route in app.routes:
             if route.path.startswith(docs_path):  # the docs are not the API's
                 continue
             assert isinstance(route, HTTPRoute)  # the app serves no websockets or ASGI mounts
+            for handler in route.route_handlers:
+                if (shape := handler.opt.get(ERROR_SHAPE)) is not None:
+                    segment = _first_segment(route.path)
+                    assert shapes.setdefault(segment, shape) is shape, f"two shapes: {segment}"
+                    if handler.opt.get(KEY_IN_BODY):
+                        body_keys.add(segment)
+                    if handler.opt.get(CORS):
+                        cors.add(segment)
             if "{" in route.path:
                 # Paths with parameters never equal a request's path.
                 if any(h.opt.get(ACCESS) == "open" for h in route.route_handlers):
@@ -48,5 +76,16 @@ class RoutePaths:
                 if handler.opt.get(JSON_BODY):
                     json_bodies.add(route.path)
         return cls(
-            frozenset(known), frozenset(open_), frozenset(json_bodies), tuple(sorted(open_prefixes))
+            frozenset(known),
+            frozenset(open_),
+            frozenset(json_bodies),
+            tuple(sorted(open_prefixes)),
+            error_shapes=tuple(sorted(shapes.items(), key=lambda item: item[0])),
+            body_key_prefixes=tuple(sorted(body_keys)),
+            cors_prefixes=tuple(sorted(cors)),
         )
+
+
+def _first_segment(path: str) -> str:
+    """`/v2/glossaries/{glossary_id:str}` -> `/v2/`."""
+    return "/" + path.split("/", 2)[1] + "/"

@@ -15,13 +15,12 @@ from litestar import Request, Response, Router, get, post, route
 from litestar.datastructures import UploadFile
 from litestar.openapi import ResponseSpec
 
-from translate_server.compat.common import header_key, read_body
+from translate_server.compat.common import read_body
 from translate_server.errors import AuthenticationError, InvalidRequestError
 from translate_server.http.errors import exception_handlers
-from translate_server.http.gate import PRESENTED_KEY
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
+from translate_server.http.requests import accepted_key
 from translate_server.http.route_paths import JSON
-from translate_server.http.services import services
 from translate_server.memory.protocol import (
     CreateMemoryRequest,
     MemoryDeleted,
@@ -31,6 +30,7 @@ from translate_server.memory.protocol import (
 )
 from translate_server.memory.service import SHARED, Memories
 from translate_server.owners import owner_of
+from translate_server.services import services
 
 _ERRORS = error_responses(400, 401, 404)
 # Room for a multipart body's boundaries and form fields beside the file itself.
@@ -50,7 +50,7 @@ def memory_owner(request: Request[Any, Any, Any]) -> str:
     it), else the one shared owner."""
     if not request.app.state.get("api_keys_required"):
         return SHARED
-    token = header_key(request) or request.scope.get("state", {}).get(PRESENTED_KEY, "")
+    token = accepted_key(request)
     if not token:  # unreachable past the gate; never the shared owner for a keyless call
         raise AuthenticationError("A valid API key is required.")
     return owner_of(token)

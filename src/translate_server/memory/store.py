@@ -1,5 +1,5 @@
 """The memories' SQLite file: memories (named, owned), their entries and a full-text index of
-the entries' sources, which finds the candidates of a fuzzy match (rapidfuzz scores them).
+the entries' sources, which finds the candidates of a fuzzy match (`memory.matching`).
 
 Two connections, each on a worker thread of its own: imports write on one, while lookups for
 /translate read on the other (WAL: readers do not wait for a writer), so a long import never
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import re
 import secrets
 import sqlite3
 import time
@@ -20,15 +19,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
-from rapidfuzz import fuzz, process
 
-from translate_server.memory.entries import (
-    Entry,
-    Found,
-    carry_spans,
-    language_key,
-    match_key,
-)
+from translate_server.memory.entries import Entry, Found, language_key, match_key
+from translate_server.memory.matching import best_match, create_index, index_table, index_words
 
 T = TypeVar("T")
 
@@ -64,25 +57,6 @@ CREATE TABLE IF NOT EXISTS memory_words (
     PRIMARY KEY (memory, word)
 ) WITHOUT ROWID;
 """
-# Each memory's full-text index of its entries' match keys (rowid: the entry's), made with the
-# memory and dropped with it: one index per memory keeps a lookup from wading through the
-# entries of every other memory. Contentless: the keys are in memory_entries already.
-_INDEX = "memory_index_{}"
-_INDEX_SCHEMA = (
-    "CREATE VIRTUAL TABLE IF NOT EXISTS {} USING fts5(key, content = '', "
-    "tokenize = 'unicode61 remove_diacritics 2')"
-)
-
-# Fuzzy matching. The candidates are the entries that hold the source's rarest words (by
-# `memory_words`), taken word by word, rarest first, until there are `CANDIDATE_ROWS` of them
-# or `MAX_TERMS` words were asked; rapidfuzz scores them all. A source within a threshold of
-# 75 of its match shares most of its words with it, its rare ones among them. Ranking by
-# bm25 inside SQLite instead costs a step per row holding any word asked for: tens of ms on
-# a memory of 100,000 entries (benchmarks/memory_lookup.py).
-CANDIDATE_ROWS = 300
-MAX_TERMS = 6
-EXAMPLES = 3
-_WORD = re.compile(r"\w+")
 
 
 class MemoryInfo(msgspec.Struct, frozen=True):
@@ -134,7 +108,8 @@ class MemoryStore:
                 "VALUES (?, ?, ?, ?, ?)",
                 (public_id, owner, name, now, now),
             )
-            c.execute(_INDEX_SCHEMA.format(_INDEX.format(made.lastrowid)))
+            assert made.lastrowid is not None  # an INSERT's
+            c.execute(create_index(made.lastrowid))
 
         await self._writer.run(create)
         return MemoryInfo(public_id, name, 0, 0, now, now)
@@ -161,7 +136,7 @@ class MemoryStore:
             c.execute("DELETE FROM memory_entries WHERE memory = ?", found)
             c.execute("DELETE FROM memory_words WHERE memory = ?", found)
             c.execute("DELETE FROM memories WHERE id = ?", found)
-            c.execute(f"DROP TABLE IF EXISTS {_INDEX.format(found[0])}")
+            c.execute(f"DROP TABLE IF EXISTS {index_table(found[0])}")
             return True
 
         return await self._writer.run(delete)
@@ -238,8 +213,8 @@ class MemoryStore:
 def _merge(c: sqlite3.Connection, memory: int, rows: Sequence[tuple[str | None, ...]]) -> None:
     """Each row added, or where the memory has its source and languages, its translation
     replaced; a new entry's words are indexed and counted."""
-    index = _INDEX.format(memory)
-    c.execute(_INDEX_SCHEMA.format(index))  # a memory made before its index was
+    index = index_table(memory)
+    c.execute(create_index(memory))  # a memory made before its index was
     words: dict[str, int] = {}
     indexed = []
     for row in rows:
@@ -250,7 +225,7 @@ def _merge(c: sqlite3.Connection, memory: int, rows: Sequence[tuple[str | None, 
         )
         if added.rowcount:
             indexed.append((added.lastrowid, row[2]))
-            for word in _words(row[2] or ""):
+            for word in index_words(row[2] or ""):
                 words[word] = words.get(word, 0) + 1
         else:
             c.execute(
@@ -265,80 +240,6 @@ def _merge(c: sqlite3.Connection, memory: int, rows: Sequence[tuple[str | None, 
         "ON CONFLICT (memory, word) DO UPDATE SET entries = entries + excluded.entries",
         ((memory, word, count) for word, count in words.items()),
     )
-
-
-def best_match(
-    c: sqlite3.Connection, scope: tuple[int, str, str], text: str, threshold: float
-) -> Found | None:
-    """`text`'s exact match in the memory, else its fuzzy matches at or above `threshold`
-    (0-100, rapidfuzz's `ratio` of the match keys)."""
-    key = match_key(text)
-    exact = c.execute(
-        "SELECT source, target FROM memory_entries WHERE memory = ? AND "
-        "source_key = ? AND target_key = ? AND key = ?",
-        (*scope, key),
-    ).fetchone()
-    if exact is not None:
-        return Found(carry_spans(exact[0], exact[1], text), 100.0)
-    candidates = _candidates(c, scope, key)
-    if not candidates:
-        return None
-    scored = process.extract(
-        key,
-        [row[0] for row in candidates],
-        scorer=fuzz.ratio,
-        score_cutoff=threshold,
-        limit=EXAMPLES,
-    )
-    if not scored:
-        return None
-    examples = tuple((candidates[i][1], candidates[i][2]) for _, _, i in reversed(scored))
-    return Found(None, round(scored[0][1], 1), examples)
-
-
-def _candidates(
-    c: sqlite3.Connection, scope: tuple[int, str, str], key: str
-) -> list[tuple[str, str, str]]:
-    """(key, source, target) of the entries of the memory and language pair that hold the
-    key's rarest words."""
-    memory, source_key, target_key = scope
-    words = list(_words(key))
-    if not words:
-        return []
-    marks = ", ".join("?" * len(words))
-    counts = sorted(
-        (n, word)
-        for word, n in c.execute(
-            f"SELECT word, entries FROM memory_words WHERE memory = ? AND word IN ({marks})",
-            (memory, *words),
-        )
-    )
-    index, ids = _INDEX.format(memory), set[int]()
-    for _, word in counts[:MAX_TERMS]:
-        if len(ids) >= CANDIDATE_ROWS:
-            break
-        phrase = '"' + word.replace('"', '""') + '"'
-        ids.update(
-            rowid
-            for (rowid,) in c.execute(
-                f"SELECT rowid FROM {index} WHERE {index} MATCH ? LIMIT ?",
-                (phrase, CANDIDATE_ROWS - len(ids)),
-            )
-        )
-    if not ids:
-        return []
-    marks = ", ".join("?" * len(ids))
-    return c.execute(
-        f"SELECT key, source, target FROM memory_entries WHERE id IN ({marks}) "
-        "AND source_key = ? AND target_key = ?",
-        (*ids, source_key, target_key),
-    ).fetchall()
-
-
-def _words(key: str) -> set[str]:
-    """The words the index holds of a key, as its tokenizer folds them (near enough: the
-    index also drops diacritics; a word that differs only in them is merely not counted)."""
-    return {w.lower() for w in _WORD.findall(key) if not w.isdigit()}
 
 
 def _info(c: sqlite3.Connection, owner: str, public_id: str) -> tuple[Any, ...] | None:

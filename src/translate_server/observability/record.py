@@ -1,6 +1,11 @@
 """What one request did, filled in as it happens: by the request observer that opens it, the
-handlers, generation (tokens, the engine's figures) and the translation guard. The observer
-writes the log line and the metrics from it (`http.observability`).
+handlers and generation (tokens, the engine's figures). A domain with findings of its own
+keeps them in a part of the record (`RecordPart`: the translation's guard and memory matches,
+`translation.findings`), which renders its own fields.
+
+`RequestRecord.render` is the one rendering of a record: the request log line is exactly its
+fields, the metrics (`observability.metrics`) and the request's span (`observability.tracing`)
+read theirs from the same fields, so the three can never disagree.
 
 The engine's own figures (`EngineTimings`: wait for a batch slot, prefill, time to first token,
 decode, preemptions, cached prompt tokens) arrive with each engine request's last output. A
@@ -13,11 +18,24 @@ arrival in the engine to its last token, since that one decides when the answer 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from translate_server.inference.engine.protocol import EngineTimings
     from translate_server.observability.tracing import RequestTrace
+
+
+class RecordPart(Protocol):
+    """A domain's own findings on a request, made empty by the record on first use."""
+
+    def __init__(self) -> None: ...
+
+    def fields(self) -> dict[str, Any]:
+        """Its fields in the rendering (the log line); none where it found nothing."""
+        ...
+
+
+Part = TypeVar("Part", bound=RecordPart)
 
 
 class RequestRecord:
@@ -32,15 +50,11 @@ class RequestRecord:
         "finish_reason",
         "finished",
         "first_token",
-        "memory_exact",
-        "memory_fuzzy",
         "method",
         "model",
+        "parts",
         "preemptions",
         "prompt_tokens",
-        "quality_failures",
-        "quality_retries",
-        "quality_warnings",
         "request_id",
         "route",
         "started",
@@ -71,15 +85,18 @@ class RequestRecord:
         self.cached_tokens: int | None = None
         # The request's span, where tracing is on.
         self.trace: RequestTrace | None = None
-        # The translation guard's findings: failures of first answers, retries, and what
-        # the answers sent still have (None until the guard finds something).
-        self.quality_failures: list[str] | None = None
-        self.quality_retries = 0
-        self.quality_warnings: list[str] | None = None
-        # Pieces answered from a translation memory, and pieces whose prompt showed its
-        # fuzzy matches as examples.
-        self.memory_exact = 0
-        self.memory_fuzzy = 0
+        # The domains' own findings, by their kind (None until one has something).
+        self.parts: dict[type[Any], RecordPart] | None = None
+
+    def part(self, kind: type[Part]) -> Part:
+        """The record's part of this kind, made on first use."""
+        parts = self.parts
+        if parts is None:
+            parts = self.parts = {}
+        found = parts.get(kind)
+        if found is None:
+            found = parts[kind] = kind()
+        return found  # type: ignore[return-value]  # stored under its own kind
 
     def engine_submitted(self) -> None:
         now = time.perf_counter()
@@ -111,38 +128,43 @@ class RequestRecord:
             ):
                 self.engine = timings
 
-    def engine_fields(self) -> dict[str, float | int]:
-        """The engine's figures for the log line; none at all where it measured nothing."""
+    def render(self, ended: float) -> dict[str, Any]:
+        """The one rendering of the record, once the request ended: the log line's fields, in
+        its order. Metrics and spans take theirs from it."""
+        fields: dict[str, Any] = {"route": self.route, "method": self.method, "status": self.status}
+        if self.model:
+            fields["model"] = self.model
+        if self.engine_requests:
+            fields["engine_requests"] = self.engine_requests
+            fields["prompt_tokens"] = self.prompt_tokens
+            fields["completion_tokens"] = self.completion_tokens
+        if self.finish_reason:
+            fields["finish_reason"] = self.finish_reason
+        if self.error_code:
+            fields["error_code"] = self.error_code
+        if self.parts is not None:
+            for part in self.parts.values():
+                fields.update(part.fields())
+        started = self.started
+        if self.submitted is not None:
+            fields["queue_ms"] = _ms(started, self.submitted)
+        if self.first_token is not None:
+            fields["ttft_ms"] = _ms(started, self.first_token)
+            if self.finished is not None:
+                fields["generation_ms"] = _ms(self.first_token, self.finished)
+        if self.submitted is not None and self.finished is not None:
+            fields["engine_ms"] = _ms(self.submitted, self.finished)
+        fields["total_ms"] = _ms(started, ended)
         timings = self.engine
-        if timings is None:
-            return {}
-        return {
-            "engine_wait_ms": round(timings.wait * 1000, 3),
-            "prefill_ms": round(timings.prefill * 1000, 3),
-            "engine_ttft_ms": round(timings.first_token * 1000, 3),
-            "decode_ms": round(timings.decode * 1000, 3),
-            "preemptions": self.preemptions,
-            "cached_tokens": self.cached_tokens or 0,
-        }
+        if timings is not None:  # none at all where the engine measured nothing
+            fields["engine_wait_ms"] = round(timings.wait * 1000, 3)
+            fields["prefill_ms"] = round(timings.prefill * 1000, 3)
+            fields["engine_ttft_ms"] = round(timings.first_token * 1000, 3)
+            fields["decode_ms"] = round(timings.decode * 1000, 3)
+            fields["preemptions"] = self.preemptions
+            fields["cached_tokens"] = self.cached_tokens or 0
+        return fields
 
-    def quality_checked(
-        self, failures: tuple[str, ...], warnings: tuple[str, ...], retried: bool
-    ) -> None:
-        if failures:
-            self.quality_failures = [*(self.quality_failures or ()), *failures]
-        if warnings:
-            self.quality_warnings = [*(self.quality_warnings or ()), *warnings]
-        self.quality_retries += retried
 
-    def timings_ms(self, ended: float) -> dict[str, float]:
-        def ms(start: float | None, end: float | None) -> float | None:
-            return None if start is None or end is None else round((end - start) * 1000, 3)
-
-        timings = {
-            "queue_ms": ms(self.started, self.submitted),
-            "ttft_ms": ms(self.started, self.first_token),
-            "generation_ms": ms(self.first_token, self.finished),
-            "engine_ms": ms(self.submitted, self.finished),
-            "total_ms": ms(self.started, ended),
-        }
-        return {key: value for key, value in timings.items() if value is not None}
+def _ms(start: float, end: float) -> float:
+    return round((end - start) * 1000, 3)

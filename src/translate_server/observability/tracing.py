@@ -149,29 +149,23 @@ class RequestTrace:
         self.span = span
         self._token = token
 
-    def end(self, record: RequestRecord) -> None:
-        """Close the span with what the request record learnt: status, tokens, the engine's
-        figures (the same as the log line's)."""
+    def end(self, fields: Mapping[str, Any]) -> None:
+        """Close the span with the request's rendered record (`RequestRecord.render`): the
+        log line's fields as they are, and OpenTelemetry's names for status, route, tokens
+        and error beside them."""
         self._tracing._context.detach(self._token)
         span = self.span
-        span.update_name(f"{record.method} {record.route}")  # a template once routed
-        attributes: dict[str, Any] = {
-            "http.response.status_code": record.status,
-            "http.route": record.route,
-        }
-        if record.engine_requests:
-            attributes.update(
-                {
-                    "engine_requests": record.engine_requests,
-                    "gen_ai.usage.input_tokens": record.prompt_tokens,
-                    "gen_ai.usage.output_tokens": record.completion_tokens,
-                }
-            )
-        if record.error_code:
-            attributes["error.type"] = record.error_code
-        attributes.update(record.engine_fields())
+        span.update_name(f"{fields['method']} {fields['route']}")  # a template once routed
+        attributes = dict(fields)
+        attributes["http.response.status_code"] = fields["status"]
+        attributes["http.route"] = fields["route"]
+        if "engine_requests" in fields:
+            attributes["gen_ai.usage.input_tokens"] = fields["prompt_tokens"]
+            attributes["gen_ai.usage.output_tokens"] = fields["completion_tokens"]
+        if "error_code" in fields:
+            attributes["error.type"] = fields["error_code"]
         span.set_attributes(attributes)
-        if record.status >= 500:
+        if fields["status"] >= 500:
             span.set_status(self._tracing._error)
         span.end()
 

@@ -11,7 +11,9 @@ from msgspec import Meta
 from translate_server.wire import JsonObject, RequestStruct
 
 Temperature = Annotated[float, Meta(ge=0.0, le=2.0)]
-TopP = Annotated[float, Meta(gt=0.0, le=1.0)]
+# Integer bounds: the OpenAPI document has always shown `"maximum": 1` (this annotation used to
+# be typing's cached copy of an equal one with integer bounds elsewhere); kept so, on purpose.
+TopP = Annotated[float, Meta(gt=0, le=1)]
 Penalty = Annotated[float, Meta(ge=-2.0, le=2.0)]
 PositiveInt = Annotated[int, Meta(ge=1)]
 Choices = Annotated[int, Meta(ge=1, le=16)]

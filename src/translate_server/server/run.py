@@ -12,11 +12,11 @@ import structlog
 import uvicorn
 
 from translate_server.app import create_app
-from translate_server.http.services import Services
 from translate_server.inference.engine import Engine
 from translate_server.server.heap import freeze_startup_heap
 from translate_server.server.logging_setup import configure_logging
 from translate_server.server.process_tree import tie_children_to_this_process
+from translate_server.services import Services
 from translate_server.settings import Settings
 
 log = structlog.get_logger(__name__)

@@ -1,5 +1,5 @@
-"""One piece, one engine request, once admitted: its prompt rendered and tokenized, its sampling
-chosen, its answer cleaned and cached.
+"""One piece, one engine request, once admitted: its prompt and sampling (`piece_prompts`), its
+answer cleaned, checked by the guard and cached.
 
 A piece that turns out to have more tokens than fit one request is split again; its extra
 engine requests are admitted too.
@@ -11,28 +11,24 @@ import asyncio
 import contextlib
 import dataclasses
 from collections.abc import AsyncIterator, Sequence
-from functools import lru_cache
 
 import msgspec
 
-from translate_server.errors import InvalidRequestError
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import GenerationStep, SamplingOptions
 from translate_server.inference.generation import GenerationService, Prompt
 from translate_server.settings import LimitSettings
 from translate_server.translation.cache import CachedTranslation, TranslationCache
 from translate_server.translation.checks import FailureKind
+from translate_server.translation.findings import findings
 from translate_server.translation.glossary import entries_in
 from translate_server.translation.guard import INCOMPLETE, RETRY_SAMPLING, Guard, Review
 from translate_server.translation.hygiene import StreamCleaner, clean_translation
-from translate_server.translation.languages import Language
 from translate_server.translation.masking import Masked
-from translate_server.translation.plan import MAX_PIECE_TOKENS, Job, Piece, PieceResult
+from translate_server.translation.piece_prompts import PiecePrompts
+from translate_server.translation.plan import Job, Piece, PieceResult
 from translate_server.translation.prompts.templates import (
     PromptTemplate,
-    build_translation_prompt,
-    translation_stop,
-    translation_token_budget,
 )
 from translate_server.translation.segmentation import (
     Document,
@@ -59,22 +55,20 @@ class PieceTranslator:
     ) -> None:
         self.generation = generation
         self.admission = admission
-        self.limits = limits
         self.cache = cache
-        self.template = template
-        self.priority = priority  # the engine's scheduling order of every request made here
         self.guard = guard
+        self.prompts = PiecePrompts(generation, limits, template, priority)
 
     async def translate(self, piece: Piece, job: Job) -> PieceResult:
         """The piece's translation, whole."""
         masked = self.guard.mask(piece.text, job.request.format) if self.guard else None
         # The model sees the piece with its protected spans masked (guard.py).
         asked = dataclasses.replace(piece, text=masked.text) if masked and masked.spans else piece
-        prompt, tokens, budget = await self._tokenized(asked, job)
+        prompt, tokens, budget = await self.prompts.tokenized(asked, job)
         if document := _refitting(piece, tokens, budget):
             result = await self._translate_refitted(piece, document, job)
         else:
-            options = self._options(prompt, asked, tokens, job.request.max_tokens)
+            options = self.prompts.options(prompt, asked, tokens, job.request.max_tokens)
             result = await self._complete(
                 asked, prompt, options, job, alternatives=job.request.alternatives
             )
@@ -142,7 +136,7 @@ class PieceTranslator:
         if INCOMPLETE.intersection(retry_for) and (finer := _by_sentence(piece.text)):
             # A piece of several sentences that lost or made up text: one sentence per
             # engine request, each guarded on its own.
-            job.record.quality_checked(tuple(map(str, retry_for)), (), True)
+            findings(job.record).quality_checked(tuple(map(str, retry_for)), (), True)
             with self._retry_span(retry_for):
                 return await self._translate_refitted(piece, finer, job)
         if retry_for:
@@ -152,7 +146,9 @@ class PieceTranslator:
                 attempts.append(await self._complete(asked, prompt, retry, job))
             reviews.append(_review(guard, piece, masked, attempts[1], job))
         outcome = guard.choose(piece.text, reviews)
-        job.record.quality_checked(tuple(map(str, retry_for)), outcome.warnings, len(attempts) > 1)
+        findings(job.record).quality_checked(
+            tuple(map(str, retry_for)), outcome.warnings, len(attempts) > 1
+        )
         return PieceResult(
             outcome.text,
             attempts[outcome.chosen].finish_reason,
@@ -180,7 +176,7 @@ class PieceTranslator:
             piece.text, Masked(piece.text, ()), sent, piece.source.tag, job.target.tag
         )
         warnings = tuple(map(str, review.failures))
-        job.record.quality_checked(warnings, warnings, False)
+        findings(job.record).quality_checked(warnings, warnings, False)
         return warnings
 
     # -- end of the guard -------------------------------------------------------------------
@@ -188,10 +184,10 @@ class PieceTranslator:
     async def open(self, piece: Piece, job: Job) -> AsyncIterator[str | PieceResult]:
         """Submit the piece's engine request and wait for its first output; the piece's
         cleaned deltas follow, then its result."""
-        prompt, tokens, budget = await self._tokenized(piece, job)
+        prompt, tokens, budget = await self.prompts.tokenized(piece, job)
         if document := _refitting(piece, tokens, budget):
             return self._refitted_stream(piece, document, job)
-        options = self._options(prompt, piece, tokens, job.request.max_tokens)
+        options = self.prompts.options(prompt, piece, tokens, job.request.max_tokens)
         started = await self.generation.start_stream(prompt, options, job.record, job.deadline)
         return self._cleaned(
             piece,
@@ -282,77 +278,6 @@ class PieceTranslator:
                 for j in range(job.request.alternatives)
             ),
             warnings=tuple(dict.fromkeys(w for r in results for w in r.warnings)),
-        )
-
-    def _token_budget(self, overhead: int, param: str) -> int:
-        """Source tokens one request can take beside `overhead` tokens of instructions, with
-        room for a translation of about three times the source."""
-        piece_tokens = self.template.piece_tokens if self.template else MAX_PIECE_TOKENS
-        budget = min(piece_tokens, (self.generation.max_model_len - overhead - 16) // 4)
-        if budget < 1:
-            raise InvalidRequestError(
-                "This model's context is too short for the translation instructions.",
-                param=param,
-                code="context_length_exceeded",
-            )
-        return budget
-
-    @lru_cache(maxsize=1024)  # noqa: B019 - one translator per app; the key is small
-    def _overhead(
-        self,
-        source: Language,
-        target: Language,
-        glossary: tuple[tuple[str, str], ...],
-        formality: str,
-        examples: tuple[tuple[str, str], ...] = (),
-    ) -> int:
-        prompt = build_translation_prompt(
-            "",
-            source,
-            target,
-            glossary=dict(glossary),
-            formality=formality,
-            template=self.template,
-            examples=examples,
-        )
-        return self.generation.check(self.generation.render_inline(prompt), "text").tokens
-
-    async def _tokenized(self, piece: Piece, job: Job) -> tuple[Prompt, int, int]:
-        """The piece's prompt, rendered and tokenized once; the piece's own share of its
-        tokens (the prompt less the instructions around it), and how many it may have."""
-        formality = job.request.formality
-        # A translation memory's fuzzy matches, where it has some, are the prompt's examples;
-        # they are instructions, not the piece's own tokens.
-        text = build_translation_prompt(
-            piece.text,
-            piece.source,
-            job.target,
-            glossary=piece.glossary,
-            formality=formality,
-            template=self.template,
-            examples=piece.examples,
-        )
-        prompt = await self.generation.render(text)
-        overhead = self._overhead(
-            piece.source, job.target, tuple(piece.glossary.items()), formality, piece.examples
-        )
-        return prompt, max(1, prompt.tokens - overhead), self._token_budget(overhead, piece.param)
-
-    def _options(
-        self, prompt: Prompt, piece: Piece, source_tokens: int, max_tokens: int | None
-    ) -> SamplingOptions:
-        remaining = self.generation.remaining_context(self.generation.check(prompt, piece.param))
-        if max_tokens is None:
-            budget = translation_token_budget(source_tokens, remaining, self.limits.max_tokens)
-        else:
-            budget = min(max_tokens, remaining)
-        # Greedy: a translation should not change from one call to the next.
-        return SamplingOptions(
-            max_tokens=budget,
-            temperature=0.0,
-            stop=translation_stop(piece.text, self.template),
-            priority=self.priority,
-            adapter=piece.adapter,
         )
 
     def _remember(self, piece: Piece, result: PieceResult) -> None:

@@ -11,8 +11,8 @@ from translate_server.http import sse
 from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.route_paths import JSON
-from translate_server.http.services import services
 from translate_server.memory.routes import memory_owner
+from translate_server.services import services
 from translate_server.translation.protocol import (
     DetectRequest,
     DetectResponse,
@@ -45,7 +45,8 @@ async def translate(
     deadline = deadline_for(found.limits.request_timeout, data.timeout)
     owner = memory_owner(request) if data.memory is not None else ""
     if data.stream:
-        return sse.EventStream(await found.translation.open_stream(data, record, deadline, owner))
+        chunks = await found.translation.open_stream(data, record, deadline, owner)
+        return sse.EventStream(chunks, sse.event, sse.failure_event(record))
     return await unless_disconnected(
         request, found.translation.translate(data, record, deadline, keep_partial=True, owner=owner)
     )

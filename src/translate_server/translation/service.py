@@ -19,20 +19,16 @@ from translate_server.inference.generation import GenerationService
 from translate_server.observability.record import RequestRecord
 from translate_server.settings import LimitSettings
 from translate_server.translation.cache import TranslationCache
-from translate_server.translation.checks import FailureKind
 from translate_server.translation.detection import (
-    Detection,
     LanguageDetection,
     detectable_languages,
 )
-from translate_server.translation.glossary import applied_terms
+from translate_server.translation.findings import findings
 from translate_server.translation.guard import Guard
 from translate_server.translation.outcome import (
     PARTIAL,
-    lost_text,
     nothing_translated,
     or_untranslated,
-    worst_finish_reason,
 )
 from translate_server.translation.pieces import PieceTranslator
 from translate_server.translation.plan import (
@@ -41,7 +37,6 @@ from translate_server.translation.plan import (
     Job,
     Piece,
     Plan,
-    PlannedText,
     Planner,
     is_auto,
 )
@@ -52,12 +47,12 @@ from translate_server.translation.protocol import (
     DetectResponse,
     LanguageInfo,
     LanguagesResponse,
-    MemoryMatch,
+    TranslateChunk,
     TranslateRequest,
     TranslateResponse,
 )
+from translate_server.translation.response import build_response
 from translate_server.translation.stream import TranslationStream
-from translate_server.wire import Usage
 
 if TYPE_CHECKING:
     from translate_server.adapters.catalog import AdapterCatalog
@@ -146,8 +141,8 @@ class TranslationService:
         record: RequestRecord,
         deadline: float,
         owner: str = "",
-    ) -> AsyncGenerator[bytes, None]:
-        """Server-sent events of one text's translation (see `stream`)."""
+    ) -> AsyncGenerator[TranslateChunk, None]:
+        """One text's translation as it is generated (see `stream`)."""
         plan = await self._plan(request, record, owner)
         if not self.generation.engine.is_alive:
             raise EngineDeadError("engine is not running")
@@ -205,9 +200,9 @@ class TranslationService:
                 piece.found = match
                 if match is not None:
                     if match.exact is not None:
-                        record.memory_exact += 1
+                        findings(record).memory_exact += 1
                     else:
-                        record.memory_fuzzy += 1
+                        findings(record).memory_fuzzy += 1
 
     async def _run(self, plan: Plan, job: Job, *, keep_partial: bool = False) -> None:
         plan.take_cached()
@@ -247,75 +242,7 @@ class TranslationService:
             raise nothing_translated()  # nothing was translated: nothing to keep
 
     def respond(self, plan: Plan, record: RequestRecord) -> TranslateResponse:
-        """The answer, from the plan's results: texts reassembled, usage counted once per
-        unique piece, the detection and the glossary terms applied."""
-        translations, reasons, alternatives, warnings = [], [], [], []
-        applied: set[str] = set()
-        for text in plan.texts:
-            results = [plan.results[key] for key in text.slots]
-            translations.append(text.document.assemble([r.text for r in results]))
-            alternatives.append(
-                [
-                    # A piece without alternatives (split again, or cut short) keeps its own text.
-                    text.document.assemble(
-                        [r.alternatives[j] if j < len(r.alternatives) else r.text for r in results]
-                    )
-                    for j in range(plan.request.alternatives)
-                ]
-            )
-            found = [*plan.notices, *(w for r in results for w in r.warnings)]
-            if lost_text(
-                plan.target.tag,
-                text.source.tag,
-                [plan.pieces[key].text for key in text.slots],
-                results,
-            ):
-                found.append(str(FailureKind.OMISSION))
-            warnings.append(list(dict.fromkeys(found)))
-            reasons.append(worst_finish_reason(r.finish_reason for r in results))
-            for key, result in zip(text.slots, results, strict=True):
-                piece = plan.pieces[key]
-                applied.update(applied_terms(piece.text, result.text, piece.glossary))
-        record.finish_reason = worst_finish_reason(reasons)
-        counted = [plan.results[key] for key in plan.pieces]
-        usage = Usage.of(
-            sum(r.prompt_tokens for r in counted), sum(r.completion_tokens for r in counted)
-        )
-        detections = [_detected(text.detection) for text in plan.texts]
-        matches = (
-            [_memory_match(text, plan) for text in plan.texts]
-            if plan.request.memory is not None
-            else None
-        )
-        common = {
-            "target_lang": plan.target.tag,
-            "model": plan.model,
-            "usage": usage,
-            "glossary_applied": [t for t in plan.glossary if t in applied]
-            if plan.glossary
-            else None,
-            "alternatives": alternatives if plan.request.alternatives else None,
-        }
-        if plan.is_batch:
-            detected = is_auto(plan.request.source_lang)
-            return TranslateResponse(
-                translations=translations,
-                finish_reasons=reasons,
-                source_lang="auto" if detected else plan.texts[0].source.tag,
-                detected_source_langs=detections if detected else None,
-                warnings=warnings if any(warnings) else None,
-                memory_matches=matches,
-                **common,
-            )
-        return TranslateResponse(
-            translation=translations[0],
-            finish_reason=reasons[0],
-            source_lang=plan.texts[0].source.tag,
-            detected_source_lang=detections[0],
-            warnings=warnings[0] or None,
-            memory_match=matches[0] if matches else None,
-            **common,
-        )
+        return build_response(plan, record)
 
     # -- /detect and /languages ------------------------------------------------------------
     def detect(self, request: DetectRequest) -> DetectResponse:
@@ -370,25 +297,3 @@ def _planning_work(request: TranslateRequest) -> int:
         # Every term is compiled (once per process) and compared with every piece.
         work = work * 2 + DETECTION_WORK * len(request.glossary)
     return work
-
-
-def _memory_match(text: PlannedText, plan: Plan) -> MemoryMatch | None:
-    """How the text's pieces matched the request's memory; None where none did."""
-    found = [plan.pieces[key].found for key in text.slots]
-    matched = [match for match in found if match is not None]
-    if not matched:
-        return None
-    exact = sum(match.exact is not None for match in matched)
-    return MemoryMatch(
-        match="exact" if exact == len(found) else "fuzzy",
-        score=max(match.score for match in matched),
-        pieces=len(found),
-        exact=exact,
-        fuzzy=len(matched) - exact,
-    )
-
-
-def _detected(detection: Detection | None) -> DetectedLanguage | None:
-    if detection is None:
-        return None
-    return DetectedLanguage(language=detection.language.tag, confidence=detection.confidence)

@@ -1,5 +1,5 @@
-"""A streamed /translate: one text's translation as server-sent events, in order, while every
-piece of it generates at once.
+"""A streamed /translate: one text's translation as chunks of its text, in order, while every
+piece of it generates at once (the route writes them as server-sent events).
 
 The first piece's engine request is submitted in the handler's own task, before the response
 starts; later pieces generate meanwhile and their deltas wait, in a queue each, until their
@@ -12,8 +12,6 @@ import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import aclosing
 
-from translate_server.http import sse
-from translate_server.http.errors import stream_failure
 from translate_server.inference.admission import Admission, Ticket
 from translate_server.observability.record import RequestRecord
 from translate_server.translation.pieces import PieceTranslator
@@ -34,10 +32,10 @@ class TranslationStream:
         record: RequestRecord,
         deadline: float,
         respond: Callable[[Plan, RequestRecord], TranslateResponse],
-    ) -> AsyncGenerator[bytes, None]:
+    ) -> AsyncGenerator[TranslateChunk, None]:
         """What can fail before the first byte (admission, the first piece's engine request)
-        fails here, while an error status can still be sent. `respond` builds the final
-        answer whose figures the last event carries."""
+        fails here, while an error status can still be sent; later failures are raised from
+        the chunks. `respond` builds the final answer whose figures the last chunk carries."""
         misses = plan.misses
         ticket = self.admission.admit(plan.weight(len(misses))) if misses else None
         job = plan.job(record, deadline)
@@ -57,52 +55,44 @@ class TranslationStream:
             if ticket is not None:
                 ticket.release()
             raise
-        return _events(plan, sources, tasks, ticket, record, respond)
+        return _chunks(plan, sources, tasks, ticket, record, respond)
 
 
-async def _events(
+async def _chunks(
     plan: Plan,
     sources: dict[Hashable, Source],
     tasks: list[asyncio.Task[None]],
     ticket: Ticket | None,
     record: RequestRecord,
     respond: Callable[[Plan, RequestRecord], TranslateResponse],
-) -> AsyncGenerator[bytes, None]:
+) -> AsyncGenerator[TranslateChunk, None]:
     text = plan.texts[0]
     escape = text.document.escape or (lambda s: s)
     try:
         plan.take_cached()
         for part in text.document.layout:
             if isinstance(part, str):
-                yield sse.event(TranslateChunk(delta=part))
+                yield TranslateChunk(delta=part)
                 continue
             key = text.slots[part]
             if key in plan.results:
-                yield sse.event(
-                    TranslateChunk(delta=text.document.render(part, plan.results[key].text))
-                )
+                yield TranslateChunk(delta=text.document.render(part, plan.results[key].text))
                 continue
             async for item in sources[key]:
                 if isinstance(item, PieceResult):
                     plan.results[key] = item
                 else:
-                    yield sse.event(TranslateChunk(delta=escape(item)))
+                    yield TranslateChunk(delta=escape(item))
         final = respond(plan, record)
-        yield sse.event(
-            TranslateChunk(
-                delta="",
-                finish_reason=final.finish_reason,
-                source_lang=final.source_lang,
-                detected_source_lang=final.detected_source_lang,
-                glossary_applied=final.glossary_applied,
-                warnings=final.warnings,
-                usage=final.usage,
-            )
+        yield TranslateChunk(
+            delta="",
+            finish_reason=final.finish_reason,
+            source_lang=final.source_lang,
+            detected_source_lang=final.detected_source_lang,
+            glossary_applied=final.glossary_applied,
+            warnings=final.warnings,
+            usage=final.usage,
         )
-        yield sse.DONE
-    except Exception as exc:  # noqa: BLE001 - stream_failure logs the unexpected
-        # A 200 is already on the wire: the failure becomes the stream's last event.
-        yield sse.event(stream_failure(exc, record))
     finally:
         for source in sources.values():
             # Every source is an async generator; its declared type says only AsyncIterator.

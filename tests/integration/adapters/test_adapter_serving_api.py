@@ -121,7 +121,14 @@ async def test_openai_lists_each_adapter_with_its_parent_and_serves_it_by_name(
         assert chat.model == "ui"
         legacy = await client.completions.create(model="de", prompt="hello", max_tokens=4)
         assert legacy.model == "de"
-        assert adapters_used(engine) == ["ui", "de"]
+        answer = await client.responses.create(model="from-en", input="hello", max_output_tokens=8)
+        assert answer.model == "from-en"
+        async with client.responses.stream(
+            model="ui", input="hello", max_output_tokens=8
+        ) as events:
+            streamed = await events.get_final_response()
+        assert streamed.model == "ui"
+        assert adapters_used(engine) == ["ui", "de", "from-en", "ui"]
         with pytest.raises(openai.NotFoundError) as caught:
             await client.chat.completions.create(
                 model="gone", messages=[{"role": "user", "content": "hi"}]

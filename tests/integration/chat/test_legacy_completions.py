@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import openai
 import pytest
+from structlog.testing import capture_logs
 
 from tests.support.fakes import FakeEngine
 from tests.support.harness import AppClient, running
@@ -121,8 +122,6 @@ async def test_shares_admission_with_chat(make_app) -> None:
 
 
 async def test_each_completion_leaves_one_log_line_with_its_tokens(client: AppClient) -> None:
-    from structlog.testing import capture_logs
-
     with capture_logs() as logs:
         await sdk(client).completions.create(model="fake-model", prompt="Once upon a time")
         stream = await sdk(client).completions.create(
@@ -138,3 +137,26 @@ async def test_each_completion_leaves_one_log_line_with_its_tokens(client: AppCl
         assert line["queue_ms"] + line["engine_ms"] <= line["total_ms"]
     assert "ttft_ms" not in whole  # the engine hands a whole answer over at once
     assert streamed["queue_ms"] <= streamed["ttft_ms"] <= streamed["total_ms"]
+
+
+async def test_a_failure_mid_stream_is_its_last_event(
+    client: AppClient, engine: FakeEngine
+) -> None:
+    engine.responder = lambda prompt, options: "word " * 20
+    engine.fail_after_tokens = 3
+    received: list[str] = []
+
+    async def read_all() -> None:
+        stream = await sdk(client).completions.create(
+            model="fake-model", prompt="hi there", stream=True, max_tokens=50
+        )
+        async for chunk in stream:
+            received.append(chunk.choices[0].text)  # noqa: PERF401 - kept up to the failure
+
+    # The SDK raises the stream's error event: the 200 was already sent.
+    with capture_logs() as logs, pytest.raises(openai.APIError, match="engine"):
+        await read_all()
+    assert "".join(received).startswith("word")
+    [line] = [entry for entry in logs if entry["event"] == "request"]
+    assert (line["status"], line["error_code"]) == (200, "engine_failed")
+    assert client.app.state.services.admission.in_flight == 0

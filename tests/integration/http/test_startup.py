@@ -41,15 +41,25 @@ async def test_on_ready_comes_after_the_services_and_the_document_libraries(tmp_
     assert seen["libraries"] == {"docx", "pptx", "polib", "srt"}
 
 
-RESOURCE_THREADS = ("deepl-db", "job-store")
+RESOURCE_THREADS = ("deepl-db", "job-store", "memory-write", "memory-read")
 
 
-@pytest.mark.parametrize("failing", ["prompt templates", "document store"])
+class ReadyFailed(Exception):
+    pass
+
+
+def fail_when_ready() -> None:
+    raise ReadyFailed
+
+
+@pytest.mark.parametrize("failing", ["prompt templates", "document store", "ready"])
 async def test_a_start_that_fails_halfway_leaves_nothing_open(
     failing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The engine has started when the failure comes: it is shut down, and the DeepL database,
-    the job store and the background tasks opened before the failure are closed."""
+    """The engine has started when the failure comes: it is shut down, and the memory
+    database, the DeepL database, the job store, the job runner and the background tasks
+    opened before the failure are closed. Failing once everything is built ("ready") leaves
+    each of them to close."""
     opened: list[DeepLAccounts] = []
     open_accounts = DeepLAccounts.open
 
@@ -60,11 +70,11 @@ async def test_a_start_that_fails_halfway_leaves_nothing_open(
     monkeypatch.setattr(DeepLAccounts, "open", recording_open)
     blocking_file = tmp_path / "a file, not a folder"
     blocking_file.write_text("")
-    overrides = (
-        {"prompt_templates": str(tmp_path / "missing.toml")}
-        if failing == "prompt templates"
-        else {"document_dir": str(blocking_file)}
-    )
+    overrides = {
+        "prompt templates": {"prompt_templates": str(tmp_path / "missing.toml")},
+        "document store": {"document_dir": str(blocking_file)},
+        "ready": {},
+    }[failing]
     settings = load_settings(
         {
             "served_model_name": "fake-model",
@@ -77,13 +87,18 @@ async def test_a_start_that_fails_halfway_leaves_nothing_open(
         environ={},
     )
     engine = FakeEngine()
+    on_ready = fail_when_ready if failing == "ready" else None
     threads_before = set(threading.enumerate())
     # The failure comes alone or inside Litestar's exception group: its type is checked below.
     with pytest.raises(Exception) as failed:  # noqa: PT011
-        async with running(create_app(settings, lambda: engine)):
+        async with running(create_app(settings, lambda: engine, on_ready=on_ready)):
             pass
     # Litestar's lifespan may hand the failure on inside an exception group.
-    cause = TemplateError if failing == "prompt templates" else FileExistsError
+    cause = {
+        "prompt templates": TemplateError,
+        "document store": FileExistsError,
+        "ready": ReadyFailed,
+    }[failing]
     assert failed.errisinstance(cause) or failed.group_contains(cause)
     assert engine.shut_down
     assert {task for task in asyncio.all_tasks() if task is not asyncio.current_task()} == set()
@@ -93,7 +108,7 @@ async def test_a_start_that_fails_halfway_leaves_nothing_open(
         if thread.name.startswith(RESOURCE_THREADS)
     ]
     assert left == []
-    if failing == "document store":  # the DeepL database had been opened: it takes no work
+    if failing != "prompt templates":  # the DeepL database had been opened: it takes no work
         (accounts,) = opened
         with pytest.raises(RuntimeError, match="shutdown"):
             await accounts.database.run("SELECT 1")

@@ -5,8 +5,10 @@ import json
 import pytest
 
 from translate_server.http import sse
-from translate_server.openai_api.chat.chunks import ChunkEncoder
+from translate_server.inference.engine import GenerationStep
+from translate_server.openai_api.chat.chunks import ChunkHead
 from translate_server.openai_api.chat.protocol import ChatCompletionChunk, ChunkChoice, Delta
+from translate_server.openai_api.chat.routes import chunk_encoder
 
 TEXTS = [
     "",
@@ -24,7 +26,7 @@ TEXTS = [
 @pytest.mark.parametrize("index", [0, 3])
 @pytest.mark.parametrize("text", TEXTS)
 def test_a_text_chunk_is_the_bytes_of_its_struct(index: int, text: str) -> None:
-    chunks = ChunkEncoder("chatcmpl-1", 1_700_000_000, "some/model \x00 name")
+    encode = chunk_encoder(ChunkHead("chatcmpl-1", 1_700_000_000, "some/model \x00 name"))
     expected = sse.event(
         ChatCompletionChunk(
             id="chatcmpl-1",
@@ -34,16 +36,23 @@ def test_a_text_chunk_is_the_bytes_of_its_struct(index: int, text: str) -> None:
             choices=[ChunkChoice(index=index, delta=Delta(content=text))],
         )
     )
-    assert chunks.text(index, text) == expected
-    assert chunks.text(index, text) == expected  # and again, from the cached frame
+    assert encode(GenerationStep(index, text, 1)) == expected
+    assert encode(GenerationStep(index, text, 1)) == expected  # and again, from the cached frame
     assert json.loads(expected[len(b"data: ") :])["choices"][0]["delta"]["content"] == text
 
 
 def test_the_choices_of_one_stream_keep_their_own_index() -> None:
-    chunks = ChunkEncoder("chatcmpl-2", 1, "m")
-    first, second = (json.loads(chunks.text(i, f"#{i}")[6:]) for i in (0, 1))
+    encode = chunk_encoder(ChunkHead("chatcmpl-2", 1, "m"))
+    first, second = (json.loads(encode(GenerationStep(i, f"#{i}", 1))[6:]) for i in (0, 1))
     assert [first["choices"][0]["index"], second["choices"][0]["index"]] == [0, 1]
     assert [first["choices"][0]["delta"]["content"], second["choices"][0]["delta"]["content"]] == [
         "#0",
         "#1",
     ]
+
+
+def test_a_whole_chunk_is_encoded_as_it_is() -> None:
+    head = ChunkHead("chatcmpl-3", 2, "m", "fp_1")
+    chunk = head.chunk([ChunkChoice(index=0, delta=Delta(role="assistant", content=""))])
+    assert chunk_encoder(head)(chunk) == sse.event(chunk)
+    assert json.loads(sse.event(chunk)[6:])["system_fingerprint"] == "fp_1"

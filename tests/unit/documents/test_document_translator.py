@@ -13,9 +13,9 @@ from translate_server.documents.translator import (
     document_translator,
     runner_limits,
 )
-from translate_server.http.observability import ServiceMetrics
 from translate_server.inference.admission import Admission
 from translate_server.inference.generation import GenerationService
+from translate_server.observability.metrics import ServiceMetrics
 from translate_server.settings import DocumentSettings, LimitSettings
 from translate_server.translation.service import TranslationService
 

@@ -59,3 +59,13 @@ def test_known_paths_are_every_route_without_parameters_except_the_docs() -> Non
         "/metrics",
     } <= known
     assert not any(path.startswith("/docs") or "{" in path for path in known)
+
+
+def test_the_compatible_apis_prefixes_come_from_their_routers() -> None:
+    from translate_server.compat.deepl.routes import error_shape as deepl_shape
+    from translate_server.compat.libretranslate.routes import error_shape as libre_shape
+
+    found = paths(False)
+    assert found.error_shapes == (("/libretranslate/", libre_shape), ("/v2/", deepl_shape))
+    assert found.body_key_prefixes == ("/libretranslate/", "/v2/")
+    assert found.cors_prefixes == ("/libretranslate/",)

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from translate_server.errors import OverloadedError, UnavailableError
-from translate_server.http.observability import ServiceMetrics
 from translate_server.inference.admission import Admission
+from translate_server.observability.metrics import ServiceMetrics
 
 
 def gauge(metrics: ServiceMetrics, name: str) -> float:

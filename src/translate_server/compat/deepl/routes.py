@@ -40,8 +40,9 @@ from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
-from translate_server.http.services import Services, services
+from translate_server.http.route_paths import compatible
 from translate_server.observability.record import RequestRecord
+from translate_server.services import Services, services
 from translate_server.translation.detection import detectable_languages
 from translate_server.translation.languages import UnknownLanguageError, resolve_language
 from translate_server.translation.protocol import TranslateRequest, TranslateResponse
@@ -250,4 +251,5 @@ def deepl_router() -> Router:
         ],
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
+        opt=compatible(error_shape),
     )

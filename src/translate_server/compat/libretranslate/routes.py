@@ -26,8 +26,8 @@ from translate_server.errors import ApiError
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
-from translate_server.http.route_paths import OPEN
-from translate_server.http.services import services
+from translate_server.http.route_paths import OPEN, compatible
+from translate_server.services import services
 from translate_server.translation.protocol import DetectRequest
 from translate_server.wire import ErrorBody
 
@@ -148,4 +148,5 @@ def libretranslate_router() -> Router:
         ],
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
+        opt=compatible(error_shape, cors=True),
     )

@@ -13,13 +13,15 @@ from translate_server.http import sse
 from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.route_paths import JSON
-from translate_server.http.services import Services, services
+from translate_server.inference.engine import GenerationStep
+from translate_server.openai_api.chat.chunks import ChatChunk, ChunkHead
 from translate_server.openai_api.chat.protocol import (
     ChatCompletion,
     ChatCompletionRequest,
     Model,
     ModelList,
 )
+from translate_server.services import Services, services
 
 
 @post(
@@ -44,9 +46,24 @@ async def chat_completions(
     record = record_of(request)
     deadline = deadline_for(found.limits.request_timeout, data.timeout)
     if data.stream:
-        events = await found.chat.open_stream(data, record, deadline)
-        return sse.EventStream(events)
+        stream = await found.chat.open_stream(data, record, deadline)
+        return sse.EventStream(stream.chunks, chunk_encoder(stream.head), sse.failure_event(record))
     return await unless_disconnected(request, found.chat.complete(data, record, deadline))
+
+
+def chunk_encoder(head: ChunkHead) -> sse.Encode[ChatChunk]:
+    """One stream's chunks as events: a step of new text from its choice's frame around the
+    text (`sse.TextFrames`, inlined: this runs once per token), the rest encoded whole."""
+    frames = sse.TextFrames(head.text_chunk)
+    encode_json = sse.encode_json
+
+    def encode(chunk: ChatChunk) -> bytes:
+        if type(chunk) is GenerationStep:
+            frame = frames[chunk.index]
+            return frame[0] + encode_json(chunk.text) + frame[1]
+        return sse.event(chunk)
+
+    return encode
 
 
 def _model(found: Services, adapter: str | None = None) -> Model:

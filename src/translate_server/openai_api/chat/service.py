@@ -5,20 +5,16 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING
 
 import msgspec
 
 from translate_server.errors import InvalidRequestError
-from translate_server.http import sse
-from translate_server.http.errors import stream_failure
-from translate_server.inference.admission import Admission, Ticket
-from translate_server.inference.engine import ChatMessage, LoraAdapter, SamplingOptions
-from translate_server.inference.generation import GenerationService, Prompt, StartedStream
-from translate_server.inference.request_limits import check_model
+from translate_server.inference.admission import Ticket
+from translate_server.inference.engine import ChatMessage, SamplingOptions
+from translate_server.inference.generation import Prompt, StartedStream
 from translate_server.observability.record import RequestRecord
 from translate_server.openai_api import sampling
-from translate_server.openai_api.chat.chunks import ChunkEncoder
+from translate_server.openai_api.chat.chunks import ChatChunk, ChatStream, ChunkHead
 from translate_server.openai_api.chat.protocol import (
     AssistantMessage,
     ChatCompletion,
@@ -29,29 +25,11 @@ from translate_server.openai_api.chat.protocol import (
     Delta,
 )
 from translate_server.openai_api.logprobs import chat_logprobs
-from translate_server.settings import LimitSettings
+from translate_server.openai_api.served import OpenAIService
 from translate_server.wire import Usage
 
-if TYPE_CHECKING:
-    from translate_server.adapters.catalog import AdapterCatalog
 
-
-class ChatService:
-    def __init__(
-        self,
-        generation: GenerationService,
-        admission: Admission,
-        limits: LimitSettings,
-        model_name: str,
-        adapters: AdapterCatalog | None = None,
-    ) -> None:
-        self.adapters = adapters
-        self.generation = generation
-        self.admission = admission
-        self.limits = limits
-        self.model_name = model_name
-        self.fingerprint = sampling.system_fingerprint(model_name)
-
+class ChatService(OpenAIService):
     async def complete(
         self, request: ChatCompletionRequest, record: RequestRecord, deadline: float
     ) -> ChatCompletion:
@@ -88,12 +66,15 @@ class ChatService:
 
     async def open_stream(
         self, request: ChatCompletionRequest, record: RequestRecord, deadline: float
-    ) -> AsyncGenerator[bytes, None]:
-        """Server-sent events of the completion. Everything that can fail before the first token
-        fails here, while an error status can still be sent; later failures end the stream with
-        an error event."""
+    ) -> ChatStream:
+        """The completion's chunks. Everything that can fail before the first token fails
+        here, while an error status can still be sent; later failures are raised from the
+        chunks."""
         prompt, started, ticket = await self.start_stream(request, record, deadline)
-        return self._events(request, prompt, started, ticket, record)
+        head = ChunkHead(
+            _completion_id(), int(time.time()), self.served(request.model), self.fingerprint
+        )
+        return ChatStream(head, self._chunks(request, head, prompt, started, ticket, record))
 
     async def start_stream(
         self, request: ChatCompletionRequest, record: RequestRecord, deadline: float
@@ -111,33 +92,31 @@ class ChatService:
             raise
         return prompt, started, ticket
 
-    async def _events(
+    async def _chunks(
         self,
         request: ChatCompletionRequest,
+        head: ChunkHead,
         prompt: Prompt,
         started: StartedStream,
         ticket: Ticket,
         record: RequestRecord,
-    ) -> AsyncGenerator[bytes, None]:
-        chunks = ChunkEncoder(
-            _completion_id(), int(time.time()), self.served(request.model), self.fingerprint
-        )
+    ) -> AsyncGenerator[ChatChunk, None]:
         with_logprobs = request.logprobs
         completion_tokens = [0] * request.n
         try:
             for index in range(request.n):
-                yield chunks.chunk(
+                yield head.chunk(
                     [ChunkChoice(index=index, delta=Delta(role="assistant", content=""))]
                 )
             step, steps = started
             while step is not None:
                 completion_tokens[step.index] = step.completion_tokens
                 if step.finish_reason is None and not with_logprobs:
-                    yield chunks.text(step.index, step.text)
+                    yield step  # only new text: see ChatChunk
                 else:
                     if step.finish_reason is not None:
                         record.finish_reason = step.finish_reason
-                    yield chunks.chunk(
+                    yield head.chunk(
                         [
                             ChunkChoice(
                                 index=step.index,
@@ -151,13 +130,9 @@ class ChatService:
                     )
                 step = await anext(steps, None)
             if request.stream_options is not None and request.stream_options.include_usage:
-                yield chunks.chunk(
+                yield head.chunk(
                     [], Usage.of(prompt.tokens, sum(completion_tokens), record.cached_tokens)
                 )
-            yield sse.DONE
-        except Exception as exc:  # noqa: BLE001 - stream_failure logs the unexpected
-            # A 200 is already on the wire: the failure becomes the stream's last event.
-            yield sse.event(stream_failure(exc, record))
         finally:
             ticket.release()
             await started.rest.aclose()
@@ -194,18 +169,6 @@ class ChatService:
         )
         options = to_sampling_options(request, max_tokens)
         return prompt, msgspec.structs.replace(options, adapter=self.adapter(request.model))
-
-    def adapter(self, model: str | None) -> LoraAdapter | None:
-        """The LoRA adapter a request names as `model`; None for the base model (a 404 for
-        a model that is neither)."""
-        if self.adapters is None:
-            check_model(model, self.model_name)
-            return None
-        return self.adapters.named(model)
-
-    def served(self, model: str | None) -> str:
-        adapter = self.adapter(model)
-        return self.model_name if adapter is None else adapter.name
 
 
 def to_sampling_options(request: ChatCompletionRequest, max_tokens: int) -> SamplingOptions:

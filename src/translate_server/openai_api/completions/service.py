@@ -7,22 +7,18 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
 from translate_server.errors import InvalidRequestError
-from translate_server.http import sse
-from translate_server.http.errors import stream_failure
-from translate_server.inference.admission import Admission, Ticket
-from translate_server.inference.engine import LoraAdapter, SamplingOptions
+from translate_server.inference.admission import Ticket
+from translate_server.inference.engine import SamplingOptions
 from translate_server.inference.generation import (
     Completion,
-    GenerationService,
     Prompt,
     StartedStream,
 )
-from translate_server.inference.request_limits import check_model
 from translate_server.observability.record import RequestRecord
 from translate_server.openai_api import sampling
 from translate_server.openai_api.completions.protocol import (
@@ -32,32 +28,14 @@ from translate_server.openai_api.completions.protocol import (
     TextCompletionChunk,
 )
 from translate_server.openai_api.logprobs import completion_logprobs
-from translate_server.settings import LimitSettings
+from translate_server.openai_api.served import OpenAIService
 from translate_server.wire import Usage
-
-if TYPE_CHECKING:
-    from translate_server.adapters.catalog import AdapterCatalog
 
 # Prompts in one request: each is its own engine request, all admitted together.
 MAX_PROMPTS = 16
 
 
-class CompletionService:
-    def __init__(
-        self,
-        generation: GenerationService,
-        admission: Admission,
-        limits: LimitSettings,
-        model_name: str,
-        adapters: AdapterCatalog | None = None,
-    ) -> None:
-        self.adapters = adapters
-        self.generation = generation
-        self.admission = admission
-        self.limits = limits
-        self.model_name = model_name
-        self.fingerprint = sampling.system_fingerprint(model_name)
-
+class CompletionService(OpenAIService):
     async def complete(
         self, request: CompletionRequest, record: RequestRecord, deadline: float
     ) -> TextCompletion:
@@ -93,7 +71,10 @@ class CompletionService:
 
     async def open_stream(
         self, request: CompletionRequest, record: RequestRecord, deadline: float
-    ) -> AsyncGenerator[bytes, None]:
+    ) -> AsyncGenerator[TextCompletionChunk, None]:
+        """The completion's chunks. Everything that can fail before the first token fails
+        here, while an error status can still be sent; later failures are raised from the
+        chunks."""
         prompts = self._validate(request, record)
         if len(prompts) > 1:
             raise InvalidRequestError("A streamed completion takes one prompt.", param="prompt")
@@ -105,9 +86,9 @@ class CompletionService:
             ticket.release()
             raise
         echoed = prompts[0] if request.echo and isinstance(prompts[0], str) else ""
-        return self._events(request, prompt, echoed, started, ticket, record)
+        return self._chunks(request, prompt, echoed, started, ticket, record)
 
-    async def _events(
+    async def _chunks(
         self,
         request: CompletionRequest,
         prompt: Prompt,
@@ -115,21 +96,21 @@ class CompletionService:
         started: StartedStream,
         ticket: Ticket,
         record: RequestRecord,
-    ) -> AsyncGenerator[bytes, None]:
+    ) -> AsyncGenerator[TextCompletionChunk, None]:
         stream_id, created = _completion_id(), int(time.time())
         model = self.served(request.model)
 
-        def chunk(choices: list[CompletionChoice], usage: Usage | None = None) -> bytes:
-            return sse.event(
-                TextCompletionChunk(
-                    id=stream_id,
-                    object="text_completion",
-                    created=created,
-                    model=model,
-                    system_fingerprint=self.fingerprint,
-                    choices=choices,
-                    usage=usage,
-                )
+        def chunk(
+            choices: list[CompletionChoice], usage: Usage | None = None
+        ) -> TextCompletionChunk:
+            return TextCompletionChunk(
+                id=stream_id,
+                object="text_completion",
+                created=created,
+                model=model,
+                system_fingerprint=self.fingerprint,
+                choices=choices,
+                usage=usage,
             )
 
         counts = [0] * request.n
@@ -162,9 +143,6 @@ class CompletionService:
                 step = await anext(steps, None)
             if request.stream_options is not None and request.stream_options.include_usage:
                 yield chunk([], Usage.of(prompt.tokens, sum(counts), record.cached_tokens))
-            yield sse.DONE
-        except Exception as exc:  # noqa: BLE001 - stream_failure logs the unexpected
-            yield sse.event(stream_failure(exc, record))
         finally:
             ticket.release()
             await started.rest.aclose()
@@ -200,17 +178,6 @@ class CompletionService:
         )
         options = sampling.sampling_options(request, max_tokens, logprobs=request.logprobs)
         return prepared, msgspec.structs.replace(options, adapter=self.adapter(request.model))
-
-    def adapter(self, model: str | None) -> LoraAdapter | None:
-        """The LoRA adapter a request names as `model`; None for the base model."""
-        if self.adapters is None:
-            check_model(model, self.model_name)
-            return None
-        return self.adapters.named(model)
-
-    def served(self, model: str | None) -> str:
-        adapter = self.adapter(model)
-        return self.model_name if adapter is None else adapter.name
 
 
 def _prompts(prompt: str | list[Any]) -> list[str | list[int]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from litestar import Request, post
@@ -13,7 +12,6 @@ from translate_server.http.errors import stream_failure
 from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.route_paths import JSON
-from translate_server.http.services import services
 from translate_server.observability.record import RequestRecord
 from translate_server.openai_api.responses.protocol import (
     Response,
@@ -21,6 +19,7 @@ from translate_server.openai_api.responses.protocol import (
     ResponsesRequest,
     StreamError,
 )
+from translate_server.services import services
 
 
 @post(
@@ -46,29 +45,33 @@ async def create_response(
     deadline = deadline_for(found.limits.request_timeout, data.timeout)
     if data.stream:
         events = await found.responses.open_stream(data, record, deadline)
-        return sse.EventStream(_written(events, record))
+        written = _Written(record)
+        # The Responses API ends without `[DONE]`.
+        return sse.EventStream(events, written.event, written.failure, done=b"")
     return await unless_disconnected(request, found.responses.create(data, record, deadline))
 
 
-async def _written(
-    events: AsyncIterator[ResponseEvent], record: RequestRecord
-) -> AsyncGenerator[bytes, None]:
+class _Written:
     """Each event as `event: <type>` and its JSON; a failure after the 200 is the last event,
-    of type `error` (the Responses API ends without `[DONE]`)."""
-    sequence = 0
-    try:
-        async for event in events:
-            sequence = event.sequence_number
-            yield sse.named_event(event)
-    except Exception as exc:  # noqa: BLE001 - stream_failure logs the unexpected
-        error = stream_failure(exc, record).error
-        yield sse.named_event(
+    of type `error`, numbered after the last one sent."""
+
+    __slots__ = ("record", "sequence")
+
+    def __init__(self, record: RequestRecord) -> None:
+        self.record = record
+        self.sequence = 0
+
+    def event(self, event: ResponseEvent) -> bytes:
+        self.sequence = event.sequence_number
+        return sse.named_event(event)
+
+    def failure(self, exc: Exception) -> bytes:
+        error = stream_failure(exc, self.record).error
+        return sse.named_event(
             StreamError(
-                sequence_number=sequence + 1,
+                sequence_number=self.sequence + 1,
                 code=error.code,
                 message=error.message,
                 param=error.param,
             )
         )
-    finally:
-        await events.aclose()  # type: ignore[attr-defined]

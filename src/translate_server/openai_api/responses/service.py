@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any, Literal
 
 from translate_server.errors import InvalidRequestError
@@ -76,7 +76,7 @@ class ResponsesService:
         )
         return _response(
             request,
-            self.chat.model_name,
+            completion.model,
             _id("resp"),
             int(time.time()),
             [message],
@@ -86,7 +86,7 @@ class ResponsesService:
 
     async def open_stream(
         self, request: ResponsesRequest, record: RequestRecord, deadline: float
-    ) -> AsyncIterator[ResponseEvent]:
+    ) -> AsyncGenerator[ResponseEvent, None]:
         """The events of a streamed response. Whatever can fail before the first token fails
         here, while an error status can still be sent."""
         prompt, started, ticket = await self.chat.start_stream(as_chat(request), record, deadline)
@@ -99,9 +99,9 @@ class ResponsesService:
         started: Any,
         ticket: Any,
         record: RequestRecord,
-    ) -> AsyncIterator[ResponseEvent]:
+    ) -> AsyncGenerator[ResponseEvent, None]:
         response_id, item_id, created = _id("resp"), _id("msg"), int(time.time())
-        model = self.chat.model_name
+        model = self.chat.served(request.model)  # the base model's name or the adapter's
         sequence = iter(range(1 << 62))
         begun = _response(request, model, response_id, created, [], None, None)
         empty = OutputMessage(id=item_id, status="in_progress", content=[])

@@ -1,9 +1,10 @@
 """The app's services, reached by every handler through one typed object.
 
-They live on `app.state.services`, made by the app's composition root (`app.open_services`)
-once the engine is up. Handlers ask `services(request)` rather than take a `state: State`
-parameter: Litestar would deep-copy the state for every request (slow), and admission counts
-would never be shared.
+They live on `app.state.services`, made by the app's composition root (`app.open_services`,
+beside this module) once the engine is up. The container names every domain's service, so it
+lives here and not in `http/`, which depends on no domain. Handlers ask `services(request)`
+rather than take a `state: State` parameter: Litestar would deep-copy the state for every
+request (slow), and admission counts would never be shared.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ if TYPE_CHECKING:  # the services' modules load with the engine, not with the ro
     from translate_server.adapters.catalog import AdapterCatalog
     from translate_server.compat.deepl.accounts import DeepLAccounts
     from translate_server.documents.service import Documents
-    from translate_server.http.observability import ServiceMetrics
     from translate_server.inference.admission import Admission
     from translate_server.inference.engine import Engine
     from translate_server.inference.generation import GenerationService
     from translate_server.memory.service import Memories
+    from translate_server.observability.metrics import ServiceMetrics
     from translate_server.openai_api.chat.service import ChatService
     from translate_server.openai_api.completions.service import CompletionService
     from translate_server.openai_api.responses.service import ResponsesService

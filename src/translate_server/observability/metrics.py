@@ -1,0 +1,222 @@
+"""The service's Prometheus metrics, observed once per request from its rendered record
+(`RequestRecord.render`, the fields of its log line), so the two can never disagree.
+
+The service's own collectors live here; a domain with collectors of its own (the translation
+guard's and the memories', `translation.findings`) hands them in as a `MetricsPart`, made in
+the same registry and fed from the same fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from prometheus_client import (
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+
+
+class MetricsPart(Protocol):
+    """A domain's collectors, fed from each request's rendered fields."""
+
+    def observe(self, route: str, fields: Mapping[str, Any]) -> None: ...
+
+
+# Latency buckets from a fast cache-like answer to a long generation.
+_LATENCY_BUCKETS = (
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    30.0,
+    60.0,
+    120.0,
+)
+_TTFT_BUCKETS = (
+    0.001,
+    0.005,
+    0.01,
+    0.02,
+    0.04,
+    0.06,
+    0.08,
+    0.1,
+    0.25,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+)
+
+
+class ServiceMetrics:
+    """The service's own Prometheus collectors, in a registry of their own so that several apps
+    (tests) can live in one process; `/metrics` shows them beside vLLM's global registry."""
+
+    def __init__(
+        self,
+        registry: CollectorRegistry | None = None,
+        parts: Sequence[Callable[[CollectorRegistry], MetricsPart]] = (),
+    ) -> None:
+        self.registry = registry or CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.requests = Counter(
+            "translate_requests", "HTTP requests answered.", ["route", "status"], registry=r
+        )
+        self.latency = Histogram(
+            "translate_request_duration_seconds",
+            "Time from request arrival to the last byte of the answer.",
+            ["route"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.ttft = Histogram(
+            "translate_time_to_first_token_seconds",
+            "Time from request arrival to the first generated token.",
+            ["route"],
+            buckets=_TTFT_BUCKETS,
+            registry=r,
+        )
+        self.prompt_tokens = Counter(
+            "translate_prompt_tokens", "Prompt tokens processed.", ["route"], registry=r
+        )
+        self.completion_tokens = Counter(
+            "translate_completion_tokens", "Completion tokens generated.", ["route"], registry=r
+        )
+        self.in_flight = Gauge(
+            "translate_requests_in_flight", "HTTP requests being answered.", ["route"], registry=r
+        )
+        self.running = Gauge(
+            "translate_requests_running",
+            "Engine requests admitted within the engine's batch slots.",
+            registry=r,
+        )
+        self.waiting = Gauge(
+            "translate_requests_waiting",
+            "Engine requests admitted beyond the batch slots, waiting for one.",
+            registry=r,
+        )
+        # The engine's view of the same requests (the slowest engine request of each, as in
+        # the log line), beside the service's: where the two part, the time went elsewhere.
+        self.engine_wait = Histogram(
+            "translate_engine_wait_seconds",
+            "Time a request waited inside the engine for a batch slot (queued to scheduled).",
+            ["route"],
+            buckets=_TTFT_BUCKETS,
+            registry=r,
+        )
+        self.engine_prefill = Histogram(
+            "translate_engine_prefill_seconds",
+            "Time from a request's scheduling in the engine to its first token.",
+            ["route"],
+            buckets=_TTFT_BUCKETS,
+            registry=r,
+        )
+        self.engine_ttft = Histogram(
+            "translate_engine_time_to_first_token_seconds",
+            "Time from a request's arrival in the engine to its first token.",
+            ["route"],
+            buckets=_TTFT_BUCKETS,
+            registry=r,
+        )
+        self.engine_decode = Histogram(
+            "translate_engine_decode_seconds",
+            "Time from a request's first token to its last, inside the engine.",
+            ["route"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.rejected = Counter(
+            "translate_requests_rejected",
+            "Requests turned away before reaching the engine.",
+            ["reason"],
+            registry=r,
+        )
+        # The domains' own collectors, in this registry, fed from the same fields.
+        self.parts = tuple(part(r) for part in parts)
+        self._routes: dict[str, _RouteMetrics] = {}
+
+    def observe(self, fields: Mapping[str, Any]) -> None:
+        """Observe one request from its rendered record (`RequestRecord.render`): the same
+        fields as its log line."""
+        route = fields["route"]
+        per_route = self.for_route(route)
+        per_route.requests(fields["status"]).inc()
+        per_route.latency.observe(fields["total_ms"] / 1000)
+        if (ttft := fields.get("ttft_ms")) is not None:
+            per_route.ttft.observe(ttft / 1000)
+        if prompt_tokens := fields.get("prompt_tokens"):
+            per_route.prompt_tokens.inc(prompt_tokens)
+        if completion_tokens := fields.get("completion_tokens"):
+            per_route.completion_tokens.inc(completion_tokens)
+        if (engine_wait := fields.get("engine_wait_ms")) is not None:
+            per_route.engine_wait.observe(engine_wait / 1000)
+            per_route.engine_prefill.observe(fields["prefill_ms"] / 1000)
+            per_route.engine_ttft.observe(fields["engine_ttft_ms"] / 1000)
+            per_route.engine_decode.observe(fields["decode_ms"] / 1000)
+        for part in self.parts:
+            part.observe(route, fields)
+
+    def for_route(self, route: str) -> _RouteMetrics:
+        # Labelled children are looked up once per route, not once per request.
+        children = self._routes.get(route)
+        if children is None:
+            children = self._routes[route] = _RouteMetrics(self, route)
+        return children
+
+    def exposition(self) -> bytes:
+        # Ours, then the process-wide registry where vLLM registers its `vllm:*` metrics.
+        return generate_latest(self.registry) + generate_latest(REGISTRY)
+
+
+class _RouteMetrics:
+    __slots__ = (
+        "_by_status",
+        "_metrics",
+        "_route",
+        "completion_tokens",
+        "engine_decode",
+        "engine_prefill",
+        "engine_ttft",
+        "engine_wait",
+        "in_flight",
+        "latency",
+        "prompt_tokens",
+        "ttft",
+    )
+
+    def __init__(self, metrics: ServiceMetrics, route: str) -> None:
+        self._metrics = metrics
+        self._route = route
+        self._by_status: dict[int, Any] = {}
+        self.latency = metrics.latency.labels(route)
+        self.ttft = metrics.ttft.labels(route)
+        self.prompt_tokens = metrics.prompt_tokens.labels(route)
+        self.completion_tokens = metrics.completion_tokens.labels(route)
+        self.in_flight = metrics.in_flight.labels(route)
+        self.engine_wait = metrics.engine_wait.labels(route)
+        self.engine_prefill = metrics.engine_prefill.labels(route)
+        self.engine_ttft = metrics.engine_ttft.labels(route)
+        self.engine_decode = metrics.engine_decode.labels(route)
+
+    def requests(self, status: int) -> Any:
+        child = self._by_status.get(status)
+        if child is None:
+            child = self._by_status[status] = self._metrics.requests.labels(
+                self._route, str(status)
+            )
+        return child

