@@ -12,6 +12,7 @@ from translate_server.documents.store import JobStore
 from translate_server.documents.translator import (
     DocumentAdmission,
     EngineBudget,
+    document_model,
     document_translator,
     runner_limits,
 )
@@ -75,4 +76,5 @@ def document_jobs(
         limits,
         gauge=JobGauge(metrics.registry),
         bill=bill,
+        pin=document_model(translation),
     )
