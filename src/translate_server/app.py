@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from litestar import Litestar
 from litestar.datastructures import State
+from prometheus_client import CollectorRegistry
 
+from translate_server.adapters.catalog import serves_adapters
+from translate_server.adapters.metrics import adapter_metrics
 from translate_server.adapters.routes import admin_router
 from translate_server.compat.deepl.routes import deepl_router
 from translate_server.compat.documents import document_routers
@@ -28,7 +31,7 @@ from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.inference.generation import GenerationService
 from translate_server.memory.routes import memory_router
-from translate_server.observability.metrics import ServiceMetrics
+from translate_server.observability.metrics import MetricsPart, ServiceMetrics
 from translate_server.observability.tracing import Tracing, build_tracing
 from translate_server.openai_api.chat.routes import chat_completions, list_models, retrieve_model
 from translate_server.openai_api.chat.service import ChatService
@@ -37,7 +40,7 @@ from translate_server.openai_api.completions.service import CompletionService
 from translate_server.openai_api.responses.routes import create_response
 from translate_server.openai_api.responses.service import ResponsesService
 from translate_server.services import Services
-from translate_server.settings import Settings
+from translate_server.settings import EngineSettings, Settings
 from translate_server.translation.findings import TranslationMetrics
 from translate_server.translation.routes import detect, languages, translate
 from translate_server.ui.routes import ui_router
@@ -80,7 +83,7 @@ def create_app(
     defaults to OTLP export where `--otlp-traces-endpoint` is set (tests pass one with an
     in-memory exporter).
     """
-    metrics_ = service_metrics()
+    metrics_ = service_metrics(settings.engine)
     # One decision for the document routes, their jobs and the page's file panel.
     serve_documents = settings.documents.documents
     if tracing is None:
@@ -158,9 +161,13 @@ def create_app(
     return app
 
 
-def service_metrics() -> ServiceMetrics:
-    """The service's metrics with every domain's own collectors, as `/metrics` shows them."""
-    return ServiceMetrics(parts=(TranslationMetrics,))
+def service_metrics(engine: EngineSettings | None = None) -> ServiceMetrics:
+    """The service's metrics with every domain's own collectors, as `/metrics` shows them
+    (the adapters' where the engine serves some)."""
+    parts: list[Callable[[CollectorRegistry], MetricsPart]] = [TranslationMetrics]
+    if engine is not None and serves_adapters(engine):
+        parts.append(adapter_metrics(engine.model_name))
+    return ServiceMetrics(parts=parts)
 
 
 async def open_services(
@@ -192,7 +199,7 @@ async def open_services(
     engine = _start_engine(resources, engine_factory)
     generation = GenerationService(engine, tracing)
     model_name = settings.engine.model_name
-    adapters = await open_adapters(settings.engine, engine, configured, metrics_.registry)
+    adapters = await open_adapters(settings.engine, engine, configured)
     options = settings.translation
     detection = LanguageDetection(options.detection_accuracy)
     # Lingua's models load in the background: the first detection waits for them.

@@ -10,8 +10,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from prometheus_client import CollectorRegistry, Counter
-
 from translate_server.adapters.routing import choose
 from translate_server.adapters.spec import AdapterSpec, AdapterSpecError, parse_lora_option
 from translate_server.errors import (
@@ -32,7 +30,6 @@ class AdapterCatalog:
         *,
         max_loras: int,
         max_rank: int,
-        registry: CollectorRegistry | None = None,
     ) -> None:
         self.engine = engine
         self.base_model = base_model
@@ -40,12 +37,6 @@ class AdapterCatalog:
         self.max_rank = max_rank
         self._loaded: dict[str, tuple[AdapterSpec, LoraAdapter]] = {}
         self._ids = itertools.count(1)  # vLLM wants ids > 0, unique per adapter load
-        self.requests = Counter(
-            "translate_adapter_requests",
-            "Requests answered with each LoRA adapter (`base` for the base model).",
-            ["adapter"],
-            registry=registry,
-        )
 
     def __len__(self) -> int:
         return len(self._loaded)
@@ -111,11 +102,10 @@ class AdapterCatalog:
         """The most specific adapter serving the pair and domain; None: the base model."""
         return choose(self._loaded.values(), source, target, domain)
 
-    def counted(self, adapter: LoraAdapter | None) -> str:
-        """The name of the model that answers, counted in the metrics."""
-        name = self.base_model if adapter is None else adapter.name
-        self.requests.labels("base" if adapter is None else adapter.name).inc()
-        return name
+
+def serves_adapters(settings: EngineSettings) -> bool:
+    """Whether the engine is started for LoRA (engine_args.py decides the same way)."""
+    return bool(settings.lora) or settings.enable_lora
 
 
 def read_configured(settings: EngineSettings) -> list[AdapterSpec]:
@@ -133,17 +123,15 @@ async def open_adapters(
     settings: EngineSettings,
     engine: Engine,
     specs: Sequence[AdapterSpec],
-    registry: CollectorRegistry | None = None,
 ) -> AdapterCatalog | None:
     """The catalog, its adapters loaded; None where the engine was not started for LoRA."""
-    if not settings.lora and not settings.enable_lora:
+    if not serves_adapters(settings):
         return None
     catalog = AdapterCatalog(
         engine,
         settings.model_name,
         max_loras=settings.max_loras,
         max_rank=settings.max_lora_rank,
-        registry=registry,
     )
     try:
         await catalog.load_all(specs)

@@ -163,11 +163,8 @@ class TranslationService:
             )
         if memory is not None:
             await self._match(plan, record, owner)
-        # The log line and the response name the model that translates.
+        # The log line, the metrics and the response name the model that translates.
         record.model = plan.model
-        if self.adapters is not None:
-            for piece in {id(p.adapter): p for p in plan.pieces.values()}.values():
-                self.adapters.counted(piece.adapter)
         return plan
 
     async def _memory(self, request: TranslateRequest, owner: str) -> Hashable:

@@ -91,11 +91,17 @@ async def test_the_log_line_and_the_metrics_name_the_adapter(client):
     with capture_logs() as logs:
         await client.post("/translate", json={**EN_DE, "domain": "ui"})
         await client.post("/translate", json={**EN_DE, "source_lang": "fr"})
+        chat = {"model": "de", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 4}
+        assert (await client.post("/v1/chat/completions", json=chat)).status_code == 200
+        both = {"text": ["Good morning, how are you today?", "Bonjour, comment allez-vous ?"]}
+        await client.post("/translate", json={**both, "target_lang": "de"})
     models = [entry["model"] for entry in logs if entry["event"] == "request"]
-    assert models == ["ui", "fake-model"]
+    assert models == ["ui", "fake-model", "de", "de,fake-model"]
     metrics = (await client.get("/metrics")).text
+    # Counted from the same field as the log line: a list sent to two models counts for each.
     assert 'translate_adapter_requests_total{adapter="ui"} 1.0' in metrics
-    assert 'translate_adapter_requests_total{adapter="base"} 1.0' in metrics
+    assert 'translate_adapter_requests_total{adapter="base"} 2.0' in metrics
+    assert 'translate_adapter_requests_total{adapter="de"} 2.0' in metrics
 
 
 async def test_streamed_translation_uses_the_adapter(client, engine):
@@ -176,3 +182,13 @@ async def test_an_adapter_above_the_largest_rank_stops_the_start(make_app, tmp_p
     big = fake_adapter_dir(tmp_path, "big", rank=64)
     failure = await start_failure(make_app(lora=[f"big={big}"], max_lora_rank=16))
     assert "rank 64" in failure
+
+
+async def test_the_quality_guards_retry_asks_the_same_adapter(make_app, loras, engine):
+    # The engine double's answer is the source upper-cased: the guard calls it an echo.
+    async with running(make_app(lora=loras, quality_guard=True)) as client:
+        answer = (await client.post("/translate", json=EN_DE)).json()
+    assert answer["model"] == "de"
+    retry = engine.requests[1][2]
+    assert retry.temperature > 0  # the retry's own sampling
+    assert adapters_used(engine) == ["de", "de"]
