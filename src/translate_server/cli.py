@@ -22,6 +22,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from translate_server.loadgen.cli import main as bench_main
 
         return bench_main(argv[1:])
+    if argv and argv[0] == "adapt":
+        from translate_server.adapters.adapt_cli import main as adapt_main
+
+        return adapt_main(argv[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -80,6 +84,11 @@ def _parser() -> argparse.ArgumentParser:
         if option.name in ("model", "model_cache_dir"):
             _add_option(prepare, option)
     commands.add_parser("openapi", help="print the OpenAPI document")
+    commands.add_parser(
+        "adapt",
+        help="train a LoRA adapter on your translations (see `adapt --help`)",
+        add_help=False,
+    )
     commands.add_parser(
         "bench", help="load generator and comparisons (see `bench --help`)", add_help=False
     )

@@ -60,6 +60,20 @@ class ModelNotFoundError(ApiError):
         )
 
 
+class AdapterNotFoundError(ApiError):
+    """An adapter named on the admin routes that is not loaded."""
+
+    status_code = 404
+    code = "adapter_not_found"
+
+
+class AdapterConflictError(ApiError):
+    """An adapter that cannot be loaded as asked: its name is taken, or every place is."""
+
+    status_code = 409
+    code = "adapter_conflict"
+
+
 class UnsupportedDocumentFormatError(ApiError):
     code = "unsupported_document_format"
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from litestar import Request
 
 if TYPE_CHECKING:  # the services' modules load with the engine, not with the routes
+    from translate_server.adapters.catalog import AdapterCatalog
     from translate_server.compat.deepl.accounts import DeepLAccounts
     from translate_server.documents.service import Documents
     from translate_server.inference.admission import Admission
@@ -47,6 +48,8 @@ class Services:
     documents: Documents | None = None
     # Translation memories (/memories, and /translate's `memory`).
     memories: Memories | None = None
+    # LoRA adapters, where the engine was started for them.
+    adapters: AdapterCatalog | None = None
 
 
 def services(request: Request[Any, Any, Any]) -> Services:

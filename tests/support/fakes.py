@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 import threading
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
@@ -19,6 +20,7 @@ from translate_server.inference.engine import (
     EngineRejectedError,
     EngineTimings,
     GenerationStep,
+    LoraAdapter,
     SamplingOptions,
     TokenLogprob,
 )
@@ -126,6 +128,8 @@ class FakeEngine:
         # statistics on: fixed, or chosen per request from its prompt text; None: off.
         self.timings: EngineTimings | Callable[[str], EngineTimings] | None = None
         self.trace_headers: list[Mapping[str, str] | None] = []  # as each request brought
+        # LoRA adapters loaded (by id); a path that does not exist is refused, as vLLM does.
+        self.adapters: dict[int, LoraAdapter] = {}
 
     # -- Engine protocol -------------------------------------------------------------------
     @property
@@ -200,11 +204,21 @@ class FakeEngine:
                 timings,
             )
 
+    async def add_adapter(self, adapter: LoraAdapter) -> None:
+        if not os.path.isdir(adapter.path):
+            raise EngineRejectedError(f"No adapter found for {adapter.path}")
+        self.adapters[adapter.id] = adapter
+
+    async def remove_adapter(self, adapter: LoraAdapter) -> None:
+        self.adapters.pop(adapter.id, None)
+
     async def _deltas(
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
     ) -> AsyncGenerator[EngineOutput, None]:
         if not self.alive:
             raise EngineDeadError("fake engine is dead")
+        if options.adapter is not None and options.adapter.id not in self.adapters:
+            raise EngineRejectedError(f"adapter {options.adapter.name} is not loaded")
         self.requests.append((request_id, prompt_token_ids, options))
         self.unfinished.add(request_id)
         prompt = self.decode(prompt_token_ids)

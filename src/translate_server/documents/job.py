@@ -27,6 +27,10 @@ class DocumentOptions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=T
     # Each segment translated with its neighbours (the segments before and after it in its
     # batch) as context: a request per segment.
     neighbours: bool = False
+    # Where LoRA adapters are served, the model chosen when the job was created (an adapter's
+    # name or the base model's), and the adapter's folder: every batch of the job goes to it.
+    model: str | None = None
+    adapter_path: str | None = None
 
 
 class Job(msgspec.Struct, frozen=True, kw_only=True):

@@ -31,6 +31,8 @@ from translate_server.errors import EngineFailedError, OverloadedError, Unavaila
 
 # translate(texts, source_lang, target_lang, options) -> one translation per text
 Translate = Callable[[list[str], str | None, str, DocumentOptions], Awaitable[list[str]]]
+# pin(source_lang, target_lang, segments, options) -> the options with the job's model chosen
+Pin = Callable[[str | None, str, Sequence[str], DocumentOptions], DocumentOptions]
 # notify(job_id): the job's progress changed (for its watchers)
 Notify = Callable[[str], Awaitable[None]]
 # remember(job, pairs, options): the options naming a memory of the file's own translations

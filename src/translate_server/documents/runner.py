@@ -27,6 +27,7 @@ from translate_server.documents.formats import detect_format, extract
 from translate_server.documents.job import DocumentOptions, Job
 from translate_server.documents.job_changes import JobChanges
 from translate_server.documents.job_translation import (
+    Pin,
     Remember,
     Timings,
     Translate,
@@ -61,10 +62,12 @@ class DocumentJobs:
         gauge: JobGauge | None = None,
         bill: Bill | None = None,
         remember: Remember | None = None,
+        pin: Pin | None = None,
     ) -> None:
         self.store = store
         self.translate = translate
         self.remember = remember
+        self.pin = pin  # the model a new job keeps for its whole life, where there is a choice
         self.limits = limits
         self.gauge = gauge
         self.bill = bill
@@ -142,6 +145,10 @@ class DocumentJobs:
                 "accepted.",
                 param="file",
                 code="document_too_long",
+            )
+        if self.pin is not None:  # may detect the source language: off the loop
+            options = await asyncio.to_thread(
+                self.pin, source_lang, target_lang, extracted.segments, options
             )
         async with self._admitting:
             await self._check_in_flight(owner)

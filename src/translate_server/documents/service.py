@@ -12,6 +12,7 @@ from translate_server.documents.store import JobStore
 from translate_server.documents.translator import (
     DocumentAdmission,
     EngineBudget,
+    document_model,
     document_translator,
     file_memory,
     runner_limits,
@@ -77,4 +78,5 @@ def document_jobs(
         gauge=JobGauge(metrics.registry),
         bill=bill,
         remember=file_memory(translation),
+        pin=document_model(translation),
     )

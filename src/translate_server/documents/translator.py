@@ -11,25 +11,31 @@ Why a service of its own:
   `DocumentSettings.engine_requests`) that every batch waits for, so all documents together
   never have more requests in the engine and interactive requests always find free slots.
 The translation cache and the language detector are shared with the interactive service.
+
+Where LoRA adapters are served, a job keeps one model for its whole life: the one routing
+chose when the job was created (`document_model`), named as `model` in every batch, so an
+adapter loaded, unloaded or replaced meanwhile never changes the translator halfway through
+a document; a job whose adapter is gone fails rather than finish with another model.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from translate_server.documents.job import DocumentOptions, Job
-from translate_server.documents.job_translation import Remember, Translate
+from translate_server.documents.job_translation import Pin, Remember, Translate
 from translate_server.documents.limits import RunnerLimits
-from translate_server.errors import ApiError
+from translate_server.errors import AdapterNotFoundError, ApiError
 from translate_server.inference.admission import Admission
 from translate_server.memory.entries import Entry, UnknownLanguageError, normalized_tag
 from translate_server.observability.record import RequestRecord
+from translate_server.translation.languages import requested_language
 from translate_server.translation.protocol import MEMORY_THRESHOLD, TranslateRequest
 
 if TYPE_CHECKING:
@@ -113,10 +119,12 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
         batch = [texts[i] for i in wanted]
         source = source_lang or _detect(service, batch)
         threshold = options.memory_threshold
+        _check_pinned(service, options)
         request = TranslateRequest(
             text=batch,
             source_lang=source,
             target_lang=target_lang,
+            model=options.model,
             # `_FORMALITY`'s values are the request's formality literals.
             formality=_FORMALITY.get((options.formality or "").lower(), "default"),  # type: ignore[arg-type]
             glossary=options.glossary or None,
@@ -204,6 +212,48 @@ def file_memory(service: TranslationService) -> Remember | None:
             await memories.delete(owner, made.id)
 
     return remember
+
+
+def document_model(service: TranslationService) -> Pin | None:
+    """Where adapters are served, what a new job's options pin: the adapter serving its pair
+    (the source detected from the whole document where not given), else the base model by
+    name, so one loaded later does not take over. None without adapters: nothing to choose."""
+    catalog = service.adapters
+    if catalog is None:
+        return None
+
+    def pin(
+        source_lang: str | None,
+        target_lang: str,
+        segments: Sequence[str],
+        options: DocumentOptions,
+    ) -> DocumentOptions:
+        texts = [text for text in segments if text.strip()]
+        source = source_lang or (_detect(service, texts) if texts else "auto")
+        target = requested_language(target_lang, "target_lang").tag
+        adapter = None
+        if source != "auto":
+            adapter = catalog.route(requested_language(source, "source_lang").tag, target, None)
+        if adapter is None:
+            return msgspec.structs.replace(options, model=catalog.base_model, adapter_path=None)
+        return msgspec.structs.replace(options, model=adapter.name, adapter_path=adapter.path)
+
+    return pin
+
+
+def _check_pinned(service: TranslationService, options: DocumentOptions) -> None:
+    """The job's adapter is still the one it started with: loaded under its name, from the
+    same folder (one reloaded from elsewhere is another adapter)."""
+    catalog, name = service.adapters, options.model
+    if options.adapter_path is None or name is None or catalog is None:
+        return
+    adapter = catalog.named(name) if name in catalog.names else None
+    if adapter is None or adapter.path != options.adapter_path:
+        raise AdapterNotFoundError(
+            f"The adapter `{name}` this document started with is no longer served (unloaded, "
+            "or loaded again from another folder): the rest of it would be another model's.",
+            param="model",
+        )
 
 
 def _detect(service: TranslationService, texts: list[str]) -> str:

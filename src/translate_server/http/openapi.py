@@ -38,6 +38,7 @@ _ERROR_DESCRIPTIONS = {
     401: "Missing or invalid API key",
     403: "Missing or invalid API key (DeepL and LibreTranslate clients expect 403)",
     404: "Unknown model",
+    409: "Conflict: the name is taken, or every place is (unload one first)",
     413: "Request body too large",
     415: "Body is not JSON",
     429: "Overloaded: retry later (DeepL and LibreTranslate clients expect 429)",

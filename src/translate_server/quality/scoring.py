@@ -90,6 +90,13 @@ def judge_answers(
     ]
 
 
+def corpus_chrf(hypotheses: Sequence[str], references: Sequence[str]) -> float:
+    """chrF of a set of answers against their human translations, as every report here
+    computes it (sacrebleu's defaults, corpus-level, rounded to two places)."""
+    score: float = sacrebleu.CHRF().corpus_score(list(hypotheses), [list(references)]).score
+    return round(score, 2)
+
+
 def score_pair(
     api: str,
     pair: str,

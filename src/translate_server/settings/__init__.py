@@ -17,7 +17,8 @@ appear in `--help` and the README, e.g. in `LimitSettings`:
 - A choice: `Annotated[Literal["a", "b"], Meta(description=...)] = "a"`.
 - A boolean gets `--x` and `--no-x` by itself.
 - A tuple (`tuple[str, ...]`) is a repeatable flag and a comma-separated variable; `api_keys`
-  shows how `Meta(extra=...)` renames its flag and adds a file of values.
+  shows how `Meta(extra=...)` renames its flag and adds a file of values; `lora` how
+  `extra={"separator": ";"}` splits the variable where a value itself holds commas.
 
 Then regenerate the README table (tests/unit/test_settings.py says how). There is no second
 list to update: an `Option(...)` written elsewhere is the old style; turn it into the field.

@@ -54,7 +54,9 @@ def load_settings(
                 _read_lines(option, str(value))
             )
         elif option.repeatable:
-            values = value if isinstance(value, list | tuple) else str(value).split(",")
+            values = (
+                value if isinstance(value, list | tuple) else str(value).split(option.separator)
+            )
             gathered.setdefault((option.section, option.field), []).extend(
                 _coerce(option, item.strip()) for item in values if item.strip()
             )

@@ -32,6 +32,7 @@ class Option:
     kind: type = str
     choices: tuple[str, ...] | None = None
     repeatable: bool = False
+    separator: str = ","  # between a repeatable option's values in its variable
     reads_file: bool = False  # the value names a file whose lines are the values
 
     @property
@@ -89,6 +90,7 @@ def _section_options(section: str, section_type: type[msgspec.Struct]) -> list[O
             kind=parts.kind,
             choices=parts.choices,
             repeatable=parts.repeatable,
+            separator=extra.get("separator", ","),
         )
         options.append(option)
         if "file_option" in extra:

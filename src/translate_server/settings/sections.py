@@ -121,6 +121,27 @@ class EngineSettings(_Settings, frozen=True):
             "token; 0 turns it off.",
         ),
     ] = 40.0
+    lora: Annotated[
+        tuple[str, ...],
+        Meta(
+            description="A LoRA adapter to serve beside the base model, `NAME=PATH` (repeatable; "
+            "`;`-separated in the variable). What it serves may follow an `@`: "
+            "`de-ui=/srv/de-ui@en-de,domain=ui` (otherwise its `translate-server.json`). "
+            "/translate and the DeepL and LibreTranslate routes pick the most specific match of "
+            "a request's pair and `domain`; OpenAI clients name it as `model`.",
+            extra={"separator": ";"},
+        ),
+    ] = ()
+    enable_lora: Annotated[
+        bool, Meta(description="Ready the engine for adapters loaded at run time (on with --lora).")
+    ] = False
+    max_loras: Annotated[
+        int, Meta(ge=1, description="LoRA adapters held (and batched together) at most.")
+    ] = 4
+    max_lora_rank: Annotated[
+        Literal[1, 8, 16, 32, 64, 128, 256, 320, 512],  # the ranks vLLM takes
+        Meta(description="Largest LoRA rank an adapter may have."),
+    ] = 16
 
     @property
     def model_name(self) -> str:
@@ -341,6 +362,16 @@ class ServerSettings(_Settings, frozen=True):
             "and document jobs.",
         ),
     ] = 1
+    admin_key: (
+        Annotated[
+            str,
+            Meta(
+                description="Bearer key of the admin routes (`/admin/adapters`: load and unload "
+                "adapters at run time); without it they answer 404."
+            ),
+        ]
+        | None
+    ) = None
 
 
 class Settings(_Settings, frozen=True):

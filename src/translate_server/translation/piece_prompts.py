@@ -115,4 +115,5 @@ class PiecePrompts:
             temperature=0.0,
             stop=translation_stop(piece.text, self.template),
             priority=self.priority,
+            adapter=piece.adapter,
         )

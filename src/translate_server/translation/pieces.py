@@ -254,6 +254,7 @@ class PieceTranslator:
                                 None,
                                 piece.param,
                                 None,
+                                adapter=piece.adapter,
                             ),
                             job,
                         )

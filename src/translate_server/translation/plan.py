@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from translate_server.errors import InvalidRequestError
+from translate_server.inference.engine import LoraAdapter
 from translate_server.inference.request_limits import check_max_tokens, check_model
 from translate_server.memory.entries import Found
 from translate_server.observability.record import RequestRecord
@@ -36,6 +38,9 @@ from translate_server.translation.segmentation import (
     split_lines,
     split_sentences,
 )
+
+if TYPE_CHECKING:
+    from translate_server.adapters.catalog import AdapterCatalog
 
 # Source tokens per engine request unless the model's family says otherwise (templates.toml):
 # small pieces translate better with small models and spread over the batch; the model's
@@ -76,6 +81,8 @@ class Piece:
     cached: CachedTranslation | None
     # Its best match in the request's translation memory: an exact one answers it.
     found: Found | None = None
+    # The LoRA adapter that translates it (adapters/routing.py); None: the base model.
+    adapter: LoraAdapter | None = None
 
     @property
     def answered(self) -> bool:
@@ -123,6 +130,14 @@ class Plan:
     # The texts' parts of at most `piece_tokens` each, before they were cut into sentences.
     spans: int = 0
     instructions: tuple[str, ...] = ()
+    # The name of the model that translates each text: the base model's or an adapter's.
+    models: list[str] = field(default_factory=list)
+
+    @property
+    def model(self) -> str:
+        """The model that translated the request; the names, comma-separated, where the texts
+        of one request went to different adapters."""
+        return ",".join(dict.fromkeys(self.models))
 
     @property
     def misses(self) -> list[Piece]:
@@ -165,6 +180,8 @@ class Planner:
     refuse_unsupported: bool = False
     # Whether the model follows a client's instructions (a chat family with a chat template).
     follows_instructions: bool = True
+    # The LoRA adapters served beside the base model, where there are some.
+    adapters: AdapterCatalog | None = None
 
     def plan(self, request: TranslateRequest, memory: Hashable = None) -> Plan:
         return self.look_up(self.prepare(request, memory))
@@ -186,7 +203,7 @@ class Planner:
         target = requested_language(request.target_lang, "target_lang")
         detect = is_auto(request.source_lang)
         source = None if detect else requested_language(request.source_lang, "source_lang")
-        check_model(request.model, self.model_name)
+        named = self._named_adapter(request)
         check_max_tokens(request.max_tokens, self.limits.max_tokens, "max_tokens")
         if request.stream and is_batch:
             raise InvalidRequestError("Streaming takes a single text, not a list.", param="stream")
@@ -207,6 +224,7 @@ class Planner:
         planned: list[PlannedText] = []
         pieces: dict[Hashable, Piece] = {}
         spans = 0
+        models: list[str] = []
         entries_of: dict[str, dict[str, str]] = {}  # a repeated piece is looked up once
         for i, text in enumerate(texts):
             param = text_param(is_batch, i)
@@ -233,13 +251,19 @@ class Planner:
                 # is, which is its "translation" into the target; confidence 0 says so.
                 detection = Detection(language=target, confidence=0.0)
             language = detection.language if detection else source or target
+            adapter = named
+            if request.model is None and self.adapters is not None:
+                adapter = self.adapters.route(language.tag, target.tag, request.domain)
+            models.append(self.model_name if adapter is None else adapter.name)
+            # A translation made by one adapter (or one load of it) is never another's.
+            model_key = self.model_name if adapter is None else (adapter.name, adapter.id)
             slots = []
             for piece_text in document.pieces:
                 entries = entries_of.get(piece_text)
                 if entries is None:
                     entries = entries_of[piece_text] = entries_in(piece_text, glossary)
                 key = (
-                    self.model_name,
+                    model_key,
                     language.tag,
                     target.tag,
                     tuple(entries.items()),
@@ -251,7 +275,9 @@ class Planner:
                     piece_text,
                 )
                 if key not in pieces:
-                    pieces[key] = Piece(piece_text, language, entries, key, param, None)
+                    pieces[key] = Piece(
+                        piece_text, language, entries, key, param, None, adapter=adapter
+                    )
                 slots.append(key)
             if len(pieces) > self.limits.max_pieces:
                 raise InvalidRequestError(
@@ -271,7 +297,15 @@ class Planner:
             notices=notices,
             spans=spans,
             instructions=instructions,
+            models=models,
         )
+
+    def _named_adapter(self, request: TranslateRequest) -> LoraAdapter | None:
+        """The adapter the request names as `model` (a 404 for one not loaded)."""
+        if self.adapters is None:
+            check_model(request.model, self.model_name)
+            return None
+        return self.adapters.named(request.model)
 
     def _target_notices(self, target: Language) -> tuple[str, ...]:
         if self.support(target.tag) != "unsupported":

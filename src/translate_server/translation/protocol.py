@@ -110,7 +110,28 @@ class TranslateRequest(RequestStruct, kw_only=True):
             "the greedy one (not with `stream`).",
         ),
     ] = 0
-    model: str | None = None
+    model: (
+        Annotated[
+            str,
+            Meta(
+                description="The served model, or one of its LoRA adapters (GET /v1/models) "
+                "to translate with it; by default the adapter serving the pair and "
+                "`domain` best, else the base model."
+            ),
+        ]
+        | None
+    ) = None
+    domain: (
+        Annotated[
+            str,
+            Meta(
+                max_length=64,
+                description="The text's domain (e.g. `ui`, `legal`): an adapter that "
+                "declares it (`domain=ui`) is preferred to one that serves only the pair.",
+            ),
+        ]
+        | None
+    ) = None
     timeout: Annotated[float, Meta(gt=0.0)] | None = None
     context: (
         Annotated[
@@ -197,6 +218,7 @@ class TranslateResponse(ResponseStruct, kw_only=True):
     # matched the memory.
     memory_match: MemoryMatch | None = None
     memory_matches: list[MemoryMatch | None] | None = None
+    # The model that translated: the base model or the LoRA adapter chosen.
     model: str
     usage: Usage
 

@@ -17,9 +17,10 @@ from translate_server.translation.protocol import (
 from translate_server.wire import Usage
 
 
-def build_response(plan: Plan, record: RequestRecord, model_name: str) -> TranslateResponse:
+def build_response(plan: Plan, record: RequestRecord) -> TranslateResponse:
     """The answer, from the plan's results: texts reassembled, usage counted once per
-    unique piece, the detection and the glossary terms applied."""
+    unique piece, the detection, the glossary terms applied and the model (the base model or
+    the LoRA adapters) that translated."""
     translations, reasons, alternatives, warnings = [], [], [], []
     applied: set[str] = set()
     for text in plan.texts:
@@ -60,7 +61,7 @@ def build_response(plan: Plan, record: RequestRecord, model_name: str) -> Transl
     )
     common = {
         "target_lang": plan.target.tag,
-        "model": model_name,
+        "model": plan.model,
         "usage": usage,
         "glossary_applied": [t for t in plan.glossary if t in applied] if plan.glossary else None,
         "alternatives": alternatives if plan.request.alternatives else None,

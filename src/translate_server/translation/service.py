@@ -55,6 +55,7 @@ from translate_server.translation.response import build_response
 from translate_server.translation.stream import TranslationStream
 
 if TYPE_CHECKING:
+    from translate_server.adapters.catalog import AdapterCatalog
     from translate_server.memory.service import Memories
 
 
@@ -73,9 +74,11 @@ class TranslationService:
         quality_guard: bool = True,
         refuse_unsupported_targets: bool = False,
         memories: Memories | None = None,
+        adapters: AdapterCatalog | None = None,
     ) -> None:
         self.generation = generation
         self.memories = memories
+        self.adapters = adapters
         self.admission = admission
         self.limits = limits
         self.model_name = model_name
@@ -93,6 +96,7 @@ class TranslationService:
             refuse_unsupported=refuse_unsupported_targets,
             follows_instructions=(template is None or template.kind == "chat")
             and generation.engine.info.chat_template,
+            adapters=adapters,
         )
         # Only a completion prompt shows the examples: only there can an answer copy one.
         shown = template.examples if template is not None and template.kind == "completion" else ()
@@ -161,6 +165,8 @@ class TranslationService:
             )
         if memory is not None:
             await self._match(plan, record, owner)
+        # The log line, the metrics and the response name the model that translates.
+        record.model = plan.model
         return plan
 
     async def _memory(self, request: TranslateRequest, owner: str) -> Hashable:
@@ -235,7 +241,7 @@ class TranslationService:
             raise nothing_translated()  # nothing was translated: nothing to keep
 
     def respond(self, plan: Plan, record: RequestRecord) -> TranslateResponse:
-        return build_response(plan, record, self.model_name)
+        return build_response(plan, record)
 
     # -- /detect and /languages ------------------------------------------------------------
     def detect(self, request: DetectRequest) -> DetectResponse:

@@ -11,7 +11,16 @@ import pytest
 import translate_server
 
 PACKAGE = Path(translate_server.__file__).parent
-DOMAINS = ("translation", "openai_api", "compat", "documents", "memory", "ui", "quality")
+DOMAINS = (
+    "translation",
+    "openai_api",
+    "compat",
+    "documents",
+    "memory",
+    "ui",
+    "quality",
+    "adapters",
+)
 # The composition root and the services container it fills name every domain.
 ABOVE = ("app", "services", "cli", "server")
 DOWNSTREAM = [[name] for name in (*DOMAINS, *ABOVE)]

@@ -26,13 +26,17 @@ def test_open_paths_are_health_docs_and_metrics_unless_metrics_need_the_key() ->
         "/libretranslate/frontend/settings",
         "/",
         "/ui/config.json",
+        # Behind the admin key, which the routes check themselves, never a client's key.
+        "/admin/adapters",
     }
     assert "/metrics" not in paths(True).open
 
 
-def test_the_pages_assets_and_deepls_storage_urls_are_open_by_prefix() -> None:
+def test_the_pages_assets_admin_and_deepls_storage_urls_are_open_by_prefix() -> None:
     # DeepL's clients send no key to a memory's upload or download URL: its token is the key.
+    # The admin routes check their own key.
     assert paths(False).open_prefixes == (
+        "/admin/adapters/",
         "/ui/",
         "/v3/translation_memories/downloads/",
         "/v3/translation_memories/uploads/",
@@ -47,6 +51,7 @@ def test_json_bodies_are_the_routes_that_decode_json_themselves() -> None:
         "/v1/responses",
         "/v1/completions",
         "/memories",
+        "/admin/adapters",
     }
 
 

@@ -83,6 +83,12 @@ def engine_args_kwargs(
         kv_cache_gib = CPU_KV_CACHE_GIB
     if kv_cache_gib is not None:
         kwargs["kv_cache_memory_bytes"] = int(kv_cache_gib * 2**30)
+    if settings.lora or settings.enable_lora:
+        # Adapters batched with the base model; at most `max_loras` of them in one batch,
+        # all of them held (the service never registers more than that).
+        kwargs["enable_lora"] = True
+        kwargs["max_loras"] = settings.max_loras
+        kwargs["max_lora_rank"] = settings.max_lora_rank
     if settings.max_num_batched_tokens is not None:
         kwargs["max_num_batched_tokens"] = settings.max_num_batched_tokens
     return kwargs

@@ -24,6 +24,16 @@ class StructuredOutput(msgspec.Struct, frozen=True, kw_only=True):
     json_schema: str | None = None
 
 
+class LoraAdapter(msgspec.Struct, frozen=True):
+    """A LoRA adapter the engine serves beside its base model. `id` is unique per load: an
+    adapter loaded again under the same name gets a new one, so nothing made by the old
+    weights (a cached translation) passes for the new ones."""
+
+    name: str
+    id: int
+    path: str
+
+
 class SamplingOptions(msgspec.Struct, frozen=True, kw_only=True):
     """Engine-neutral sampling parameters; the adapter turns them into the engine's own."""
 
@@ -55,6 +65,9 @@ class SamplingOptions(msgspec.Struct, frozen=True, kw_only=True):
     # Scheduling order when the engine has more requests than slots: lower goes first
     # (vLLM's priority scheduling). Interactive requests keep 0; document jobs run later.
     priority: int = 0
+    # The LoRA adapter that answers, None for the base model. Not a sampling parameter, but
+    # it travels with the options: every path into the engine already carries them.
+    adapter: LoraAdapter | None = None
 
 
 class TokenLogprob(msgspec.Struct, frozen=True, array_like=True):
@@ -174,6 +187,16 @@ class Engine(Protocol):
         ...
 
     async def abort(self, request_id: str) -> None: ...
+
+    async def add_adapter(self, adapter: LoraAdapter) -> None:
+        """Load a LoRA adapter's weights so requests may name it. Raises EngineRejectedError
+        when the engine cannot load it (no adapter there, rank or modules it cannot take,
+        adapters not enabled)."""
+        ...
+
+    async def remove_adapter(self, adapter: LoraAdapter) -> None:
+        """Drop a loaded adapter's weights (requests still running with it finish first)."""
+        ...
 
     def unfinished_requests(self) -> int:
         """Requests the engine holds that have not finished (running, waiting or aborting)."""

@@ -38,6 +38,13 @@ Facts about the installed vLLM 0.32 this adapter relies on (checked against its 
 - `generate(..., trace_headers=...)` (a W3C `traceparent`) makes vLLM's own `llm_request` span,
   exported to `otlp_traces_endpoint` from the front-end process, a child of the caller's span;
   without an endpoint vLLM drops the headers with a warning, so they are passed only then.
+- LoRA (`enable_lora`, `max_loras`, `max_lora_rank`): `generate(..., lora_request=LoRARequest(
+  name, int_id, path))` runs the request with that adapter, batched with requests for the base
+  model and other adapters (the CPU platform has a LoRA path: `PunicaWrapperCPU`; it turns
+  compilation off). `add_lora` loads one ahead (a failure comes back as a plain Exception,
+  "Call to add_lora method failed", the engine unharmed); `remove_lora(int_id)` drops it.
+  vLLM 0.32 has no GGUF loader at all: bundled GGUF models are served as the safetensors
+  they are converted to (`model_files`), so LoRA works on them too.
 - Shutting down waits up to 5 s for the worker process by default and then kills the
   EngineCore, leaking shared memory; on a busy CPU machine a clean exit takes 5-7 s, so
   `shutdown()` allows more.
@@ -62,6 +69,7 @@ from translate_server.inference.engine.protocol import (
     EngineInfo,
     EngineOutput,
     EngineRejectedError,
+    LoraAdapter,
     PromptTooLongError,
     SamplingOptions,
 )
@@ -83,6 +91,7 @@ class VllmEngine:
         from vllm import SamplingParams
         from vllm.exceptions import VLLMValidationError
         from vllm.inputs import tokens_input
+        from vllm.lora.request import LoRARequest
         from vllm.sampling_params import RequestOutputKind, StructuredOutputsParams
         from vllm.v1.engine.exceptions import EngineDeadError as VllmEngineDeadError
 
@@ -91,6 +100,7 @@ class VllmEngine:
         self._structured_params = StructuredOutputsParams
         self._validation_error = VLLMValidationError
         self._tokens_input = tokens_input
+        self._lora_request = LoRARequest
         self._delta = RequestOutputKind.DELTA
         self._final_only = RequestOutputKind.FINAL_ONLY
         self._dead_error = VllmEngineDeadError
@@ -185,6 +195,7 @@ class VllmEngine:
             params,
             request_id,
             priority=options.priority,
+            lora_request=self._lora(options.adapter),
             **({} if trace_headers is None else {"trace_headers": trace_headers}),
         )
         top_n = options.logprobs
@@ -207,6 +218,29 @@ class VllmEngine:
                     yield self._output(output, prompt_tokens, completion_tokens, top_n)
         except self._dead_error as exc:
             raise EngineDeadError(str(exc)) from exc
+
+    def _lora(self, adapter: LoraAdapter | None) -> Any:
+        if adapter is None:
+            return None
+        return self._lora_request(adapter.name, adapter.id, adapter.path)
+
+    async def add_adapter(self, adapter: LoraAdapter) -> None:
+        engine = self._engine
+        if engine is None or engine.errored:
+            raise EngineDeadError("the engine is not running")
+        if engine.vllm_config.lora_config is None:
+            raise EngineRejectedError("This server was started without LoRA adapters.")
+        try:
+            await engine.add_lora(self._lora(adapter))
+        except self._dead_error as exc:
+            raise EngineDeadError(str(exc)) from exc
+        except Exception as exc:  # noqa: BLE001 - vLLM reports a worker's refusal as Exception
+            raise EngineRejectedError(f"The adapter {adapter.name} did not load: {exc}") from None
+
+    async def remove_adapter(self, adapter: LoraAdapter) -> None:
+        engine = self._engine
+        if engine is not None and engine.vllm_config.lora_config is not None:
+            await engine.remove_lora(adapter.id)
 
     async def abort(self, request_id: str) -> None:
         if self._engine is not None:

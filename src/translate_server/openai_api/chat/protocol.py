@@ -114,6 +114,8 @@ class Model(msgspec.Struct, kw_only=True):
     created: int
     owned_by: str = "translate-server"
     max_model_len: int | None = None
+    # A LoRA adapter's base model (as vLLM's server lists them); null for the base model.
+    parent: str | None = None
 
 
 class ModelList(msgspec.Struct, kw_only=True):

@@ -66,15 +66,28 @@ def chunk_encoder(head: ChunkHead) -> sse.Encode[ChatChunk]:
     return encode
 
 
-def _model(found: Services) -> Model:
+def _model(found: Services, adapter: str | None = None) -> Model:
     return Model(
-        id=found.model_name, created=found.started_at, max_model_len=found.engine.info.max_model_len
+        id=found.model_name if adapter is None else adapter,
+        created=found.started_at,
+        max_model_len=found.engine.info.max_model_len,
+        parent=None if adapter is None else found.model_name,
     )
 
 
-@get("/v1/models", summary="List the served model", tags=["openai"], responses=error_responses(401))
+def _adapters(found: Services) -> list[str]:
+    return [] if found.adapters is None else found.adapters.names
+
+
+@get(
+    "/v1/models",
+    summary="List the served model and its LoRA adapters",
+    tags=["openai"],
+    responses=error_responses(401),
+)
 async def list_models(request: Request[Any, Any, Any]) -> ModelList:
-    return ModelList(data=[_model(services(request))])
+    found = services(request)
+    return ModelList(data=[_model(found), *(_model(found, name) for name in _adapters(found))])
 
 
 @get(
@@ -86,6 +99,8 @@ async def list_models(request: Request[Any, Any, Any]) -> ModelList:
 async def retrieve_model(model_id: str, request: Request[Any, Any, Any]) -> Model:
     found = services(request)
     model_id = model_id.lstrip("/")
+    if model_id in _adapters(found):
+        return _model(found, model_id)
     if model_id != found.model_name:
-        raise ModelNotFoundError(model_id, found.model_name)
+        raise ModelNotFoundError(model_id, "`, `".join([found.model_name, *_adapters(found)]))
     return _model(found)

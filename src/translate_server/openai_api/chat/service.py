@@ -6,11 +6,12 @@ import time
 import uuid
 from collections.abc import AsyncGenerator
 
+import msgspec
+
 from translate_server.errors import InvalidRequestError
 from translate_server.inference.admission import Ticket
 from translate_server.inference.engine import ChatMessage, SamplingOptions
 from translate_server.inference.generation import Prompt, StartedStream
-from translate_server.inference.request_limits import check_model
 from translate_server.observability.record import RequestRecord
 from translate_server.openai_api import sampling
 from translate_server.openai_api.chat.chunks import ChatChunk, ChatStream, ChunkHead
@@ -43,7 +44,7 @@ class ChatService(OpenAIService):
         return ChatCompletion(
             id=_completion_id(),
             created=int(time.time()),
-            model=self.model_name,
+            model=self.served(request.model),
             system_fingerprint=self.fingerprint,
             choices=[
                 Choice(
@@ -70,7 +71,9 @@ class ChatService(OpenAIService):
         here, while an error status can still be sent; later failures are raised from the
         chunks."""
         prompt, started, ticket = await self.start_stream(request, record, deadline)
-        head = ChunkHead(_completion_id(), int(time.time()), self.model_name, self.fingerprint)
+        head = ChunkHead(
+            _completion_id(), int(time.time()), self.served(request.model), self.fingerprint
+        )
         return ChatStream(head, self._chunks(request, head, prompt, started, ticket, record))
 
     async def start_stream(
@@ -135,8 +138,7 @@ class ChatService(OpenAIService):
             await started.rest.aclose()
 
     def _validate(self, request: ChatCompletionRequest, record: RequestRecord) -> list[ChatMessage]:
-        record.model = self.model_name
-        check_model(request.model, self.model_name)
+        record.model = self.served(request.model)
         if not self.generation.engine.info.chat_template:
             # A base model prompted through a made-up chat format loops; it translates only.
             raise InvalidRequestError(
@@ -165,7 +167,8 @@ class ChatService(OpenAIService):
         max_tokens = sampling.max_tokens_for(
             request.max_completion_tokens or request.max_tokens, self.limits.max_tokens, remaining
         )
-        return prompt, to_sampling_options(request, max_tokens)
+        options = to_sampling_options(request, max_tokens)
+        return prompt, msgspec.structs.replace(options, adapter=self.adapter(request.model))
 
 
 def to_sampling_options(request: ChatCompletionRequest, max_tokens: int) -> SamplingOptions:

@@ -9,6 +9,8 @@ import uuid
 from collections.abc import AsyncGenerator
 from typing import Any
 
+import msgspec
+
 from translate_server.errors import InvalidRequestError
 from translate_server.inference.admission import Ticket
 from translate_server.inference.engine import SamplingOptions
@@ -17,7 +19,6 @@ from translate_server.inference.generation import (
     Prompt,
     StartedStream,
 )
-from translate_server.inference.request_limits import check_model
 from translate_server.observability.record import RequestRecord
 from translate_server.openai_api import sampling
 from translate_server.openai_api.completions.protocol import (
@@ -58,7 +59,7 @@ class CompletionService(OpenAIService):
         return TextCompletion(
             id=_completion_id(),
             created=int(time.time()),
-            model=self.model_name,
+            model=self.served(request.model),
             system_fingerprint=self.fingerprint,
             choices=choices,
             usage=Usage.of(
@@ -97,6 +98,7 @@ class CompletionService(OpenAIService):
         record: RequestRecord,
     ) -> AsyncGenerator[TextCompletionChunk, None]:
         stream_id, created = _completion_id(), int(time.time())
+        model = self.served(request.model)
 
         def chunk(
             choices: list[CompletionChoice], usage: Usage | None = None
@@ -105,7 +107,7 @@ class CompletionService(OpenAIService):
                 id=stream_id,
                 object="text_completion",
                 created=created,
-                model=self.model_name,
+                model=model,
                 system_fingerprint=self.fingerprint,
                 choices=choices,
                 usage=usage,
@@ -146,8 +148,7 @@ class CompletionService(OpenAIService):
             await started.rest.aclose()
 
     def _validate(self, request: CompletionRequest, record: RequestRecord) -> list[str | list[int]]:
-        record.model = self.model_name
-        check_model(request.model, self.model_name)
+        record.model = self.served(request.model)
         if request.suffix:
             raise InvalidRequestError("suffix is not supported.", param="suffix")
         if request.best_of is not None and request.best_of != request.n:
@@ -175,7 +176,8 @@ class CompletionService(OpenAIService):
         max_tokens = sampling.max_tokens_for(
             request.max_tokens, self.limits.max_tokens, self.generation.remaining_context(prepared)
         )
-        return prepared, sampling.sampling_options(request, max_tokens, logprobs=request.logprobs)
+        options = sampling.sampling_options(request, max_tokens, logprobs=request.logprobs)
+        return prepared, msgspec.structs.replace(options, adapter=self.adapter(request.model))
 
 
 def _prompts(prompt: str | list[Any]) -> list[str | list[int]]:

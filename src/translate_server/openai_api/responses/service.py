@@ -76,7 +76,7 @@ class ResponsesService:
         )
         return _response(
             request,
-            self.chat.model_name,
+            completion.model,
             _id("resp"),
             int(time.time()),
             [message],
@@ -101,7 +101,7 @@ class ResponsesService:
         record: RequestRecord,
     ) -> AsyncGenerator[ResponseEvent, None]:
         response_id, item_id, created = _id("resp"), _id("msg"), int(time.time())
-        model = self.chat.model_name
+        model = self.chat.served(request.model)  # the base model's name or the adapter's
         sequence = iter(range(1 << 62))
         begun = _response(request, model, response_id, created, [], None, None)
         empty = OutputMessage(id=item_id, status="in_progress", content=[])

@@ -1,0 +1,122 @@
+"""/admin/adapters: list, load and unload LoRA adapters at run time.
+
+Behind `--admin-key` alone (a bearer token compared in constant time), not the clients' API
+keys: loading reads any adapter folder the server can see. Without an admin key the routes
+answer 404, as if they did not exist. At most `--max-loras` adapters are held; a load beyond
+that is a 409 until one is unloaded.
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Annotated, Any
+
+from litestar import Request, Router, delete, get, post
+from litestar.exceptions import NotFoundException
+from msgspec import Meta
+
+from translate_server.adapters.catalog import AdapterCatalog
+from translate_server.adapters.spec import AdapterSpec, AdapterSpecError, read_adapter
+from translate_server.errors import AuthenticationError, InvalidRequestError
+from translate_server.http.openapi import error_responses
+from translate_server.http.requests import header_key
+from translate_server.http.route_paths import JSON_BODY, OPEN
+from translate_server.services import services
+from translate_server.wire import RequestStruct, ResponseStruct
+
+
+class LoadAdapterRequest(RequestStruct, kw_only=True):
+    name: Annotated[str, Meta(description="The name clients give as `model`.")]
+    path: Annotated[str, Meta(description="A peft LoRA folder on the server.")]
+    serves: (
+        Annotated[
+            list[str],
+            Meta(
+                description="Pairs and domains it serves (`en-de`, `en-*`, `domain=ui`); "
+                "by default what its `translate-server.json` says."
+            ),
+        ]
+        | None
+    ) = None
+
+
+class AdapterObject(ResponseStruct, kw_only=True):
+    name: str
+    path: str
+    serves: list[str]
+    rank: int
+    parent: str
+
+
+class AdapterList(ResponseStruct, kw_only=True):
+    data: list[AdapterObject]
+    max_loras: int
+
+
+def _catalog(request: Request[Any, Any, Any]) -> AdapterCatalog:
+    key = request.app.state.get("admin_key")
+    if not key:
+        raise NotFoundException()
+    if not hmac.compare_digest(header_key(request).encode(), key.encode()):
+        raise AuthenticationError("The admin routes need `Authorization: Bearer <admin key>`.")
+    catalog = services(request).adapters
+    if catalog is None:
+        raise InvalidRequestError(
+            "This server was started without LoRA support: start it with --lora or --enable-lora.",
+            code="lora_not_enabled",
+        )
+    return catalog
+
+
+def _object(spec: AdapterSpec, catalog: AdapterCatalog) -> AdapterObject:
+    return AdapterObject(
+        name=spec.name,
+        path=spec.path,
+        serves=spec.serves,
+        rank=spec.rank,
+        parent=catalog.base_model,
+    )
+
+
+@get("/", summary="List the loaded LoRA adapters", responses=error_responses(401, 404), opt=OPEN)
+async def list_adapters(request: Request[Any, Any, Any]) -> AdapterList:
+    catalog = _catalog(request)
+    return AdapterList(
+        data=[_object(spec, catalog) for spec in catalog.specs], max_loras=catalog.max_loras
+    )
+
+
+@post(
+    "/",
+    status_code=201,
+    summary="Load a LoRA adapter",
+    responses=error_responses(400, 401, 404, 409),
+    opt={**OPEN, JSON_BODY: True},
+)
+async def load_adapter(data: LoadAdapterRequest, request: Request[Any, Any, Any]) -> AdapterObject:
+    catalog = _catalog(request)
+    try:
+        spec = read_adapter(data.name, data.path, data.serves)
+    except AdapterSpecError as exc:
+        raise InvalidRequestError(str(exc), param="path", code="invalid_adapter") from None
+    await catalog.load(spec)
+    return _object(spec, catalog)
+
+
+@delete(
+    "/{name:str}",
+    status_code=204,
+    summary="Unload a LoRA adapter",
+    responses=error_responses(401, 404),
+    opt=OPEN,
+)
+async def unload_adapter(name: str, request: Request[Any, Any, Any]) -> None:
+    await _catalog(request).unload(name)
+
+
+def admin_router() -> Router:
+    return Router(
+        "/admin/adapters",
+        route_handlers=[list_adapters, load_adapter, unload_adapter],
+        tags=["admin"],
+    )
