@@ -21,8 +21,8 @@ DOMAINS = (
     "quality",
     "adapters",
 )
-# The composition root and the services container it fills name every domain.
-ABOVE = ("app", "services", "cli", "server")
+# The composition root, what it opens and the services container it fills name every domain.
+ABOVE = ("app", "lifetime", "services", "cli", "server")
 DOWNSTREAM = [[name] for name in (*DOMAINS, *ABOVE)]
 
 
