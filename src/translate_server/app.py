@@ -16,7 +16,7 @@ from prometheus_client import CollectorRegistry
 from translate_server.adapters.catalog import serves_adapters
 from translate_server.adapters.metrics import adapter_metrics
 from translate_server.adapters.routes import admin_router
-from translate_server.compat.deepl.memories import deepl_memory_router
+from translate_server.compat.deepl.memory_routes import deepl_memory_router
 from translate_server.compat.deepl.routes import deepl_router, deepl_v3_router
 from translate_server.compat.documents import document_routers
 from translate_server.compat.libretranslate.routes import libretranslate_router
