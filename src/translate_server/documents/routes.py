@@ -8,7 +8,7 @@ forms, so no route here declares a JSON body in its `opt`; none is open without 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
@@ -76,7 +76,9 @@ def caller(request: Request[Any, Any, Any], documents: Documents) -> str | None:
 class Upload:
     data: bytes
     filename: str | None
-    fields: dict[str, str]
+    fields: dict[str, str]  # a field sent more than once: its last value
+    # Every value of each field, in order: a client sends a list as the field repeated.
+    lists: dict[str, list[str]] = field(default_factory=dict)
 
 
 async def read_upload(request: Request[Any, Any, Any], max_bytes: int) -> Upload:
@@ -98,8 +100,12 @@ async def read_upload(request: Request[Any, Any, Any], max_bytes: int) -> Upload
             param="file",
             code="document_too_large",
         )
-    fields = {key: value for key, value in form.items() if isinstance(value, str)}
-    return Upload(data, upload.filename or None, fields)
+    lists: dict[str, list[str]] = {}
+    for key, value in form.items():
+        if isinstance(value, str):
+            lists.setdefault(key, []).append(value)
+    fields = {key: values[-1] for key, values in lists.items()}
+    return Upload(data, upload.filename or None, fields, lists)
 
 
 def document_key(request: Request[Any, Any, Any]) -> str:
