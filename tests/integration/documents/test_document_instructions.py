@@ -1,6 +1,7 @@
-"""DeepL's custom instructions and style rules on documents, through the official client:
-resolved at upload, kept with the job and fenced into every batch's prompt as on
-/v2/translate; a base model refuses them at upload with the same 400."""
+"""Instructions on documents. DeepL's custom instructions and style rules, through the official
+client: resolved at upload, kept with the job and fenced into every batch's prompt as on
+/v2/translate; a base model refuses them at upload with the same 400. Ours, `instructions` on
+/translate/document, as on /translate."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import asyncio
 import io
 
 import deepl
+import httpx
 import pytest
 
 from tests.support.fakes import FakeEngine
-from tests.support.harness import served
+from tests.support.harness import AppClient, running, served
 
 pytestmark = pytest.mark.usefixtures("quick_polls")
 
@@ -136,3 +138,47 @@ async def test_a_base_model_refuses_a_documents_instructions_at_upload(make_app)
             client.translate_document, io.BytesIO(SRT), out, target_lang="DE", filename="talk.srt"
         )
     assert b"WELCOME TO THE TALK." in out.getvalue()
+
+
+async def _submit(client: AppClient, instructions: list[str]) -> httpx.Response:
+    return await client.post(
+        "/translate/document",
+        files={"file": ("talk.srt", SRT)},
+        data={"target_lang": "de", "source_lang": "en", "instructions": instructions},
+    )
+
+
+async def test_our_document_route_takes_instructions(client: AppClient, engine: FakeEngine) -> None:
+    submitted = await _submit(client, ["Be brief", "Keep names as they are"])
+    assert submitted.status_code == 202, submitted.text
+    status: dict = {}
+    for _ in range(500):
+        status = (await client.get(submitted.json()["status_url"])).json()
+        if status["status"] in ("done", "error"):
+            break
+        await asyncio.sleep(0.01)
+    assert status["status"] == "done", status
+    result = await client.get(submitted.json()["result_url"])
+    assert b"WELCOME TO THE TALK." in result.content
+    prompts = _prompts(engine)
+    assert prompts
+    for prompt in prompts:
+        assert "<instruction>Be brief</instruction>" in prompt
+        assert "<instruction>Keep names as they are</instruction>" in prompt
+
+
+async def test_our_document_routes_instructions_are_checked_at_upload(
+    make_app, client: AppClient
+) -> None:
+    too_many = await _submit(client, [f"rule {i}" for i in range(11)])
+    assert too_many.status_code == 400 and "At most 10" in too_many.json()["error"]["message"]
+    empty = await _submit(client, ["Be brief", " "])
+    assert empty.status_code == 400
+    assert empty.json()["error"]["param"] == "instructions[1]"
+    engine = FakeEngine(model=BASE, chat_template=False)
+    async with running(make_app(engine, served_model_name=BASE)) as base:
+        refused = await _submit(base, ["Be brief"])
+    assert refused.status_code == 400
+    error = refused.json()["error"]
+    assert error["code"] == "instructions_not_supported" and error["param"] == "instructions"
+    assert engine.requests == []
