@@ -1,6 +1,6 @@
 """The app's services, reached by every handler through one typed object.
 
-They live on `app.state.services`, made by the app's composition root (`app.open_services`,
+They live on `app.state.services`, made by the app's composition root (`lifetime.open_services`,
 beside this module) once the engine is up. The container names every domain's service, so it
 lives here and not in `http/`, which depends on no domain. Handlers ask `services(request)`
 rather than take a `state: State` parameter: Litestar would deep-copy the state for every

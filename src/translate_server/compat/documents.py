@@ -4,8 +4,10 @@ document jobs as `/translate/document`.
 DeepL: the official clients upload a multipart form, then poll the status and fetch the result
 with `{"document_key": ...}` as JSON (older ones and curl send it as a form: both are read). A
 result is deleted once downloaded, as DeepL does. `glossary_id` names one of the key's glossaries
-(`/v2/glossaries`): its terms are read at upload and kept with the job. A document's characters
-are added to the key's `/v2/usage` once it is translated (not when it fails or is cancelled).
+(`/v2/glossaries`): its terms are read at upload and kept with the job, as are the instructions
+of `custom_instructions` (the field repeated) and `style_id`, resolved as on `/v2/translate`.
+A document's characters are added to the key's `/v2/usage` once it is translated (not when it
+fails or is cancelled).
 
 LibreTranslate: `translate_file` answers once the file is translated (as LibreTranslate does)
 with `translatedFileUrl`, a download link that carries the job's id and key.
@@ -22,6 +24,7 @@ from translate_server.compat.common import body_key_check, read_body
 from translate_server.compat.deepl.protocol import DeepLError
 from translate_server.compat.deepl.routes import KEY_FIELD
 from translate_server.compat.deepl.routes import error_shape as deepl_shape
+from translate_server.compat.deepl.styling import Styling, styled_instructions
 from translate_server.compat.libretranslate.protocol import LibreError
 from translate_server.compat.libretranslate.routes import KEY_FIELD as LIBRE_KEY
 from translate_server.compat.libretranslate.routes import error_shape as libre_shape
@@ -76,6 +79,12 @@ _DOCUMENT_KEY = form_body(
             FormField("source_lang", "Language of the document (default: detected)."),
             FormField("formality", "default, more, less, prefer_more or prefer_less."),
             FormField("glossary_id", "A glossary made with POST /v2/glossaries."),
+            FormField(
+                "custom_instructions",
+                "An instruction to the model (repeat the field for more; at most 10 of 300 "
+                "characters; an instruction-tuned model only).",
+            ),
+            FormField("style_id", "A style rule made with POST /v3/style_rules."),
             FormField("output_format", "Only the document's own format is served."),
             FormField("translation_memory_id", "One of the key's translation memories."),
             FormField("translation_memory_threshold", "The least fuzzy-match score (0-100)."),
@@ -104,10 +113,16 @@ async def deepl_upload_document(request: Request[Any, Any, Any]) -> Response[Dee
         fields.get("translation_memory_threshold"),
         names=("translation_memory_id", "translation_memory_threshold"),
     )
-    # A stored glossary is read at upload: the job keeps its terms, whatever happens to it.
-    glossary = await services(request).deepl.glossaries.entries_for(
+    found = services(request)
+    # A stored glossary and style rule are read at upload: the job keeps their terms and
+    # instructions, whatever happens to them; a base model refuses instructions here.
+    glossary = await found.deepl.glossaries.entries_for(
         api_key, fields.get("glossary_id") or None, source, target
     )
+    styling = Styling(
+        upload.lists.get("custom_instructions"), fields.get("style_id") or None, source, target
+    )
+    instructions = await styled_instructions(styling, api_key, found.deepl, found.translation)
     job, key = await documents.jobs.submit(
         upload.data,
         filename=upload.filename,
@@ -117,6 +132,7 @@ async def deepl_upload_document(request: Request[Any, Any, Any]) -> Response[Dee
         options=DocumentOptions(
             formality=fields.get("formality") or None,
             glossary=glossary,
+            instructions=tuple(instructions),
             **msgspec.structs.asdict(memory),
         ),
         billed_to=owner_of(api_key),

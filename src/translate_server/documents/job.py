@@ -31,6 +31,9 @@ class DocumentOptions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=T
     # name or the base model's), and the adapter's folder: every batch of the job goes to it.
     model: str | None = None
     adapter_path: str | None = None
+    # The client's instructions to the model (DeepL's custom instructions and style rule,
+    # resolved at upload; ours as on /translate), fenced into every batch's prompt.
+    instructions: tuple[str, ...] = ()
 
 
 class Job(msgspec.Struct, frozen=True, kw_only=True):

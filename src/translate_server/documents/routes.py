@@ -8,7 +8,7 @@ forms, so no route here declares a JSON body in its `opt`; none is open without 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
@@ -24,6 +24,10 @@ from translate_server.http.openapi import FILE, FormField, error_responses, form
 from translate_server.http.requests import accepted_key
 from translate_server.memory.routes import job_memory
 from translate_server.services import services
+from translate_server.translation.prompts.instructions import (
+    refuse_on_base_model,
+    validate_instructions,
+)
 from translate_server.wire import ErrorResponse
 
 if TYPE_CHECKING:
@@ -76,7 +80,9 @@ def caller(request: Request[Any, Any, Any], documents: Documents) -> str | None:
 class Upload:
     data: bytes
     filename: str | None
-    fields: dict[str, str]
+    fields: dict[str, str]  # a field sent more than once: its last value
+    # Every value of each field, in order: a client sends a list as the field repeated.
+    lists: dict[str, list[str]] = field(default_factory=dict)
 
 
 async def read_upload(request: Request[Any, Any, Any], max_bytes: int) -> Upload:
@@ -98,8 +104,12 @@ async def read_upload(request: Request[Any, Any, Any], max_bytes: int) -> Upload
             param="file",
             code="document_too_large",
         )
-    fields = {key: value for key, value in form.items() if isinstance(value, str)}
-    return Upload(data, upload.filename or None, fields)
+    lists: dict[str, list[str]] = {}
+    for key, value in form.items():
+        if isinstance(value, str):
+            lists.setdefault(key, []).append(value)
+    fields = {key: values[-1] for key, values in lists.items()}
+    return Upload(data, upload.filename or None, fields, lists)
 
 
 def document_key(request: Request[Any, Any, Any]) -> str:
@@ -143,7 +153,8 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
     "detected), `formality` (default, formal, informal), `glossary` (a JSON object of "
     "required term translations), `retranslate` (catalogs: translate entries that already "
     "have a translation), `memory` and `memory_threshold` (a translation memory, as on "
-    "/translate). Answers the job's id and key and where to follow it.",
+    "/translate), `instructions` (repeated; as on /translate). Answers the job's id and key "
+    "and where to follow it.",
     tags=["documents"],
     responses=_ERRORS,
     operation_class=form_body(
@@ -169,6 +180,11 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
                 "Each segment translated with the segments before and after it as context "
                 "(true or false, the default).",
             ),
+            FormField(
+                "instructions",
+                "An instruction to the model, as on /translate (repeat the field for more; at "
+                "most 10 of 300 characters; an instruction-tuned model only).",
+            ),
         )
     ),
 )
@@ -187,12 +203,14 @@ async def submit_document(request: Request[Any, Any, Any]) -> Response[DocumentS
             f"`formality` is one of {', '.join(_FORMALITY)}.", param="formality"
         )
     memory = await job_memory(request, fields.get("memory"), fields.get("memory_threshold"))
+    instructions = _instructions(request, upload.lists.get("instructions"))
     options = DocumentOptions(
         formality=formality,
         glossary=_glossary(fields.get("glossary")),
         retranslate=fields.get("retranslate", "").lower() in ("1", "true", "yes", "on"),
         file_memory=fields.get("file_memory", "").lower() not in ("0", "false", "no", "off"),
         neighbours=fields.get("neighbours", "").lower() in ("1", "true", "yes", "on"),
+        instructions=instructions,
         **msgspec.structs.asdict(memory),
     )
     source = fields.get("source_lang")
@@ -218,6 +236,18 @@ async def submit_document(request: Request[Any, Any, Any]) -> Response[DocumentS
         job.id,
         202,
     )
+
+
+def _instructions(request: Request[Any, Any, Any], given: list[str] | None) -> tuple[str, ...]:
+    """The client's instructions, checked at upload as /translate checks them (its limits,
+    the base model's 400), so a job never fails on them halfway."""
+    instructions = validate_instructions(given, "instructions")
+    if instructions:
+        translation = services(request).translation
+        refuse_on_base_model(
+            translation.model_name, translation.planner.follows_instructions, "instructions"
+        )
+    return instructions
 
 
 def _glossary(raw: str | None) -> dict[str, str] | None:

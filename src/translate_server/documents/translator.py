@@ -128,6 +128,7 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
             # `_FORMALITY`'s values are the request's formality literals.
             formality=_FORMALITY.get((options.formality or "").lower(), "default"),  # type: ignore[arg-type]
             glossary=options.glossary or None,
+            instructions=list(options.instructions) or None,
             memory=options.memory,
             memory_threshold=MEMORY_THRESHOLD if threshold is None else threshold,
         )

@@ -1,11 +1,13 @@
 """Configuration: one frozen struct per concern, loaded from flags and `TRANSLATE_*` variables.
 
-Every option is declared once, as an annotated field in `sections.py`; its flag, its variable,
-its `--help` line and its README row are derived from that field (`options.py`), and
-`load_settings` (`loading.py`) reads the variables and flags into the structs.
+Every option is declared once, as an annotated field in `sections.py` (the engine's in
+`engine_section.py`); its flag, its variable, its `--help` line and its README row are derived
+from that field (`options.py`), and `load_settings` (`loading.py`) reads the variables and flags
+into the structs.
 
-Adding an option: add ONE field to the struct of its section in `sections.py`, where it should
-appear in `--help` and the README, e.g. in `LimitSettings`:
+Adding an option: add ONE field to the struct of its section (`sections.py`, or
+`engine_section.py` for `EngineSettings`), where it should appear in `--help` and the README,
+e.g. in `LimitSettings`:
 
     max_widgets: Annotated[int, Meta(gt=0, description="Widgets per request (413 beyond).")] = 8
 

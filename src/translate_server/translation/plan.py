@@ -1,61 +1,27 @@
-"""Planning a /translate request: a pure function of the request and the server's limits, run
-before admission and without the tokenizer.
-
-Languages are checked or detected, texts split into pieces by characters (HTML into its text
-nodes), pieces deduplicated and looked up in the cache. The pieces left to translate are the
-request's admission weight.
+"""A planned /translate request: its texts, their unique pieces (each one engine request's
+worth, with its cache and memory lookups) and their results, and the `Job` every engine request
+of it shares. `planner.Planner` makes the plan; the service translates its pieces.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import msgspec
 
-from translate_server.errors import InvalidRequestError
 from translate_server.inference.engine import LoraAdapter
-from translate_server.inference.request_limits import check_max_tokens, check_model
 from translate_server.memory.entries import Found
 from translate_server.observability.record import RequestRecord
-from translate_server.settings import LimitSettings
-from translate_server.translation.cache import CachedTranslation, TranslationCache
-from translate_server.translation.detection import Detection, LanguageDetection
-from translate_server.translation.glossary import entries_in, validate_glossary
-from translate_server.translation.languages import Language, requested_language
-from translate_server.translation.markup import parse_html
-from translate_server.translation.prompts.instructions import (
-    MAX_PROMPT_INSTRUCTION_CHARS,
-    MAX_PROMPT_INSTRUCTIONS,
-    refuse_on_base_model,
-    validate_instructions,
-)
+from translate_server.translation.cache import CachedTranslation
+from translate_server.translation.detection import Detection
+from translate_server.translation.languages import Language
 from translate_server.translation.protocol import TranslateRequest
-from translate_server.translation.segmentation import (
-    Document,
-    split_document,
-    split_lines,
-    split_sentences,
-)
+from translate_server.translation.segmentation import Document
 
-if TYPE_CHECKING:
-    from translate_server.adapters.catalog import AdapterCatalog
-
-# Source tokens per engine request unless the model's family says otherwise (templates.toml):
-# small pieces translate better with small models and spread over the batch; the model's
-# context may allow less.
-MAX_PIECE_TOKENS = 512
-# Characters per piece when splitting before any tokenization, per token of the budget: about
-# what one token holds in European languages; denser scripts are split again once tokenized.
-CHARS_PER_TOKEN = 3
-# Context set aside for the instructions when sizing pieces before tokenization.
-PROMPT_ALLOWANCE = 256
 # Pieces whose engine requests are started in one turn of the event loop: tasks created
 # together take their first steps (rendering, tokenizing, submitting) in the same turn.
 FAN_OUT_SLICE = 16
-# The warning of a translation into a language the served model was measured not to write.
-UNSUPPORTED_TARGET = "unsupported_target_language"
 
 
 class PieceResult(msgspec.Struct, frozen=True):
@@ -160,196 +126,5 @@ class Plan:
         return Job(self.target, self.request, record, deadline, self.instructions)
 
 
-@dataclass(frozen=True, slots=True)
-class Planner:
-    """What planning depends on besides the request: limits, the model's name and context,
-    the detector and the cache."""
-
-    limits: LimitSettings
-    model_name: str
-    max_model_len: int
-    detection: LanguageDetection
-    cache: TranslationCache | None = None
-    line_by_line: bool = False
-    # The longest piece the model translates whole, measured per model family (templates.toml).
-    piece_tokens: int = MAX_PIECE_TOKENS
-    piece_sentences: int = 0  # sentences per piece; 0: as many as fit `piece_tokens`
-    # How well the model writes each target language (measured), and whether a target it
-    # does not write is refused rather than warned about.
-    support: Callable[[str], str | None] = lambda tag: None
-    refuse_unsupported: bool = False
-    # Whether the model follows a client's instructions (a chat family with a chat template).
-    follows_instructions: bool = True
-    # The LoRA adapters served beside the base model, where there are some.
-    adapters: AdapterCatalog | None = None
-
-    def plan(self, request: TranslateRequest, memory: Hashable = None) -> Plan:
-        return self.look_up(self.prepare(request, memory))
-
-    def look_up(self, plan: Plan) -> Plan:
-        """The plan's pieces looked up in the cache (on the event loop: the cache is not
-        shared with other threads)."""
-        # The cache holds no alternatives: a request for them asks the engine.
-        if self.cache is not None and not plan.request.alternatives:
-            for piece in plan.pieces.values():
-                piece.cached = self.cache.get(piece.key)
-        return plan
-
-    def prepare(self, request: TranslateRequest, memory: Hashable = None) -> Plan:
-        """Everything but the cache: CPU work linear in the request, which may run in a
-        worker thread. `memory` names the translation memory and its revision, whose
-        examples a prompt may show: part of every cache key."""
-        texts, is_batch = self._texts(request)
-        target = requested_language(request.target_lang, "target_lang")
-        detect = is_auto(request.source_lang)
-        source = None if detect else requested_language(request.source_lang, "source_lang")
-        named = self._named_adapter(request)
-        check_max_tokens(request.max_tokens, self.limits.max_tokens, "max_tokens")
-        if request.stream and is_batch:
-            raise InvalidRequestError("Streaming takes a single text, not a list.", param="stream")
-        if request.stream and request.alternatives:
-            raise InvalidRequestError("Alternatives are not streamed.", param="alternatives")
-        glossary = validate_glossary(request.glossary)
-        # The wire's own limits are checked where it is decoded; this bounds a prompt.
-        instructions = validate_instructions(
-            request.instructions,
-            "instructions",
-            limit=MAX_PROMPT_INSTRUCTIONS,
-            max_chars=MAX_PROMPT_INSTRUCTION_CHARS,
-        )
-        if instructions:
-            refuse_on_base_model(self.model_name, self.follows_instructions, "instructions")
-        notices = self._target_notices(target)
-        max_chars = piece_chars(self.max_model_len, self.piece_tokens)
-        planned: list[PlannedText] = []
-        pieces: dict[Hashable, Piece] = {}
-        spans = 0
-        models: list[str] = []
-        entries_of: dict[str, dict[str, str]] = {}  # a repeated piece is looked up once
-        for i, text in enumerate(texts):
-            param = text_param(is_batch, i)
-            document = (
-                parse_html(
-                    text,
-                    max_chars,
-                    xml=request.format == "xml",
-                    ignore_tags=tuple(request.ignore_tags or ()),
-                )
-                if request.format != "text"
-                else split_document(text, max_chars)
-            )
-            if self.line_by_line:
-                # Few-shot completion prompts answer one line: each line is its own piece.
-                document = split_lines(document)
-            spans += len(document.pieces)
-            document = split_sentences(document, self.piece_sentences)
-            detection = None
-            if detect and document.pieces:
-                detection = self.detection.detect(" ".join(document.pieces), param)
-            elif detect:
-                # Markup alone: nothing to translate, nothing to detect. It comes back as it
-                # is, which is its "translation" into the target; confidence 0 says so.
-                detection = Detection(language=target, confidence=0.0)
-            language = detection.language if detection else source or target
-            adapter = named
-            if request.model is None and self.adapters is not None:
-                adapter = self.adapters.route(language.tag, target.tag, request.domain)
-            models.append(self.model_name if adapter is None else adapter.name)
-            # A translation made by one adapter (or one load of it) is never another's.
-            model_key = self.model_name if adapter is None else (adapter.name, adapter.id)
-            slots = []
-            for piece_text in document.pieces:
-                entries = entries_of.get(piece_text)
-                if entries is None:
-                    entries = entries_of[piece_text] = entries_in(piece_text, glossary)
-                key = (
-                    model_key,
-                    language.tag,
-                    target.tag,
-                    tuple(entries.items()),
-                    request.formality,
-                    instructions,
-                    request.max_tokens,
-                    memory,
-                    request.context,
-                    piece_text,
-                )
-                if key not in pieces:
-                    pieces[key] = Piece(
-                        piece_text, language, entries, key, param, None, adapter=adapter
-                    )
-                slots.append(key)
-            if len(pieces) > self.limits.max_pieces:
-                raise InvalidRequestError(
-                    f"This request would need more than {self.limits.max_pieces} engine "
-                    "requests (text nodes, parts of long texts); send fewer or shorter texts.",
-                    param=param,
-                    code="too_many_pieces",
-                )
-            planned.append(PlannedText(document, language, detection, slots))
-        return Plan(
-            request,
-            is_batch,
-            target,
-            glossary,
-            planned,
-            pieces,
-            notices=notices,
-            spans=spans,
-            instructions=instructions,
-            models=models,
-        )
-
-    def _named_adapter(self, request: TranslateRequest) -> LoraAdapter | None:
-        """The adapter the request names as `model` (a 404 for one not loaded)."""
-        if self.adapters is None:
-            check_model(request.model, self.model_name)
-            return None
-        return self.adapters.named(request.model)
-
-    def _target_notices(self, target: Language) -> tuple[str, ...]:
-        if self.support(target.tag) != "unsupported":
-            return ()
-        if self.refuse_unsupported:
-            raise InvalidRequestError(
-                f"The served model {self.model_name} does not write {target.name}: measured, "
-                "its answers are mostly in another language.",
-                param="target_lang",
-                code="unsupported_target_language",
-            )
-        return (UNSUPPORTED_TARGET,)
-
-    def _texts(self, request: TranslateRequest) -> tuple[list[str], bool]:
-        is_batch = isinstance(request.text, list)
-        texts = request.text if isinstance(request.text, list) else [request.text]
-        if not texts:
-            raise InvalidRequestError("`text` must hold at least one text.", param="text")
-        if len(texts) > self.limits.max_texts:
-            raise InvalidRequestError(
-                f"At most {self.limits.max_texts} texts per request.", param="text"
-            )
-        for i, text in enumerate(texts):
-            param = text_param(is_batch, i)
-            if not text.strip():
-                raise InvalidRequestError("There is no text to translate.", param=param)
-            if len(text) > self.limits.max_text_chars:
-                raise InvalidRequestError(
-                    f"A text may be at most {self.limits.max_text_chars} characters long; "
-                    f"this one has {len(text)}.",
-                    param=param,
-                    code="string_above_max_length",
-                )
-        return texts, is_batch
-
-
-def piece_chars(max_model_len: int, piece_tokens: int = MAX_PIECE_TOKENS) -> int:
-    budget = min(piece_tokens, (max_model_len - PROMPT_ALLOWANCE) // 4)
-    return max(16, CHARS_PER_TOKEN * budget)
-
-
 def is_auto(source_lang: str) -> bool:
     return source_lang.strip().lower() == "auto"
-
-
-def text_param(is_batch: bool, index: int) -> str:
-    return f"text[{index}]" if is_batch else "text"

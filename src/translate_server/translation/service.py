@@ -31,15 +31,8 @@ from translate_server.translation.outcome import (
     or_untranslated,
 )
 from translate_server.translation.pieces import PieceTranslator
-from translate_server.translation.plan import (
-    FAN_OUT_SLICE,
-    MAX_PIECE_TOKENS,
-    Job,
-    Piece,
-    Plan,
-    Planner,
-    is_auto,
-)
+from translate_server.translation.plan import FAN_OUT_SLICE, Job, Piece, Plan, is_auto
+from translate_server.translation.planner import MAX_PIECE_TOKENS, Planner
 from translate_server.translation.prompts.templates import PromptTemplate
 from translate_server.translation.protocol import (
     DetectedLanguage,

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
-import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import deepl
 import docx
@@ -24,15 +22,7 @@ SRT = (
 )
 
 
-@pytest.fixture(autouse=True)
-def quick_polls(monkeypatch: pytest.MonkeyPatch) -> None:
-    """DeepL's client waits 5 s between two looks at a document's status, whatever the
-    status says; here it looks again after 20 ms (its own module's `time` only)."""
-    monkeypatch.setattr(
-        deepl.translator,
-        "time",
-        SimpleNamespace(time=time.time, sleep=lambda seconds: time.sleep(min(seconds, 0.02))),
-    )
+pytestmark = pytest.mark.usefixtures("quick_polls")  # conftest.py beside this file
 
 
 def paragraphs(data: bytes) -> list[str]:

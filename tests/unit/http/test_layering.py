@@ -21,8 +21,8 @@ DOMAINS = (
     "quality",
     "adapters",
 )
-# The composition root and the services container it fills name every domain.
-ABOVE = ("app", "services", "cli", "server")
+# The composition root, what it opens and the services container it fills name every domain.
+ABOVE = ("app", "lifetime", "services", "cli", "server")
 DOWNSTREAM = [[name] for name in (*DOMAINS, *ABOVE)]
 
 
@@ -59,8 +59,8 @@ def test_the_check_sees_an_import_of_a_domain(tmp_path: Path) -> None:
 
 
 # Where a domain speaks HTTP besides its routes: compat's route helpers (bodies and keys as
-# those clients send them), its document routes and DeepL's translation-memory routes (/v3).
-SPEAKING_HTTP = {"compat/common.py", "compat/documents.py", "compat/deepl/memories.py"}
+# those clients send them) and its document routes.
+SPEAKING_HTTP = {"compat/common.py", "compat/documents.py"}
 
 
 @pytest.mark.parametrize("domain", DOMAINS)

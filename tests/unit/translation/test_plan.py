@@ -9,7 +9,7 @@ from translate_server.errors import InvalidRequestError, ModelNotFoundError
 from translate_server.settings import LimitSettings
 from translate_server.translation.cache import CachedTranslation, TranslationCache
 from translate_server.translation.detection import LanguageDetection
-from translate_server.translation.plan import Planner, piece_chars
+from translate_server.translation.planner import Planner, piece_chars
 from translate_server.translation.protocol import TranslateRequest
 
 DETECTION = LanguageDetection()

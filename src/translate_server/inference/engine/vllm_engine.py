@@ -2,7 +2,8 @@
 
 Beside it, what needs no vLLM import: `engine_args` (the settings as vLLM's engine arguments,
 the CPU's dtype), `outputs` (vLLM's outputs as ours) and `timings` (vLLM's statistics of a
-request as `EngineTimings`); each lists the facts about vLLM it relies on.
+request as `EngineTimings`); each lists the facts about vLLM it relies on. `vllm_environment`
+sets the process up for vLLM before its first import: its variables and the CPU placement.
 
 vLLM is imported lazily, inside `create_vllm_engine`, so importing the package (the CLI's
 `--help`, unit tests, the OpenAPI export) stays fast and works without vLLM installed.
@@ -72,6 +73,10 @@ from translate_server.inference.engine.protocol import (
     LoraAdapter,
     PromptTooLongError,
     SamplingOptions,
+)
+from translate_server.inference.engine.vllm_environment import (
+    place_on_cpus,
+    prepare_vllm_environment,
 )
 from translate_server.settings import EngineSettings
 
@@ -267,20 +272,6 @@ class VllmEngine:
             engine.shutdown(timeout=SHUTDOWN_TIMEOUT)
 
 
-def prepare_vllm_environment() -> bool:
-    """Set vLLM's environment before its first import; returns True on a CPU-only machine."""
-    os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
-    # Our logging pipeline (structlog over stdlib) formats vLLM's records: vLLM must not
-    # install its own handler, so its `vllm.*` loggers propagate to the root logger.
-    os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
-    import torch
-
-    on_cpu = not torch.cuda.is_available()
-    if on_cpu:
-        os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
-    return on_cpu
-
-
 def create_vllm_engine(settings: EngineSettings) -> VllmEngine:
     """Start the engine (blocks for the model load: ~20 s on a small CPU machine).
 
@@ -320,32 +311,6 @@ def create_vllm_engine(settings: EngineSettings) -> VllmEngine:
         max_model_len=adapter.info.max_model_len,
     )
     return adapter
-
-
-def place_on_cpus(settings: EngineSettings) -> cpu_placement.CpuPlan | None:
-    """Apply `--cpu-placement` before the engine starts: its worker reads the binding, and
-    EngineCore inherits this process's affinity (see `cpu_placement`); the serving process
-    moves to its own cores once the engine is up."""
-    placement = cpu_placement.plan(
-        settings.cpu_placement,
-        sorted(os.sched_getaffinity(0)),
-        settings.front_end_cpus,
-        ranks=settings.tensor_parallel_size,
-        cpu_quota=cpu_placement.cgroup_cpu_quota(),
-        environ=os.environ,
-    )
-    if isinstance(placement, cpu_placement.Skipped):
-        log.info("cpu_placement", policy=settings.cpu_placement, skipped=placement.reason)
-        return None
-    cpu_placement.before_engine_start(placement, os.environ)
-    log.info(
-        "cpu_placement",
-        policy=settings.cpu_placement,
-        front_end=cpu_placement.cpu_list(placement.front_end),
-        scheduler=cpu_placement.cpu_list(placement.scheduler),
-        engine=placement.omp_bind,
-    )
-    return placement
 
 
 def freeze_vllm_environment() -> None:

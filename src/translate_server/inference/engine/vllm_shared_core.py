@@ -36,8 +36,8 @@ import structlog
 
 from translate_server.inference.engine import cpu_placement
 from translate_server.inference.engine.engine_args import engine_args_kwargs
-from translate_server.inference.engine.vllm_engine import (
-    VllmEngine,
+from translate_server.inference.engine.vllm_engine import VllmEngine
+from translate_server.inference.engine.vllm_environment import (
     place_on_cpus,
     prepare_vllm_environment,
 )
