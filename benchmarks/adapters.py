@@ -81,6 +81,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-model-len", type=int, default=1024)
     p.add_argument("--dtype", default="auto")
     p.add_argument("--cpu-placement", default="shared", choices=("shared", "split"))
+    # A slow machine at concurrency 16 answers in tens of seconds: the service's default (60 s)
+    # would abort requests, and an aborted request is neither throughput nor latency.
+    p.add_argument("--request-timeout", type=float, default=600.0, help="every server's")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workload-size", type=int, default=256)
     p.add_argument("--startup-timeout", type=float, default=600.0)
@@ -96,7 +99,7 @@ def server_command(setup: Setup, port: int, adapters: dict[str, str]) -> list[st
         "--max-num-seqs", str(a.max_num_seqs), "--kv-cache-gib", str(a.kv_cache_gib),
         "--max-model-len", str(a.max_model_len), "--dtype", a.dtype,
         "--cpu-placement", a.cpu_placement, "--translation-cache-size", "0",
-        "--log-level", "warning",
+        "--request-timeout", str(a.request_timeout), "--log-level", "warning",
     ]  # fmt: skip
     for pair, folder in adapters.items():
         command += ["--lora", f"{pair.split('-')[1]}={folder}@{pair}"]
@@ -148,7 +151,7 @@ def measure(requests: Sequence[Request], concurrency: int, pids: list[int] | Non
     results, elapsed = asyncio.run(run_routed(requests, concurrency))
     memory = sampler.stop() if sampler else {}
     stats = summarize(results, mode="closed", concurrency=concurrency, duration_s=elapsed)
-    return figures(stats, results) | memory
+    return figures(stats, results) | memory | {"error_kinds": stats.error_kinds}
 
 
 def run_arm(setup: Setup, arm: str, items: list[WorkItem], log: Any) -> dict[str, Any]:
