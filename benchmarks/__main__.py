@@ -1,11 +1,11 @@
-"""`python -m benchmarks compare|http-layer|api-processes ...` from the checkout's root."""
+"""`python -m benchmarks compare|http-layer|api-processes|adapters ...` from the checkout's root."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from benchmarks import api_processes, compare, http_layer
+from benchmarks import adapters, api_processes, compare, http_layer
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -14,6 +14,7 @@ def main(argv: list[str] | None = None) -> int:
     compare.add_parser(sub)
     http_layer.add_parser(sub)
     api_processes.add_parser(sub)
+    adapters.add_parser(sub)
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     return int(args.handler(args))
 
