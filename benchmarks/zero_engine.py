@@ -8,7 +8,10 @@ request on top of this is its own HTTP, validation, serialization and bookkeepin
 A request that asks for exactly `max_tokens` tokens (`ignore_eos`, as the streaming
 comparison sends) gets them one output per token, each one event-loop turn after the last,
 which is how a real engine's outputs reach a server; what a server spends per streamed token
-on top of that is its own.
+on top of that is its own. With `SamplingOptions.stream_interval` N above 1 it does what vLLM
+does: the first and the last output at once, otherwise one output per N tokens (the held-back
+text comes with the next). At zero latency the service's stream pace measures next to nothing
+per token, so a coalescing server asks for the largest interval it allows.
 """
 
 from __future__ import annotations
@@ -72,11 +75,17 @@ class ZeroLatencyEngine:
         trace_headers: Mapping[str, str] | None = None,
     ) -> AsyncGenerator[EngineOutput, None]:
         if options.ignore_eos:
+            interval = max(1, options.stream_interval)
+            sent = 0
             for count in range(1, options.max_tokens + 1):
-                await asyncio.sleep(0)
                 last = count == options.max_tokens
+                if not (last or sent == 0 or count - sent >= interval):
+                    continue
+                await asyncio.sleep(0)
                 finish = "length" if last else None
-                steps = [GenerationStep(i, TOKEN, count, finish) for i in range(options.n)]
+                text = TOKEN * (count - sent)
+                sent = count
+                steps = [GenerationStep(i, text, count, finish) for i in range(options.n)]
                 yield EngineOutput(len(prompt_token_ids), steps, last)
             return
         tokens = min(REPLY_TOKENS, options.max_tokens)
