@@ -8,7 +8,10 @@ import pytest
 from benchmarks.__main__ import main
 
 
-@pytest.mark.parametrize(("command", "option"), [("compare", "--arms"), ("http-layer", "--apps")])
+@pytest.mark.parametrize(
+    ("command", "option"),
+    [("compare", "--arms"), ("http-layer", "--apps"), ("ceiling", "--vllm-model")],
+)
 def test_each_subcommand_parses_its_options(command: str, option: str, capsys) -> None:
     with pytest.raises(SystemExit) as done:
         main([command, "--help"])
