@@ -150,3 +150,53 @@ def test_real_engine_figures_set_the_service_against_vllms_server() -> None:
     assert table["engine"]["one_core_tokens_per_s"] == pytest.approx(10_000)
     text = format_ceiling({"one_core": {}, "real_engine": table})
     assert "(0.50x vLLM's server)" in text
+
+
+def test_the_double_answers_a_text_as_long_as_it_one_sentence_per_sentence(bench_modules) -> None:
+    from zero_engine import REPLIES, answer_like
+
+    text = "The meeting moved to Thursday. Two speakers are travelling! Is that fine?"
+    answer = answer_like(text, REPLIES[0])
+    assert answer.count(".") == 3
+    assert abs(len(answer) - len(text)) <= 12
+    assert set(answer.replace(".", "").split()) <= set(REPLIES[0].rstrip(".").split())
+
+
+async def test_a_translation_over_the_double_is_one_engine_request_the_guard_passes(
+    bench_modules,
+) -> None:
+    """A long text gets a plausible answer: no quality retry, no piece-by-piece fallback, so the
+    benchmark measures a normal request."""
+    httpx = pytest.importorskip("httpx")
+    import zero_engine
+    from apps import litestar_app
+
+    calls = []
+    generate = zero_engine.ZeroLatencyEngine.generate
+
+    def counted(self, *args, **kwargs):
+        calls.append(args[0])
+        return generate(self, *args, **kwargs)
+
+    zero_engine.ZeroLatencyEngine.generate = counted
+    try:
+        app = litestar_app()
+        text = (
+            "Die Besprechung wurde auf Donnerstagnachmittag verschoben, weil zwei Vortragende "
+            "unterwegs sind. Das Restaurant an der Ecke serviert jeden Freitag frischen Fisch. "
+            "Wenden Sie sich bei Fragen jederzeit an unser Support-Team. Vielen Dank."
+        )
+        async with app.lifespan():
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+                response = await client.post(
+                    "/translate", json={"text": text, "source_lang": "de", "target_lang": "en"}
+                )
+    finally:
+        zero_engine.ZeroLatencyEngine.generate = generate
+    assert response.status_code == 200
+    body = response.json()
+    assert len(calls) == 1
+    assert not body.get("warnings")
+    assert body["translation"].startswith("This is a short translation")
+    assert body["translation"].count(".") == 4
