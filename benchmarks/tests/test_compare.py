@@ -397,7 +397,7 @@ async def test_both_http_layer_apps_answer_alike(bench_modules) -> None:
     # The double's answer to a text: as long as the text, a token per four characters.
     translation = answers[0][0]["translation"]
     assert answers[0][0]["usage"]["completion_tokens"] == len(translation) // 4 + 1
-    assert abs(len(translation) - len(translate["text"])) <= 4
+    assert abs(len(translation) - len(translate["text"])) <= 16  # within a word
 
 
 def _events(text: str) -> list[dict]:
