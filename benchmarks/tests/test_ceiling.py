@@ -125,6 +125,7 @@ def test_one_core_figures_invert_cpu_time_and_stand_each_arm_on_its_floor() -> N
         "floor-coalesced translate": _arm(125),
         "floor translate": _arm(100),
         "uncoalesced translate": _arm(400),
+        "litestar chat": {**_arm(400), "output_tokens_per_request": 100.0},
     }
     table = one_core_figures(medians)
     assert table["litestar"]["stream_tokens_per_s"] == pytest.approx(100_000)
@@ -134,7 +135,8 @@ def test_one_core_figures_invert_cpu_time_and_stand_each_arm_on_its_floor() -> N
     assert table["uncoalesced"]["translate_us_per_request_vs_floor"] == pytest.approx(4.0)
     assert table["litestar"]["translate_requests_per_s"] == pytest.approx(2000)
     assert table["litestar"]["translate_tokens_per_s"] == pytest.approx(24_000)
-    assert "chat_us_per_request" not in table["litestar"]
+    assert table["litestar"]["chat_tokens_per_s"] == pytest.approx(250_000)  # as counted
+    assert "chat_us_per_request" not in table["uncoalesced"]
     text = format_ceiling({"one_core": table})
     assert "litestar over floor-coalesced: streamed token 8.0 us above, 5.00x" in text
 
