@@ -26,6 +26,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from enum import StrEnum
+from functools import lru_cache
 from typing import Protocol
 
 import langcodes
@@ -122,8 +123,11 @@ def letter_weight(text: str) -> int:
     return letters + 2 * sum(map(str.isalpha, cjk)) if cjk else letters
 
 
+@lru_cache(maxsize=16)
 def judged_text(answer: str) -> str | None:
-    """The words of `answer` to detect the language of, or None when too little is left."""
+    """The words of `answer` to detect the language of, or None when too little is left.
+
+    Remembered for the few latest answers: the guard and its judge both ask about each."""
     text = _NOISE.sub(" ", strip_placeholders(answer))
     return text if letter_weight(text) >= MIN_LETTERS else None
 
