@@ -206,7 +206,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--apps",
         default=",".join(APPS),
-        help=f"arms to run (default: {','.join(APPS)}; also: unguarded, {','.join(TRACED_APPS)})",
+        help=f"arms to run (default: {','.join(APPS)}; also: unguarded, uncoalesced, "
+        f"floor-coalesced, {','.join(TRACED_APPS)})",
     )
     parser.add_argument(
         "--baseline",
