@@ -1,11 +1,11 @@
-"""`python -m benchmarks compare|http-layer|api-processes|adapters ...` from the checkout's root."""
+"""`python -m benchmarks compare|http-layer|ceiling|api-processes|adapters ...` from the root."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from benchmarks import adapters, api_processes, compare, http_layer
+from benchmarks import adapters, api_processes, ceiling, compare, http_layer
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -13,6 +13,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     compare.add_parser(sub)
     http_layer.add_parser(sub)
+    ceiling.add_parser(sub)
     api_processes.add_parser(sub)
     adapters.add_parser(sub)
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)

@@ -16,25 +16,33 @@ from zero_engine import ZeroLatencyEngine
 SERVED_NAME = "bench-model"
 
 
-def settings(quality_guard: bool = True) -> Settings:
+def settings(quality_guard: bool = True, **more: object) -> Settings:
     # No translation cache: repeated texts would skip the work the comparison app does.
     return load_settings(
         {
             "served_model_name": SERVED_NAME,
             "translation_cache_size": 0,
             "quality_guard": quality_guard,
+            **more,
         },
         environ={},
     )
 
 
-def litestar_app(quality_guard: bool = True):
+def litestar_app(quality_guard: bool = True, **more: object):
     from translate_server.app import create_app
 
     configure_logging("json", "info")
     return create_app(
-        settings(quality_guard), lambda: ZeroLatencyEngine(model=SERVED_NAME), on_ready=_freeze
+        settings(quality_guard, **more),
+        lambda: ZeroLatencyEngine(model=SERVED_NAME),
+        on_ready=_freeze,
     )
+
+
+def uncoalesced_app():
+    """The service with coalesced streams off (`--stream-coalesce-ms 0`): one chunk per token."""
+    return litestar_app(stream_coalesce_ms=0)
 
 
 def unguarded_app():
@@ -89,6 +97,15 @@ def floor_app():
     from asgi_floor import app
 
     return app
+
+
+def floor_coalesced_app():
+    """The floor streaming as the coalescing service does over the zero-latency engine."""
+    from translate_server.inference.coalescing import MAX_INTERVAL
+
+    from asgi_floor import coalesced
+
+    return coalesced(MAX_INTERVAL)
 
 
 def _freeze() -> None:

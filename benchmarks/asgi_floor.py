@@ -3,7 +3,9 @@ with no framework, no validation, no service, no log line and no metrics.
 
 It reads the body and decodes its JSON, then answers a fixed body of the shape the route's
 clients expect or, for `"stream": true`, `max_tokens` fixed server-sent events, one per
-event-loop turn as the engine double streams them, then a usage event and `[DONE]`. What an
+event-loop turn as the engine double streams them, then a usage event and `[DONE]`
+(`coalesced(N)`: the first token alone, then N tokens per event, as a coalescing server sends
+them). What an
 app spends above this floor is its own.
 """
 
@@ -53,21 +55,32 @@ _COMPLETION = msgspec.json.encode(
         "usage": {"prompt_tokens": 40, "completion_tokens": 12, "total_tokens": 52},
     }
 )
-_CHUNK = (
-    b"data: "
-    + msgspec.json.encode(
-        {
-            "id": "chatcmpl-0",
-            "object": "chat.completion.chunk",
-            "created": 0,
-            "model": SERVED_NAME,
-            "choices": [
-                {"index": 0, "delta": {"content": " Wort"}, "finish_reason": None, "logprobs": None}
-            ],
-        }
+
+
+def _chunk(tokens: int) -> bytes:
+    return (
+        b"data: "
+        + msgspec.json.encode(
+            {
+                "id": "chatcmpl-0",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": SERVED_NAME,
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {"content": " Wort" * tokens},
+                        "finish_reason": None,
+                        "logprobs": None,
+                    }
+                ],
+            }
+        )
+        + b"\n\n"
     )
-    + b"\n\n"
-)
+
+
+_CHUNK = _chunk(1)
 
 
 def _usage_event(tokens: int) -> bytes:
@@ -91,7 +104,17 @@ def _usage_event(tokens: int) -> bytes:
     )
 
 
-async def app(scope, receive, send) -> None:
+def coalesced(interval: int):
+    """The floor streaming as a coalescing engine does: the first token alone, then one event
+    per `interval` tokens, the rest with the last."""
+
+    async def app_coalesced(scope, receive, send) -> None:
+        await app(scope, receive, send, interval)
+
+    return app_coalesced
+
+
+async def app(scope, receive, send, interval: int = 1) -> None:
     if scope["type"] == "lifespan":
         while (await receive())["type"] != "lifespan.shutdown":
             await send({"type": "lifespan.startup.complete"})
@@ -116,9 +139,15 @@ async def app(scope, receive, send) -> None:
     else:
         tokens = request.get("max_tokens") or 16
         await send({"type": "http.response.start", "status": 200, "headers": _SSE})
-        for _ in range(tokens):
+        sent = 0
+        chunks = {1: _CHUNK, interval: _chunk(interval)}
+        while sent < tokens:
+            # The first token alone (as vLLM sends it), then `interval` at a time.
+            size = 1 if sent == 0 else min(interval, tokens - sent)
             await asyncio.sleep(0)
-            await send({"type": "http.response.body", "body": _CHUNK, "more_body": True})
+            body = chunks.get(size) or _chunk(size)
+            await send({"type": "http.response.body", "body": body, "more_body": True})
+            sent += size
         await send(
             {
                 "type": "http.response.body",

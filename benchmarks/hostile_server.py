@@ -40,7 +40,8 @@ class HostileEngine(ZeroLatencyEngine):
         self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
     ) -> AsyncGenerator[EngineOutput, None]:
         if prompt_token_ids[0] != 1:
-            async for output in super().generate(prompt_token_ids, options, request_id):
+            # Without the flag, the ids are the zero-latency engine's own (language, answer).
+            async for output in super().generate(prompt_token_ids[1:], options, request_id):
                 yield output
             return
         answer = "Erste Zeile" + "\n" * BLANK_LINES + "zweite Zeile"

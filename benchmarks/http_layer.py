@@ -78,6 +78,7 @@ async def measure(
         "latency_p50_ms": stats.latency_ms["p50"],
         "latency_p99_ms": stats.latency_ms["p99"],
         "errors": stats.errors,
+        "output_tokens_per_request": stats.output_tokens / max(stats.ok, 1),
     }
     if target.stream:
         figures["server_cpu_us_per_token"] = cpu["front_cpu_s"] / max(stats.output_tokens, 1) * 1e6
@@ -205,7 +206,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--apps",
         default=",".join(APPS),
-        help=f"arms to run (default: {','.join(APPS)}; also: unguarded, {','.join(TRACED_APPS)})",
+        help=f"arms to run (default: {','.join(APPS)}; also: unguarded, uncoalesced, "
+        f"floor-coalesced, {','.join(TRACED_APPS)})",
     )
     parser.add_argument(
         "--baseline",

@@ -23,6 +23,8 @@ FACTORIES = {
     "traced": "apps:litestar_traced_app",
     "otel-asgi": "apps:litestar_otel_asgi_app",
     "unguarded": "apps:unguarded_app",
+    "uncoalesced": "apps:uncoalesced_app",
+    "floor-coalesced": "apps:floor_coalesced_app",
     BASELINE: "apps:litestar_app",
 }
 

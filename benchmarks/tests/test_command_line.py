@@ -10,7 +10,12 @@ from benchmarks.__main__ import main
 
 @pytest.mark.parametrize(
     ("command", "option"),
-    [("compare", "--arms"), ("http-layer", "--apps"), ("adapters", "--de-adapter")],
+    [
+        ("compare", "--arms"),
+        ("http-layer", "--apps"),
+        ("ceiling", "--vllm-model"),
+        ("adapters", "--de-adapter"),
+    ],
 )
 def test_each_subcommand_parses_its_options(command: str, option: str, capsys) -> None:
     with pytest.raises(SystemExit) as done:

@@ -28,8 +28,12 @@ def requested_language(code: str, param: str) -> Language:
         raise InvalidRequestError(f"{exc}.", param=param, code="unsupported_language") from None
 
 
+@lru_cache(maxsize=1024)
 def resolve_language(code: str) -> Language:
-    """`pt_br` -> Language("pt-BR", "Portuguese (Brazil)"); raises UnknownLanguageError."""
+    """`pt_br` -> Language("pt-BR", "Portuguese (Brazil)"); raises UnknownLanguageError.
+
+    Remembered: the quality guard resolves each language its detector finds, on every answer,
+    and langcodes' display name is not cheap (a failure is raised again, never remembered)."""
     try:
         parsed = langcodes.Language.get(code.strip())
     except (ValueError, langcodes.tag_parser.LanguageTagError) as exc:
