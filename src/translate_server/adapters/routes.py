@@ -11,12 +11,14 @@ from __future__ import annotations
 import hmac
 from typing import Annotated, Any
 
-from litestar import Request, Router, delete, get, post
+from litestar import Request, Response, Router, delete, route
 from litestar.exceptions import NotFoundException
+from litestar.openapi import ResponseSpec
 from msgspec import Meta
 
 from translate_server.adapters.catalog import AdapterCatalog
 from translate_server.adapters.spec import AdapterSpec, AdapterSpecError, read_adapter
+from translate_server.compat.common import read_body
 from translate_server.errors import AuthenticationError, InvalidRequestError
 from translate_server.http.openapi import error_responses
 from translate_server.http.requests import header_key
@@ -78,29 +80,35 @@ def _object(spec: AdapterSpec, catalog: AdapterCatalog) -> AdapterObject:
     )
 
 
-@get("/", summary="List the loaded LoRA adapters", responses=error_responses(401, 404), opt=OPEN)
-async def list_adapters(request: Request[Any, Any, Any]) -> AdapterList:
-    catalog = _catalog(request)
-    return AdapterList(
-        data=[_object(spec, catalog) for spec in catalog.specs], max_loras=catalog.max_loras
-    )
-
-
-@post(
+# One handler for both methods: Litestar's automatic OPTIONS answer (`Allow`) lists only the
+# methods of the first handler registered for a path.
+@route(
     "/",
-    status_code=201,
-    summary="Load a LoRA adapter",
-    responses=error_responses(400, 401, 404, 409),
+    http_method=["GET", "POST"],
+    status_code=200,
+    summary='The loaded LoRA adapters (GET), or load one (POST `{"name", "path", "serves"}`, 201)',
+    responses={
+        201: ResponseSpec(
+            data_container=AdapterObject, generate_examples=False, description="The adapter loaded"
+        ),
+        **error_responses(400, 401, 404, 409, 415),
+    },
     opt={**OPEN, JSON_BODY: True},
 )
-async def load_adapter(data: LoadAdapterRequest, request: Request[Any, Any, Any]) -> AdapterObject:
+async def adapter_collection(
+    request: Request[Any, Any, Any],
+) -> Response[AdapterList | AdapterObject]:
     catalog = _catalog(request)
+    if request.method == "GET":
+        listed = [_object(spec, catalog) for spec in catalog.specs]
+        return Response(AdapterList(data=listed, max_loras=catalog.max_loras))
+    data = await read_body(request, LoadAdapterRequest)
     try:
         spec = read_adapter(data.name, data.path, data.serves)
     except AdapterSpecError as exc:
         raise InvalidRequestError(str(exc), param="path", code="invalid_adapter") from None
     await catalog.load(spec)
-    return _object(spec, catalog)
+    return Response(_object(spec, catalog), status_code=201)
 
 
 @delete(
@@ -117,6 +125,6 @@ async def unload_adapter(name: str, request: Request[Any, Any, Any]) -> None:
 def admin_router() -> Router:
     return Router(
         "/admin/adapters",
-        route_handlers=[list_adapters, load_adapter, unload_adapter],
+        route_handlers=[adapter_collection, unload_adapter],
         tags=["admin"],
     )
