@@ -11,6 +11,9 @@ This file sits at the root so that it sees `benchmarks/tests` as well as `tests`
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -53,3 +56,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 "move it to the one that says what it costs"
             )
         item.add_marker(tier)
+
+
+# Every core and no engine binding, as the session began: a test that starts the real engine
+# in this process places it (`--cpu-placement split` pins the process to its last core and sets
+# `VLLM_CPU_OMP_THREADS_BIND`), and every later test, and each server it starts, would inherit
+# one core and that binding.
+_SESSION_CORES = os.sched_getaffinity(0)
+_SESSION_BIND = os.environ.get("VLLM_CPU_OMP_THREADS_BIND")
+
+
+@pytest.fixture(autouse=True)
+def _cores_and_engine_binding_as_the_session_began() -> Iterator[None]:
+    yield
+    if os.sched_getaffinity(0) != _SESSION_CORES:
+        for task in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError):  # a thread that ended meanwhile
+                os.sched_setaffinity(int(task), _SESSION_CORES)
+    if _SESSION_BIND is None:
+        os.environ.pop("VLLM_CPU_OMP_THREADS_BIND", None)
+    else:
+        os.environ["VLLM_CPU_OMP_THREADS_BIND"] = _SESSION_BIND
