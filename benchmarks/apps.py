@@ -108,6 +108,13 @@ def floor_coalesced_app():
     return coalesced(MAX_INTERVAL)
 
 
+def litestar_floor_app():
+    """The smallest Litestar app serving the same routes: the framework's own floor."""
+    from litestar_floor import create
+
+    return create()
+
+
 def _freeze() -> None:
     """As the server does once it is ready: start-up's objects out of every full collection
     (the FastAPI app does the same at the end of its start-up)."""

@@ -9,7 +9,9 @@ the throughput one core sustains when the engine costs nothing:
                        40`; over a zero-latency engine the pace asks for the largest interval);
 - ``uncoalesced``      the same with `--stream-coalesce-ms 0` (one chunk per token);
 - ``floor``            bare ASGI on the same uvicorn, one event per token: uvicorn and the socket;
-- ``floor-coalesced``  the same, one event per coalesced output.
+- ``floor-coalesced``  the same, one event per coalesced output;
+- ``litestar-floor``   the smallest Litestar app serving the same routes and bodies
+                       (``benchmarks/litestar_floor.py``): the framework's own share.
 
 Our code is the service above its floor. The double has no `AsyncLLM`, so vLLM's output
 processing and detokenization are not in these figures. With ``--vllm-model DIR`` (the tiny
@@ -30,13 +32,19 @@ from typing import Any
 from benchmarks import http_layer
 from translate_server.loadgen.report import write_json
 
-ARMS: tuple[str, ...] = ("litestar", "uncoalesced", "floor", "floor-coalesced")
+ARMS: tuple[str, ...] = ("litestar", "uncoalesced", "floor", "floor-coalesced", "litestar-floor")
 APIS: tuple[str, ...] = ("chat-stream", "translate", "chat")
 # Completion tokens of a non-streamed answer where a run did not count them (the double's
 # fixed reply).
 REPLY_TOKENS = 12
-# The floor each service arm stands on.
-FLOORS = {"litestar": "floor-coalesced", "uncoalesced": "floor"}
+# The floor each arm stands on (uvicorn and the socket): `_above_floor`, `_vs_floor`.
+FLOORS = {
+    "litestar": "floor-coalesced",
+    "uncoalesced": "floor",
+    "litestar-floor": "floor-coalesced",
+}
+# The service over the framework's own floor: `_above_framework`, `_vs_framework`.
+FRAMEWORK = ("litestar", "litestar-floor")
 REAL_ARMS: tuple[str, ...] = ("engine", "chat", "vllm")
 
 
@@ -63,14 +71,17 @@ def one_core_figures(medians: dict[str, dict[str, float]]) -> dict[str, dict[str
             row[f"{api}_tokens_per_s"] = m.get("output_tokens_per_request", REPLY_TOKENS) * 1e6 / us
         if row:
             table[arm] = row
-    for arm, floor in FLOORS.items():
+    for (arm, floor), suffix in [
+        *((pair, "floor") for pair in FLOORS.items()),
+        (FRAMEWORK, "framework"),
+    ]:
         if arm not in table or floor not in table:
             continue
         below, row = table[floor], table[arm]
         for key in ("stream_us_per_token", "translate_us_per_request", "chat_us_per_request"):
             if key in row and key in below:
-                row[f"{key}_above_floor"] = row[key] - below[key]
-                row[f"{key}_vs_floor"] = row[key] / below[key]
+                row[f"{key}_above_{suffix}"] = row[key] - below[key]
+                row[f"{key}_vs_{suffix}"] = row[key] / below[key]
     return table
 
 
@@ -113,16 +124,19 @@ def format_ceiling(result: dict[str, Any]) -> str:
             f"{cell('chat_us_per_request', 8)} {cell('chat_requests_per_s', 7)} "
             f"{cell('chat_tokens_per_s', 8)}"
         )
-    for arm, floor in FLOORS.items():
+    for (arm, floor), suffix in [
+        *((pair, "floor") for pair in FLOORS.items()),
+        (FRAMEWORK, "framework"),
+    ]:
         r = result["one_core"].get(arm, {})
         parts = [
-            f"{label} {r[key + '_above_floor']:,.1f} us above, {r[key + '_vs_floor']:.2f}x"
+            f"{label} {r[f'{key}_above_{suffix}']:,.1f} us above, {r[f'{key}_vs_{suffix}']:.2f}x"
             for label, key in (
                 ("streamed token", "stream_us_per_token"),
                 ("/translate", "translate_us_per_request"),
                 ("chat", "chat_us_per_request"),
             )
-            if key + "_above_floor" in r
+            if f"{key}_above_{suffix}" in r
         ]
         if parts:
             lines.append(f"{arm} over {floor}: " + "; ".join(parts))

@@ -25,6 +25,7 @@ FACTORIES = {
     "unguarded": "apps:unguarded_app",
     "uncoalesced": "apps:uncoalesced_app",
     "floor-coalesced": "apps:floor_coalesced_app",
+    "litestar-floor": "apps:litestar_floor_app",
     BASELINE: "apps:litestar_app",
 }
 

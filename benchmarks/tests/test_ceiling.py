@@ -19,7 +19,7 @@ BENCH_DIR = Path(__file__).resolve().parents[1]
 def bench_modules(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCH_DIR))
     yield
-    for name in ("apps", "asgi_floor", "fastapi_app", "zero_engine"):
+    for name in ("apps", "asgi_floor", "fastapi_app", "litestar_floor", "zero_engine"):
         sys.modules.pop(name, None)
 
 
@@ -90,6 +90,41 @@ async def test_the_coalesced_floor_streams_n_tokens_per_event(bench_modules) -> 
     assert [c.count("Wort") for c in content] == [1, 4, 4, 1]
 
 
+async def test_the_litestar_floor_answers_as_the_bare_floor_does(bench_modules) -> None:
+    """The framework's floor serves the same bodies as the bare one: only Litestar differs."""
+    httpx = pytest.importorskip("httpx")
+    from litestar_floor import create
+
+    from asgi_floor import app as bare
+    from asgi_floor import coalesced
+
+    framework = create()
+    (streamed,) = await _stream(framework, 40)
+    assert streamed == (await _stream(coalesced(16), 40))[0]
+    translate = {"text": "Hello.", "source_lang": "en", "target_lang": "de"}
+    chat = {k: v for k, v in _stream_body(8).items() if k != "stream"}
+    answers = []
+    for app in (framework, bare):
+        lifespan = app.lifespan() if hasattr(app, "lifespan") else contextlib.nullcontext()
+        async with lifespan:
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+                answers.append(
+                    [
+                        (r.status_code, r.json())
+                        for r in (
+                            await client.post("/translate", json=translate),
+                            await client.post("/v1/chat/completions", json=chat),
+                            await client.get("/v1/models"),
+                        )
+                    ]
+                )
+                streamed = await client.post("/v1/chat/completions", json=_stream_body(4))
+                assert streamed.headers["content-type"].startswith("text/event-stream")
+    assert answers[0] == answers[1]
+    assert [status for status, _ in answers[0]] == [200, 200, 200]
+
+
 async def test_the_service_coalesces_the_zero_latency_engine_at_the_largest_interval(
     bench_modules,
 ) -> None:
@@ -137,8 +172,13 @@ def test_one_core_figures_invert_cpu_time_and_stand_each_arm_on_its_floor() -> N
     assert table["litestar"]["translate_tokens_per_s"] == pytest.approx(24_000)
     assert table["litestar"]["chat_tokens_per_s"] == pytest.approx(250_000)  # as counted
     assert "chat_us_per_request" not in table["uncoalesced"]
+    medians["litestar-floor translate"] = _arm(250)
+    table = one_core_figures(medians)
+    assert table["litestar"]["translate_us_per_request_vs_framework"] == pytest.approx(2.0)
+    assert table["litestar-floor"]["translate_us_per_request_vs_floor"] == pytest.approx(2.0)
     text = format_ceiling({"one_core": table})
     assert "litestar over floor-coalesced: streamed token 8.0 us above, 5.00x" in text
+    assert "litestar over litestar-floor: /translate 250.0 us above, 2.00x" in text
 
 
 def test_real_engine_figures_set_the_service_against_vllms_server() -> None:
