@@ -41,7 +41,9 @@ def tiny_settings(tiny_model, **extra):
     )
 
 
-async def test_engine_figures_of_requests_answered_whole(tiny_model) -> None:
+async def test_engine_figures_of_whole_answers_and_of_several_texts(tiny_model) -> None:
+    """Chat requests answered whole log their own engine figures; a /translate of several
+    texts logs its slowest engine request's (one engine start for both: it is the slow part)."""
     settings = tiny_settings(tiny_model)
     app = create_app(settings, lambda: create_vllm_engine(settings.engine))
     body = {
@@ -66,6 +68,8 @@ async def test_engine_figures_of_requests_answered_whole(tiny_model) -> None:
                 *(client.post("/v1/chat/completions", json=body) for _ in range(CLIENTS))
             )
         assert all(r.status_code == 200 for r in responses)
+        several_texts = await translate_texts(client, CLIENTS)
+    check_slowest_engine_request(several_texts)
     lines = [entry for entry in logs if entry["event"] == "request"]
     assert len(lines) == CLIENTS
     print("\n" + "\n".join(" ".join(f"{k}={v}" for k, v in line.items()) for line in lines))
@@ -87,30 +91,25 @@ async def test_engine_figures_of_requests_answered_whole(tiny_model) -> None:
     assert max(line["cached_tokens"] for line in lines) >= 128
 
 
-async def translate_texts(app, count: int) -> dict:
+async def translate_texts(client, count: int) -> dict:
     """The log line of one /translate of `count` texts: one engine request each."""
     texts = [f"The train to Berlin number {i} leaves at nine." for i in range(count)]
-    async with running(app) as client:
-        with capture_logs() as logs:
-            response = await client.post(
-                "/translate",
-                json={
-                    "text": texts,
-                    "source_lang": "en",
-                    "target_lang": "de",
-                    "max_tokens": TOKENS,
-                },
-            )
-        assert response.status_code == 200, response.text
+    with capture_logs() as logs:
+        response = await client.post(
+            "/translate",
+            json={
+                "text": texts,
+                "source_lang": "en",
+                "target_lang": "de",
+                "max_tokens": TOKENS,
+            },
+        )
+    assert response.status_code == 200, response.text
     (line,) = [entry for entry in logs if entry["event"] == "request"]
     return line
 
 
-async def test_a_translation_of_several_texts_logs_its_slowest_engine_request(tiny_model) -> None:
-    settings = tiny_settings(tiny_model)
-    line = await translate_texts(
-        create_app(settings, lambda: create_vllm_engine(settings.engine)), CLIENTS
-    )
+def check_slowest_engine_request(line: dict) -> None:
     print("\n" + " ".join(f"{k}={v}" for k, v in line.items()))
     assert line["engine_requests"] == CLIENTS
     # One engine request's figures (the slowest), consistent with one another and with the
@@ -123,8 +122,7 @@ async def test_a_translation_of_several_texts_logs_its_slowest_engine_request(ti
 
 async def test_without_engine_statistics_the_real_engine_logs_no_engine_figures(tiny_model) -> None:
     settings = tiny_settings(tiny_model, engine_metrics=False)
-    line = await translate_texts(
-        create_app(settings, lambda: create_vllm_engine(settings.engine)), 2
-    )
+    async with running(create_app(settings, lambda: create_vllm_engine(settings.engine))) as client:
+        line = await translate_texts(client, 2)
     assert line["engine_requests"] == 2 and line["completion_tokens"] > 0
     assert not set(ENGINE_FIELDS) & set(line), line
