@@ -18,8 +18,8 @@ from msgspec import Meta
 
 from translate_server.adapters.catalog import AdapterCatalog
 from translate_server.adapters.spec import AdapterSpec, AdapterSpecError, read_adapter
-from translate_server.compat.common import read_body
 from translate_server.errors import AuthenticationError, InvalidRequestError
+from translate_server.http.bodies import read_body
 from translate_server.http.openapi import error_responses
 from translate_server.http.requests import header_key
 from translate_server.http.route_paths import JSON_BODY, OPEN

@@ -1,5 +1,6 @@
-"""What the DeepL- and LibreTranslate-compatible routes share: bodies sent as JSON or as forms
-(their clients send both), and the service's errors answered in another API's shape.
+"""What the DeepL- and LibreTranslate-compatible routes share: keys and fields sent in forms
+(their clients send forms as often as JSON), and the service's errors answered in another
+API's shape.
 
 Errors are still raised as everywhere else and answered by `http.errors`; a compatible surface
 only names its shape, in the exception-handler table set on its Router.
@@ -7,56 +8,15 @@ only names its shape, in the exception-handler table set on its Router.
 
 from __future__ import annotations
 
-import re
-from typing import Any, TypeVar
+from typing import Any
 
-import msgspec
 from litestar import Request
 
-from translate_server.errors import (
-    AuthenticationError,
-    InvalidRequestError,
-    UnsupportedMediaTypeError,
-)
+from translate_server.errors import AuthenticationError
+from translate_server.http.bodies import FORMS as _FORMS
 from translate_server.http.gate import KEY_IN_BODY, PRESENTED_KEY
 from translate_server.http.requests import header_key
 from translate_server.wire import ErrorBody
-
-T = TypeVar("T")
-
-_FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
-_PATH = re.compile(r" - at `\$\.?(.*)`$")
-
-
-async def read_body(
-    request: Request[Any, Any, Any], struct: type[T], lists: tuple[str, ...] = ()
-) -> T:
-    """The body as `struct`, from JSON or from a form; `lists` names form fields that are
-    lists even when sent once (`text=a` is `["a"]`)."""
-    media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    data: Any
-    if media_type in _FORMS:
-        form = await request.form()
-        data = {
-            key: values if key in lists or len(values) > 1 else values[0]
-            for key, values in form.dict().items()
-        }
-    elif media_type and media_type != "application/json" and not media_type.endswith("+json"):
-        raise UnsupportedMediaTypeError(f"Send the body as a form or as JSON, not `{media_type}`.")
-    elif raw := await request.body():
-        try:
-            data = msgspec.json.decode(raw)
-        except msgspec.DecodeError:
-            raise InvalidRequestError("The body is not valid JSON.") from None
-    else:
-        data = {}
-    try:
-        return msgspec.convert(data, struct, strict=False)
-    except msgspec.ValidationError as exc:
-        message = str(exc)
-        match = _PATH.search(message)
-        param = match.group(1) if match else None
-        raise InvalidRequestError(_PATH.sub("", message), param=param or None) from None
 
 
 async def query_or_form(request: Request[Any, Any, Any], name: str) -> str | None:

@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 from litestar import Request, Response, Router, get, post
 
-from translate_server.compat.common import body_key_check, read_body
+from translate_server.compat.common import body_key_check
 from translate_server.compat.deepl.protocol import DeepLError
 from translate_server.compat.deepl.routes import KEY_FIELD
 from translate_server.compat.deepl.routes import error_shape as deepl_shape
@@ -49,6 +49,7 @@ from translate_server.documents.routes import (
     submit_document,
 )
 from translate_server.errors import ApiError, DocumentNotReadyError, InvalidRequestError
+from translate_server.http.bodies import read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, FILE, FormField, form_body
 from translate_server.http.requests import header_key

@@ -16,8 +16,8 @@ from litestar import Request, Response, Router, get, post, route
 from litestar.datastructures import UploadFile
 from litestar.openapi import ResponseSpec
 
-from translate_server.compat.common import read_body
 from translate_server.errors import AuthenticationError, InvalidRequestError
+from translate_server.http.bodies import read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
 from translate_server.http.requests import accepted_key

@@ -16,7 +16,7 @@ from typing import Any
 from litestar import Request, Response, Router, get, post, put, route
 from litestar.openapi.datastructures import ResponseSpec
 
-from translate_server.compat.common import body_key_check, read_body
+from translate_server.compat.common import body_key_check
 from translate_server.compat.deepl.memory_protocol import (
     ExportCreated,
     ImportCreated,
@@ -35,6 +35,7 @@ from translate_server.compat.deepl.memory_protocol import (
 from translate_server.compat.deepl.protocol import DeepLError
 from translate_server.compat.deepl.routes import KEY_FIELD, NotFoundError, error_shape
 from translate_server.errors import ApiError, InvalidRequestError
+from translate_server.http.bodies import read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.http.route_paths import OPEN, compatible

@@ -16,7 +16,6 @@ from translate_server.compat.common import (
     compat_status,
     presented_key,
     query_or_form,
-    read_body,
 )
 from translate_server.compat.deepl.accounts import UNLIMITED
 from translate_server.compat.deepl.glossaries import (
@@ -42,6 +41,7 @@ from translate_server.compat.deepl.style_routes import STYLE_RULE_ROUTES
 from translate_server.compat.deepl.styling import requested_instructions
 from translate_server.compat.deepl.write import DeepLWrite, Task, WriteRequest, WriteResponse
 from translate_server.errors import ApiError, InvalidRequestError
+from translate_server.http.bodies import read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected

@@ -9,7 +9,7 @@ from litestar import Request, route
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.response import Response
 
-from translate_server.compat.common import presented_key, read_body
+from translate_server.compat.common import presented_key
 from translate_server.compat.deepl.protocol import DeepLError
 from translate_server.compat.deepl.style_rules import (
     ConfiguredRules,
@@ -22,6 +22,7 @@ from translate_server.compat.deepl.style_rules import (
     StyleRuleStore,
 )
 from translate_server.errors import InvalidRequestError
+from translate_server.http.bodies import read_body
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.services import services
 

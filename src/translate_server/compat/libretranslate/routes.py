@@ -8,7 +8,7 @@ from typing import Any
 
 from litestar import Request, Router, get, post
 
-from translate_server.compat.common import body_key_check, compat_status, read_body
+from translate_server.compat.common import body_key_check, compat_status
 from translate_server.compat.libretranslate.protocol import (
     LIBRE_VARIANTS,
     FrontendLanguage,
@@ -23,6 +23,7 @@ from translate_server.compat.libretranslate.protocol import (
     libre_detections,
 )
 from translate_server.errors import ApiError
+from translate_server.http.bodies import read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
