@@ -139,6 +139,9 @@ class BatchingEngine:
         if request is not None:
             request.aborted = True
 
+    def retune_stream(self, request_id: str, interval: int) -> int | None:
+        return None  # an output per token, whatever the interval
+
     def unfinished_requests(self) -> int:
         return len(self._requests)
 

@@ -1,7 +1,14 @@
 """An engine double at a GPU's pace, for `stream_gaps.py`: every stream gets a token every
 `PACED_ENGINE_MS` (a range, "5-10": each stream draws its own pace), and honours
 `SamplingOptions.stream_interval` as vLLM does (the first output at once, then one per N
-tokens, the last at once). Loaded by uvicorn (`paced_engine:app`) in the server's process."""
+tokens, the last at once), and a `retune_stream` mid-stream. Loaded by uvicorn
+(`paced_engine:app`) in the server's process.
+
+`PACED_ENGINE_SCHEDULE` ("5,20,5"), when set, replaces the drawn pace: a stream's tokens in
+equal parts, each at its own pace in ms (an engine that slows down as more streams join its
+batch, then speeds up again). `PACED_ENGINE_RETUNE=0` turns `retune_stream` into a no-op, as
+an engine that cannot change a running stream's interval: streams keep the interval they
+started with."""
 
 from __future__ import annotations
 
@@ -16,13 +23,37 @@ from zero_engine import TOKEN, ZeroLatencyEngine
 
 PACE_VARIABLE = "PACED_ENGINE_MS"
 COALESCE_VARIABLE = "PACED_ENGINE_COALESCE_MS"
+SCHEDULE_VARIABLE = "PACED_ENGINE_SCHEDULE"
+RETUNE_VARIABLE = "PACED_ENGINE_RETUNE"
 
 
 class PacedEngine(ZeroLatencyEngine):
-    def __init__(self, low_ms: float, high_ms: float) -> None:
+    def __init__(
+        self,
+        low_ms: float,
+        high_ms: float,
+        schedule_ms: tuple[float, ...] = (),
+        retune: bool = True,
+    ) -> None:
         super().__init__(model="bench")
         self.low = low_ms / 1000
         self.high = high_ms / 1000
+        self.schedule = tuple(ms / 1000 for ms in schedule_ms)
+        self.retune = retune
+        self.retunes = 0
+
+    def retune_stream(self, request_id: str, interval: int) -> int | None:
+        if not self.retune:
+            return None
+        self.retunes += 1
+        return super().retune_stream(request_id, interval)
+
+    def _paces(self, tokens: int) -> list[float]:
+        """Seconds before each token of a stream."""
+        if not self.schedule:
+            return [random.uniform(self.low, self.high)] * tokens
+        parts = len(self.schedule)
+        return [self.schedule[min(parts - 1, i * parts // tokens)] for i in range(tokens)]
 
     async def generate(
         self,
@@ -36,23 +67,28 @@ class PacedEngine(ZeroLatencyEngine):
                 yield output
             return
         loop = asyncio.get_running_loop()
-        pace = random.uniform(self.low, self.high)
-        interval = max(1, options.stream_interval)
+        intervals = self.stream_intervals
+        intervals[request_id] = max(1, options.stream_interval)
         due = loop.time()
         sent = 0
-        for count in range(1, options.max_tokens + 1):
-            # A fixed schedule, as an engine's steps are: a late wake-up is not carried over.
-            due += pace
-            await asyncio.sleep(max(0.0, due - loop.time()))
-            last = count == options.max_tokens
-            if not (last or sent == 0 or count - sent >= interval):
-                continue
-            text = TOKEN * (count - sent)
-            sent = count
-            steps = [
-                GenerationStep(i, text, count, "length" if last else None) for i in range(options.n)
-            ]
-            yield EngineOutput(len(prompt_token_ids), steps, last)
+        try:
+            for count, pace in enumerate(self._paces(options.max_tokens), 1):
+                # A fixed schedule, as an engine's steps are: a late wake-up is not carried
+                # over.
+                due += pace
+                await asyncio.sleep(max(0.0, due - loop.time()))
+                last = count == options.max_tokens
+                if not (last or sent == 0 or count - sent >= intervals[request_id]):
+                    continue
+                text = TOKEN * (count - sent)
+                sent = count
+                steps = [
+                    GenerationStep(i, text, count, "length" if last else None)
+                    for i in range(options.n)
+                ]
+                yield EngineOutput(len(prompt_token_ids), steps, last)
+        finally:
+            intervals.pop(request_id, None)
 
 
 def app():  # type: ignore[no-untyped-def]
@@ -63,6 +99,8 @@ def app():  # type: ignore[no-untyped-def]
 
     configure_logging("json", "warning")
     low, _, high = os.environ.get(PACE_VARIABLE, "5-10").partition("-")
+    schedule = tuple(float(ms) for ms in os.environ.get(SCHEDULE_VARIABLE, "").split(",") if ms)
+    retune = os.environ.get(RETUNE_VARIABLE, "1") != "0"
     settings = load_settings(
         {
             "served_model_name": "bench",
@@ -72,4 +110,6 @@ def app():  # type: ignore[no-untyped-def]
         },
         environ={},
     )
-    return create_app(settings, lambda: PacedEngine(float(low), float(high or low)))
+    return create_app(
+        settings, lambda: PacedEngine(float(low), float(high or low), schedule, retune)
+    )

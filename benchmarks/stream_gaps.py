@@ -1,6 +1,7 @@
 """Coalesced streams: the gap between chunks a client sees, and the serving CPU per token.
 
     python benchmarks/stream_gaps.py [--coalesce-ms 0 20 40 50] [--pace 5-10] [--streams 16]
+        [--pace-schedule 5,20,5] [--repick on off]
 
 A real uvicorn server runs the service around an engine double at a GPU's pace (a token every
 5-10 ms per stream, each stream its own pace: `paced_engine.py`), once per `--coalesce-ms`
@@ -9,6 +10,12 @@ server learns the engine's pace from it), `--rounds` rounds of `--streams` concu
 streams of `--tokens` tokens each. Reported: chunks per stream, the gaps between a stream's
 chunks as its client read them (p50, p99, max; from the first chunk with text on), the time
 to the first chunk, and the serving process's CPU time per streamed token.
+
+`--pace-schedule 5,20,5` replaces the drawn pace with one that changes mid-stream: a stream's
+tokens in equal parts, each at its own ms per token (an engine that slows down as streams join
+its batch, and speeds up again). `--repick on off` runs each arm twice: with the interval
+re-picked as a stream's pace changes (the service's behaviour), and with the engine double
+refusing to change a running stream's interval (each stream keeps the one it started with).
 
 The client reads the raw socket (no HTTP library's parsing per chunk), but it shares the
 machine's cores with the server: on a small loaded machine both inflate the gaps.
@@ -40,11 +47,15 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(coalesce_ms: float, pace: str) -> tuple[subprocess.Popen[bytes], int]:
+def start_server(
+    coalesce_ms: float, pace: str, schedule: str = "", repick: bool = True
+) -> tuple[subprocess.Popen[bytes], int]:
     port = _free_port()
     env = {
         **os.environ,
         "PACED_ENGINE_MS": pace,
+        "PACED_ENGINE_SCHEDULE": schedule,
+        "PACED_ENGINE_RETUNE": "1" if repick else "0",
         "PACED_ENGINE_COALESCE_MS": str(coalesce_ms),
         "PYTHONPATH": os.pathsep.join([str(HERE.parent / "src"), os.environ.get("PYTHONPATH", "")]),
     }
@@ -115,13 +126,25 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--coalesce-ms", type=float, nargs="+", default=[0, 20, 40, 50])
     parser.add_argument("--pace", default="5-10", help="ms per token per stream, a range")
+    parser.add_argument(
+        "--pace-schedule",
+        default="",
+        help="ms per token for equal parts of each stream (5,20,5); replaces --pace",
+    )
+    parser.add_argument(
+        "--repick",
+        nargs="+",
+        choices=["on", "off"],
+        default=["on"],
+        help="re-pick a running stream's interval as its pace changes (off: keep the first)",
+    )
     parser.add_argument("--streams", type=int, default=16)
     parser.add_argument("--tokens", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     rows = []
-    for coalesce in args.coalesce_ms:
-        server, port = start_server(coalesce, args.pace)
+    for coalesce, repick in itertools.product(args.coalesce_ms, args.repick):
+        server, port = start_server(coalesce, args.pace, args.pace_schedule, repick == "on")
         try:
             asyncio.run(round_(port, args.streams, args.tokens))  # warm-up: the pace is learnt
             process = psutil.Process(server.pid)
@@ -138,20 +161,25 @@ def main() -> int:
         chunks = statistics.mean(count for _, _, count in results)
         tokens = args.tokens * len(results)
         rows.append(
-            f"| {coalesce:g} | {chunks:.0f} | {pct(gaps, 0.5) * 1000:.1f} | "
+            f"| {coalesce:g} | {repick} | {chunks:.0f} | {pct(gaps, 0.5) * 1000:.1f} | "
             f"{pct(gaps, 0.99) * 1000:.1f} | {max(gaps) * 1000:.1f} | "
             f"{pct(ttfts, 0.5) * 1000:.1f} | {cpu / tokens * 1e6:.0f} |"
         )
         print(rows[-1], flush=True)
-    print(
-        f"\n{args.streams} concurrent chat streams x {args.tokens} tokens, a token every "
-        f"{args.pace} ms per stream, {args.rounds} rounds per arm (after one warm-up round)"
+    pace = (
+        f"a token every {args.pace} ms per stream"
+        if not args.pace_schedule
+        else f"ms per token in equal parts of each stream: {args.pace_schedule}"
     )
     print(
-        "| --stream-coalesce-ms | chunks per stream | gap p50 ms | gap p99 ms | gap max ms | "
-        "first chunk p50 ms | server CPU us/token |"
+        f"\n{args.streams} concurrent chat streams x {args.tokens} tokens, {pace}, "
+        f"{args.rounds} rounds per arm (after one warm-up round)"
     )
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "| --stream-coalesce-ms | re-pick | chunks per stream | gap p50 ms | gap p99 ms | "
+        "gap max ms | first chunk p50 ms | server CPU us/token |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     return 0
 

@@ -15,8 +15,9 @@ comparison sends) gets them one output per token, each one event-loop turn after
 which is how a real engine's outputs reach a server; what a server spends per streamed token
 on top of that is its own. With `SamplingOptions.stream_interval` N above 1 it does what vLLM
 does: the first and the last output at once, otherwise one output per N tokens (the held-back
-text comes with the next). At zero latency the service's stream pace measures next to nothing
-per token, so a coalescing server asks for the largest interval it allows.
+text comes with the next); `retune_stream` changes N mid-stream. At zero latency the service's
+stream pace measures next to nothing per token, so a coalescing server asks for the largest
+interval it allows.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ class ZeroLatencyEngine:
         # Answers to texts, by the id the prompt's second token carries (0: the fixed reply).
         self._answers: list[str] = [""]
         self._answer_ids: dict[tuple[str, int], int] = {}
+        # Each running stream's interval (`retune_stream` changes it mid-stream).
+        self.stream_intervals: dict[str, int] = {}
 
     @property
     def info(self) -> EngineInfo:
@@ -111,18 +114,22 @@ class ZeroLatencyEngine:
         trace_headers: Mapping[str, str] | None = None,
     ) -> AsyncGenerator[EngineOutput, None]:
         if options.ignore_eos:
-            interval = max(1, options.stream_interval)
+            intervals = self.stream_intervals
+            intervals[request_id] = max(1, options.stream_interval)
             sent = 0
-            for count in range(1, options.max_tokens + 1):
-                last = count == options.max_tokens
-                if not (last or sent == 0 or count - sent >= interval):
-                    continue
-                await asyncio.sleep(0)
-                finish = "length" if last else None
-                text = TOKEN * (count - sent)
-                sent = count
-                steps = [GenerationStep(i, text, count, finish) for i in range(options.n)]
-                yield EngineOutput(len(prompt_token_ids), steps, last)
+            try:
+                for count in range(1, options.max_tokens + 1):
+                    last = count == options.max_tokens
+                    if not (last or sent == 0 or count - sent >= intervals[request_id]):
+                        continue
+                    await asyncio.sleep(0)
+                    finish = "length" if last else None
+                    text = TOKEN * (count - sent)
+                    sent = count
+                    steps = [GenerationStep(i, text, count, finish) for i in range(options.n)]
+                    yield EngineOutput(len(prompt_token_ids), steps, last)
+            finally:
+                intervals.pop(request_id, None)
             return
         reply = REPLIES[prompt_token_ids[0]] if prompt_token_ids else REPLY
         answer = self._answers[prompt_token_ids[1]] if len(prompt_token_ids) > 1 else ""
@@ -138,6 +145,12 @@ class ZeroLatencyEngine:
 
     async def abort(self, request_id: str) -> None:
         return None
+
+    def retune_stream(self, request_id: str, interval: int) -> int | None:
+        if request_id not in self.stream_intervals:
+            return None
+        self.stream_intervals[request_id] = max(1, interval)
+        return self.stream_intervals[request_id]
 
     def unfinished_requests(self) -> int:
         return 0

@@ -48,15 +48,11 @@ def fake_translator(prompt: str, _: SamplingOptions) -> str:
 
 
 async def _coalesced(
-    deltas: AsyncGenerator[EngineOutput, None], interval: int
+    deltas: AsyncGenerator[EngineOutput, None], interval: Callable[[], int]
 ) -> AsyncGenerator[EngineOutput, None]:
     """As vLLM's `stream_interval` sends them: the first output at once, then one per
-    `interval` tokens of a choice, and the finished one at once, each carrying every step held
-    back since the previous."""
-    if interval <= 1:
-        async for delta in deltas:
-            yield delta
-        return
+    `interval()` tokens of a choice (read at every step: a retune applies at once), and the
+    finished one at once, each carrying every step held back since the previous."""
     held: dict[int, GenerationStep] = {}
     sent: dict[int, int] = {}
     first = True
@@ -81,7 +77,7 @@ async def _coalesced(
             if first
             or delta.finished
             or step.finish_reason is not None
-            or step.completion_tokens - sent.get(step.index, 0) >= interval
+            or step.completion_tokens - sent.get(step.index, 0) >= interval()
         ]
         if not due:
             continue
@@ -130,6 +126,9 @@ class FakeEngine:
         self.trace_headers: list[Mapping[str, str] | None] = []  # as each request brought
         # LoRA adapters loaded (by id); a path that does not exist is refused, as vLLM does.
         self.adapters: dict[int, LoraAdapter] = {}
+        # Each running stream's interval, and every retune asked (request id, interval).
+        self.stream_intervals: dict[str, int] = {}
+        self.retunes: list[tuple[str, int]] = []
 
     # -- Engine protocol -------------------------------------------------------------------
     @property
@@ -172,14 +171,19 @@ class FakeEngine:
             self._deltas(prompt_token_ids, options, request_id)
         ) as deltas:
             if not options.final_only:
-                async for delta in _coalesced(deltas, options.stream_interval):
-                    output = delta
-                    if output.finished and timings is not None:
-                        # vLLM reports one prefix-cache count, in both places.
-                        output = msgspec.structs.replace(
-                            output, timings=timings, cached_tokens=timings.cached_tokens
-                        )
-                    yield output
+                intervals = self.stream_intervals
+                intervals[request_id] = options.stream_interval
+                try:
+                    async for output in _coalesced(deltas, lambda: intervals.get(request_id, 1)):
+                        if output.finished and timings is not None:
+                            # vLLM reports one prefix-cache count, in both places.
+                            yield msgspec.structs.replace(
+                                output, timings=timings, cached_tokens=timings.cached_tokens
+                            )
+                        else:
+                            yield output
+                finally:
+                    intervals.pop(request_id, None)
                 return
             texts: dict[int, str] = {}
             counts: dict[int, int] = {}
@@ -274,6 +278,13 @@ class FakeEngine:
 
     async def abort(self, request_id: str) -> None:
         self.aborted.add(request_id)
+
+    def retune_stream(self, request_id: str, interval: int) -> int | None:
+        self.retunes.append((request_id, interval))
+        if request_id not in self.stream_intervals:
+            return None
+        self.stream_intervals[request_id] = interval
+        return interval
 
     def unfinished_requests(self) -> int:
         return len(self.unfinished)

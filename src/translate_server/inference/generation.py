@@ -20,7 +20,7 @@ from translate_server.errors import (
     EngineFailedError,
     InvalidRequestError,
 )
-from translate_server.inference.coalescing import StreamPace
+from translate_server.inference.coalescing import StreamCoalescer, StreamPace
 from translate_server.inference.engine import (
     ChatMessage,
     Engine,
@@ -218,14 +218,14 @@ class GenerationService:
         Leaving the iteration early (client gone, deadline) aborts the engine request.
         """
         counts = [0] * options.n
-        pace = self.pace if self.pace.enabled else None
-        if pace is not None and options.logprobs is None:
+        coalescer = None
+        if self.pace.enabled and options.logprobs is None:
             # Log probabilities stream token by token; every other stream is coalesced.
-            options = msgspec.structs.replace(options, stream_interval=pace.interval())
+            coalescer = StreamCoalescer(self.pace, options.n)
+            options = msgspec.structs.replace(options, stream_interval=coalescer.interval)
         request_id, outputs, span = self._submit(prompt, options, record)
         timer = _StreamDeadline(deadline)
         output: EngineOutput | None = None
-        previous = 0.0
         try:
             while True:
                 try:
@@ -235,14 +235,9 @@ class GenerationService:
                 except EngineDeadError as exc:
                     raise _engine_failed() from exc
                 record.token_arrived()
-                if pace is not None:
-                    # The engine's pace between two outputs of a stream (the first output's
-                    # wait is the prefill's, not the pace's; the last comes early).
-                    now = time.perf_counter()
-                    if previous and not output.finished:
-                        new = sum(s.completion_tokens - counts[s.index] for s in output.steps)
-                        pace.note(now - previous, new)
-                    previous = now
+                # The interval follows the stream's pace (the gaps stay within the bound).
+                if coalescer and (interval := coalescer.observe(output, time.perf_counter())):
+                    coalescer.retuned(self.engine.retune_stream(request_id, interval), interval)
                 for step in output.steps:
                     counts[step.index] = step.completion_tokens
                     if step.finish_reason == "abort":

@@ -188,6 +188,13 @@ class Engine(Protocol):
 
     async def abort(self, request_id: str) -> None: ...
 
+    def retune_stream(self, request_id: str, interval: int) -> int | None:
+        """From now on, one output per `interval` tokens for a running stream (the
+        `stream_interval` it started with, changed). Returns the interval it now has, which
+        may differ from the one asked where a change would lose tokens; None where the engine
+        cannot change it (the request is gone, or the engine does not support it)."""
+        ...
+
     async def add_adapter(self, adapter: LoraAdapter) -> None:
         """Load a LoRA adapter's weights so requests may name it. Raises EngineRejectedError
         when the engine cannot load it (no adapter there, rank or modules it cannot take,

@@ -28,7 +28,9 @@ Facts about the installed vLLM 0.32 this adapter relies on (checked against its 
   a local variable, or `shutdown()` could not drop the last reference.
 - `SamplingParams.stream_interval=N` (per request, clamped up to the engine's own, default 1)
   makes the output processor send one DELTA output per N tokens, the first and the finished
-  one at once; the held-back token ids and text come with the next output sent.
+  one at once; the held-back token ids and text come with the next output sent. A running
+  request's interval can be changed in vLLM's output processor (`stream_retune` says how and
+  why that is safe).
 - `SamplingParams.logprobs=k` asks for the k likeliest tokens' log probabilities beside each
   chosen token's (`outputs` reads them). `logit_bias` takes token ids;
   `structured_outputs=StructuredOutputsParams(json=schema | json_object=True)` constrains the
@@ -74,6 +76,7 @@ from translate_server.inference.engine.protocol import (
     PromptTooLongError,
     SamplingOptions,
 )
+from translate_server.inference.engine.stream_retune import retune
 from translate_server.inference.engine.vllm_environment import (
     place_on_cpus,
     prepare_vllm_environment,
@@ -250,6 +253,11 @@ class VllmEngine:
     async def abort(self, request_id: str) -> None:
         if self._engine is not None:
             await self._engine.abort(request_id)
+
+    def retune_stream(self, request_id: str, interval: int) -> int | None:
+        # vLLM's internals, not its API: without an output processor, nothing to change.
+        processor = getattr(self._engine, "output_processor", None)
+        return None if processor is None else retune(processor, request_id, interval)
 
     def unfinished_requests(self) -> int:
         engine = self._engine
