@@ -1,9 +1,12 @@
 """Coalesced streams on the real engine: with vLLM's `stream_interval` a stream gets fewer
 outputs and exactly the same text, on every bundled model, with and without stop strings
-(an interval above 1 once lost the last tokens of a stream upstream)."""
+(an interval above 1 once lost the last tokens of a stream upstream); and so it does when the
+interval changes while the stream runs (`retune_stream`), down to 1 and up from it."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -103,6 +106,70 @@ async def test_no_text_lost_with_stop_strings(engine) -> None:
             )
             assert _text(coalesced) == expected, (stop, interval)
             assert _last(coalesced) == _last(plain), (stop, interval)
+
+
+# Intervals a stream starts with and is retuned to after each output, in turn: down, to 1
+# (2 where tokens are held), up from 1; and a stream that starts at 1.
+SCHEDULES = ((8, 2, 1, 5), (1, 4, 1, 6, 2), (8, 1, 5, 1, 3))
+# Before a retune to 1, the engine gets this many of its steps to go on past the output just
+# read, so that it holds tokens back then (a retune to 1 must not lose them).
+HOLD_STEPS = 2.5
+
+
+async def _retuned(
+    engine, options: SamplingOptions, request_id: str, schedule: tuple[int, ...]
+) -> tuple[list[EngineOutput], list[int | None]]:
+    prompt = engine.tokenize_text(PROMPT)
+    options = SamplingOptions(**{**_fields(options), "stream_interval": schedule[0]})
+    outputs: list[EngineOutput] = []
+    answers: list[int | None] = []
+    began = 0.0
+    async for output in engine.generate(prompt, options, request_id):
+        outputs.append(output)
+        began = began or time.perf_counter()
+        if not output.finished:
+            interval = schedule[len(outputs) % len(schedule)]
+            tokens = output.steps[-1].completion_tokens
+            if interval == 1 and tokens > 1:
+                step = (time.perf_counter() - began) / (tokens - 1)
+                await asyncio.sleep(HOLD_STEPS * step)
+            answers.append(engine.retune_stream(request_id, interval))
+    return outputs, answers
+
+
+async def test_retuned_streams_lose_and_repeat_nothing(engine) -> None:
+    base = SamplingOptions(max_tokens=MAX_TOKENS, temperature=0.8, seed=11, min_tokens=12)
+    probe = _text(await _run(engine, SamplingOptions(**{**_fields(base), "min_tokens": 0}), "p"))
+    stop = probe[len(probe) // 2 : len(probe) // 2 + 3]
+    variants = {
+        "plain": base,
+        # Every token up to the limit: long enough for each retune to find the stream running.
+        "long": SamplingOptions(**{**_fields(base), "ignore_eos": True}),
+    }
+    if stop.strip():
+        variants["stop"] = SamplingOptions(**{**_fields(base), "min_tokens": 0, "stop": (stop,)})
+    held = 0
+    for name, options in variants.items():
+        plain = await _run(engine, options, f"r-{name}")
+        for schedule in SCHEDULES:
+            outputs, answers = await _retuned(engine, options, f"r-{name}{schedule}", schedule)
+            # The retunes reached vLLM's request (not a silent no-op), each as asked or, down
+            # to 1 with tokens held, at 2.
+            assert any(answer is not None for answer in answers), (name, schedule)
+            asked = [schedule[(i + 1) % len(schedule)] for i in range(len(answers))]
+            for want, got in zip(asked, answers, strict=True):
+                assert got in (None, want, 2 if want == 1 else want), (name, asked, answers)
+                held += want == 1 and got == 2
+            # Token ids lost or sent twice would change the count; text lost, the text.
+            assert _text(outputs) == _text(plain), (name, schedule)
+            assert _last(outputs) == _last(plain), (name, schedule)
+    assert held, "no retune to 1 found tokens held back: the case went untested"
+
+
+async def test_retuning_a_finished_request_does_nothing(engine) -> None:
+    await _run(engine, SamplingOptions(max_tokens=4), "done")
+    assert engine.retune_stream("done", 3) is None
+    assert engine.retune_stream("never-seen", 3) is None
 
 
 def _fields(options: SamplingOptions) -> dict[str, object]:
