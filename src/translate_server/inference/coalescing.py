@@ -10,9 +10,10 @@ the bound (`--stream-coalesce-ms`) at the pace the engine runs:
 
 A stream starts with the N of the pace the engine's streams have recently run (`StreamPace`,
 an exponential average of each stream's time per token, measured between its outputs). Then
-it follows its own pace (`StreamCoalescer`): a slower output counts at once, so after an
-output at a new, slower pace (more streams joined the batch) the stream asks the engine for a
-smaller N (`Engine.retune_stream`) and its next gaps are within the bound again; a quicker
+it follows its own pace (`StreamCoalescer`): a slower output counts at once, and more (the
+engine slowed down part-way through it), so after the output during which the pace fell
+(more streams joined the batch) the stream asks the engine for a smaller N
+(`Engine.retune_stream`) and its next gaps are within the bound again; a quicker
 pace counts gradually, and N grows only to where the gap stays within the bound with 15% to
 spare, so a pace that wavers by less does not raise and lower it by turns. A stream that
 started at N = 1 because no pace was known yet (the first after start-up) is coalesced once it
@@ -114,8 +115,13 @@ class StreamCoalescer:
         self._shared.note(seconds, tokens)
         sample = seconds / tokens
         pace = self.seconds_per_token
-        if pace is None or sample > pace:
+        if pace is None:
             self.seconds_per_token = sample
+        elif sample > pace:
+            # The engine slowed down somewhere within this output, half-way on average: the
+            # new pace is about its pace plus twice the difference (taking the output's own
+            # would leave the next output too long, too).
+            self.seconds_per_token = 2 * sample - pace
         else:
             self.seconds_per_token = pace + QUICKEN * (sample - pace)
 
