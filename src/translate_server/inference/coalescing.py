@@ -10,8 +10,9 @@ the bound (`--stream-coalesce-ms`) at the pace the engine runs:
 
 A stream starts with the N of the pace the engine's streams have recently run (`StreamPace`,
 an exponential average of each stream's time per token, measured between its outputs). Then
-it follows its own pace (`StreamCoalescer`): a slower output counts at once, and more (the
-engine slowed down part-way through it), so after the output during which the pace fell
+it follows its own pace (`StreamCoalescer`): a slower output counts at once, as if all its
+excess time were its last token's (the engine slowed down somewhere within it), so after the
+output during which the pace fell
 (more streams joined the batch) the stream asks the engine for a smaller N
 (`Engine.retune_stream`) and its next gaps are within the bound again; a quicker
 pace counts gradually, and N grows only to where the gap stays within the bound with 15% to
@@ -118,10 +119,12 @@ class StreamCoalescer:
         if pace is None:
             self.seconds_per_token = sample
         elif sample > pace:
-            # The engine slowed down somewhere within this output, half-way on average: the
-            # new pace is about its pace plus twice the difference (taking the output's own
-            # would leave the next output too long, too).
-            self.seconds_per_token = 2 * sample - pace
+            # The engine slowed down somewhere within this output, and where cannot be told.
+            # The output's average would leave the next output past the bound too when the
+            # change came late in it, so the whole excess goes to its last token. Too slow a
+            # guess costs a few more outputs (the pace comes back within about ten); too quick
+            # a one, a gap past the bound.
+            self.seconds_per_token = pace + tokens * (sample - pace)
         else:
             self.seconds_per_token = pace + QUICKEN * (sample - pace)
 
