@@ -109,9 +109,9 @@ class EngineSettings(Section, frozen=True):
         Meta(
             ge=0,
             description="Streams: the engine gathers as many tokens into one streamed chunk as "
-            "its recent pace makes in this many ms (at most 16; the first and last chunk never "
-            "wait; requests with logprobs get every token). A slow engine streams token by "
-            "token; 0 turns it off.",
+            "its pace makes in this many ms, re-picked as a stream's pace changes (at most 16; "
+            "the first and last chunk never wait; requests with logprobs get every token). A "
+            "slow engine streams token by token; 0 turns it off.",
         ),
     ] = 40.0
     lora: Annotated[
