@@ -407,8 +407,9 @@ def _events(text: str) -> list[dict]:
 
 
 async def test_all_http_layer_apps_stream_the_same_events(bench_modules) -> None:
-    """Asked for exactly N tokens, the service, the FastAPI app and the bare floor all stream N
-    content events of the same shape, then the usage."""
+    """Asked for exactly N tokens, the service (its streams not coalesced, as the FastAPI
+    app's are not), the FastAPI app and the bare floor all stream N content events of the same
+    shape, then the usage."""
     httpx = pytest.importorskip("httpx")
     pytest.importorskip("fastapi")
     from translate_server.app import create_app
@@ -427,7 +428,9 @@ async def test_all_http_layer_apps_stream_the_same_events(bench_modules) -> None
     }
     shapes = []
     for make in (
-        lambda: create_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME)),
+        lambda: create_app(
+            settings(stream_coalesce_ms=0), lambda: ZeroLatencyEngine(model=SERVED_NAME)
+        ),
         lambda: create_fastapi_app(settings(), lambda: ZeroLatencyEngine(model=SERVED_NAME)),
         floor_app,
     ):

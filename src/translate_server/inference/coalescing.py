@@ -10,9 +10,9 @@ the bound (`--stream-coalesce-ms`) at the pace the engine runs:
 
 A stream starts with the N of the pace the engine's streams have recently run (`StreamPace`,
 an exponential average of each stream's time per token, measured between its outputs). Then
-it follows its own pace (`StreamCoalescer`): a slower output counts at once, as if all its
-excess time were its last token's (the engine slowed down somewhere within it), so after the
-output during which the pace fell
+it follows its own pace (`StreamCoalescer`): a slower output counts at once (one past the
+bound as if all its excess time were its last token's: the engine slowed down somewhere
+within it), so after the output during which the pace fell
 (more streams joined the batch) the stream asks the engine for a smaller N
 (`Engine.retune_stream`) and its next gaps are within the bound again; a quicker
 pace counts gradually, and N grows only to where the gap stays within the bound with 15% to
@@ -119,12 +119,13 @@ class StreamCoalescer:
         if pace is None:
             self.seconds_per_token = sample
         elif sample > pace:
-            # The engine slowed down somewhere within this output, and where cannot be told.
-            # The output's average would leave the next output past the bound too when the
-            # change came late in it, so the whole excess goes to its last token. Too slow a
-            # guess costs a few more outputs (the pace comes back within about ten); too quick
-            # a one, a gap past the bound.
-            self.seconds_per_token = pace + tokens * (sample - pace)
+            # Slower: at once. An output past the bound means the engine slowed down somewhere
+            # within it, and where cannot be told: its average would leave the next output
+            # past the bound too when the change came late, so the whole excess goes to its
+            # last token (too slow a guess costs a few more outputs; the pace comes back
+            # within about ten). Jitter within the bound is taken as it is.
+            over = seconds > self._shared.bound
+            self.seconds_per_token = pace + tokens * (sample - pace) if over else sample
         else:
             self.seconds_per_token = pace + QUICKEN * (sample - pace)
 

@@ -77,6 +77,14 @@ def test_a_slowdown_lowers_the_interval_after_one_output() -> None:
     assert len(stream.asked) == 1  # and stays there while the pace holds
 
 
+def test_a_slower_output_within_the_bound_is_taken_as_it_is() -> None:
+    stream = _Stream(StreamCoalescer(_pace(5.5)))  # 7 tokens per output, 38.5 ms
+    stream.run(5, 3)
+    stream.run(5.6, 1)  # 39.2 ms: jitter, within the bound
+    assert stream.asked == []
+    assert stream.coalescer.seconds_per_token == pytest.approx(0.0056)
+
+
 def test_a_slowdown_part_way_through_an_output_is_not_mistaken_for_a_milder_one() -> None:
     stream = _Stream(StreamCoalescer(_pace(5)))
     stream.run(5, 5)
