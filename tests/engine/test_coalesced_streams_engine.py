@@ -174,3 +174,32 @@ async def test_retuning_a_finished_request_does_nothing(engine) -> None:
 
 def _fields(options: SamplingOptions) -> dict[str, object]:
     return {name: getattr(options, name) for name in options.__struct_fields__}
+
+
+async def test_the_service_retunes_a_running_stream_and_loses_nothing(
+    engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from translate_server.inference.generation import GenerationService, Prompt
+    from translate_server.observability.record import RequestRecord
+
+    answers: list[tuple[int, int | None]] = []
+    retune = engine.retune_stream
+
+    def recording(request_id: str, interval: int) -> int | None:
+        answers.append((interval, got := retune(request_id, interval)))
+        return got
+
+    monkeypatch.setattr(engine, "retune_stream", recording)
+    # A bound that any engine's pace fits several tokens into: the stream, the first this
+    # service runs (no pace known, so token by token), is coalesced once it has timed two.
+    service = GenerationService(engine, stream_coalesce_ms=200)
+    options = SamplingOptions(max_tokens=MAX_TOKENS, temperature=0.8, seed=11, ignore_eos=True)
+    plain = await _run(engine, options, "svc-plain")
+    record = RequestRecord("r", "/v1/completions", "POST")
+    prompt = Prompt(engine.tokenize_text(PROMPT))
+    steps = [step async for step in service.stream(prompt, options, record, time.monotonic() + 300)]
+    assert answers, "the service never retuned its stream"
+    assert answers[0][0] > 1 and answers[0][1] == answers[0][0]  # vLLM's request took it
+    assert "".join(step.text for step in steps) == _text(plain)
+    assert (steps[-1].finish_reason, steps[-1].completion_tokens) == _last(plain)
+    assert len(steps) < _last(plain)[1]
