@@ -12,6 +12,7 @@ app spends above this floor is its own.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import msgspec
 
@@ -139,22 +140,25 @@ async def app(scope, receive, send, interval: int = 1) -> None:
     else:
         tokens = request.get("max_tokens") or 16
         await send({"type": "http.response.start", "status": 200, "headers": _SSE})
-        sent = 0
-        chunks = {1: _CHUNK, interval: _chunk(interval)}
-        while sent < tokens:
-            # The first token alone (as vLLM sends it), then `interval` at a time.
-            size = 1 if sent == 0 else min(interval, tokens - sent)
-            await asyncio.sleep(0)
-            body = chunks.get(size) or _chunk(size)
+        async for body in chunk_events(tokens, interval):
             await send({"type": "http.response.body", "body": body, "more_body": True})
-            sent += size
-        await send(
-            {
-                "type": "http.response.body",
-                "more_body": False,
-                "body": _usage_event(tokens) + b"data: [DONE]\n\n",
-            }
-        )
+        await send({"type": "http.response.body", "more_body": False, "body": last_event(tokens)})
+
+
+async def chunk_events(tokens: int, interval: int) -> AsyncIterator[bytes]:
+    """The stream's chunks, one per event-loop turn as the engine double streams them: the
+    first token alone (as vLLM sends it), then `interval` at a time."""
+    sent = 0
+    chunks = {1: _CHUNK, interval: _chunk(interval)}
+    while sent < tokens:
+        size = 1 if sent == 0 else min(interval, tokens - sent)
+        await asyncio.sleep(0)
+        yield chunks.get(size) or _chunk(size)
+        sent += size
+
+
+def last_event(tokens: int) -> bytes:
+    return _usage_event(tokens) + b"data: [DONE]\n\n"
 
 
 async def _answer(send, body: bytes) -> None:

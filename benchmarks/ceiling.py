@@ -45,6 +45,8 @@ FLOORS = {
 }
 # The service over the framework's own floor: `_above_framework`, `_vs_framework`.
 FRAMEWORK = ("litestar", "litestar-floor")
+# Every (arm, the arm below it, the keys' suffix) the figures and the report compare.
+COMPARISONS = (*((arm, floor, "floor") for arm, floor in FLOORS.items()), (*FRAMEWORK, "framework"))
 REAL_ARMS: tuple[str, ...] = ("engine", "chat", "vllm")
 
 
@@ -71,10 +73,7 @@ def one_core_figures(medians: dict[str, dict[str, float]]) -> dict[str, dict[str
             row[f"{api}_tokens_per_s"] = m.get("output_tokens_per_request", REPLY_TOKENS) * 1e6 / us
         if row:
             table[arm] = row
-    for (arm, floor), suffix in [
-        *((pair, "floor") for pair in FLOORS.items()),
-        (FRAMEWORK, "framework"),
-    ]:
+    for arm, floor, suffix in COMPARISONS:
         if arm not in table or floor not in table:
             continue
         below, row = table[floor], table[arm]
@@ -124,10 +123,7 @@ def format_ceiling(result: dict[str, Any]) -> str:
             f"{cell('chat_us_per_request', 8)} {cell('chat_requests_per_s', 7)} "
             f"{cell('chat_tokens_per_s', 8)}"
         )
-    for (arm, floor), suffix in [
-        *((pair, "floor") for pair in FLOORS.items()),
-        (FRAMEWORK, "framework"),
-    ]:
+    for arm, floor, suffix in COMPARISONS:
         r = result["one_core"].get(arm, {})
         parts = [
             f"{label} {r[f'{key}_above_{suffix}']:,.1f} us above, {r[f'{key}_vs_{suffix}']:.2f}x"

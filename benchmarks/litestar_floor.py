@@ -9,7 +9,6 @@ request parsing and response machinery; what the service costs above it is the s
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 
 import msgspec
@@ -18,7 +17,7 @@ from litestar.response import Stream
 
 from translate_server.inference.coalescing import MAX_INTERVAL
 
-from asgi_floor import _COMPLETION, _MODELS, _TRANSLATION, _chunk, _usage_event
+from asgi_floor import _COMPLETION, _MODELS, _TRANSLATION, chunk_events, last_event
 
 
 class Message(msgspec.Struct):
@@ -62,15 +61,9 @@ async def chat(data: ChatRequest) -> Response[bytes] | Stream:
 
 
 async def _events(tokens: int, interval: int) -> AsyncIterator[bytes]:
-    # The first token alone, then `interval` at a time, as the coalesced floor sends them.
-    sent = 0
-    chunks = {1: _chunk(1), interval: _chunk(interval)}
-    while sent < tokens:
-        size = 1 if sent == 0 else min(interval, tokens - sent)
-        await asyncio.sleep(0)
-        yield chunks.get(size) or _chunk(size)
-        sent += size
-    yield _usage_event(tokens) + b"data: [DONE]\n\n"
+    async for body in chunk_events(tokens, interval):
+        yield body
+    yield last_event(tokens)
 
 
 def create() -> Litestar:

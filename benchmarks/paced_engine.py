@@ -40,13 +40,9 @@ class PacedEngine(ZeroLatencyEngine):
         self.high = high_ms / 1000
         self.schedule = tuple(ms / 1000 for ms in schedule_ms)
         self.retune = retune
-        self.retunes = 0
 
     def retune_stream(self, request_id: str, interval: int) -> int | None:
-        if not self.retune:
-            return None
-        self.retunes += 1
-        return super().retune_stream(request_id, interval)
+        return super().retune_stream(request_id, interval) if self.retune else None
 
     def _paces(self, tokens: int) -> list[float]:
         """Seconds before each token of a stream."""

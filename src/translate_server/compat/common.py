@@ -13,7 +13,7 @@ from typing import Any
 from litestar import Request
 
 from translate_server.errors import AuthenticationError
-from translate_server.http.bodies import FORMS as _FORMS
+from translate_server.http.bodies import FORMS
 from translate_server.http.gate import KEY_IN_BODY, PRESENTED_KEY
 from translate_server.http.requests import header_key
 from translate_server.wire import ErrorBody
@@ -25,7 +25,7 @@ async def query_or_form(request: Request[Any, Any, Any], name: str) -> str | Non
     value = request.query_params.get(name)
     if value is None and await request.body():
         media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-        if media_type in _FORMS:
+        if media_type in FORMS:
             value = (await request.form()).get(name)
     return value
 
@@ -48,7 +48,7 @@ async def presented_key(request: Request[Any, Any, Any], field: str) -> str:
     value = await query_or_form(request, field)
     if value is None and request.method == "POST" and await request.body():
         media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-        if media_type not in _FORMS:
+        if media_type not in FORMS:
             try:
                 data = await request.json()
             except Exception:  # noqa: BLE001 - a bad body is the route's to refuse
