@@ -37,7 +37,7 @@ from translate_server.openai_api.chat.routes import chat_completions, list_model
 from translate_server.openai_api.completions.routes import completions
 from translate_server.openai_api.responses.routes import create_response
 from translate_server.settings import EngineSettings, Settings
-from translate_server.translation.findings import TranslationMetrics
+from translate_server.translation.guard.findings import TranslationMetrics
 from translate_server.translation.routes import detect, languages, translate
 from translate_server.ui.routes import ui_router
 

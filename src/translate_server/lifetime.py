@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # their modules load with the engine, not with the routes
     from translate_server.documents.runner import Bill
     from translate_server.documents.service import Documents
     from translate_server.memory.service import Memories
-    from translate_server.translation.service import TranslationService
+    from translate_server.translation.service.translation_service import TranslationService
 
 log = structlog.get_logger(__name__)
 
@@ -57,10 +57,10 @@ async def open_services(
     # Imported here: the translation service pulls in the language registry and detector.
     from translate_server.adapters.catalog import open_adapters, read_configured
     from translate_server.compat.deepl.accounts import DeepLAccounts
-    from translate_server.translation.cache import TranslationCache
-    from translate_server.translation.detection import LanguageDetection
+    from translate_server.text.detection import LanguageDetection
+    from translate_server.translation.planning.cache import TranslationCache
     from translate_server.translation.prompts.templates import PromptTemplates
-    from translate_server.translation.service import TranslationService
+    from translate_server.translation.service.translation_service import TranslationService
 
     if tracing is not None:
         resources.callback(tracing.shutdown)  # last: sends the spans still waiting for a batch

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the services' modules load with the engine, not with the ro
     from translate_server.openai_api.completions.service import CompletionService
     from translate_server.openai_api.responses.service import ResponsesService
     from translate_server.settings import LimitSettings
-    from translate_server.translation.service import TranslationService
+    from translate_server.translation.service.translation_service import TranslationService
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ import pytest
 
 from translate_server.inference import model_files as models
 from translate_server.settings import DEFAULT_MODEL, EngineSettings
-from translate_server.translation.detection import LanguageDetection
+from translate_server.text.detection import LanguageDetection
 
 from tests.support.server_process import command, start
 

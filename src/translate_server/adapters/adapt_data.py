@@ -18,8 +18,8 @@ from typing import Any
 
 from translate_server.memory.entries import Entry
 from translate_server.memory.formats import read_entries
-from translate_server.translation.hygiene import clean_translation
-from translate_server.translation.languages import Language, resolve_language
+from translate_server.text.languages import Language, resolve_language
+from translate_server.translation.guard.hygiene import clean_translation
 from translate_server.translation.prompts.templates import (
     PromptTemplate,
     build_translation_prompt,

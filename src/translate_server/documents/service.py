@@ -23,7 +23,7 @@ from translate_server.owners import owner_of
 if TYPE_CHECKING:
     from translate_server.observability.metrics import ServiceMetrics
     from translate_server.settings import Settings
-    from translate_server.translation.service import TranslationService
+    from translate_server.translation.service.translation_service import TranslationService
 
 
 @dataclass(frozen=True, slots=True)

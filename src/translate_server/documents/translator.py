@@ -35,11 +35,11 @@ from translate_server.errors import AdapterNotFoundError, ApiError
 from translate_server.inference.admission import Admission
 from translate_server.memory.entries import Entry, UnknownLanguageError, normalized_tag
 from translate_server.observability.record import RequestRecord
-from translate_server.translation.languages import requested_language
+from translate_server.text.languages import requested_language
 from translate_server.translation.protocol import MEMORY_THRESHOLD, TranslateRequest
 
 if TYPE_CHECKING:
-    from translate_server.translation.service import TranslationService
+    from translate_server.translation.service.translation_service import TranslationService
 
 # vLLM takes lower values first; interactive requests keep the default 0.
 DOCUMENT_PRIORITY = 1

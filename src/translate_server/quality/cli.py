@@ -261,8 +261,8 @@ def _score(
     """Every answer judged and scored per API, set and pair; each written to `log_path`."""
     from translate_server.quality.faithfulness import prompt_examples
     from translate_server.quality.scoring import judge_answers, score_pair
-    from translate_server.translation.checks import LanguageJudge
-    from translate_server.translation.detection import LanguageDetection
+    from translate_server.text.detection import LanguageDetection
+    from translate_server.translation.guard.checks import LanguageJudge
 
     judge = LanguageJudge(LanguageDetection(args.detector_accuracy), args.detector_accuracy)
     scores = []

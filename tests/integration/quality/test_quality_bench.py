@@ -15,7 +15,7 @@ from translate_server.memory.entries import carry_spans, match_key
 from translate_server.quality import paragraphs
 from translate_server.quality.client import chat_max_tokens
 from translate_server.quality.datasets import load_sets, memory_entries
-from translate_server.translation.checks import FAILURE_KINDS
+from translate_server.translation.guard.checks import FAILURE_KINDS
 
 from tests.support.fakes import _SOURCE, _USER, FakeEngine
 from tests.support.harness import served

@@ -53,9 +53,9 @@ def test_the_check_sees_an_import_of_a_domain(tmp_path: Path) -> None:
     module.write_text(
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n"
-        "    from translate_server.translation.service import TranslationService\n"
+        "    from translate_server.translation.protocol import TranslateRequest\n"
     )
-    assert "translate_server.translation.service" in imported(module)
+    assert "translate_server.translation.protocol" in imported(module)
 
 
 # Where a domain speaks HTTP besides its routes: compat's route helpers (bodies and keys as

@@ -7,9 +7,9 @@ from prometheus_client import CollectorRegistry
 
 from translate_server.errors import InvalidRequestError, ModelNotFoundError
 from translate_server.settings import LimitSettings
-from translate_server.translation.cache import CachedTranslation, TranslationCache
-from translate_server.translation.detection import LanguageDetection
-from translate_server.translation.planner import Planner, piece_chars
+from translate_server.text.detection import LanguageDetection
+from translate_server.translation.planning.cache import CachedTranslation, TranslationCache
+from translate_server.translation.planning.planner import Planner, piece_chars
 from translate_server.translation.protocol import TranslateRequest
 
 DETECTION = LanguageDetection()

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, generate_latest
 
-from translate_server.translation.cache import CachedTranslation, TranslationCache
+from translate_server.translation.planning.cache import CachedTranslation, TranslationCache
 
 
 def test_bounded_lru_with_hit_and_miss_counters() -> None:

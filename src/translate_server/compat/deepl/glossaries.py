@@ -11,8 +11,8 @@ import msgspec
 from msgspec import Meta
 
 from translate_server.errors import ApiError, InvalidRequestError
-from translate_server.translation.glossary import MAX_ENTRIES, MAX_TERM_CHARS
-from translate_server.translation.languages import UnknownLanguageError, resolve_language
+from translate_server.text.languages import UnknownLanguageError, resolve_language
+from translate_server.translation.planning.glossary import MAX_ENTRIES, MAX_TERM_CHARS
 
 MAX_DICTIONARIES = 50  # per glossary: ours
 _Lang = Annotated[str, Meta(min_length=2, max_length=35)]

@@ -25,7 +25,7 @@ from translate_server.compat.deepl.glossaries import (
 )
 from translate_server.errors import InvalidRequestError
 from translate_server.owners import owner_of
-from translate_server.translation.glossary import MAX_ENTRIES
+from translate_server.translation.planning.glossary import MAX_ENTRIES
 
 # A glossary made before dictionaries kept its one pair and entries in its own row: they
 # move into its dictionary once, and the row keeps empty strings in their place.

@@ -11,7 +11,7 @@ from msgspec import Meta
 
 from translate_server.compat.deepl.glossaries import Glossary
 from translate_server.errors import InvalidRequestError
-from translate_server.translation.languages import Language
+from translate_server.text.languages import Language
 from translate_server.translation.protocol import (
     CONTEXT_CHARS,
     TranslateRequest,

@@ -49,7 +49,7 @@ from translate_server.http.route_paths import compatible
 from translate_server.memory.routes import memory_owner
 from translate_server.observability.record import RequestRecord
 from translate_server.services import Services, services
-from translate_server.translation.detection import detectable_languages
+from translate_server.text.detection import detectable_languages
 from translate_server.translation.protocol import TranslateRequest, TranslateResponse
 from translate_server.wire import ErrorBody
 

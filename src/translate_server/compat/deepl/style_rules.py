@@ -20,7 +20,7 @@ from msgspec import Meta
 from translate_server.compat.deepl.database import Database
 from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.owners import owner_of
-from translate_server.translation.languages import UnknownLanguageError, resolve_language
+from translate_server.text.languages import UnknownLanguageError, resolve_language
 from translate_server.translation.prompts.instructions import MAX_INSTRUCTION_CHARS
 
 STYLE_RULE_SCHEMA = """

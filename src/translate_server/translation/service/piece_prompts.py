@@ -11,9 +11,9 @@ from translate_server.errors import InvalidRequestError
 from translate_server.inference.engine import SamplingOptions
 from translate_server.inference.generation import GenerationService, Prompt
 from translate_server.settings import LimitSettings
-from translate_server.translation.languages import Language
-from translate_server.translation.plan import Job, Piece
-from translate_server.translation.planner import MAX_PIECE_TOKENS
+from translate_server.text.languages import Language
+from translate_server.translation.planning.plan import Job, Piece
+from translate_server.translation.planning.planner import MAX_PIECE_TOKENS
 from translate_server.translation.prompts.templates import (
     PromptTemplate,
     build_translation_prompt,

@@ -14,7 +14,7 @@ import msgspec
 from lingua import LanguageDetector, LanguageDetectorBuilder
 
 from translate_server.errors import InvalidRequestError
-from translate_server.translation.languages import Language, resolve_language
+from translate_server.text.languages import Language, resolve_language
 
 # Enough text for a confident answer; long documents are not read to the end.
 SAMPLE_CHARS = 1000

@@ -18,21 +18,15 @@ from translate_server.inference.engine import EngineDeadError
 from translate_server.inference.generation import GenerationService
 from translate_server.observability.record import RequestRecord
 from translate_server.settings import LimitSettings
-from translate_server.translation.cache import TranslationCache
-from translate_server.translation.detection import (
+from translate_server.text.detection import (
     LanguageDetection,
     detectable_languages,
 )
-from translate_server.translation.findings import findings
-from translate_server.translation.guard import Guard
-from translate_server.translation.outcome import (
-    PARTIAL,
-    nothing_translated,
-    or_untranslated,
-)
-from translate_server.translation.pieces import PieceTranslator
-from translate_server.translation.plan import FAN_OUT_SLICE, Job, Piece, Plan, is_auto
-from translate_server.translation.planner import MAX_PIECE_TOKENS, Planner
+from translate_server.translation.guard.findings import findings
+from translate_server.translation.guard.quality_guard import Guard
+from translate_server.translation.planning.cache import TranslationCache
+from translate_server.translation.planning.plan import FAN_OUT_SLICE, Job, Piece, Plan, is_auto
+from translate_server.translation.planning.planner import MAX_PIECE_TOKENS, Planner
 from translate_server.translation.prompts.templates import PromptTemplate
 from translate_server.translation.protocol import (
     DetectedLanguage,
@@ -44,8 +38,14 @@ from translate_server.translation.protocol import (
     TranslateRequest,
     TranslateResponse,
 )
-from translate_server.translation.response import build_response
-from translate_server.translation.stream import TranslationStream
+from translate_server.translation.service.outcome import (
+    PARTIAL,
+    nothing_translated,
+    or_untranslated,
+)
+from translate_server.translation.service.pieces import PieceTranslator
+from translate_server.translation.service.response import build_response
+from translate_server.translation.service.stream import TranslationStream
 
 if TYPE_CHECKING:
     from translate_server.adapters.catalog import AdapterCatalog

@@ -14,9 +14,9 @@ from contextlib import aclosing
 
 from translate_server.inference.admission import Admission, Ticket
 from translate_server.observability.record import RequestRecord
-from translate_server.translation.pieces import PieceTranslator
-from translate_server.translation.plan import FAN_OUT_SLICE, PieceResult, Plan
+from translate_server.translation.planning.plan import FAN_OUT_SLICE, PieceResult, Plan
 from translate_server.translation.protocol import TranslateChunk, TranslateResponse
+from translate_server.translation.service.pieces import PieceTranslator
 
 Source = AsyncIterator[str | PieceResult]
 

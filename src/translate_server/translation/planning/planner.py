@@ -16,12 +16,11 @@ from translate_server.errors import InvalidRequestError
 from translate_server.inference.engine import LoraAdapter
 from translate_server.inference.request_limits import check_max_tokens, check_model
 from translate_server.settings import LimitSettings
-from translate_server.translation.cache import TranslationCache
-from translate_server.translation.detection import Detection, LanguageDetection
-from translate_server.translation.glossary import entries_in, validate_glossary
-from translate_server.translation.languages import Language, requested_language
-from translate_server.translation.markup import parse_html
-from translate_server.translation.plan import Piece, Plan, PlannedText, is_auto
+from translate_server.text.detection import Detection, LanguageDetection
+from translate_server.text.languages import Language, requested_language
+from translate_server.translation.planning.cache import TranslationCache
+from translate_server.translation.planning.glossary import entries_in, validate_glossary
+from translate_server.translation.planning.plan import Piece, Plan, PlannedText, is_auto
 from translate_server.translation.prompts.instructions import (
     MAX_PROMPT_INSTRUCTION_CHARS,
     MAX_PROMPT_INSTRUCTIONS,
@@ -29,7 +28,12 @@ from translate_server.translation.prompts.instructions import (
     validate_instructions,
 )
 from translate_server.translation.protocol import TranslateRequest
-from translate_server.translation.segmentation import split_document, split_lines, split_sentences
+from translate_server.translation.segmentation.markup import parse_html
+from translate_server.translation.segmentation.segments import (
+    split_document,
+    split_lines,
+    split_sentences,
+)
 
 if TYPE_CHECKING:
     from translate_server.adapters.catalog import AdapterCatalog

@@ -18,7 +18,7 @@ import re
 
 import msgspec
 
-from translate_server.translation.placeholders import find_placeholders
+from translate_server.text.placeholders import find_placeholders
 
 _OTHER_SPANS = re.compile(
     r"(?P<code>`[^`\n]{1,200}`)"

@@ -33,7 +33,7 @@ import html
 import re
 from collections.abc import Callable
 
-from translate_server.translation.segmentation import Document, split_text
+from translate_server.translation.segmentation.segments import Document, split_text
 
 _SKIPPED = frozenset(
     {"script", "style", "code", "pre", "textarea", "kbd", "samp", "var", "template", "svg", "math"}

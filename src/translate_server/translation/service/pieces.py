@@ -18,24 +18,29 @@ from translate_server.inference.admission import Admission
 from translate_server.inference.engine import GenerationStep, SamplingOptions
 from translate_server.inference.generation import GenerationService, Prompt
 from translate_server.settings import LimitSettings
-from translate_server.translation.cache import CachedTranslation, TranslationCache
-from translate_server.translation.checks import FailureKind
-from translate_server.translation.findings import findings
-from translate_server.translation.glossary import entries_in
-from translate_server.translation.guard import INCOMPLETE, RETRY_SAMPLING, Guard, Review
-from translate_server.translation.hygiene import StreamCleaner, clean_translation
-from translate_server.translation.masking import Masked
-from translate_server.translation.piece_prompts import PiecePrompts
-from translate_server.translation.plan import Job, Piece, PieceResult
+from translate_server.text.masking import Masked
+from translate_server.translation.guard.checks import FailureKind
+from translate_server.translation.guard.findings import findings
+from translate_server.translation.guard.hygiene import StreamCleaner, clean_translation
+from translate_server.translation.guard.quality_guard import (
+    INCOMPLETE,
+    RETRY_SAMPLING,
+    Guard,
+    Review,
+)
+from translate_server.translation.planning.cache import CachedTranslation, TranslationCache
+from translate_server.translation.planning.glossary import entries_in
+from translate_server.translation.planning.plan import Job, Piece, PieceResult
 from translate_server.translation.prompts.templates import (
     PromptTemplate,
 )
-from translate_server.translation.segmentation import (
+from translate_server.translation.segmentation.segments import (
     Document,
     refit,
     split_document,
     split_sentences,
 )
+from translate_server.translation.service.piece_prompts import PiecePrompts
 
 # Sampling temperature of alternatives: different from the greedy translation, still faithful.
 ALTERNATIVES_TEMPERATURE = 0.7

@@ -4,16 +4,16 @@ unique piece, the detection, the memory matches and the glossary terms applied."
 from __future__ import annotations
 
 from translate_server.observability.record import RequestRecord
-from translate_server.translation.checks import FailureKind
-from translate_server.translation.detection import Detection
-from translate_server.translation.glossary import applied_terms
-from translate_server.translation.outcome import lost_text, worst_finish_reason
-from translate_server.translation.plan import Plan, PlannedText, is_auto
+from translate_server.text.detection import Detection
+from translate_server.translation.guard.checks import FailureKind
+from translate_server.translation.planning.glossary import applied_terms
+from translate_server.translation.planning.plan import Plan, PlannedText, is_auto
 from translate_server.translation.protocol import (
     DetectedLanguage,
     MemoryMatch,
     TranslateResponse,
 )
+from translate_server.translation.service.outcome import lost_text, worst_finish_reason
 from translate_server.wire import Usage
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from translate_server.translation.segmentation import sentence_boundaries
+from translate_server.translation.segmentation.segments import sentence_boundaries
 
 MIN_JUDGED_CHARS = 30
 # Characters an answer may differ beyond the bounds: a word more or less in a short sentence
@@ -57,7 +57,9 @@ class Ratio:
 @cache
 def _ratios() -> dict[str, Ratio]:
     text = (
-        resources.files("translate_server.translation").joinpath("length_ratios.toml").read_text()
+        resources.files("translate_server.translation.guard")
+        .joinpath("length_ratios.toml")
+        .read_text()
     )
     return {
         tag: Ratio(table["low"], table["median"], table["high"])

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from translate_server.translation.masking import STYLES, mask, protected_spans
+from translate_server.text.masking import STYLES, mask, protected_spans
 
 EVERY_KIND = [
     "%s",

@@ -13,11 +13,11 @@ import msgspec
 from translate_server.inference.engine import LoraAdapter
 from translate_server.memory.entries import Found
 from translate_server.observability.record import RequestRecord
-from translate_server.translation.cache import CachedTranslation
-from translate_server.translation.detection import Detection
-from translate_server.translation.languages import Language
+from translate_server.text.detection import Detection
+from translate_server.text.languages import Language
+from translate_server.translation.planning.cache import CachedTranslation
 from translate_server.translation.protocol import TranslateRequest
-from translate_server.translation.segmentation import Document
+from translate_server.translation.segmentation.segments import Document
 
 # Pieces whose engine requests are started in one turn of the event loop: tasks created
 # together take their first steps (rendering, tokenizing, submitting) in the same turn.

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from translate_server.errors import InvalidRequestError
-from translate_server.translation.detection import LanguageDetection, detectable_languages
+from translate_server.text.detection import LanguageDetection, detectable_languages
 
 SAMPLE = [
     ("en", "The meeting has been moved to Thursday afternoon."),

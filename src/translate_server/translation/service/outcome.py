@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Iterable, Sequence
 
 from translate_server.errors import DeadlineExceededError
-from translate_server.translation.completeness import text_omission
-from translate_server.translation.plan import Piece, PieceResult
+from translate_server.translation.guard.completeness import text_omission
+from translate_server.translation.planning.plan import Piece, PieceResult
 
 # A text some of whose pieces the deadline left untranslated.
 PARTIAL = "partial"

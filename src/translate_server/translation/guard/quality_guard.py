@@ -33,7 +33,8 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from translate_server.translation.checks import (
+from translate_server.text.masking import DEFAULT_STYLE, Masked, mask
+from translate_server.translation.guard.checks import (
     FAILURE_KINDS,
     Candidate,
     Detector,
@@ -43,8 +44,7 @@ from translate_server.translation.checks import (
     check_translation,
     judged_text,
 )
-from translate_server.translation.completeness import example_pairs
-from translate_server.translation.masking import DEFAULT_STYLE, Masked, mask
+from translate_server.translation.guard.completeness import example_pairs
 
 # Failures a second try may fix, and how bad each is when choosing between two answers: a
 # lost span is appended back, an answer in the wrong language is at least an answer.

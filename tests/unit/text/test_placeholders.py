@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from translate_server.translation.placeholders import (
+from translate_server.text.placeholders import (
     PlaceholderKind,
     find_placeholders,
     lost_placeholders,

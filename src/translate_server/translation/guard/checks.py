@@ -32,8 +32,8 @@ from typing import Protocol
 import langcodes
 import msgspec
 
-from translate_server.translation.completeness import copies_example, length_failure
-from translate_server.translation.placeholders import lost_placeholders, strip_placeholders
+from translate_server.text.placeholders import lost_placeholders, strip_placeholders
+from translate_server.translation.guard.completeness import copies_example, length_failure
 
 
 class FailureKind(StrEnum):
