@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import hashlib
 
+# The owner of every stored thing where no API keys are configured: everyone shares them.
+SHARED = ""
+
 
 def owner_of(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()

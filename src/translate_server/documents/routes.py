@@ -13,17 +13,21 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 import msgspec
-from litestar import Request, Response, get, post, route
+from litestar import Request, Response, Router, get, post, route
 from litestar.datastructures import UploadFile
 from litestar.openapi.datastructures import ResponseSpec
 
+from translate_server.documents.job_memory import job_memory
+from translate_server.documents.keys import DOCUMENTS
 from translate_server.documents.protocol import DocumentStatus, DocumentSubmitted
 from translate_server.errors import InvalidRequestError, PayloadTooLargeError
 from translate_server.http import sse
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
-from translate_server.http.requests import accepted_key
-from translate_server.memory.routes import job_memory
+from translate_server.http.requests import accepted_key, request_owner
+from translate_server.http.route_paths import STORES
+from translate_server.memory.keys import MEMORIES
 from translate_server.services import services
+from translate_server.translation.keys import TRANSLATION
 from translate_server.translation.prompts.instructions import (
     refuse_on_base_model,
     validate_instructions,
@@ -62,13 +66,6 @@ _ERRORS = document_errors(400, 401, 404, 409, 413, 429)
 _FORMALITY = ("default", "formal", "informal")
 # Room for a multipart body's boundaries and form fields beside the file itself.
 FORM_OVERHEAD = 64 * 1024
-
-
-def documents_of(request: Request[Any, Any, Any]) -> Documents:
-    found = services(request).documents
-    if found is None:  # only while the app starts or stops
-        raise RuntimeError("document jobs are not running")
-    return found
 
 
 def caller(request: Request[Any, Any, Any], documents: Documents) -> str | None:
@@ -191,7 +188,7 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
 async def submit_document(request: Request[Any, Any, Any]) -> Response[DocumentSubmitted]:
     from translate_server.documents.job import DocumentOptions
 
-    documents = documents_of(request)
+    documents = services(request)[DOCUMENTS]
     upload = await read_upload(request, documents.max_bytes)
     fields = upload.fields
     target = fields.get("target_lang")
@@ -202,7 +199,12 @@ async def submit_document(request: Request[Any, Any, Any]) -> Response[DocumentS
         raise InvalidRequestError(
             f"`formality` is one of {', '.join(_FORMALITY)}.", param="formality"
         )
-    memory = await job_memory(request, fields.get("memory"), fields.get("memory_threshold"))
+    memory = await job_memory(
+        services(request).get(MEMORIES),
+        request_owner(request),
+        fields.get("memory"),
+        fields.get("memory_threshold"),
+    )
     instructions = _instructions(request, upload.lists.get("instructions"))
     options = DocumentOptions(
         formality=formality,
@@ -243,7 +245,7 @@ def _instructions(request: Request[Any, Any, Any], given: list[str] | None) -> t
     the base model's 400), so a job never fails on them halfway."""
     instructions = validate_instructions(given, "instructions")
     if instructions:
-        translation = services(request).translation
+        translation = services(request)[TRANSLATION]
         refuse_on_base_model(
             translation.model_name, translation.planner.follows_instructions, "instructions"
         )
@@ -275,7 +277,7 @@ def _glossary(raw: str | None) -> dict[str, str] | None:
     responses=_ERRORS,
 )
 async def document_status(request: Request[Any, Any, Any], document_id: str) -> DocumentStatus:
-    documents = documents_of(request)
+    documents = services(request)[DOCUMENTS]
     key, owner = document_key(request), caller(request, documents)
     if request.method == "DELETE":
         return DocumentStatus.of(await documents.jobs.cancel(document_id, key, owner))
@@ -290,7 +292,7 @@ async def document_status(request: Request[Any, Any, Any], document_id: str) -> 
     media_type="application/octet-stream",
 )
 async def document_result(request: Request[Any, Any, Any], document_id: str) -> Response[bytes]:
-    documents = documents_of(request)
+    documents = services(request)[DOCUMENTS]
     job, data = await documents.jobs.result(
         document_id, document_key(request), caller(request, documents)
     )
@@ -307,7 +309,7 @@ async def document_result(request: Request[Any, Any, Any], document_id: str) -> 
     media_type=sse.MEDIA_TYPE,
 )
 async def document_events(request: Request[Any, Any, Any], document_id: str) -> sse.EventStream:
-    documents = documents_of(request)
+    documents = services(request)[DOCUMENTS]
     key, owner = document_key(request), caller(request, documents)
     # Checked before the stream starts, so a wrong key is a 404, not a broken stream.
     await documents.jobs.status(document_id, key, owner)
@@ -316,3 +318,14 @@ async def document_events(request: Request[Any, Any, Any], document_id: str) -> 
 
 def _status_event(job: Job) -> bytes:
     return sse.event(DocumentStatus.of(job))
+
+
+def document_router(max_bytes: int) -> Router:
+    """The document routes, taking bodies up to a document's size (the app's body limit is for
+    JSON requests)."""
+    return Router(
+        path="/",
+        route_handlers=[submit_document, document_status, document_result, document_events],
+        request_max_body_size=max_bytes + FORM_OVERHEAD,
+        opt={STORES: "always"},
+    )

@@ -21,6 +21,8 @@ from translate_server.errors import AuthenticationError
 from translate_server.owners import owner_of
 
 if TYPE_CHECKING:
+    from translate_server.inference.served_models import ServedModels
+    from translate_server.memory.service import Memories
     from translate_server.observability.metrics import ServiceMetrics
     from translate_server.settings import Settings
     from translate_server.translation.service.translation_service import TranslationService
@@ -57,13 +59,17 @@ def document_jobs(
     settings: Settings,
     store: JobStore,
     translation: TranslationService,
-    metrics: ServiceMetrics,
+    gauge: JobGauge | None = None,
+    *,
+    models: ServedModels | None = None,
+    memories: Memories | None = None,
     bill: Bill | None = None,
 ) -> DocumentJobs:
     """The job runner over `store`, not started yet. `translation` is the jobs' own
-    translation service: at `DOCUMENT_PRIORITY`, behind `document_admission`; `bill` adds a
-    DeepL job's characters to its key's usage once it is done. The app's composition root
-    opens the store, starts the runner and closes both."""
+    translation service: at `DOCUMENT_PRIORITY`, behind `document_admission`; `models` pins
+    each job's model where adapters are served; `memories` holds a catalog's own translations
+    for its job; `bill` adds a DeepL job's characters to its key's usage once it is done. The
+    documents domain opens the store, starts the runner and closes both."""
     options = settings.documents
     engine_requests = options.engine_requests(settings.engine.max_num_seqs)
     limits = runner_limits(
@@ -75,8 +81,8 @@ def document_jobs(
         store,
         document_translator(translation, EngineBudget(engine_requests)),
         limits,
-        gauge=JobGauge(metrics.registry),
+        gauge=gauge,
         bill=bill,
-        remember=file_memory(translation),
-        pin=document_model(translation),
+        remember=file_memory(translation, memories),
+        pin=document_model(translation, models),
     )

@@ -24,12 +24,20 @@ JSON: dict[str, Any] = {JSON_BODY: True}
 ERROR_SHAPE = "error_shape"  # the shape of the gate's refusals there
 KEY_IN_BODY = "key_in_body"  # True: a request without a key header may carry one in its body
 CORS = "cors"  # True: browsers on other origins may call it
+# What a route reads or writes of the stores (memories, DeepL's accounts, document jobs):
+# "always", or "memory" where its JSON body may name a translation memory. With several
+# front-end processes, such requests go to the one that owns the stores.
+STORES = "stores"
 
 
-def compatible(shape: ErrorShape, *, cors: bool = False) -> dict[str, Any]:
+def compatible(shape: ErrorShape, *, cors: bool = False, stores: bool = False) -> dict[str, Any]:
     """The `opt` of a compatible API's router: its clients expect refusals in their own shape,
-    and send their key in the body (checked by the route)."""
-    return {ERROR_SHAPE: shape, KEY_IN_BODY: True, CORS: cors}
+    and send their key in the body (checked by the route); `stores`: every route of it reads
+    or writes a store."""
+    opt: dict[str, Any] = {ERROR_SHAPE: shape, KEY_IN_BODY: True, CORS: cors}
+    if stores:
+        opt[STORES] = "always"
+    return opt
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +52,17 @@ class RoutePaths:
     error_shapes: tuple[tuple[str, ErrorShape], ...] = ()
     body_key_prefixes: tuple[str, ...] = ()
     cors_prefixes: tuple[str, ...] = ()
+    # Where the stores are read or written: every path under these prefixes, and these paths
+    # when their JSON body names a translation memory.
+    store_prefixes: tuple[str, ...] = ()
+    memory_paths: frozenset[str] = frozenset()
+
+    def shape_for(self, path: str) -> ErrorShape | None:
+        """The error shape of the compatible API `path` belongs to, if any."""
+        return next((shape for prefix, shape in self.error_shapes if path.startswith(prefix)), None)
+
+    def needs_stores(self, path: str) -> bool:
+        return path.startswith(self.store_prefixes)
 
     @classmethod
     def of(cls, app: Litestar, *, docs_path: str, metrics_need_key: bool) -> RoutePaths:
@@ -52,6 +71,7 @@ class RoutePaths:
         open_prefixes = set()
         shapes: dict[str, ErrorShape] = {}
         body_keys, cors = set(), set()
+        stores, memory_paths = set(), set()
         for route in app.routes:
             if route.path.startswith(docs_path):  # the docs are not the API's
                 continue
@@ -64,6 +84,10 @@ class RoutePaths:
                         body_keys.add(segment)
                     if handler.opt.get(CORS):
                         cors.add(segment)
+                if (needs := handler.opt.get(STORES)) == "always":
+                    stores.add(route.path.split("{", 1)[0])
+                elif needs == "memory":
+                    memory_paths.add(route.path)
             if "{" in route.path:
                 # Paths with parameters never equal a request's path.
                 if any(h.opt.get(ACCESS) == "open" for h in route.route_handlers):
@@ -83,6 +107,8 @@ class RoutePaths:
             error_shapes=tuple(sorted(shapes.items(), key=lambda item: item[0])),
             body_key_prefixes=tuple(sorted(body_keys)),
             cors_prefixes=tuple(sorted(cors)),
+            store_prefixes=tuple(sorted(stores)),
+            memory_paths=frozenset(memory_paths),
         )
 
 

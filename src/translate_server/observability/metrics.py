@@ -1,16 +1,17 @@
 """The service's Prometheus metrics, observed once per request from its rendered record
 (`RequestRecord.render`, the fields of its log line), so the two can never disagree.
 
-The service's own collectors live here; a domain with collectors of its own (the translation
-guard's and the memories', `translation.findings`) hands them in as a `MetricsPart`, made in
-the same registry and fed from the same fields.
+The service's own collectors live here. A domain with collectors of its own declares them in
+its registration (`registration.Domain.metrics`): each is made here, in the same registry; one
+that observes requests (`MetricsPart`) is fed from the same fields, and a service that sets its
+own (the document jobs' gauge, the translation cache's counters) finds it with `part`.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from prometheus_client import (
     REGISTRY,
@@ -22,10 +23,14 @@ from prometheus_client import (
 )
 
 
+@runtime_checkable
 class MetricsPart(Protocol):
-    """A domain's collectors, fed from each request's rendered fields."""
+    """A domain's collectors fed from each request's rendered fields."""
 
     def observe(self, route: str, fields: Mapping[str, Any]) -> None: ...
+
+
+P = TypeVar("P")
 
 
 # Set (by the supervisor of `--api-processes N`) before prometheus_client is imported, it
@@ -75,7 +80,7 @@ class ServiceMetrics:
     def __init__(
         self,
         registry: CollectorRegistry | None = None,
-        parts: Sequence[Callable[[CollectorRegistry], MetricsPart]] = (),
+        parts: Sequence[Callable[[CollectorRegistry], object]] = (),
     ) -> None:
         self.registry = registry or CollectorRegistry(auto_describe=True)
         r = self.registry
@@ -158,8 +163,10 @@ class ServiceMetrics:
             ["reason"],
             registry=r,
         )
-        # The domains' own collectors, in this registry, fed from the same fields.
+        # The domains' own collectors, in this registry; those that observe requests are fed
+        # from the same fields.
         self.parts = tuple(part(r) for part in parts)
+        self._observers = tuple(part for part in self.parts if isinstance(part, MetricsPart))
         self._routes: dict[str, _RouteMetrics] = {}
 
     def observe(self, fields: Mapping[str, Any]) -> None:
@@ -180,8 +187,16 @@ class ServiceMetrics:
             per_route.engine_prefill.observe(fields["prefill_ms"] / 1000)
             per_route.engine_ttft.observe(fields["engine_ttft_ms"] / 1000)
             per_route.engine_decode.observe(fields["decode_ms"] / 1000)
-        for part in self.parts:
+        for part in self._observers:
             part.observe(route, fields)
+
+    def part(self, kind: type[P]) -> P:
+        """A domain's collectors of type `kind` (made from its registration), for a service
+        that sets them itself."""
+        for part in self.parts:
+            if isinstance(part, kind):
+                return part
+        raise LookupError(f"no {kind.__name__} among the metrics")
 
     def for_route(self, route: str) -> _RouteMetrics:
         # Labelled children are looked up once per route, not once per request.

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from translate_server.http.route_paths import RoutePaths
+from translate_server.server.owner_forwarding import OwnerForwarding
 from translate_server.settings import Settings
 
 if TYPE_CHECKING:
@@ -20,7 +22,6 @@ if TYPE_CHECKING:
     from translate_server.inference.engine import Engine
     from translate_server.inference.engine.vllm_shared_core import FrontEndLink
     from translate_server.inference.shared_admission import SharedCapacity
-    from translate_server.server.owner_forwarding import OwnerForwarding
 
 log = structlog.get_logger(__name__)
 
@@ -42,20 +43,12 @@ class FrontEndRole:
         return self.owner_socket is None
 
     @property
-    def outer(self) -> Callable[[ASGIApp], ASGIApp] | None:
+    def outer(self) -> Callable[[ASGIApp, RoutePaths], ASGIApp] | None:
         return None if self.owner_socket is None else self._forwarding
 
-    def _forwarding(self, app: ASGIApp) -> ASGIApp:
-        from translate_server.compat.deepl.routes import error_shape as deepl_shape
-        from translate_server.server.owner_forwarding import OwnerForwarding
-
+    def _forwarding(self, app: ASGIApp, paths: RoutePaths) -> ASGIApp:
         assert self.owner_socket is not None
-        self.forwarding = OwnerForwarding(
-            app,
-            self.owner_socket,
-            self.max_body_bytes,
-            shape_for=lambda path: deepl_shape if path.startswith("/v2/") else None,
-        )
+        self.forwarding = OwnerForwarding(app, paths, self.owner_socket, self.max_body_bytes)
         return self.forwarding
 
     def busy(self) -> int:

@@ -13,6 +13,7 @@ import pytest
 
 from translate_server.app import create_app
 from translate_server.compat.deepl.accounts import DeepLAccounts
+from translate_server.documents.keys import DOCUMENTS
 from translate_server.settings import load_settings
 from translate_server.translation.prompts.templates import TemplateError
 
@@ -37,7 +38,7 @@ async def test_on_ready_comes_after_the_services_and_the_document_libraries(tmp_
     async with running(app) as client:
         assert (await client.get("/health")).status_code == 200
     services = seen["services"]
-    assert services is not None and services.documents is not None  # type: ignore[attr-defined]
+    assert services is not None and services.get(DOCUMENTS) is not None  # type: ignore[attr-defined]
     assert seen["libraries"] == {"docx", "pptx", "polib", "srt"}
 
 

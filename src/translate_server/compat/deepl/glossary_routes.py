@@ -25,6 +25,7 @@ from translate_server.compat.deepl.glossaries import (
     entries_tsv,
 )
 from translate_server.compat.deepl.glossary_store import GlossaryStore
+from translate_server.compat.deepl.keys import DEEPL_ACCOUNTS
 from translate_server.compat.deepl.protocol import DeepLError
 from translate_server.errors import InvalidRequestError
 from translate_server.http.bodies import read_body
@@ -37,7 +38,7 @@ _GLOSSARY = "/glossaries/{glossary_id:str}"
 
 
 async def _store(request: Request[Any, Any, Any]) -> tuple[str, GlossaryStore]:
-    return await presented_key(request, KEY_FIELD), services(request).deepl.glossaries
+    return await presented_key(request, KEY_FIELD), services(request)[DEEPL_ACCOUNTS].glossaries
 
 
 def _pair(request: Request[Any, Any, Any]) -> tuple[str, str]:

@@ -38,12 +38,15 @@ from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.http.bodies import read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
+from translate_server.http.requests import request_owner
 from translate_server.http.route_paths import OPEN, compatible
 from translate_server.memory.jobs import MemoryJob
-from translate_server.memory.routes import FORM_OVERHEAD, TMX_MEDIA_TYPE, memories_of, memory_owner
+from translate_server.memory.keys import MEMORIES
+from translate_server.memory.routes import FORM_OVERHEAD, TMX_MEDIA_TYPE
 from translate_server.memory.segments import languages, segments
 from translate_server.memory.service import Memories
 from translate_server.memory.store import MemoryInfo
+from translate_server.services import services
 
 _ERRORS = error_responses(*COMPAT_ERRORS, shape=DeepLError)
 MAX_PAGE_SIZE = 25  # memories listed per page, as DeepL
@@ -90,11 +93,11 @@ def _int_param(request: Request[Any, Any, Any], name: str, low: int, high: int) 
 )
 async def create_import(request: Request[Any, Any, Any]) -> ImportCreated:
     body = await read_body(request, ImportRequest)
-    memories = memories_of(request)
+    memories = services(request)[MEMORIES]
     memories.check_size(body.source_file.content_length)
     parameters = body.parameters
     job = await memories.jobs.create(
-        memory_owner(request),
+        request_owner(request),
         "import",
         status="awaiting_input",
         display_name=parameters.display_name if parameters else None,
@@ -120,7 +123,7 @@ async def create_import(request: Request[Any, Any, Any]) -> ImportCreated:
 async def upload_file(request: Request[Any, Any, Any], token: str) -> Response[None]:
     """The file is read and merged before the answer; the job records how it went (a file
     that cannot be read fails the job, with the line or unit named, as DeepL's jobs do)."""
-    memories = memories_of(request)
+    memories = services(request)[MEMORIES]
     job = await memories.jobs.by_token(token)
     if job is None or job.operation != "import":
         raise NotFoundError("No upload is expected at this URL.")
@@ -165,7 +168,7 @@ async def _import(memories: Memories, job: MemoryJob, data: bytes) -> None:
     responses=_ERRORS,
 )
 async def memory_job(request: Request[Any, Any, Any], job_id: str) -> JobStatusBody:
-    job = await memories_of(request).jobs.get(memory_owner(request), job_id)
+    job = await services(request)[MEMORIES].jobs.get(request_owner(request), job_id)
     if job is None:
         raise NotFoundError("Translation memory job not found.", param="job_id")
     return JobStatusBody.of(job, _base(request))
@@ -180,7 +183,7 @@ async def memory_job(request: Request[Any, Any, Any], job_id: str) -> JobStatusB
 async def list_memories(request: Request[Any, Any, Any]) -> TranslationMemories:
     page = _int_param(request, "page", 0, 1_000_000) or 0
     size = _int_param(request, "page_size", 1, MAX_PAGE_SIZE) or MAX_PAGE_SIZE
-    memories, owner = memories_of(request), memory_owner(request)
+    memories, owner = services(request)[MEMORIES], request_owner(request)
     listed = await memories.list(owner)
     shown = listed[page * size : (page + 1) * size]
     return TranslationMemories(
@@ -200,7 +203,7 @@ async def list_memories(request: Request[Any, Any, Any]) -> TranslationMemories:
 async def translation_memory(
     request: Request[Any, Any, Any], memory_id: str
 ) -> Response[TranslationMemory | None]:
-    memories, owner = memories_of(request), memory_owner(request)
+    memories, owner = services(request)[MEMORIES], request_owner(request)
     info = await memories.store.get(owner, memory_id)
     if info is None:
         raise _memory_not_found()
@@ -235,8 +238,8 @@ async def memory_segments(request: Request[Any, Any, Any], memory_id: str) -> Se
             "Value for 'filter_case_sensitive' is true or false.", param="filter_case_sensitive"
         )
     found = await segments(
-        memories_of(request).store,
-        memory_owner(request),
+        services(request)[MEMORIES].store,
+        request_owner(request),
         memory_id,
         after=after,
         size=size,
@@ -261,7 +264,7 @@ async def memory_segments(request: Request[Any, Any, Any], memory_id: str) -> Se
     responses=_ERRORS,
 )
 async def create_export(request: Request[Any, Any, Any], memory_id: str) -> ExportCreated:
-    memories, owner = memories_of(request), memory_owner(request)
+    memories, owner = services(request)[MEMORIES], request_owner(request)
     if await memories.store.get(owner, memory_id) is None:
         raise _memory_not_found()
     # Written when downloaded: the job is done at once.
@@ -280,7 +283,7 @@ async def create_export(request: Request[Any, Any, Any], memory_id: str) -> Expo
     opt=OPEN,
 )
 async def download_export(request: Request[Any, Any, Any], token: str) -> Response[bytes]:
-    memories = memories_of(request)
+    memories = services(request)[MEMORIES]
     job = await memories.jobs.by_token(token)
     if job is None or job.operation != "export" or job.memory is None:
         raise NotFoundError("No download at this URL.")
@@ -312,5 +315,5 @@ def deepl_memory_router(max_bytes: int) -> Router:
         request_max_body_size=max_bytes + FORM_OVERHEAD,
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
-        opt=compatible(error_shape),
+        opt=compatible(error_shape, stores=True),
     )

@@ -25,6 +25,7 @@ from translate_server.compat.deepl.glossaries import (
     parse_entries,
 )
 from translate_server.compat.deepl.glossary_routes import GLOSSARY_V3_ROUTES
+from translate_server.compat.deepl.keys import DEEPL_ACCOUNTS
 from translate_server.compat.deepl.protocol import (
     DeepLError,
     DeepLLanguage,
@@ -44,13 +45,19 @@ from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.http.bodies import read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
-from translate_server.http.requests import deadline_for, record_of, unless_disconnected
+from translate_server.http.requests import (
+    deadline_for,
+    record_of,
+    request_owner,
+    unless_disconnected,
+)
 from translate_server.http.route_paths import compatible
-from translate_server.memory.routes import memory_owner
 from translate_server.observability.record import RequestRecord
-from translate_server.services import Services, services
+from translate_server.services import services
 from translate_server.text.detection import detectable_languages
+from translate_server.translation.keys import TRANSLATION
 from translate_server.translation.protocol import TranslateRequest, TranslateResponse
+from translate_server.translation.service.translation_service import TranslationService
 from translate_server.wire import ErrorBody
 
 _ERRORS = error_responses(*COMPAT_ERRORS, shape=DeepLError)
@@ -77,26 +84,28 @@ async def deepl_translate(request: Request[Any, Any, Any]) -> DeepLTranslateResp
             "glossary_ids",
         ),
     )
-    found = services(request)
+    accounts, translation = services(request)[DEEPL_ACCOUNTS], services(request)[TRANSLATION]
     key = await presented_key(request, KEY_FIELD)
-    glossary = await found.deepl.glossaries.entries_of_all(
+    glossary = await accounts.glossaries.entries_of_all(
         key, body.glossary_id, body.glossary_ids, body.source_lang, body.target_lang
     )
-    instructions = await requested_instructions(body, key, found.deepl, found.translation)
+    instructions = await requested_instructions(body, key, accounts, translation)
     translate_request = body.to_translate_request(glossary, instructions)
-    deadline = deadline_for(found.limits.request_timeout, None)
+    deadline = deadline_for(services(request).limits.request_timeout, None)
     kept: dict[int, str] = {}
-    owner = memory_owner(request) if translate_request.memory is not None else ""
+    owner = request_owner(request) if translate_request.memory is not None else ""
     response = await unless_disconnected(
         request,
-        _translate_detectable(found, translate_request, kept, record_of(request), deadline, owner),
+        _translate_detectable(
+            translation, translate_request, kept, record_of(request), deadline, owner
+        ),
     )
-    await found.deepl.bill(key, sum(len(text) for text in body.text))
+    await accounts.bill(key, sum(len(text) for text in body.text))
     return DeepLTranslateResponse.of(body, response, kept)
 
 
 async def _translate_detectable(
-    found: Services,
+    translation: TranslationService,
     request: TranslateRequest,
     kept: dict[int, str],
     record: RequestRecord,
@@ -110,7 +119,7 @@ async def _translate_detectable(
     while True:
         try:
             batch = msgspec.structs.replace(request, text=[texts[i] for i in remaining])
-            return await found.translation.translate(batch, record, deadline, owner=owner)
+            return await translation.translate(batch, record, deadline, owner=owner)
         except InvalidRequestError as exc:
             index = _undetected_index(exc)
             if index is None or len(remaining) == 1:
@@ -148,13 +157,15 @@ async def write_correct(request: Request[Any, Any, Any]) -> WriteResponse:
 
 async def _write(request: Request[Any, Any, Any], task: Task) -> WriteResponse:
     body = await read_body(request, WriteRequest, lists=("text",))
-    found = services(request)
     key = await presented_key(request, KEY_FIELD)
-    deadline = deadline_for(found.limits.request_timeout, None)
+    deadline = deadline_for(services(request).limits.request_timeout, None)
     response = await unless_disconnected(
-        request, DeepLWrite(found.translation).improve(body, task, record_of(request), deadline)
+        request,
+        DeepLWrite(services(request)[TRANSLATION]).improve(
+            body, task, record_of(request), deadline
+        ),
     )
-    await found.deepl.bill(key, sum(len(text) for text in body.text))
+    await services(request)[DEEPL_ACCOUNTS].bill(key, sum(len(text) for text in body.text))
     return response
 
 
@@ -164,7 +175,7 @@ async def _write(request: Request[Any, Any, Any], task: Task) -> WriteResponse:
 async def deepl_list_languages(request: Request[Any, Any, Any]) -> list[DeepLLanguage]:
     kind = await query_or_form(request, "type") or "source"
     return deepl_languages(
-        list(detectable_languages()), kind.lower(), services(request).translation.planner.support
+        list(detectable_languages()), kind.lower(), services(request)[TRANSLATION].planner.support
     )
 
 
@@ -181,7 +192,8 @@ async def deepl_usage(request: Request[Any, Any, Any]) -> DeepLUsage:
     counted across restarts (in the DeepL database); no limit applies."""
     key = await presented_key(request, KEY_FIELD)
     return DeepLUsage(
-        character_count=await services(request).deepl.characters(key), character_limit=UNLIMITED
+        character_count=await services(request)[DEEPL_ACCOUNTS].characters(key),
+        character_limit=UNLIMITED,
     )
 
 
@@ -202,7 +214,7 @@ async def deepl_usage(request: Request[Any, Any, Any]) -> DeepLUsage:
 )
 async def glossaries(request: Request[Any, Any, Any]) -> Response[GlossaryList | Glossary]:
     key = await presented_key(request, KEY_FIELD)
-    store = services(request).deepl.glossaries
+    store = services(request)[DEEPL_ACCOUNTS].glossaries
     if request.method == "GET":
         return Response(GlossaryList(glossaries=await store.list(key)))
     body = await read_body(request, GlossaryCreate)
@@ -223,7 +235,7 @@ async def glossaries(request: Request[Any, Any, Any]) -> Response[GlossaryList |
 )
 async def glossary(glossary_id: str, request: Request[Any, Any, Any]) -> Response[Glossary | None]:
     key = await presented_key(request, KEY_FIELD)
-    store = services(request).deepl.glossaries
+    store = services(request)[DEEPL_ACCOUNTS].glossaries
     if request.method == "GET":
         return Response((await store.get(key, glossary_id)).info)
     await store.delete(key, glossary_id)
@@ -239,7 +251,7 @@ async def glossary(glossary_id: str, request: Request[Any, Any, Any]) -> Respons
 )
 async def glossary_entries(glossary_id: str, request: Request[Any, Any, Any]) -> Response[str]:
     key = await presented_key(request, KEY_FIELD)
-    stored = await services(request).deepl.glossaries.get(key, glossary_id)
+    stored = await services(request)[DEEPL_ACCOUNTS].glossaries.get(key, glossary_id)
     return Response(entries_tsv(stored.entries), media_type="text/tab-separated-values")
 
 
@@ -250,7 +262,7 @@ async def glossary_entries(glossary_id: str, request: Request[Any, Any, Any]) ->
     responses=_ERRORS,
 )
 async def glossary_language_pairs(request: Request[Any, Any, Any]) -> GlossaryLanguagePairs:
-    tags = [language.code for language in services(request).translation.languages().languages]
+    tags = [language.code for language in services(request)[TRANSLATION].languages().languages]
     return GlossaryLanguagePairs(
         supported_languages=[
             GlossaryLanguagePair(source_lang=source, target_lang=target)
@@ -298,7 +310,7 @@ def deepl_router() -> Router:
         ],
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
-        opt=compatible(error_shape),
+        opt=compatible(error_shape, stores=True),
     )
 
 
@@ -308,5 +320,5 @@ def deepl_v3_router() -> Router:
         route_handlers=[*STYLE_RULE_ROUTES, *GLOSSARY_V3_ROUTES, deepl_unknown],
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
-        opt=compatible(error_shape),
+        opt=compatible(error_shape, stores=True),
     )

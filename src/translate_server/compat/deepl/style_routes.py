@@ -10,6 +10,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.response import Response
 
 from translate_server.compat.common import presented_key
+from translate_server.compat.deepl.keys import DEEPL_ACCOUNTS
 from translate_server.compat.deepl.protocol import DeepLError
 from translate_server.compat.deepl.style_rules import (
     ConfiguredRules,
@@ -34,7 +35,7 @@ _INSTRUCTION = _RULE + "/custom_instructions/{instruction_id:str}"
 
 
 async def _store(request: Request[Any, Any, Any]) -> tuple[str, StyleRuleStore]:
-    return await presented_key(request, KEY_FIELD), services(request).deepl.style_rules
+    return await presented_key(request, KEY_FIELD), services(request)[DEEPL_ACCOUNTS].style_rules
 
 
 def _number(request: Request[Any, Any, Any], name: str, default: int, least: int) -> int:

@@ -22,13 +22,20 @@ from translate_server.compat.libretranslate.protocol import (
     LibreTranslateResponse,
     libre_detections,
 )
+from translate_server.documents.keys import DOCUMENTS
 from translate_server.errors import ApiError
 from translate_server.http.bodies import read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
-from translate_server.http.requests import deadline_for, record_of, unless_disconnected
-from translate_server.http.route_paths import OPEN, compatible
+from translate_server.http.requests import (
+    KEYS_REQUIRED,
+    deadline_for,
+    record_of,
+    unless_disconnected,
+)
+from translate_server.http.route_paths import OPEN, STORES, compatible
 from translate_server.services import services
+from translate_server.translation.keys import TRANSLATION
 from translate_server.translation.protocol import DetectRequest
 from translate_server.wire import ErrorBody
 
@@ -52,7 +59,9 @@ async def libre_translate(request: Request[Any, Any, Any]) -> LibreTranslateResp
     deadline = deadline_for(found.limits.request_timeout, None)
     response = await unless_disconnected(
         request,
-        found.translation.translate(body.to_translate_request(), record_of(request), deadline),
+        services(request)[TRANSLATION].translate(
+            body.to_translate_request(), record_of(request), deadline
+        ),
     )
     return LibreTranslateResponse.of(response)
 
@@ -66,7 +75,7 @@ async def libre_translate(request: Request[Any, Any, Any]) -> LibreTranslateResp
 )
 async def libre_detect(request: Request[Any, Any, Any]) -> list[LibreDetected]:
     body = await read_body(request, LibreDetectRequest)
-    response = services(request).translation.detect(DetectRequest(text=body.q))
+    response = services(request)[TRANSLATION].detect(DetectRequest(text=body.q))
     return libre_detections(response)
 
 
@@ -80,7 +89,7 @@ async def libre_detect(request: Request[Any, Any, Any]) -> list[LibreDetected]:
 async def libre_languages(request: Request[Any, Any, Any]) -> list[LibreLanguage]:
     languages = [
         (language.code, language.name)
-        for language in services(request).translation.languages().languages
+        for language in services(request)[TRANSLATION].languages().languages
     ]
     languages = sorted([*languages, *LIBRE_VARIANTS])
     codes = [code for code, _ in languages]
@@ -91,12 +100,13 @@ async def libre_languages(request: Request[Any, Any, Any]) -> list[LibreLanguage
     "/frontend/settings",
     summary="LibreTranslate: settings its web page reads",
     tags=["libretranslate"],
-    opt=OPEN,
+    # Whether files are translated is the owner of the stores' to say.
+    opt={**OPEN, STORES: "always"},
 )
 async def libre_frontend_settings(request: Request[Any, Any, Any]) -> FrontendSettings:
     found = services(request)
-    keys = bool(request.app.state.get("api_keys_required"))
-    files = found.documents is not None
+    keys = bool(request.app.state.get(KEYS_REQUIRED))
+    files = found.get(DOCUMENTS) is not None
     if files:
         # Imported only when documents are served: the formats pull in their libraries.
         from translate_server.documents.formats import known_extensions

@@ -106,18 +106,3 @@ class ChatCompletionChunk(ResponseStruct, kw_only=True):
     system_fingerprint: str | None = None
     choices: list[ChunkChoice]
     usage: Usage | None = None
-
-
-class Model(msgspec.Struct, kw_only=True):
-    id: str
-    object: Literal["model"] = "model"
-    created: int
-    owned_by: str = "translate-server"
-    max_model_len: int | None = None
-    # A LoRA adapter's base model (as vLLM's server lists them); null for the base model.
-    parent: str | None = None
-
-
-class ModelList(msgspec.Struct, kw_only=True):
-    object: Literal["list"] = "list"
-    data: list[Model]

@@ -1,16 +1,13 @@
-"""DeepL's document API (`/v2/document...`) and LibreTranslate's `translate_file`, over the same
-document jobs as `/translate/document`.
+"""DeepL's document API (`/v2/document...`), over the same document jobs as
+`/translate/document`.
 
-DeepL: the official clients upload a multipart form, then poll the status and fetch the result
-with `{"document_key": ...}` as JSON (older ones and curl send it as a form: both are read). A
-result is deleted once downloaded, as DeepL does. `glossary_id` names one of the key's glossaries
+The official clients upload a multipart form, then poll the status and fetch the result with
+`{"document_key": ...}` as JSON (older ones and curl send it as a form: both are read). A result
+is deleted once downloaded, as DeepL does. `glossary_id` names one of the key's glossaries
 (`/v2/glossaries`): its terms are read at upload and kept with the job, as are the instructions
-of `custom_instructions` (the field repeated) and `style_id`, resolved as on `/v2/translate`.
-A document's characters are added to the key's `/v2/usage` once it is translated (not when it
+of `custom_instructions` (the field repeated) and `style_id`, resolved as on `/v2/translate`. A
+document's characters are added to the key's `/v2/usage` once it is translated (not when it
 fails or is cancelled).
-
-LibreTranslate: `translate_file` answers once the file is translated (as LibreTranslate does)
-with `translatedFileUrl`, a download link that carries the job's id and key.
 """
 
 from __future__ import annotations
@@ -18,48 +15,40 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from litestar import Request, Response, Router, get, post
+from litestar import Request, Response, Router, post
 
 from translate_server.compat.common import body_key_check
+from translate_server.compat.deepl.keys import DEEPL_ACCOUNTS
 from translate_server.compat.deepl.protocol import DeepLError
-from translate_server.compat.deepl.routes import KEY_FIELD
-from translate_server.compat.deepl.routes import error_shape as deepl_shape
+from translate_server.compat.deepl.routes import KEY_FIELD, error_shape
 from translate_server.compat.deepl.styling import Styling, styled_instructions
-from translate_server.compat.libretranslate.protocol import LibreError
-from translate_server.compat.libretranslate.routes import KEY_FIELD as LIBRE_KEY
-from translate_server.compat.libretranslate.routes import error_shape as libre_shape
-from translate_server.documents.job_keys import KEY_ALONE
+from translate_server.documents.job_memory import job_memory
+from translate_server.documents.keys import DOCUMENTS
 from translate_server.documents.protocol import (
     DeepLDocumentHandle,
     DeepLDocumentKey,
     DeepLDocumentStatus,
-    LibreFileTranslated,
 )
 from translate_server.documents.routes import (
     FORM_OVERHEAD,
     caller,
     document_errors,
-    document_events,
-    document_result,
-    document_status,
-    documents_of,
     naming_job,
     read_upload,
     result_response,
-    submit_document,
 )
 from translate_server.errors import ApiError, DocumentNotReadyError, InvalidRequestError
 from translate_server.http.bodies import read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, FILE, FormField, form_body
-from translate_server.http.requests import header_key
+from translate_server.http.requests import header_key, request_owner
 from translate_server.http.route_paths import compatible
-from translate_server.memory.routes import job_memory
+from translate_server.memory.keys import MEMORIES
 from translate_server.owners import owner_of
 from translate_server.services import services
+from translate_server.translation.keys import TRANSLATION
 
 _DEEPL_ERRORS = document_errors(*COMPAT_ERRORS, 409, shape=DeepLError)
-_LIBRE_ERRORS = document_errors(*COMPAT_ERRORS, shape=LibreError)
 # DeepL's clients send the key as a form; JSON is read too.
 _DOCUMENT_KEY = form_body(
     (FormField("document_key", "The key the upload answered.", required=True),),
@@ -95,7 +84,7 @@ _DOCUMENT_KEY = form_body(
 async def deepl_upload_document(request: Request[Any, Any, Any]) -> Response[DeepLDocumentHandle]:
     from translate_server.documents.job import DocumentOptions
 
-    documents = documents_of(request)
+    documents = services(request)[DOCUMENTS]
     upload = await read_upload(request, documents.max_bytes)
     fields = upload.fields
     target = fields.get("target_lang")
@@ -109,21 +98,24 @@ async def deepl_upload_document(request: Request[Any, Any, Any]) -> Response[Dee
     source = fields.get("source_lang") or None
     api_key = header_key(request) or fields.get(KEY_FIELD, "")
     memory = await job_memory(
-        request,
+        services(request).get(MEMORIES),
+        request_owner(request),
         fields.get("translation_memory_id"),
         fields.get("translation_memory_threshold"),
         names=("translation_memory_id", "translation_memory_threshold"),
     )
-    found = services(request)
     # A stored glossary and style rule are read at upload: the job keeps their terms and
     # instructions, whatever happens to them; a base model refuses instructions here.
-    glossary = await found.deepl.glossaries.entries_for(
+    accounts = services(request)[DEEPL_ACCOUNTS]
+    glossary = await accounts.glossaries.entries_for(
         api_key, fields.get("glossary_id") or None, source, target
     )
     styling = Styling(
         upload.lists.get("custom_instructions"), fields.get("style_id") or None, source, target
     )
-    instructions = await styled_instructions(styling, api_key, found.deepl, found.translation)
+    instructions = await styled_instructions(
+        styling, api_key, accounts, services(request)[TRANSLATION]
+    )
     job, key = await documents.jobs.submit(
         upload.data,
         filename=upload.filename,
@@ -152,7 +144,7 @@ async def deepl_upload_document(request: Request[Any, Any, Any]) -> Response[Dee
 async def deepl_document_status(
     request: Request[Any, Any, Any], document_id: str
 ) -> DeepLDocumentStatus:
-    documents = documents_of(request)
+    documents = services(request)[DOCUMENTS]
     body = await read_body(request, DeepLDocumentKey)
     job = await documents.jobs.status(document_id, body.document_key, caller(request, documents))
     return DeepLDocumentStatus.of(job)
@@ -172,7 +164,7 @@ async def deepl_document_result(
 ) -> Response[bytes]:
     from litestar.background_tasks import BackgroundTask
 
-    documents = documents_of(request)
+    documents = services(request)[DOCUMENTS]
     body = await read_body(request, DeepLDocumentKey)
     owner = caller(request, documents)
     try:
@@ -195,106 +187,14 @@ class _NotReady(ApiError):
     code = "document_not_ready"
 
 
-@post(
-    "/translate_file",
-    status_code=200,
-    summary="LibreTranslate: translate a file",
-    tags=["libretranslate"],
-    responses=_LIBRE_ERRORS,
-    operation_class=form_body(
-        (
-            FormField(FILE, "The file (its extension names its format).", required=True),
-            FormField("target", "Language to translate into.", required=True),
-            FormField("source", "Language of the file, or auto (the default)."),
-            FormField("api_key", "The API key, where keys are configured."),
-        )
-    ),
-)
-async def libre_translate_file(request: Request[Any, Any, Any]) -> Response[LibreFileTranslated]:
-    documents = documents_of(request)
-    upload = await read_upload(request, documents.max_bytes)
-    target = upload.fields.get("target")
-    if not target:
-        raise InvalidRequestError("Invalid request: missing target parameter", param="target")
-    source = upload.fields.get("source")
-    owner = caller(request, documents)
-    job, key = await documents.jobs.submit(
-        upload.data,
-        filename=upload.filename,
-        target_lang=target,
-        source_lang=None if source in (None, "", "auto") else source,
-        owner=owner,
+def deepl_document_router(max_bytes: int) -> Router:
+    """DeepL's document routes, taking bodies up to a document's size; where the gate left the
+    key check to the route (a key sent in the body), they check."""
+    return Router(
+        path="/v2",
+        route_handlers=[deepl_upload_document, deepl_document_status, deepl_document_result],
+        request_max_body_size=max_bytes + FORM_OVERHEAD,
+        exception_handlers=exception_handlers(error_shape),
+        before_request=body_key_check(KEY_FIELD),
+        opt=compatible(error_shape, stores=True),
     )
-    async for state in documents.jobs.watch(job.id, key, owner):
-        job = state
-    if job.status == "error":
-        raise _Failed(job.error or "Translation failed.")
-    base = str(request.base_url).rstrip("/")
-    return naming_job(
-        LibreFileTranslated(f"{base}/libretranslate/download_file/{job.id}/{key}"), job.id, 200
-    )
-
-
-class _Failed(ApiError):
-    """The file was accepted but its translation failed (LibreTranslate answers a 500 too)."""
-
-    status_code = 500
-    type = "server_error"
-    code = "document_failed"
-
-
-@get(
-    "/download_file/{document_id:str}/{document_key:str}",
-    summary="LibreTranslate: download a translated file",
-    tags=["libretranslate"],
-    responses=_LIBRE_ERRORS,
-    media_type="application/octet-stream",
-)
-async def libre_download_file(
-    request: Request[Any, Any, Any], document_id: str, document_key: str
-) -> Response[bytes]:
-    documents = documents_of(request)
-    # The link's secret key alone authorizes it: it is followed without an API key.
-    job, data = await documents.jobs.result(document_id, document_key, owner=KEY_ALONE)
-    return result_response(job, data)
-
-
-DEEPL_ROUTES = [deepl_upload_document, deepl_document_status, deepl_document_result]
-
-
-def document_routers(max_bytes: int) -> list[Router]:
-    """Ours, DeepL's and LibreTranslate's document routes, each taking bodies up to a
-    document's size (the app's body limit is for JSON requests)."""
-    size = max_bytes + FORM_OVERHEAD
-    return [
-        Router(
-            path="/",
-            route_handlers=[submit_document, document_status, document_result, document_events],
-            request_max_body_size=size,
-        ),
-        # Where the gate left the key check to the route (a key sent in the body), these check.
-        Router(
-            path="/v2",
-            route_handlers=DEEPL_ROUTES,
-            request_max_body_size=size,
-            exception_handlers=exception_handlers(deepl_shape),
-            before_request=body_key_check(KEY_FIELD),
-            opt=compatible(deepl_shape),
-        ),
-        Router(
-            path="/libretranslate",
-            route_handlers=[libre_translate_file],
-            request_max_body_size=size,
-            exception_handlers=exception_handlers(libre_shape),
-            before_request=body_key_check(LIBRE_KEY),
-            opt=compatible(libre_shape, cors=True),
-        ),
-        # LibreTranslate's download link is followed as it is (a browser link, no key): the
-        # job's id and secret key in its path are what authorizes it, as there.
-        Router(
-            path="/libretranslate",
-            route_handlers=[libre_download_file],
-            exception_handlers=exception_handlers(libre_shape),
-            opt=compatible(libre_shape, cors=True),
-        ),
-    ]

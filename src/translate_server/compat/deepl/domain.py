@@ -1,0 +1,48 @@
+"""The DeepL domain: DeepL's API v2 and v3 (translation, Write, usage, glossaries, style rules,
+translation memories, documents), and what it keeps per API key."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from translate_server.compat.deepl.document_routes import deepl_document_router
+from translate_server.compat.deepl.keys import DEEPL_ACCOUNTS
+from translate_server.compat.deepl.memory_routes import deepl_memory_router
+from translate_server.compat.deepl.routes import deepl_router, deepl_v3_router
+from translate_server.documents.keys import DOCUMENT_BILLING
+from translate_server.registration import Domain, Opening
+from translate_server.settings import Settings
+
+
+async def _open(opening: Opening) -> None:
+    from translate_server.compat.deepl.accounts import DeepLAccounts
+
+    # Opened lazily (its file is made on first use), so a front end that forwards DeepL's
+    # requests to the owner of the stores never touches it.
+    accounts = DeepLAccounts.open(deepl_database_path(opening.settings))
+    opening.resources.push_async_callback(accounts.close)  # after the documents that bill
+    opening.services.provide(DEEPL_ACCOUNTS, accounts)
+    # A DeepL document's characters are billed to its key once it is translated.
+    opening.services.provide(DOCUMENT_BILLING, accounts.usage.add)
+
+
+def deepl_database_path(settings: Settings) -> Path:
+    configured = settings.translation.glossary_db
+    if configured:
+        return Path(configured).expanduser()
+    return Path(settings.engine.model_cache_dir).expanduser() / "glossaries.sqlite3"
+
+
+def _routes(settings: Settings) -> Sequence[Any]:
+    documents = settings.documents
+    return [
+        deepl_router(),
+        deepl_v3_router(),
+        deepl_memory_router(settings.translation.max_memory_bytes),
+        *([deepl_document_router(documents.max_document_bytes)] if documents.documents else []),
+    ]
+
+
+DOMAIN = Domain("deepl", routes=_routes, open=_open)

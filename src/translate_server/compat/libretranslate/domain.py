@@ -1,0 +1,21 @@
+"""The LibreTranslate domain: LibreTranslate's API under /libretranslate/, its files included
+where documents are served."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from translate_server.compat.libretranslate.file_routes import libretranslate_file_routers
+from translate_server.compat.libretranslate.routes import libretranslate_router
+from translate_server.registration import Domain
+from translate_server.settings import Settings
+
+
+def _routes(settings: Settings) -> Sequence[Any]:
+    documents = settings.documents
+    files = libretranslate_file_routers(documents.max_document_bytes) if documents.documents else []
+    return [libretranslate_router(), *files]
+
+
+DOMAIN = Domain("libretranslate", routes=_routes)
