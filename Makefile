@@ -38,12 +38,14 @@ model:
 serve: $(STAMP)
 	$(BIN)/translate-server serve
 
-# Ruff's rules and formatting over the whole checkout, and mypy (strict) over src/; the rule
-# sets, and the modules not yet strict-clean, are in pyproject.toml.
+# Ruff's rules and formatting over the whole checkout, mypy (strict) over src/, and the import
+# contracts (the dependency diagram of ARCHITECTURE.md); the rule sets, the modules not yet
+# strict-clean and the contracts are in pyproject.toml.
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 test: $(STAMP) lint browser haproxy
 	$(BIN)/python -m pytest -ra -m 'not docker'

@@ -19,11 +19,11 @@ tie_to_parent_if_spawned()
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "bench":
-        from translate_server.loadgen.cli import main as bench_main
+        from translate_server.bench import main as bench_main
 
         return bench_main(argv[1:])
     if argv and argv[0] == "adapt":
-        from translate_server.adapters.adapt_cli import main as adapt_main
+        from translate_server.adapt.cli import main as adapt_main
 
         return adapt_main(argv[1:])
     parser = _parser()
@@ -36,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as exc:
         parser.error(str(exc))
     if args.command == "serve":
-        from translate_server.server.run import serve
+        from translate_server.server.serve import serve
 
         return serve(settings)
     if args.command == "openapi":

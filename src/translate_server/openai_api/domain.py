@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from translate_server.openai_api.chat.keys import CHAT
 from translate_server.openai_api.chat.routes import chat_completions
+from translate_server.openai_api.completions.keys import COMPLETIONS
 from translate_server.openai_api.completions.routes import completions
-from translate_server.openai_api.keys import CHAT, COMPLETIONS, RESPONSES
 from translate_server.openai_api.models.routes import list_models, retrieve_model
+from translate_server.openai_api.responses.keys import RESPONSES
 from translate_server.openai_api.responses.routes import create_response
 from translate_server.registration import Domain, Opening
 from translate_server.services import SERVED_MODELS

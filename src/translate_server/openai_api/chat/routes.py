@@ -13,8 +13,8 @@ from translate_server.http.requests import deadline_for, record_of, unless_disco
 from translate_server.http.route_paths import JSON
 from translate_server.inference.engine import GenerationStep
 from translate_server.openai_api.chat.chunks import ChatChunk, ChunkHead
+from translate_server.openai_api.chat.keys import CHAT
 from translate_server.openai_api.chat.protocol import ChatCompletion, ChatCompletionRequest
-from translate_server.openai_api.keys import CHAT
 from translate_server.services import services
 
 

@@ -11,8 +11,8 @@ from translate_server.http import sse
 from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.route_paths import JSON
+from translate_server.openai_api.completions.keys import COMPLETIONS
 from translate_server.openai_api.completions.protocol import CompletionRequest, TextCompletion
-from translate_server.openai_api.keys import COMPLETIONS
 from translate_server.services import services
 
 

@@ -13,7 +13,7 @@ from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_re
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.route_paths import JSON
 from translate_server.observability.record import RequestRecord
-from translate_server.openai_api.keys import RESPONSES
+from translate_server.openai_api.responses.keys import RESPONSES
 from translate_server.openai_api.responses.protocol import (
     Response,
     ResponseEvent,

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from translate_server.adapters.adapt_data import Prompter, pairs_served
+from translate_server.adapt.data import Prompter, pairs_served
 from translate_server.adapters.spec import write_serves_file
 from translate_server.memory.entries import Entry
 from translate_server.quality.scoring import corpus_chrf

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from translate_server.adapters.adapt_data import pairs_served, split
+from translate_server.adapt.data import pairs_served, split
 from translate_server.memory.entries import Entry
 
 

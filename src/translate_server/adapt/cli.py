@@ -55,8 +55,8 @@ def main(argv: Sequence[str]) -> int:
     from tqdm import tqdm
     from transformers import AutoTokenizer
 
-    from translate_server.adapters.adapt import AdaptOptions, adapt
-    from translate_server.adapters.adapt_data import Prompter, read_files, read_memory, split
+    from translate_server.adapt.data import Prompter, read_files, read_memory, split
+    from translate_server.adapt.train import AdaptOptions, adapt
     from translate_server.inference.model_files import resolve_model
     from translate_server.translation.prompts.templates import PromptTemplates
 
