@@ -9,7 +9,7 @@ the observer from them; `lifetime.open_services` opens the engine and then each 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from litestar import Litestar
@@ -95,6 +95,48 @@ def create_app(
         shared=shared_capacity,
     )
 
+    lifespan = _lifespan(
+        settings,
+        engine_factory,
+        admission,
+        metrics_,
+        tracing,
+        on_engine_death=on_engine_death,
+        on_ready=on_ready,
+        owns_stores=owns_stores,
+    )
+    app = Litestar(
+        route_handlers=[*OPEN_ROUTES, *routes(settings, DOMAINS)],
+        lifespan=[lifespan],
+        state=State({KEYS_REQUIRED: bool(settings.server.api_keys)}, deep_copy=False),
+        exception_handlers=exception_handlers(),
+        request_max_body_size=settings.limits.max_body_bytes,
+        openapi_config=openapi_config(),
+        logging_config=None,
+    )
+    paths = RoutePaths.of(
+        app, docs_path=DOCS_PATH, metrics_need_key=settings.server.metrics_require_key
+    )
+    app.asgi_handler = _front_door(app.asgi_handler, settings, paths, metrics_, tracing)
+    if outer is not None:
+        app.asgi_handler = outer(app.asgi_handler, paths)
+    return app
+
+
+def _lifespan(
+    settings: Settings,
+    engine_factory: Callable[[], Engine],
+    admission: Admission,
+    metrics_: ServiceMetrics,
+    tracing: Tracing | None,
+    *,
+    on_engine_death: Callable[[], None] | None,
+    on_ready: Callable[[], None] | None,
+    owns_stores: bool,
+) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
+    """The app's life: every domain's services opened on one exit stack before it serves,
+    closed in reverse after."""
+
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with AsyncExitStack() as resources:
@@ -113,22 +155,7 @@ def create_app(
                 on_ready()
             yield
 
-    app = Litestar(
-        route_handlers=[*OPEN_ROUTES, *routes(settings, DOMAINS)],
-        lifespan=[lifespan],
-        state=State({KEYS_REQUIRED: bool(settings.server.api_keys)}, deep_copy=False),
-        exception_handlers=exception_handlers(),
-        request_max_body_size=settings.limits.max_body_bytes,
-        openapi_config=openapi_config(),
-        logging_config=None,
-    )
-    paths = RoutePaths.of(
-        app, docs_path=DOCS_PATH, metrics_need_key=settings.server.metrics_require_key
-    )
-    app.asgi_handler = _front_door(app.asgi_handler, settings, paths, metrics_, tracing)
-    if outer is not None:
-        app.asgi_handler = outer(app.asgi_handler, paths)
-    return app
+    return lifespan
 
 
 def routes(settings: Settings, domains: Sequence[Domain]) -> list[Any]:
