@@ -54,6 +54,7 @@ DOMAINS: tuple[Domain, ...] = (
     openai_api.DOMAIN,
     deepl.DOMAIN,  # before the documents: it bills DeepL's once they are translated
     documents.DOMAIN,
+    deepl.SERVICE,  # after the documents: it submits DeepL's
     libretranslate.DOMAIN,
     page.DOMAIN,
 )
