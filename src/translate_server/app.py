@@ -52,8 +52,9 @@ DOMAINS: tuple[Domain, ...] = (
     fill("memories for translation", MEMORY_LOOKUP, MEMORIES, lambda memories: memories),
     translation.DOMAIN,
     openai_api.DOMAIN,
-    deepl.DOMAIN,  # before the documents: it bills DeepL's once they are translated
+    deepl.ACCOUNTS,  # before the documents: DeepL's are billed to its keys once translated
     documents.DOMAIN,
+    deepl.DOMAIN,
     libretranslate.DOMAIN,
     page.DOMAIN,
 )

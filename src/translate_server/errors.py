@@ -33,6 +33,17 @@ class InvalidRequestError(ApiError):
     pass
 
 
+class LanguageNotDetectedError(InvalidRequestError):
+    """A text whose language could not be detected. `index` says which text of a batch it is
+    (None for a request of one text), so that a caller may translate the others."""
+
+    code = "language_not_detected"
+
+    def __init__(self, message: str, *, param: str, index: int | None = None) -> None:
+        super().__init__(message, param=param)
+        self.index = index
+
+
 class PayloadTooLargeError(ApiError):
     status_code = 413
     code = "payload_too_large"

@@ -39,7 +39,13 @@ async def _open(opening: Opening) -> None:
     # stand and resume on the next start.
     opening.resources.push_async_callback(jobs.close)
     await jobs.start()
-    documents = Documents(jobs, options.max_document_bytes, keyed=bool(settings.server.api_keys))
+    documents = Documents(
+        jobs,
+        options.max_document_bytes,
+        keyed=bool(settings.server.api_keys),
+        translation=translation,
+        memories=found.get(MEMORIES),
+    )
     found.provide(DOCUMENTS, documents)
 
 

@@ -8,7 +8,6 @@ forms, so no route here declares a JSON body in its `opt`; none is open without 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
@@ -17,21 +16,15 @@ from litestar import Request, Response, Router, get, post, route
 from litestar.datastructures import UploadFile
 from litestar.openapi.datastructures import ResponseSpec
 
-from translate_server.documents.job_memory import job_memory
 from translate_server.documents.keys import DOCUMENTS
 from translate_server.documents.protocol import DocumentStatus, DocumentSubmitted
+from translate_server.documents.upload import DocumentOrder, Upload
 from translate_server.errors import InvalidRequestError, PayloadTooLargeError
 from translate_server.http import sse
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
 from translate_server.http.requests import accepted_key, request_owner
 from translate_server.http.route_paths import STORES
-from translate_server.memory.keys import MEMORIES
 from translate_server.services import services
-from translate_server.translation.keys import TRANSLATION
-from translate_server.translation.prompts.instructions import (
-    refuse_on_base_model,
-    validate_instructions,
-)
 from translate_server.wire import ErrorResponse
 
 if TYPE_CHECKING:
@@ -73,17 +66,9 @@ def caller(request: Request[Any, Any, Any], documents: Documents) -> str | None:
     return documents.owner(accepted_key(request))
 
 
-@dataclass(frozen=True, slots=True)
-class Upload:
-    data: bytes
-    filename: str | None
-    fields: dict[str, str]  # a field sent more than once: its last value
-    # Every value of each field, in order: a client sends a list as the field repeated.
-    lists: dict[str, list[str]] = field(default_factory=dict)
-
-
 async def read_upload(request: Request[Any, Any, Any], max_bytes: int) -> Upload:
-    """The multipart form's `file` and its other fields; 413 for a file too large."""
+    """The multipart form's `file` and its other fields, read once into plain values (every
+    surface's upload route reads it here); 413 for a file too large."""
     media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media_type != "multipart/form-data":
         raise InvalidRequestError(
@@ -186,44 +171,10 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
     ),
 )
 async def submit_document(request: Request[Any, Any, Any]) -> Response[DocumentSubmitted]:
-    from translate_server.documents.job import DocumentOptions
-
     documents = services(request)[DOCUMENTS]
     upload = await read_upload(request, documents.max_bytes)
-    fields = upload.fields
-    target = fields.get("target_lang")
-    if not target:
-        raise InvalidRequestError("Give `target_lang`.", param="target_lang")
-    formality = fields.get("formality") or "default"
-    if formality not in _FORMALITY:
-        raise InvalidRequestError(
-            f"`formality` is one of {', '.join(_FORMALITY)}.", param="formality"
-        )
-    memory = await job_memory(
-        services(request).get(MEMORIES),
-        request_owner(request),
-        fields.get("memory"),
-        fields.get("memory_threshold"),
-    )
-    instructions = _instructions(request, upload.lists.get("instructions"))
-    options = DocumentOptions(
-        formality=formality,
-        glossary=_glossary(fields.get("glossary")),
-        retranslate=fields.get("retranslate", "").lower() in ("1", "true", "yes", "on"),
-        file_memory=fields.get("file_memory", "").lower() not in ("0", "false", "no", "off"),
-        neighbours=fields.get("neighbours", "").lower() in ("1", "true", "yes", "on"),
-        instructions=instructions,
-        **msgspec.structs.asdict(memory),
-    )
-    source = fields.get("source_lang")
-    job, key = await documents.jobs.submit(
-        upload.data,
-        filename=upload.filename,
-        target_lang=target,
-        source_lang=None if source in (None, "", "auto") else source,
-        owner=caller(request, documents),
-        options=options,
-    )
+    order = await _order(upload, documents, request_owner(request))
+    job, key = await documents.submit(upload, order, caller(request, documents))
     base = f"{str(request.base_url).rstrip('/')}/translate/document/{job.id}"
     query = f"?key={key}"
     return naming_job(
@@ -240,16 +191,29 @@ async def submit_document(request: Request[Any, Any, Any]) -> Response[DocumentS
     )
 
 
-def _instructions(request: Request[Any, Any, Any], given: list[str] | None) -> tuple[str, ...]:
-    """The client's instructions, checked at upload as /translate checks them (its limits,
-    the base model's 400), so a job never fails on them halfway."""
-    instructions = validate_instructions(given, "instructions")
-    if instructions:
-        translation = services(request)[TRANSLATION]
-        refuse_on_base_model(
-            translation.model_name, translation.planner.follows_instructions, "instructions"
+async def _order(upload: Upload, documents: Documents, memory_owner: str) -> DocumentOrder:
+    """Our form's fields as the order, each checked in turn (the first wrong one answered)."""
+    target = upload.required("target_lang", "Give `target_lang`.")
+    formality = upload.value("formality") or "default"
+    if formality not in _FORMALITY:
+        raise InvalidRequestError(
+            f"`formality` is one of {', '.join(_FORMALITY)}.", param="formality"
         )
-    return instructions
+    memory = await documents.memory(
+        upload.value("memory"), upload.value("memory_threshold"), memory_owner
+    )
+    instructions = documents.instructions(upload.lists.get("instructions"), "instructions")
+    return DocumentOrder(
+        target_lang=target,
+        source_lang=upload.source_language("source_lang"),
+        formality=formality,
+        glossary=_glossary(upload.value("glossary")),
+        instructions=instructions,
+        memory=memory,
+        retranslate=upload.flag("retranslate", default=False),
+        file_memory=upload.flag("file_memory", default=True),
+        neighbours=upload.flag("neighbours", default=False),
+    )
 
 
 def _glossary(raw: str | None) -> dict[str, str] | None:

@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 from prometheus_client import CollectorRegistry
 
-from translate_server.errors import InvalidRequestError, ModelNotFoundError
+from translate_server.errors import (
+    InvalidRequestError,
+    LanguageNotDetectedError,
+    ModelNotFoundError,
+)
 from translate_server.inference.served_models import ServedModels
 from translate_server.settings import LimitSettings
 from translate_server.text.detection import LanguageDetection
@@ -139,3 +143,15 @@ def test_a_paragraph_cut_into_sentences_weighs_what_the_paragraph_does() -> None
     assert len(plan.misses) == 11
     assert plan.weight(len(plan.misses)) == 2  # one per text, as before it was cut
     assert plan.weight(1) == 1 and plan.weight(0) == 0
+
+
+def test_an_undetected_text_of_a_batch_is_named_by_its_index() -> None:
+    batch = TranslateRequest(text=["Guten Morgen, wie geht es dir?", "12345"], target_lang="en")
+    with pytest.raises(LanguageNotDetectedError) as caught:
+        planner().plan(batch)
+    assert (caught.value.index, caught.value.param) == (1, "text[1]")
+    assert caught.value.code == "language_not_detected"
+    # A request of one text is no batch: the text has no index to name.
+    with pytest.raises(LanguageNotDetectedError) as single:
+        planner().plan(TranslateRequest(text="12345", target_lang="en"))
+    assert (single.value.index, single.value.param) == (None, "text")

@@ -14,15 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 from litestar import Request, Response, Router, post
 
-from translate_server.compat.common import body_key_check
-from translate_server.compat.deepl.keys import DEEPL_ACCOUNTS
+from translate_server.compat.common import body_key_check, presented_key
+from translate_server.compat.deepl.keys import DEEPL
 from translate_server.compat.deepl.protocol import DeepLError
 from translate_server.compat.deepl.routes import KEY_FIELD, error_shape
-from translate_server.compat.deepl.styling import Styling, styled_instructions
-from translate_server.documents.job_memory import job_memory
 from translate_server.documents.keys import DOCUMENTS
 from translate_server.documents.protocol import (
     DeepLDocumentHandle,
@@ -31,22 +28,17 @@ from translate_server.documents.protocol import (
 )
 from translate_server.documents.routes import (
     FORM_OVERHEAD,
-    caller,
     document_errors,
     naming_job,
     read_upload,
     result_response,
 )
-from translate_server.errors import ApiError, DocumentNotReadyError, InvalidRequestError
 from translate_server.http.bodies import read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, FILE, FormField, form_body
-from translate_server.http.requests import header_key, request_owner
+from translate_server.http.requests import header_key
 from translate_server.http.route_paths import compatible
-from translate_server.memory.keys import MEMORIES
-from translate_server.owners import owner_of
 from translate_server.services import services
-from translate_server.translation.keys import TRANSLATION
 
 _DEEPL_ERRORS = document_errors(*COMPAT_ERRORS, 409, shape=DeepLError)
 # DeepL's clients send the key as a form; JSON is read too.
@@ -82,55 +74,13 @@ _DOCUMENT_KEY = form_body(
     ),
 )
 async def deepl_upload_document(request: Request[Any, Any, Any]) -> Response[DeepLDocumentHandle]:
-    from translate_server.documents.job import DocumentOptions
-
-    documents = services(request)[DOCUMENTS]
-    upload = await read_upload(request, documents.max_bytes)
-    fields = upload.fields
-    target = fields.get("target_lang")
-    if not target:
-        raise InvalidRequestError("Parameter 'target_lang' not specified.", param="target_lang")
-    wanted = fields.get("output_format")
-    if wanted and not (upload.filename or "").lower().endswith("." + wanted.lower()):
-        raise InvalidRequestError(
-            "Documents are translated into their own format only.", param="output_format"
-        )
-    source = fields.get("source_lang") or None
-    api_key = header_key(request) or fields.get(KEY_FIELD, "")
-    memory = await job_memory(
-        services(request).get(MEMORIES),
-        request_owner(request),
-        fields.get("translation_memory_id"),
-        fields.get("translation_memory_threshold"),
-        names=("translation_memory_id", "translation_memory_threshold"),
+    deepl = services(request)[DEEPL]
+    upload = await read_upload(request, services(request)[DOCUMENTS].max_bytes)
+    key = header_key(request) or upload.fields.get(KEY_FIELD, "")
+    job, document_key = await deepl.upload_document(upload, key)
+    return naming_job(
+        DeepLDocumentHandle(document_id=job.id, document_key=document_key), job.id, 200
     )
-    # A stored glossary and style rule are read at upload: the job keeps their terms and
-    # instructions, whatever happens to them; a base model refuses instructions here.
-    accounts = services(request)[DEEPL_ACCOUNTS]
-    glossary = await accounts.glossaries.entries_for(
-        api_key, fields.get("glossary_id") or None, source, target
-    )
-    styling = Styling(
-        upload.lists.get("custom_instructions"), fields.get("style_id") or None, source, target
-    )
-    instructions = await styled_instructions(
-        styling, api_key, accounts, services(request)[TRANSLATION]
-    )
-    job, key = await documents.jobs.submit(
-        upload.data,
-        filename=upload.filename,
-        target_lang=target,
-        source_lang=source,
-        owner=caller(request, documents),
-        options=DocumentOptions(
-            formality=fields.get("formality") or None,
-            glossary=glossary,
-            instructions=tuple(instructions),
-            **msgspec.structs.asdict(memory),
-        ),
-        billed_to=owner_of(api_key),
-    )
-    return naming_job(DeepLDocumentHandle(document_id=job.id, document_key=key), job.id, 200)
 
 
 @post(
@@ -144,9 +94,9 @@ async def deepl_upload_document(request: Request[Any, Any, Any]) -> Response[Dee
 async def deepl_document_status(
     request: Request[Any, Any, Any], document_id: str
 ) -> DeepLDocumentStatus:
-    documents = services(request)[DOCUMENTS]
     body = await read_body(request, DeepLDocumentKey)
-    job = await documents.jobs.status(document_id, body.document_key, caller(request, documents))
+    key = await presented_key(request, KEY_FIELD)
+    job = await services(request)[DEEPL].document_status(document_id, body.document_key, key)
     return DeepLDocumentStatus.of(job)
 
 
@@ -164,27 +114,13 @@ async def deepl_document_result(
 ) -> Response[bytes]:
     from litestar.background_tasks import BackgroundTask
 
-    documents = services(request)[DOCUMENTS]
+    deepl = services(request)[DEEPL]
     body = await read_body(request, DeepLDocumentKey)
-    owner = caller(request, documents)
-    try:
-        job, data = await documents.jobs.result(document_id, body.document_key, owner)
-    except DocumentNotReadyError as exc:
-        raise _NotReady(exc.message, param=exc.param) from None
-    return result_response(
-        job,
-        data,
-        background=BackgroundTask(documents.jobs.forget, document_id, body.document_key, owner),
-    )
-
-
-class _NotReady(ApiError):
-    """DeepL answers a download before the document is done with a 503, which its clients
-    read as "not ready yet" (a 409 would be an unexpected error to them)."""
-
-    status_code = 503
-    type = "server_error"
-    code = "document_not_ready"
+    key = await presented_key(request, KEY_FIELD)
+    job, data = await deepl.document_result(document_id, body.document_key, key)
+    # Deleted once sent, as DeepL does.
+    forget = BackgroundTask(deepl.forget_document, document_id, body.document_key, key)
+    return result_response(job, data, background=forget)
 
 
 def deepl_document_router(max_bytes: int) -> Router:

@@ -10,22 +10,21 @@ from typing import Any
 from litestar import Request, Response, Router, get, post
 
 from translate_server.compat.common import body_key_check
+from translate_server.compat.libretranslate.keys import LIBRETRANSLATE
 from translate_server.compat.libretranslate.protocol import LibreError
 from translate_server.compat.libretranslate.routes import KEY_FIELD, PREFIX, error_shape
-from translate_server.documents.job_keys import KEY_ALONE
 from translate_server.documents.keys import DOCUMENTS
 from translate_server.documents.protocol import LibreFileTranslated
 from translate_server.documents.routes import (
     FORM_OVERHEAD,
-    caller,
     document_errors,
     naming_job,
     read_upload,
     result_response,
 )
-from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, FILE, FormField, form_body
+from translate_server.http.requests import accepted_key
 from translate_server.http.route_paths import compatible
 from translate_server.services import services
 
@@ -48,36 +47,14 @@ _LIBRE_ERRORS = document_errors(*COMPAT_ERRORS, shape=LibreError)
     ),
 )
 async def libre_translate_file(request: Request[Any, Any, Any]) -> Response[LibreFileTranslated]:
+    libretranslate = services(request)[LIBRETRANSLATE]
     documents = services(request)[DOCUMENTS]
     upload = await read_upload(request, documents.max_bytes)
-    target = upload.fields.get("target")
-    if not target:
-        raise InvalidRequestError("Invalid request: missing target parameter", param="target")
-    source = upload.fields.get("source")
-    owner = caller(request, documents)
-    job, key = await documents.jobs.submit(
-        upload.data,
-        filename=upload.filename,
-        target_lang=target,
-        source_lang=None if source in (None, "", "auto") else source,
-        owner=owner,
-    )
-    async for state in documents.jobs.watch(job.id, key, owner):
-        job = state
-    if job.status == "error":
-        raise _Failed(job.error or "Translation failed.")
+    job, key = await libretranslate.translate_file(upload, accepted_key(request))
     base = str(request.base_url).rstrip("/")
     return naming_job(
         LibreFileTranslated(f"{base}/libretranslate/download_file/{job.id}/{key}"), job.id, 200
     )
-
-
-class _Failed(ApiError):
-    """The file was accepted but its translation failed (LibreTranslate answers a 500 too)."""
-
-    status_code = 500
-    type = "server_error"
-    code = "document_failed"
 
 
 @get(
@@ -90,10 +67,8 @@ class _Failed(ApiError):
 async def libre_download_file(
     request: Request[Any, Any, Any], document_id: str, document_key: str
 ) -> Response[bytes]:
-    documents = services(request)[DOCUMENTS]
-    # The link's secret key alone authorizes it: it is followed without an API key.
-    job, data = await documents.jobs.result(document_id, document_key, owner=KEY_ALONE)
-    return result_response(job, data)
+    libretranslate = services(request)[LIBRETRANSLATE]
+    return result_response(*await libretranslate.translated_file(document_id, document_key))
 
 
 def libretranslate_file_routers(max_bytes: int) -> list[Router]:

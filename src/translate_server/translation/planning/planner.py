@@ -118,7 +118,9 @@ class Planner:
             document = self._split(text, request)
             plan.spans += len(document.pieces)
             document = split_sentences(document, self.piece_sentences)
-            detection = self._detect(document, source is None, target, param)
+            detection = self._detect(
+                document, source is None, target, param, i if is_batch else None
+            )
             language = detection.language if detection else source or target
             adapter = named
             if request.model is None:
@@ -170,12 +172,12 @@ class Planner:
         return split_lines(document) if self.line_by_line else document
 
     def _detect(
-        self, document: Document, detect: bool, target: Language, param: str
+        self, document: Document, detect: bool, target: Language, param: str, index: int | None
     ) -> Detection | None:
         if not detect:
             return None
         if document.pieces:
-            return self.detection.detect(" ".join(document.pieces), param)
+            return self.detection.detect(" ".join(document.pieces), param, index)
         # Markup alone: nothing to translate, nothing to detect. It comes back as it is,
         # which is its "translation" into the target; confidence 0 says so.
         return Detection(language=target, confidence=0.0)
