@@ -19,6 +19,7 @@ from translate_server.adapters.routes import admin_router
 from translate_server.compat.deepl.memory_routes import deepl_memory_router
 from translate_server.compat.deepl.routes import deepl_router, deepl_v3_router
 from translate_server.compat.documents import document_routers
+from translate_server.compat.google.routes import google_routers
 from translate_server.compat.libretranslate.routes import libretranslate_router
 from translate_server.http.cors import Cors
 from translate_server.http.errors import exception_handlers
@@ -124,6 +125,7 @@ def create_app(
             deepl_router(),
             deepl_v3_router(),
             libretranslate_router(),
+            *google_routers(),
             memory_router(settings.translation.max_memory_bytes),
             deepl_memory_router(settings.translation.max_memory_bytes),
             admin_router(),
