@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from translate_server.compat.google.protocol import (
     Edition,
-    ErrorBody,
-    ErrorInfo,
-    ErrorItem,
     GoogleError,
+    GoogleErrorBody,
+    GoogleErrorInfo,
+    GoogleErrorItem,
 )
 from translate_server.errors import ApiError
 from translate_server.wire import ErrorBody as ServiceError
@@ -57,17 +57,17 @@ class ApiKeyMissingError(ApiError):
 def google_error(status: int, error: ServiceError, edition: Edition) -> tuple[int, GoogleError]:
     code = (error.code or error.type).upper()
     return status, GoogleError(
-        error=ErrorBody(
+        error=GoogleErrorBody(
             code=status,
             message=error.message,
             errors=[_item(status, error)] if edition == "v2" else None,
             status=_STATUS.get(status, "INVALID_ARGUMENT" if status < 500 else "INTERNAL"),
-            details=[ErrorInfo(reason=code, domain=DOMAIN)],
+            details=[GoogleErrorInfo(reason=code, domain=DOMAIN)],
         )
     )
 
 
-def _item(status: int, error: ServiceError) -> ErrorItem:
+def _item(status: int, error: ServiceError) -> GoogleErrorItem:
     if status == 400:
         reason = "required" if error.code == MISSING else "invalid" if error.param else "badRequest"
     else:
@@ -75,7 +75,7 @@ def _item(status: int, error: ServiceError) -> ErrorItem:
     location, location_type = error.param, "parameter" if error.param else None
     if status == 401:  # the gate's refusal of an `Authorization` header
         location, location_type = "Authorization", "header"
-    return ErrorItem(
+    return GoogleErrorItem(
         message=error.message,
         domain="global",
         reason=reason,

@@ -17,7 +17,7 @@ from translate_server.wire import JsonObject, RequestStruct, ResponseStruct
 # -- v2 requests ---------------------------------------------------------------------------
 
 
-class TranslateParams(RequestStruct, kw_only=True):
+class GoogleTranslateParams(RequestStruct, kw_only=True):
     q: str | list[str] | None = None  # repeated: one translation per `q`, in order
     target: str | None = None
     source: str | None = None  # absent: detected, and answered as `detectedSourceLanguage`
@@ -26,11 +26,11 @@ class TranslateParams(RequestStruct, kw_only=True):
     cid: str | list[str] | None = None  # AutoML customizations: none are served
 
 
-class DetectParams(RequestStruct, kw_only=True):
+class GoogleDetectParams(RequestStruct, kw_only=True):
     q: str | list[str] | None = None
 
 
-class LanguagesParams(RequestStruct, kw_only=True):
+class GoogleLanguagesParams(RequestStruct, kw_only=True):
     target: str | None = None  # the language of the names; absent: codes only
     model: str | None = None
 
@@ -42,7 +42,7 @@ REPEATED = ("q", "cid")
 # -- v2 answers ----------------------------------------------------------------------------
 
 
-class Translation(ResponseStruct, kw_only=True):
+class GoogleTranslation(ResponseStruct, kw_only=True):
     translatedText: str
     # Only where `source` was not given.
     detectedSourceLanguage: str | None = None
@@ -53,46 +53,46 @@ class Translation(ResponseStruct, kw_only=True):
     warnings: list[str] | None = None
 
 
-class Translations(ResponseStruct, kw_only=True):
-    translations: list[Translation]
+class GoogleTranslations(ResponseStruct, kw_only=True):
+    translations: list[GoogleTranslation]
 
 
-class TranslateResponse(ResponseStruct, kw_only=True):
-    data: Translations
+class GoogleTranslateResponse(ResponseStruct, kw_only=True):
+    data: GoogleTranslations
 
 
-class Detection(msgspec.Struct, kw_only=True):
+class GoogleDetection(msgspec.Struct, kw_only=True):
     language: str  # `und` where the text's language cannot be told
     confidence: float  # 0..1
     isReliable: bool = False  # deprecated by Google, still sent
 
 
-class Detections(ResponseStruct, kw_only=True):
+class GoogleDetections(ResponseStruct, kw_only=True):
     # One list per `q`, of one detection each.
-    detections: list[list[Detection]]
+    detections: list[list[GoogleDetection]]
 
 
-class DetectResponse(ResponseStruct, kw_only=True):
-    data: Detections
+class GoogleDetectResponse(ResponseStruct, kw_only=True):
+    data: GoogleDetections
 
 
-class Language(ResponseStruct, kw_only=True):
+class GoogleLanguage(ResponseStruct, kw_only=True):
     language: str
     name: str | None = None  # in the `target` language, where one was asked
 
 
-class Languages(ResponseStruct, kw_only=True):
-    languages: list[Language]
+class GoogleLanguages(ResponseStruct, kw_only=True):
+    languages: list[GoogleLanguage]
 
 
-class LanguagesResponse(ResponseStruct, kw_only=True):
-    data: Languages
+class GoogleLanguagesResponse(ResponseStruct, kw_only=True):
+    data: GoogleLanguages
 
 
 # -- v3 (advanced edition) -----------------------------------------------------------------
 
 
-class TranslateTextRequest(RequestStruct, kw_only=True):
+class GoogleV3TranslateRequest(RequestStruct, kw_only=True):
     contents: list[str] | None = None
     mimeType: str | None = None  # `text/html` (the default) or `text/plain`
     sourceLanguageCode: str | None = None
@@ -105,48 +105,48 @@ class TranslateTextRequest(RequestStruct, kw_only=True):
     labels: dict[str, str] | None = None  # billing labels: nothing to bill
 
 
-class TranslationV3(ResponseStruct, kw_only=True):
+class GoogleV3Translation(ResponseStruct, kw_only=True):
     translatedText: str
     model: str | None = None
     detectedLanguageCode: str | None = None
     warnings: list[str] | None = None  # not Google's, as in v2
 
 
-class TranslateTextResponse(ResponseStruct, kw_only=True):
-    translations: list[TranslationV3]
+class GoogleV3TranslateResponse(ResponseStruct, kw_only=True):
+    translations: list[GoogleV3Translation]
 
 
-class DetectLanguageRequest(RequestStruct, kw_only=True):
+class GoogleV3DetectRequest(RequestStruct, kw_only=True):
     content: str | None = None
     mimeType: str | None = None
     model: str | None = None
     labels: dict[str, str] | None = None
 
 
-class DetectedLanguage(msgspec.Struct, kw_only=True):
+class GoogleV3DetectedLanguage(msgspec.Struct, kw_only=True):
     languageCode: str
     confidence: float
 
 
-class DetectLanguageResponse(ResponseStruct, kw_only=True):
-    languages: list[DetectedLanguage]
+class GoogleV3DetectResponse(ResponseStruct, kw_only=True):
+    languages: list[GoogleV3DetectedLanguage]
 
 
-class SupportedLanguage(ResponseStruct, kw_only=True):
+class GoogleV3Language(ResponseStruct, kw_only=True):
     languageCode: str
     displayName: str | None = None  # in `displayLanguageCode`, where one was asked
     supportSource: bool
     supportTarget: bool
 
 
-class SupportedLanguages(ResponseStruct, kw_only=True):
-    languages: list[SupportedLanguage]
+class GoogleV3Languages(ResponseStruct, kw_only=True):
+    languages: list[GoogleV3Language]
 
 
 # -- errors --------------------------------------------------------------------------------
 
 
-class ErrorItem(ResponseStruct, kw_only=True):
+class GoogleErrorItem(ResponseStruct, kw_only=True):
     """v2's legacy detail of an error; `location` names the offending parameter."""
 
     message: str
@@ -156,7 +156,7 @@ class ErrorItem(ResponseStruct, kw_only=True):
     locationType: str | None = None
 
 
-class ErrorInfo(msgspec.Struct, kw_only=True):
+class GoogleErrorInfo(msgspec.Struct, kw_only=True):
     """`google.rpc.ErrorInfo`: `reason` is what clients match (`API_KEY_INVALID`)."""
 
     type: str = msgspec.field(name="@type", default="type.googleapis.com/google.rpc.ErrorInfo")
@@ -164,16 +164,16 @@ class ErrorInfo(msgspec.Struct, kw_only=True):
     domain: str
 
 
-class ErrorBody(ResponseStruct, kw_only=True):
+class GoogleErrorBody(ResponseStruct, kw_only=True):
     code: int
     message: str
-    errors: list[ErrorItem] | None = None  # v2 only
+    errors: list[GoogleErrorItem] | None = None  # v2 only
     status: str
-    details: list[ErrorInfo]
+    details: list[GoogleErrorInfo]
 
 
 class GoogleError(msgspec.Struct):
-    error: ErrorBody
+    error: GoogleErrorBody
 
 
 # What the offending request parameter is called on each API, by the service's name for it.

@@ -29,20 +29,20 @@ from translate_server.compat.google.envelope import (
 )
 from translate_server.compat.google.protocol import (
     REPEATED,
-    DetectLanguageRequest,
-    DetectLanguageResponse,
-    DetectParams,
-    DetectResponse,
+    GoogleDetectParams,
+    GoogleDetectResponse,
     GoogleError,
-    LanguagesParams,
-    LanguagesResponse,
-    SupportedLanguages,
-    TranslateParams,
-    TranslateResponse,
-    TranslateTextRequest,
-    TranslateTextResponse,
+    GoogleLanguagesParams,
+    GoogleLanguagesResponse,
+    GoogleTranslateParams,
+    GoogleTranslateResponse,
+    GoogleV3DetectRequest,
+    GoogleV3DetectResponse,
+    GoogleV3Languages,
+    GoogleV3TranslateRequest,
+    GoogleV3TranslateResponse,
 )
-from translate_server.compat.google.service import GoogleTranslation
+from translate_server.compat.google.service import GoogleTranslator
 from translate_server.errors import ApiError
 from translate_server.http.bodies import read_body, read_params
 from translate_server.http.errors import exception_handlers
@@ -90,13 +90,13 @@ class NotFoundError(ApiError):
     tags=["google"],
     responses=ERRORS,
 )
-async def google_translate(request: Request[Any, Any, Any]) -> TranslateResponse:
-    params = await read_params(request, TranslateParams, REPEATED)
+async def google_translate(request: Request[Any, Any, Any]) -> GoogleTranslateResponse:
+    params = await read_params(request, GoogleTranslateParams, REPEATED)
     found = services(request)
     deadline = deadline_for(found.limits.request_timeout, None)
     return await unless_disconnected(
         request,
-        GoogleTranslation(found.translation).translate_v2(params, record_of(request), deadline),
+        GoogleTranslator(found.translation).translate_v2(params, record_of(request), deadline),
     )
 
 
@@ -108,9 +108,9 @@ async def google_translate(request: Request[Any, Any, Any]) -> TranslateResponse
     tags=["google"],
     responses=ERRORS,
 )
-async def google_detect(request: Request[Any, Any, Any]) -> DetectResponse:
-    params = await read_params(request, DetectParams, REPEATED)
-    return GoogleTranslation(services(request).translation).detect_v2(params)
+async def google_detect(request: Request[Any, Any, Any]) -> GoogleDetectResponse:
+    params = await read_params(request, GoogleDetectParams, REPEATED)
+    return GoogleTranslator(services(request).translation).detect_v2(params)
 
 
 @route(
@@ -121,9 +121,9 @@ async def google_detect(request: Request[Any, Any, Any]) -> DetectResponse:
     tags=["google"],
     responses=ERRORS,
 )
-async def google_languages(request: Request[Any, Any, Any]) -> LanguagesResponse:
-    params = await read_params(request, LanguagesParams)
-    return GoogleTranslation(services(request).translation).languages_v2(params)
+async def google_languages(request: Request[Any, Any, Any]) -> GoogleLanguagesResponse:
+    params = await read_params(request, GoogleLanguagesParams)
+    return GoogleTranslator(services(request).translation).languages_v2(params)
 
 
 @route(
@@ -154,7 +154,7 @@ DisplayLanguage = Annotated[
 )
 async def project_method(
     parent: str, request: Request[Any, Any, Any]
-) -> TranslateTextResponse | DetectLanguageResponse:
+) -> GoogleV3TranslateResponse | GoogleV3DetectResponse:
     return await _v3_call(request, parent)
 
 
@@ -168,24 +168,24 @@ async def project_method(
 )
 async def location_method(
     project: str, location: str, request: Request[Any, Any, Any]
-) -> TranslateTextResponse | DetectLanguageResponse:
+) -> GoogleV3TranslateResponse | GoogleV3DetectResponse:
     return await _v3_call(request, location)
 
 
 async def _v3_call(
     request: Request[Any, Any, Any], segment: str
-) -> TranslateTextResponse | DetectLanguageResponse:
+) -> GoogleV3TranslateResponse | GoogleV3DetectResponse:
     _, _, method = segment.rpartition(":")
     found = services(request)
-    google = GoogleTranslation(found.translation)
+    google = GoogleTranslator(found.translation)
     if method == "translateText":
-        body = await read_body(request, TranslateTextRequest)
+        body = await read_body(request, GoogleV3TranslateRequest)
         deadline = deadline_for(found.limits.request_timeout, None)
         return await unless_disconnected(
             request, google.translate_v3(body, record_of(request), deadline)
         )
     if method == "detectLanguage":
-        return google.detect_v3(await read_body(request, DetectLanguageRequest))
+        return google.detect_v3(await read_body(request, GoogleV3DetectRequest))
     raise NotFoundError(
         f"No method `{method or segment}` here: this server serves {', '.join(V3_METHODS)}."
     )
@@ -202,8 +202,8 @@ async def _v3_call(
 )
 async def supported_languages(
     request: Request[Any, Any, Any], display: DisplayLanguage = None
-) -> SupportedLanguages:
-    return GoogleTranslation(services(request).translation).languages_v3(display)
+) -> GoogleV3Languages:
+    return GoogleTranslator(services(request).translation).languages_v3(display)
 
 
 # -- both ----------------------------------------------------------------------------------

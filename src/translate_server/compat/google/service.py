@@ -20,26 +20,26 @@ from translate_server.compat.google.envelope import MISSING
 from translate_server.compat.google.protocol import (
     PARAMS_V2,
     PARAMS_V3,
-    DetectedLanguage,
-    Detection,
-    Detections,
-    DetectLanguageRequest,
-    DetectLanguageResponse,
-    DetectParams,
-    DetectResponse,
-    Language,
-    Languages,
-    LanguagesParams,
-    LanguagesResponse,
-    SupportedLanguage,
-    SupportedLanguages,
-    TranslateParams,
-    TranslateResponse,
-    TranslateTextRequest,
-    TranslateTextResponse,
-    Translation,
-    Translations,
-    TranslationV3,
+    GoogleDetection,
+    GoogleDetections,
+    GoogleDetectParams,
+    GoogleDetectResponse,
+    GoogleLanguage,
+    GoogleLanguages,
+    GoogleLanguagesParams,
+    GoogleLanguagesResponse,
+    GoogleTranslateParams,
+    GoogleTranslateResponse,
+    GoogleTranslation,
+    GoogleTranslations,
+    GoogleV3DetectedLanguage,
+    GoogleV3DetectRequest,
+    GoogleV3DetectResponse,
+    GoogleV3Language,
+    GoogleV3Languages,
+    GoogleV3TranslateRequest,
+    GoogleV3TranslateResponse,
+    GoogleV3Translation,
 )
 from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.text.languages import requested_language
@@ -78,14 +78,14 @@ class Translated:
     warnings: list[str] | None
 
 
-class GoogleTranslation:
+class GoogleTranslator:
     def __init__(self, translation: TranslationService) -> None:
         self.translation = translation
 
     # -- v2 --------------------------------------------------------------------------------
     async def translate_v2(
-        self, params: TranslateParams, record: RequestRecord, deadline: float
-    ) -> TranslateResponse:
+        self, params: GoogleTranslateParams, record: RequestRecord, deadline: float
+    ) -> GoogleTranslateResponse:
         if params.cid:
             raise InvalidRequestError("No AutoML customizations are served here.", param="cid")
         job = Job(
@@ -97,10 +97,10 @@ class GoogleTranslation:
             names=PARAMS_V2,
         )
         translated = await self._translate(job, record, deadline)
-        return TranslateResponse(
-            data=Translations(
+        return GoogleTranslateResponse(
+            data=GoogleTranslations(
                 translations=[
-                    Translation(
+                    GoogleTranslation(
                         translatedText=t.text,
                         detectedSourceLanguage=t.detected,
                         model=params.model or None,
@@ -111,29 +111,30 @@ class GoogleTranslation:
             )
         )
 
-    def detect_v2(self, params: DetectParams) -> DetectResponse:
+    def detect_v2(self, params: GoogleDetectParams) -> GoogleDetectResponse:
         texts = self._texts(params.q, "q")
         found = [self._detect(text, f"q[{i}]") for i, text in enumerate(texts)]
-        return DetectResponse(
-            data=Detections(
-                detections=[[Detection(language=code, confidence=c)] for code, c in found]
+        return GoogleDetectResponse(
+            data=GoogleDetections(
+                detections=[[GoogleDetection(language=code, confidence=c)] for code, c in found]
             )
         )
 
-    def languages_v2(self, params: LanguagesParams) -> LanguagesResponse:
+    def languages_v2(self, params: GoogleLanguagesParams) -> GoogleLanguagesResponse:
         names = language_names(params.target, "target") if params.target else {}
-        return LanguagesResponse(
-            data=Languages(
+        return GoogleLanguagesResponse(
+            data=GoogleLanguages(
                 languages=[
-                    Language(language=code, name=names.get(code)) for code in google_languages()
+                    GoogleLanguage(language=code, name=names.get(code))
+                    for code in google_languages()
                 ]
             )
         )
 
     # -- v3 --------------------------------------------------------------------------------
     async def translate_v3(
-        self, body: TranslateTextRequest, record: RequestRecord, deadline: float
-    ) -> TranslateTextResponse:
+        self, body: GoogleV3TranslateRequest, record: RequestRecord, deadline: float
+    ) -> GoogleV3TranslateResponse:
         if body.glossaryConfig:
             raise InvalidRequestError(
                 "Google glossaries are not served here; /translate and DeepL's API take "
@@ -156,9 +157,9 @@ class GoogleTranslation:
             names=PARAMS_V3,
         )
         translated = await self._translate(job, record, deadline)
-        return TranslateTextResponse(
+        return GoogleV3TranslateResponse(
             translations=[
-                TranslationV3(
+                GoogleV3Translation(
                     translatedText=t.text,
                     model=body.model or None,
                     detectedLanguageCode=t.detected,
@@ -168,18 +169,18 @@ class GoogleTranslation:
             ]
         )
 
-    def detect_v3(self, body: DetectLanguageRequest) -> DetectLanguageResponse:
+    def detect_v3(self, body: GoogleV3DetectRequest) -> GoogleV3DetectResponse:
         _format(body.mimeType)
         code, confidence = self._detect(_required(body.content, "content"), "content")
-        return DetectLanguageResponse(
-            languages=[DetectedLanguage(languageCode=code, confidence=confidence)]
+        return GoogleV3DetectResponse(
+            languages=[GoogleV3DetectedLanguage(languageCode=code, confidence=confidence)]
         )
 
-    def languages_v3(self, display: str | None) -> SupportedLanguages:
+    def languages_v3(self, display: str | None) -> GoogleV3Languages:
         names = language_names(display, "displayLanguageCode") if display else {}
-        return SupportedLanguages(
+        return GoogleV3Languages(
             languages=[
-                SupportedLanguage(
+                GoogleV3Language(
                     languageCode=code,
                     displayName=names.get(code),
                     supportSource=True,
