@@ -133,6 +133,27 @@ def test_the_default_model_translates_into_the_target_language(server, text, tar
     assert detected.language.tag == target
 
 
+def test_googles_client_gets_the_default_models_translations(server):
+    """Google's official client, pointed at the server: texts in the target language, the
+    source detected, over the same path as /translate."""
+    translate_v2 = pytest.importorskip(
+        "google.cloud.translate_v2",
+        reason="google-cloud-translate (the `test` extra) is not installed",
+    )
+    credentials = pytest.importorskip("google.auth.credentials")
+    client = translate_v2.Client(
+        credentials=credentials.AnonymousCredentials(),
+        client_options={"api_endpoint": server.base_url},
+    )
+    texts = ["Where is the train station?", "Please enter your password."]
+    found = client.translate(texts, target_language="de", format_="text")
+    detector = LanguageDetection("high")
+    for text, answer in zip(texts, found, strict=True):
+        print(f"\n{text!r} -> de: {answer['translatedText']!r}")
+        assert answer["detectedSourceLanguage"] == "en"
+        assert detector.detect(answer["translatedText"], "q").language.tag == "de"
+
+
 def test_lines_stay_lines(server):
     answer = translate(
         server,

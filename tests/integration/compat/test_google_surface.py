@@ -120,6 +120,13 @@ async def test_detect_by_get_and_post(client: AppClient) -> None:
     assert got.json()["data"]["detections"][0][0]["language"] == "de"
 
 
+async def test_detecting_many_long_texts(client: AppClient) -> None:
+    texts = ["Die Besprechung wurde verschoben. " * 40, "La réunion a été reportée. " * 40] * 3
+    response = await client.post(f"{V2}/detect", json={"q": texts})
+    detections = response.json()["data"]["detections"]
+    assert [[d["language"] for d in each] for each in detections] == [["de"], ["fr"]] * 3
+
+
 async def test_languages_with_and_without_names(client: AppClient) -> None:
     bare = (await client.get(f"{V2}/languages")).json()["data"]["languages"]
     assert {"language": "iw"} in bare and all(set(entry) == {"language"} for entry in bare)

@@ -114,6 +114,23 @@ async def test_a_text_the_detector_cannot_place_is_kept_and_the_rest_translated(
     ]
 
 
+async def test_many_texts_the_detector_cannot_place_cost_one_more_round(
+    google: GoogleTranslator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rounds = []
+    translate_batch = google.translation.translate
+
+    async def counted(request, *args, **kwargs):
+        rounds.append(list(request.text))
+        return await translate_batch(request, *args, **kwargs)
+
+    monkeypatch.setattr(google.translation, "translate", counted)
+    texts = ["ꙮ", "Good morning", "ꙮ ꙮ", "ꙮꙮ"]
+    found = await translate(google, q=texts, target="de")
+    assert [t["translatedText"] for t in found] == ["ꙮ", "GOOD MORNING", "ꙮ ꙮ", "ꙮꙮ"]
+    assert rounds == [texts, ["Good morning"]]
+
+
 async def test_the_model_is_echoed_only_where_asked(
     google: GoogleTranslator, engine: FakeEngine
 ) -> None:
@@ -160,17 +177,17 @@ async def test_refusals_name_googles_parameter(
         assert caught.value.code == code
 
 
-def test_detection_gives_one_candidate_per_text_in_googles_codes(
+async def test_detection_gives_one_candidate_per_text_in_googles_codes(
     google: GoogleTranslator,
 ) -> None:
-    found = google.detect_v2(
+    found = await google.detect_v2(
         GoogleDetectParams(q=["Die Besprechung wurde verschoben.", "12 345", ""])
     )
     languages = [[(d.language, d.isReliable) for d in each] for each in found.data.detections]
     assert languages == [[("de", False)], [("und", False)], [("und", False)]]
     assert 0.5 < found.data.detections[0][0].confidence <= 1
     with pytest.raises(ApiError) as caught:
-        google.detect_v2(GoogleDetectParams(q=["Hi", "x" * (LONG + 1)]))
+        await google.detect_v2(GoogleDetectParams(q=["Hi", "x" * (LONG + 1)]))
     assert caught.value.param == "q[1]"
 
 

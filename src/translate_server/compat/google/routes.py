@@ -110,7 +110,7 @@ async def google_translate(request: Request[Any, Any, Any]) -> GoogleTranslateRe
 )
 async def google_detect(request: Request[Any, Any, Any]) -> GoogleDetectResponse:
     params = await read_params(request, GoogleDetectParams, REPEATED)
-    return GoogleTranslator(services(request).translation).detect_v2(params)
+    return await GoogleTranslator(services(request).translation).detect_v2(params)
 
 
 @route(
