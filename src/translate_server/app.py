@@ -17,6 +17,7 @@ from litestar.datastructures import State
 
 from translate_server.adapters import domain as adapters
 from translate_server.compat.deepl import domain as deepl
+from translate_server.compat.google import domain as google
 from translate_server.compat.libretranslate import domain as libretranslate
 from translate_server.documents import domain as documents
 from translate_server.http.cors import Cors
@@ -56,6 +57,7 @@ DOMAINS: tuple[Domain, ...] = (
     documents.DOMAIN,
     deepl.DOMAIN,
     libretranslate.DOMAIN,
+    google.DOMAIN,
     page.DOMAIN,
 )
 # Readiness, liveness and the metrics: the process's, not a domain's.

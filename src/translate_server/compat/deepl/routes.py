@@ -195,8 +195,8 @@ async def glossary_language_pairs(request: Request[Any, Any, Any]) -> GlossaryLa
     include_in_schema=False,
 )
 async def deepl_unknown(unknown: str, request: Request[Any, Any, Any]) -> None:
-    """Any other `/v2/...` or `/v3/...` path: a 404 in DeepL's shape, which its clients
-    can read."""
+    """Any other `/v2/...` or `/v3/...` path (but Google's `/v3/projects/...`): a 404 in
+    DeepL's shape, which its clients can read."""
     raise NotFoundError(f"Not found: {request.url.path}")
 
 
