@@ -4,6 +4,7 @@ echo and log probabilities in the legacy shape, and its streams."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from translate_server.openai_api.completions.protocol import (
 from translate_server.openai_api.completions.service import MAX_PROMPTS, CompletionService
 
 from tests.support.fakes import FakeEngine
+from tests.support.harness import eventually
 from tests.support.service_builder import (
     ServiceBuilder,
     StaticAdapters,
@@ -258,3 +260,25 @@ async def test_a_failure_mid_stream_is_raised_from_the_chunks_and_the_ticket_giv
         await read_into(chunks, received)
     assert [chunk.choices[0].text for chunk in received] == ["echo:"]
     assert built.admission.in_flight == 0
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["complete", "stream"])
+async def test_a_request_cancelled_while_the_engine_works_gives_its_ticket_back(
+    streamed: bool,
+) -> None:
+    engine = FakeEngine()
+    engine.hang = True
+    built = ServiceBuilder(engine)
+    service = built.completions()
+    waiting = asyncio.create_task(
+        service.open_stream(completion_request(stream=True), record(), deadline())
+        if streamed
+        else complete(service, prompt=["a", "b"])
+    )
+    await eventually(lambda: len(engine.unfinished) == (1 if streamed else 2))
+    assert built.admission.in_flight == (1 if streamed else 2)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert built.admission.in_flight == 0
+    assert engine.unfinished == set()
