@@ -74,83 +74,138 @@ def adapt(
     progress: Callable[[int, int], Any] | None = None,
 ) -> AdaptReport:
     import torch
-    from peft import LoraConfig, PeftModel, get_peft_model
-    from transformers import AutoModelForCausalLM
 
     started = time.monotonic()
     device = "cuda" if torch.cuda.is_available() else "cpu"
     torch.manual_seed(options.seed)
-    base = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).to(device)
-    checkpoint = options.output / CHECKPOINT
-    state = _read_state(checkpoint)
-    if state is not None:
-        model = PeftModel.from_pretrained(base, checkpoint / "adapter", is_trainable=True)
-    else:
-        config = LoraConfig(
-            r=options.rank,
-            lora_alpha=2 * options.rank,
-            lora_dropout=0.05,
-            target_modules=[m for m in TARGET_MODULES if _has_module(base, m)],
-            task_type="CAUSAL_LM",
-        )
-        model = get_peft_model(base, config)
-        with model.disable_adapter():
-            chrf_before = evaluate(model, prompter, held, options.max_new_tokens, device)
-        state = {"step": 0, "chrf_before": chrf_before, "losses": []}
-    optimizer = torch.optim.AdamW(
-        [p for p in model.parameters() if p.requires_grad], lr=options.learning_rate
-    )
-    if (checkpoint / "optimizer.pt").exists():
-        optimizer.load_state_dict(torch.load(checkpoint / "optimizer.pt", weights_only=True))
+    run = _Run.begin(model_dir, prompter, held, options, device)
     batches = _batches(len(train), options)
-    examples = [prompter.example(entry) for entry in train]
-    pad = prompter.tokenizer.pad_token_id or 0
     deadline = None if options.max_minutes is None else started + options.max_minutes * 60
-    step = first = int(state["step"])
-    model.train()
-    while step < len(batches):
-        if deadline is not None and time.monotonic() >= deadline:
-            break
-        if options.max_steps is not None and step - first >= options.max_steps:
-            break
-        ids, labels, mask = _collate([examples[i] for i in batches[step]], pad, device)
-        loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad()
-        state["losses"].append(round(loss.item(), 4))
-        step += 1
-        state["step"] = step
-        if progress is not None:
-            progress(step, len(batches))
-        if step % options.save_every == 0 and step < len(batches):
-            _save_checkpoint(model, optimizer, state, checkpoint)
-    finished = step >= len(batches)
-    model.eval()
-    losses = state["losses"]
+    run.train(
+        batches,
+        [prompter.example(entry) for entry in train],
+        pad=prompter.tokenizer.pad_token_id or 0,
+        deadline=deadline,
+        progress=progress,
+    )
+    finished = run.step >= len(batches)
+    losses = run.state["losses"]
     report = AdaptReport(
         model=model_name,
         device=device,
         train_pairs=len(train),
         held_out_pairs=len(held),
-        steps_done=step,
+        steps_done=run.step,
         steps_total=len(batches),
         finished=finished,
         seconds=round(time.monotonic() - started, 1),
-        chrf_before=state["chrf_before"],
+        chrf_before=run.state["chrf_before"],
         first_loss=_mean(losses[: max(1, len(losses) // 10)]),
         last_loss=_mean(losses[-max(1, len(losses) // 10) :]),
         serves=pairs_served(train),
     )
     if finished:
-        report.chrf_after = evaluate(model, prompter, held, options.max_new_tokens, device)
-        _save_adapter(model, options.output, report, model_name)
-        shutil.rmtree(checkpoint, ignore_errors=True)
+        report.chrf_after = evaluate(run.model, prompter, held, options.max_new_tokens, device)
+        _save_adapter(run.model, options.output, report, model_name)
+        shutil.rmtree(run.checkpoint, ignore_errors=True)
     else:
-        _save_checkpoint(model, optimizer, state, checkpoint)
+        run.save()
     report.seconds = round(time.monotonic() - started, 1)
     (options.output / REPORT).write_text(json.dumps(asdict(report), indent=2) + "\n")
     return report
+
+
+@dataclass
+class _Run:
+    """One run of the training: the model with its LoRA adapter, the optimizer, and the state
+    a checkpoint keeps (the step reached, chrF before training, every step's loss)."""
+
+    model: Any
+    optimizer: Any
+    state: dict[str, Any]
+    checkpoint: Path
+    options: AdaptOptions
+    device: str
+
+    @classmethod
+    def begin(
+        cls,
+        model_dir: Path,
+        prompter: Prompter,
+        held: Sequence[Entry],
+        options: AdaptOptions,
+        device: str,
+    ) -> _Run:
+        """Where the last run stopped, from its checkpoint; else a new adapter on the base
+        model, and the base model's chrF on the held-out pairs."""
+        import torch
+        from peft import LoraConfig, PeftModel, get_peft_model
+        from transformers import AutoModelForCausalLM
+
+        base = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).to(device)
+        checkpoint = options.output / CHECKPOINT
+        state = _read_state(checkpoint)
+        if state is not None:
+            model = PeftModel.from_pretrained(base, checkpoint / "adapter", is_trainable=True)
+        else:
+            config = LoraConfig(
+                r=options.rank,
+                lora_alpha=2 * options.rank,
+                lora_dropout=0.05,
+                target_modules=[m for m in TARGET_MODULES if _has_module(base, m)],
+                task_type="CAUSAL_LM",
+            )
+            model = get_peft_model(base, config)
+            with model.disable_adapter():
+                chrf_before = evaluate(model, prompter, held, options.max_new_tokens, device)
+            state = {"step": 0, "chrf_before": chrf_before, "losses": []}
+        optimizer = torch.optim.AdamW(
+            [p for p in model.parameters() if p.requires_grad], lr=options.learning_rate
+        )
+        if (checkpoint / "optimizer.pt").exists():
+            optimizer.load_state_dict(torch.load(checkpoint / "optimizer.pt", weights_only=True))
+        return cls(model, optimizer, state, checkpoint, options, device)
+
+    @property
+    def step(self) -> int:
+        return int(self.state["step"])
+
+    def train(
+        self,
+        batches: list[list[int]],
+        examples: list[tuple[list[int], list[int]]],
+        *,
+        pad: int,
+        deadline: float | None,
+        progress: Callable[[int, int], Any] | None,
+    ) -> None:
+        """Steps from where the run stands to the last batch, or to the `deadline`
+        (`time.monotonic()`) or `max_steps` of this run; a checkpoint every `save_every`."""
+        first = self.step
+        self.model.train()
+        while self.step < len(batches) and not self._stopped(first, deadline):
+            ids, labels, mask = _collate(
+                [examples[i] for i in batches[self.step]], pad, self.device
+            )
+            loss = self.model(input_ids=ids, attention_mask=mask, labels=labels).loss
+            loss.backward()
+            self.optimizer.step()
+            self.optimizer.zero_grad()
+            self.state["losses"].append(round(loss.item(), 4))
+            self.state["step"] = step = self.step + 1
+            if progress is not None:
+                progress(step, len(batches))
+            if step % self.options.save_every == 0 and step < len(batches):
+                self.save()
+        self.model.eval()
+
+    def _stopped(self, first: int, deadline: float | None) -> bool:
+        if deadline is not None and time.monotonic() >= deadline:
+            return True
+        return self.options.max_steps is not None and self.step - first >= self.options.max_steps
+
+    def save(self) -> None:
+        _save_checkpoint(self.model, self.optimizer, self.state, self.checkpoint)
 
 
 def evaluate(

@@ -20,7 +20,7 @@ from translate_server.server.front_end import FrontEndRole
 from translate_server.settings import Settings, load_settings
 
 from tests.support.fakes import FakeEngine
-from tests.support.harness import running
+from tests.support.harness import eventually, running
 
 TRANSLATE = {"text": "hello", "source_lang": "en", "target_lang": "de"}
 
@@ -45,8 +45,7 @@ async def owner_on(path: str, app: Litestar) -> AsyncIterator[None]:
     server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_config=None))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
-        while not server.started:
-            await asyncio.sleep(0.01)
+        await eventually(lambda: server.started)
         yield
     finally:
         server.should_exit = True

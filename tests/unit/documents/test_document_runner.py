@@ -21,6 +21,8 @@ from translate_server.errors import (
     UnsupportedDocumentFormatError,
 )
 
+from tests.support.harness import eventually, read_until
+
 # Twelve one-sentence cues: twelve segments.
 SRT = "".join(
     f"{i}\n00:00:{i:02d},000 --> 00:00:{i:02d},900\nSentence number {i}.\n\n" for i in range(1, 13)
@@ -122,9 +124,7 @@ async def test_a_job_resumes_after_a_crash_without_redoing_its_batches(tmp_path:
         store, first, RunnerLimits(max_jobs=1, batches_in_flight=1, batch_segments=3), bill=usage
     )
     job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE", billed_to="digest-a")
-    async with asyncio.timeout(10):
-        while (await store.get(job.id)).segments_done < 6:
-            await asyncio.sleep(0.001)
+    await read_until(lambda: store.get(job.id), lambda found: found.segments_done >= 6, every=0.001)
     await jobs.close()  # the server stops while the third batch is in the engine
     await store.close()
     assert usage.bills == []
@@ -189,9 +189,7 @@ async def test_a_failed_or_cancelled_job_bills_nothing(store: JobStore) -> None:
     held, held_key = await jobs.submit(
         SRT, filename="b.srt", target_lang="DE", billed_to="digest-a"
     )
-    async with asyncio.timeout(10):
-        while translator.in_flight == 0:
-            await asyncio.sleep(0.001)
+    await eventually(lambda: translator.in_flight, every=0.001)
     assert (await jobs.cancel(held.id, held_key)).status == "translating"
     translator.gate.set()
     assert usage.bills == []
@@ -255,9 +253,8 @@ async def test_a_job_stopped_with_its_server_resumes_even_if_its_batch_ended_in_
     translator = FailsWhenCancelled()
     jobs = DocumentJobs(store, translator, LIMITS)
     job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE")
+    await eventually(lambda: translator.in_flight, every=0.001)
     async with asyncio.timeout(10):
-        while translator.in_flight == 0:
-            await asyncio.sleep(0.001)
         await jobs.close()  # the server stops
     assert (await store.get(job.id)).status == "translating"  # not failed
     await store.close()
@@ -372,9 +369,7 @@ async def test_a_job_resumes_after_its_process_is_killed(tmp_path: Path) -> None
     child.stdin.close()
     job_id, key = (await asyncio.wait_for(child.stdout.readline(), 30)).decode().split()
     store = await JobStore.open(tmp_path, retention_seconds=3600)
-    async with asyncio.timeout(30):
-        while (await store.get(job_id)).segments_done < 6:
-            await asyncio.sleep(0.01)
+    await read_until(lambda: store.get(job_id), lambda found: found.segments_done >= 6, timeout=30)
     child.kill()  # no clean shutdown: SIGKILL mid-job
     await child.wait()
 
