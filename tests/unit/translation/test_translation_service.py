@@ -567,6 +567,18 @@ async def test_a_stream_left_early_gives_its_ticket_back_and_ends_its_engine_req
     assert built.engine.unfinished == set()
 
 
+async def test_a_stream_closed_before_its_first_chunk_gives_its_ticket_back() -> None:
+    built = ServiceBuilder(FakeEngine(max_model_len=300, token_delay=0.01))
+    paragraphs = [f"Paragraph {i} says something of its own." for i in range(6)]
+    chunks = await built.translation().open_stream(
+        translate_request(stream=True, text="\n\n".join(paragraphs)), record(), deadline()
+    )
+    assert built.admission.in_flight > 0
+    await chunks.aclose()
+    assert built.admission.in_flight == 0
+    assert built.engine.unfinished == set()
+
+
 async def test_a_failure_mid_stream_is_raised_from_the_chunks_and_the_ticket_given_back() -> None:
     engine = FakeEngine()
     engine.fail_after_tokens = 1

@@ -13,6 +13,7 @@ from translate_server.errors import InvalidRequestError
 from translate_server.inference.admission import Ticket
 from translate_server.inference.engine import ChatMessage, SamplingOptions, StructuredOutput
 from translate_server.inference.generation import Prompt, StartedStream
+from translate_server.inference.owned_streams import STARTED, opened
 from translate_server.observability.record import RequestRecord
 from translate_server.openai_api import sampling
 from translate_server.openai_api.chat import checks
@@ -72,11 +73,12 @@ class ChatService(OpenAIService):
         """The completion's chunks. Everything that can fail before the first token fails
         here, while an error status can still be sent; later failures are raised from the
         chunks."""
-        prompt, started, ticket = await self.start_stream(request, record, deadline)
+        prompt, stream, ticket = await self.start_stream(request, record, deadline)
         head = ChunkHead(
             _completion_id(), int(time.time()), self.served(request.model), self.fingerprint
         )
-        return ChatStream(head, self._chunks(request, head, prompt, started, ticket, record))
+        chunks = self._chunks(request, head, prompt, stream, ticket, record)
+        return ChatStream(head, await opened(chunks))
 
     async def start_stream(
         self, request: ChatCompletionRequest, record: RequestRecord, deadline: float
@@ -106,6 +108,7 @@ class ChatService(OpenAIService):
         with_logprobs = request.logprobs
         completion_tokens = [0] * request.n
         try:
+            yield STARTED
             for index in range(request.n):
                 yield head.chunk(
                     [ChunkChoice(index=index, delta=Delta(role="assistant", content=""))]

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from translate_server.errors import InvalidRequestError
 from translate_server.inference.admission import Ticket
 from translate_server.inference.generation import StartedStream
+from translate_server.inference.owned_streams import STARTED, opened
 from translate_server.observability.record import RequestRecord
 from translate_server.openai_api.chat.protocol import (
     ChatCompletionRequest,
@@ -92,8 +93,8 @@ class ResponsesService:
     ) -> AsyncGenerator[ResponseEvent, None]:
         """The events of a streamed response. Whatever can fail before the first token fails
         here, while an error status can still be sent."""
-        prompt, started, ticket = await self.chat.start_stream(as_chat(request), record, deadline)
-        return self._events(request, prompt.tokens, started, ticket, record)
+        prompt, stream, ticket = await self.chat.start_stream(as_chat(request), record, deadline)
+        return await opened(self._events(request, prompt.tokens, stream, ticket, record))
 
     async def _events(
         self,
@@ -106,6 +107,7 @@ class ResponsesService:
         # The model's name is the base model's or the adapter's.
         events = _MessageEvents(request, self.chat.served(request.model))
         try:
+            yield STARTED
             for event in events.opening():
                 yield event
             texts: list[str] = []

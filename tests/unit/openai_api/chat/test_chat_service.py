@@ -425,6 +425,19 @@ async def test_the_ticket_is_given_back_when_the_client_leaves_early() -> None:
     assert built.engine.unfinished == set()  # the engine request ended with the stream
 
 
+async def test_a_stream_closed_before_its_first_chunk_gives_its_ticket_back() -> None:
+    # A client gone between the handler's return and the first byte: the chunks are closed
+    # unread, and an async generator closed before it starts runs no `finally` of its own.
+    built = ServiceBuilder(FakeEngine(token_delay=0.01))
+    stream = await built.chat().open_stream(
+        chat_request(stream=True, max_tokens=200, ignore_eos=True), record(), deadline()
+    )
+    assert built.admission.in_flight == 1
+    await stream.chunks.aclose()
+    assert built.admission.in_flight == 0
+    assert built.engine.unfinished == set()
+
+
 async def test_a_failure_mid_stream_is_raised_from_the_chunks_and_the_ticket_given_back() -> None:
     engine = FakeEngine()
     engine.fail_after_tokens = 2

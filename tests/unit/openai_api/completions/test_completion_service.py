@@ -248,6 +248,16 @@ async def test_the_ticket_is_given_back_when_the_client_leaves_early() -> None:
     assert built.admission.in_flight == 0 and built.engine.unfinished == set()
 
 
+async def test_a_stream_closed_before_its_first_chunk_gives_its_ticket_back() -> None:
+    built = ServiceBuilder(FakeEngine(token_delay=0.01))
+    chunks = await built.completions().open_stream(
+        completion_request(stream=True, max_tokens=200, ignore_eos=True), record(), deadline()
+    )
+    assert built.admission.in_flight == 1
+    await chunks.aclose()
+    assert built.admission.in_flight == 0 and built.engine.unfinished == set()
+
+
 async def test_a_failure_mid_stream_is_raised_from_the_chunks_and_the_ticket_given_back() -> None:
     engine = FakeEngine()
     engine.fail_after_tokens = 1

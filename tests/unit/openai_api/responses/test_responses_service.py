@@ -267,6 +267,16 @@ async def test_the_ticket_is_given_back_when_the_client_leaves_early() -> None:
     assert built.admission.in_flight == 0 and built.engine.unfinished == set()
 
 
+async def test_a_stream_closed_before_its_first_event_gives_its_ticket_back() -> None:
+    built = ServiceBuilder(FakeEngine(token_delay=0.01))
+    events = await built.responses().open_stream(
+        responses_request(stream=True, max_output_tokens=200), record(), deadline()
+    )
+    assert built.admission.in_flight == 1
+    await events.aclose()
+    assert built.admission.in_flight == 0 and built.engine.unfinished == set()
+
+
 async def test_a_failure_mid_stream_is_raised_from_the_events_and_the_ticket_given_back() -> None:
     engine = FakeEngine()
     engine.fail_after_tokens = 2
