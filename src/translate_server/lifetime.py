@@ -8,7 +8,6 @@ import asyncio
 import time
 from collections.abc import Callable, Coroutine
 from contextlib import AsyncExitStack
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -28,6 +27,7 @@ if TYPE_CHECKING:  # their modules load with the engine, not with the routes
     from translate_server.documents.runner import Bill
     from translate_server.documents.service import Documents
     from translate_server.memory.service import Memories
+    from translate_server.storage.opening import StoreDatabases
     from translate_server.translation.service import TranslationService
 
 log = structlog.get_logger(__name__)
@@ -57,6 +57,7 @@ async def open_services(
     # Imported here: the translation service pulls in the language registry and detector.
     from translate_server.adapters.catalog import open_adapters, read_configured
     from translate_server.compat.deepl.accounts import DeepLAccounts
+    from translate_server.storage.opening import StoreDatabases
     from translate_server.translation.cache import TranslationCache
     from translate_server.translation.detection import LanguageDetection
     from translate_server.translation.prompts.templates import PromptTemplates
@@ -76,7 +77,9 @@ async def open_services(
     cache = TranslationCache(options.translation_cache_size, metrics_.registry)
     template = PromptTemplates.load(options.prompt_templates).for_model(engine.info.model)
 
-    memories = await _open_memories(resources, settings) if owns_stores else None
+    databases = StoreDatabases.of(settings)
+    resources.push_async_callback(databases.close)  # last of the stores: their engines
+    memories = await _open_memories(databases, settings) if owns_stores else None
 
     def translation_service(admitted_by: Admission, priority: int = 0) -> TranslationService:
         return TranslationService(
@@ -94,11 +97,13 @@ async def open_services(
             adapters=adapters,
         )
 
-    deepl = DeepLAccounts.open(_deepl_database_path(settings))
-    resources.push_async_callback(deepl.close)  # after the documents, which bill into it
+    # A front end that owns no stores never uses its accounts: nor are they migrated there.
+    deepl = DeepLAccounts.over(
+        await databases.migrated("accounts") if owns_stores else databases.database("accounts")
+    )
     documents = (
         await _open_documents(
-            resources, settings, metrics_, translation_service, bill=deepl.usage.add
+            resources, databases, settings, metrics_, translation_service, bill=deepl.usage.add
         )
         if serve_documents and owns_stores
         else None
@@ -124,22 +129,19 @@ async def open_services(
     )
 
 
-async def _open_memories(resources: AsyncExitStack, settings: Settings) -> Memories:
-    """The translation memories' database, closed with the app."""
-    from translate_server.memory.jobs import MemoryJobs
+async def _open_memories(databases: StoreDatabases, settings: Settings) -> Memories:
+    """The translation memories (and DeepL's import and export jobs), over their database."""
     from translate_server.memory.service import Memories
     from translate_server.memory.store import MemoryStore
 
     options = settings.translation
-    store = MemoryStore(_memory_database_path(settings))
-    resources.push_async_callback(store.close)
-    await store.open()
-    await MemoryJobs(store).open()  # DeepL's import and export jobs
+    store = MemoryStore(await databases.migrated("memory"))
     return Memories(store, options.max_memory_entries, options.max_memory_bytes)
 
 
 async def _open_documents(
     resources: AsyncExitStack,
+    databases: StoreDatabases,
     settings: Settings,
     metrics_: ServiceMetrics,
     translation_service: Callable[[Admission, int], TranslationService],
@@ -152,12 +154,11 @@ async def _open_documents(
     from translate_server.documents.translator import DOCUMENT_PRIORITY
 
     options = settings.documents
-    store = await JobStore.open(options.document_dir, options.document_retention)
-    resources.push_async_callback(store.close)
+    store = JobStore(await databases.migrated("jobs"), options.document_retention)
     translation = translation_service(document_admission(settings, metrics_), DOCUMENT_PRIORITY)
     jobs = document_jobs(settings, store, translation, metrics_, bill=bill)
-    # Closed before the store and the DeepL database it bills into: running jobs stop where
-    # they stand and resume on the next start.
+    # Closed before the databases, the jobs' and the DeepL accounts' it bills into: running
+    # jobs stop where they stand and resume on the next start.
     resources.push_async_callback(jobs.close)
     await jobs.start()
     return Documents(jobs, options.max_document_bytes, keyed=bool(settings.server.api_keys))
@@ -187,20 +188,6 @@ def _start_task(resources: AsyncExitStack, work: Coroutine[Any, Any, None]) -> N
 async def _cancel(task: asyncio.Task[None]) -> None:
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
-
-
-def _memory_database_path(settings: Settings) -> Path:
-    configured = settings.translation.memory_db
-    if configured:
-        return Path(configured).expanduser()
-    return Path(settings.engine.model_cache_dir).expanduser() / "memories.sqlite3"
-
-
-def _deepl_database_path(settings: Settings) -> Path:
-    configured = settings.translation.glossary_db
-    if configured:
-        return Path(configured).expanduser()
-    return Path(settings.engine.model_cache_dir).expanduser() / "glossaries.sqlite3"
 
 
 async def _watch_engine(engine: Engine, on_death: Callable[[], None] | None) -> None:

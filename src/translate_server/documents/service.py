@@ -17,8 +17,7 @@ from translate_server.documents.translator import (
     file_memory,
     runner_limits,
 )
-from translate_server.errors import AuthenticationError
-from translate_server.owners import owner_of
+from translate_server.owners import caller_owner
 
 if TYPE_CHECKING:
     from translate_server.observability.metrics import ServiceMetrics
@@ -32,15 +31,10 @@ class Documents:
     max_bytes: int
     keyed: bool  # API keys are configured: a job belongs to the key that submitted it
 
-    def owner(self, api_key: str) -> str | None:
-        """The digest of the caller's API key (already accepted by the gate or the route)
-        where keys are configured, so one key's jobs are invisible to every other; else
-        nobody."""
-        if not self.keyed:
-            return None
-        if not api_key:  # unreachable past the checks; never a shared owner for keyless calls
-            raise AuthenticationError("A valid API key is required.")
-        return owner_of(api_key)
+    def owner(self, api_key: str) -> str:
+        """The caller's owner (`owners.caller_owner`): its key's digest where keys are
+        configured, so one key's jobs are invisible to every other; else SHARED."""
+        return caller_owner(api_key, keyed=self.keyed)
 
 
 def document_admission(settings: Settings, metrics: ServiceMetrics) -> DocumentAdmission:

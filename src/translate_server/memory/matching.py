@@ -1,63 +1,53 @@
-"""Finding a text's match in a memory: an exact match by its match key, else fuzzy
-candidates from the memory's full-text index (the entries holding the text's rarest words,
-by their counts in `memory_words`), scored by rapidfuzz. The store (`memory.store`) keeps the
-index and the counts as entries come in, and calls `best_match` on its reader's thread.
+"""Finding a text's match in a memory: an exact match by its match key, else fuzzy candidates
+from the memory's word index (the entries holding the text's rarest words, by their counts in
+`memory_words`), scored by rapidfuzz. Plain tables and plain queries, the same on SQLite and
+PostgreSQL, so both find the same matches (`memory.merging` keeps the index).
 """
 
 from __future__ import annotations
 
-import re
-import sqlite3
-
 from rapidfuzz import fuzz, process
+from sqlalchemy import literal_column, select, union_all
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from translate_server.memory.entries import Found, carry_spans, match_key
-
-# Each memory's full-text index of its entries' match keys (rowid: the entry's), made with the
-# memory and dropped with it: one index per memory keeps a lookup from wading through the
-# entries of every other memory. Contentless: the keys are in memory_entries already.
-_INDEX = "memory_index_{}"
-_INDEX_SCHEMA = (
-    "CREATE VIRTUAL TABLE IF NOT EXISTS {} USING fts5(key, content = '', "
-    "tokenize = 'unicode61 remove_diacritics 2')"
-)
+from translate_server.memory.words import index_words, key_digest
+from translate_server.storage.memory_tables import memory_entries, memory_postings, memory_words
 
 # Fuzzy matching. The candidates are the entries that hold the source's rarest words (by
 # `memory_words`), taken word by word, rarest first, until there are `CANDIDATE_ROWS` of them
 # or `MAX_TERMS` words were asked; rapidfuzz scores them all. A source within a threshold of
-# 75 of its match shares most of its words with it, its rare ones among them. Ranking by
-# bm25 inside SQLite instead costs a step per row holding any word asked for: tens of ms on
-# a memory of 100,000 entries (benchmarks/memory_lookup.py).
+# 75 of its match shares most of its words with it, its rare ones among them. Ranking every
+# entry that holds any word asked for instead costs a step per such entry: tens of ms on a
+# memory of 100,000 entries (benchmarks/memory_lookup.py).
 CANDIDATE_ROWS = 300
 MAX_TERMS = 6
 EXAMPLES = 3
-_WORD = re.compile(r"\w+")
+
+Scope = tuple[int, str, str]  # the memory's row id, the source and target language keys
 
 
-def index_table(memory: int) -> str:
-    """The name of a memory's full-text index (the memory's row id is an integer)."""
-    return _INDEX.format(memory)
-
-
-def create_index(memory: int) -> str:
-    """The statement that makes a memory's full-text index where it is missing."""
-    return _INDEX_SCHEMA.format(index_table(memory))
-
-
-def best_match(
-    c: sqlite3.Connection, scope: tuple[int, str, str], text: str, threshold: float
-) -> Found | None:
+async def best_match(c: AsyncConnection, scope: Scope, text: str, threshold: float) -> Found | None:
     """`text`'s exact match in the memory, else its fuzzy matches at or above `threshold`
     (0-100, rapidfuzz's `ratio` of the match keys)."""
+    memory, source_key, target_key = scope
     key = match_key(text)
-    exact = c.execute(
-        "SELECT source, target FROM memory_entries WHERE memory = ? AND "
-        "source_key = ? AND target_key = ? AND key = ?",
-        (*scope, key),
-    ).fetchone()
+    entries = memory_entries.c
+    exact = (
+        await c.execute(
+            select(entries.source, entries.target)
+            .where(
+                entries.memory == memory,
+                entries.source_key == source_key,
+                entries.target_key == target_key,
+                entries.key_digest == key_digest(key),
+            )
+            .limit(1)
+        )
+    ).first()
     if exact is not None:
         return Found(carry_spans(exact[0], exact[1], text), 100.0)
-    candidates = _candidates(c, scope, key)
+    candidates = await _candidates(c, scope, key)
     if not candidates:
         return None
     scored = process.extract(
@@ -73,46 +63,56 @@ def best_match(
     return Found(None, round(scored[0][1], 1), examples)
 
 
-def _candidates(
-    c: sqlite3.Connection, scope: tuple[int, str, str], key: str
-) -> list[tuple[str, str, str]]:
+async def _candidates(c: AsyncConnection, scope: Scope, key: str) -> list[tuple[str, str, str]]:
     """(key, source, target) of the entries of the memory and language pair that hold the
-    key's rarest words."""
+    key's rarest words, in entry order."""
     memory, source_key, target_key = scope
-    asked = list(index_words(key))
+    asked = index_words(key)
     if not asked:
         return []
-    marks = ", ".join("?" * len(asked))
-    counts = sorted(
-        (n, word)
-        for word, n in c.execute(
-            f"SELECT word, entries FROM memory_words WHERE memory = ? AND word IN ({marks})",
-            (memory, *asked),
+    counts = await c.execute(
+        select(memory_words.c.word, memory_words.c.entries).where(
+            memory_words.c.memory == memory, memory_words.c.word.in_(sorted(asked))
         )
     )
-    index, ids = index_table(memory), set[int]()
-    for _, word in counts[:MAX_TERMS]:
-        if len(ids) >= CANDIDATE_ROWS:
-            break
-        phrase = '"' + word.replace('"', '""') + '"'
-        ids.update(
-            rowid
-            for (rowid,) in c.execute(
-                f"SELECT rowid FROM {index} WHERE {index} MATCH ? LIMIT ?",
-                (phrase, CANDIDATE_ROWS - len(ids)),
-            )
-        )
+    rarest = [word for _, word in sorted((n, word) for word, n in counts)[:MAX_TERMS]]
+    if not rarest:
+        return []
+    ids = await _holding(c, memory, rarest)
     if not ids:
         return []
-    marks = ", ".join("?" * len(ids))
-    return c.execute(
-        f"SELECT key, source, target FROM memory_entries WHERE id IN ({marks}) "
-        "AND source_key = ? AND target_key = ?",
-        (*ids, source_key, target_key),
-    ).fetchall()
+    entries = memory_entries.c
+    rows = await c.execute(
+        select(entries.key, entries.source, entries.target)
+        .where(
+            entries.id.in_(sorted(ids)),
+            entries.source_key == source_key,
+            entries.target_key == target_key,
+        )
+        .order_by(entries.id)
+    )
+    return [tuple(row) for row in rows]  # type: ignore[misc]
 
 
-def index_words(key: str) -> set[str]:
-    """The words the index holds of a key, as its tokenizer folds them (near enough: the
-    index also drops diacritics; a word that differs only in them is merely not counted)."""
-    return {w.lower() for w in _WORD.findall(key) if not w.isdigit()}
+async def _holding(c: AsyncConnection, memory: int, words: list[str]) -> set[int]:
+    """The entries holding `words`, word by word (rarest first) until there are
+    CANDIDATE_ROWS: each word's first entries, all words in one statement."""
+    postings = memory_postings.c
+    firsts = [
+        select(literal_column(str(rank)).label("rank"), postings.entry)
+        .where(postings.memory == memory, postings.word == word)
+        .order_by(postings.entry)
+        .limit(CANDIDATE_ROWS)
+        .subquery()
+        for rank, word in enumerate(words)
+    ]
+    listed = await c.execute(union_all(*(select(f.c.rank, f.c.entry) for f in firsts)))
+    by_word: list[list[int]] = [[] for _ in words]
+    for rank, entry in listed:
+        by_word[rank].append(entry)
+    ids: set[int] = set()
+    for entries in by_word:
+        if len(ids) >= CANDIDATE_ROWS:
+            break
+        ids.update(entries[: CANDIDATE_ROWS - len(ids)])
+    return ids

@@ -16,7 +16,7 @@ from litestar import Request, Response, Router, get, post, route
 from litestar.datastructures import UploadFile
 from litestar.openapi import ResponseSpec
 
-from translate_server.errors import AuthenticationError, InvalidRequestError
+from translate_server.errors import InvalidRequestError
 from translate_server.http.bodies import read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
@@ -29,8 +29,8 @@ from translate_server.memory.protocol import (
     MemoryList,
     MemoryObject,
 )
-from translate_server.memory.service import SHARED, Memories
-from translate_server.owners import owner_of
+from translate_server.memory.service import Memories
+from translate_server.owners import caller_owner
 from translate_server.services import services
 
 _ERRORS = error_responses(400, 401, 404)
@@ -47,14 +47,10 @@ def memories_of(request: Request[Any, Any, Any]) -> Memories:
 
 
 def memory_owner(request: Request[Any, Any, Any]) -> str:
-    """The digest of the caller's API key where keys are configured (the gate has accepted
-    it), else the one shared owner."""
-    if not request.app.state.get("api_keys_required"):
-        return SHARED
-    token = accepted_key(request)
-    if not token:  # unreachable past the gate; never the shared owner for a keyless call
-        raise AuthenticationError("A valid API key is required.")
-    return owner_of(token)
+    """The caller's owner (`owners.caller_owner`): its key's digest where keys are
+    configured, else the one shared owner."""
+    keyed = bool(request.app.state.get("api_keys_required"))
+    return caller_owner(accepted_key(request) if keyed else "", keyed=keyed)
 
 
 class JobMemory(msgspec.Struct, frozen=True, kw_only=True):

@@ -4,12 +4,17 @@ page at a time behind an opaque cursor."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import msgspec
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
 
-from translate_server.memory.store import MemoryInfo, MemoryStore
+from translate_server.memory.store import MemoryInfo, MemoryStore, info_of, memory_row
+from translate_server.storage.memory_tables import memory_entries
+
+_ENTRIES = memory_entries.c
 
 
 class Languages(msgspec.Struct, frozen=True):
@@ -35,22 +40,24 @@ class SegmentPage(msgspec.Struct, frozen=True):
 
 
 async def languages(store: MemoryStore, owner: str, public_id: str) -> Languages | None:
-    def read(c: sqlite3.Connection) -> Languages | None:
-        memory = _memory(c, owner, public_id)
-        if memory is None:
+    async with store.database.read() as c:
+        found = await memory_row(c, owner, public_id)
+        if found is None:
             return None
-        sources = c.execute(
-            "SELECT source_key FROM memory_entries WHERE memory = ? GROUP BY source_key "
-            "ORDER BY count(*) DESC, source_key LIMIT 1",
-            (memory,),
-        ).fetchone()
-        targets = c.execute(
-            "SELECT DISTINCT target_key FROM memory_entries WHERE memory = ? ORDER BY target_key",
-            (memory,),
-        ).fetchall()
-        return Languages(sources[0] if sources else "", [t for (t,) in targets])
-
-    return await store.read(read)
+        memory = _ENTRIES.memory == found[0]
+        sources = (
+            await c.execute(
+                select(_ENTRIES.source_key)
+                .where(memory)
+                .group_by(_ENTRIES.source_key)
+                .order_by(func.count().desc(), _ENTRIES.source_key)
+                .limit(1)
+            )
+        ).first()
+        targets = await c.execute(
+            select(_ENTRIES.target_key).where(memory).distinct().order_by(_ENTRIES.target_key)
+        )
+        return Languages(sources[0] if sources else "", list(targets.scalars()))
 
 
 async def segments(
@@ -65,58 +72,73 @@ async def segments(
 ) -> tuple[MemoryInfo, SegmentPage] | None:
     """Up to `size` segments whose first entry comes after row `after`; with `contains`, those
     whose source or a translation holds it. None for an unknown memory."""
-
-    def read(c: sqlite3.Connection) -> tuple[MemoryInfo, SegmentPage] | None:
-        found = c.execute(
-            "SELECT id, public_id, name, entries, revision, created, updated FROM memories "
-            "WHERE owner = ? AND public_id = ?",
-            (owner, public_id),
-        ).fetchone()
+    async with store.database.read() as c:
+        found = await memory_row(c, owner, public_id)
         if found is None:
             return None
         memory = found[0]
-        where, args = "memory = ?", [memory]
         if contains:
-            c.create_function("tm_holds", 2, _holds(contains, case_sensitive), deterministic=True)
-            where += " AND (tm_holds(source, ?) OR tm_holds(target, ?))"
-            args += [contains, contains]
-        groups = c.execute(
-            f"SELECT min(id) AS first, source_key, key FROM memory_entries WHERE {where} "
-            "GROUP BY source_key, key HAVING first > ? ORDER BY first LIMIT ?",
-            (*args, after, size + 1),
-        ).fetchall()
-        page = [_segment(c, memory, group) for group in groups[:size]]
-        more = len(groups) > size
-        return MemoryInfo(*found[1:]), SegmentPage(page, page[-1].first if more else None)
-
-    return await store.read(read)
+            firsts = await _firsts_holding(c, memory, after, size + 1, contains, case_sensitive)
+        else:
+            firsts = await _firsts(c, memory, after, size + 1)
+        page = [await _segment(c, memory, first) for first in firsts[:size]]
+        more = len(firsts) > size
+        return info_of(found), SegmentPage(page, page[-1].first if more else None)
 
 
-def _segment(c: sqlite3.Connection, memory: int, group: Sequence[object]) -> Segment:
-    first, source_key, key = group
-    rows = c.execute(
-        "SELECT id, source, target_key, target FROM memory_entries WHERE memory = ? "
-        "AND source_key = ? AND key = ? ORDER BY id",
-        (memory, source_key, key),
-    ).fetchall()
+async def _firsts(c: AsyncConnection, memory: int, after: int, limit: int) -> list[int]:
+    first = func.min(_ENTRIES.id)
+    rows = await c.execute(
+        select(first)
+        .where(_ENTRIES.memory == memory)
+        .group_by(_ENTRIES.source_key, _ENTRIES.key_digest)
+        .having(first > after)
+        .order_by(first)
+        .limit(limit)
+    )
+    return list(rows.scalars())
+
+
+async def _firsts_holding(
+    c: AsyncConnection, memory: int, after: int, limit: int, text: str, case_sensitive: bool
+) -> list[int]:
+    """As `_firsts`, of the entries whose source or translation holds `text`: a segment's
+    first such entry. Python's own comparison (`casefold`), identical on both backends, over
+    the memory's entries in row order: a filtered listing reads the whole memory once."""
+    wanted = text if case_sensitive else text.casefold()
+    firsts: dict[tuple[str, str], int] = {}  # segment -> its first entry holding `text`
+    rows = await c.stream(
+        select(
+            _ENTRIES.id, _ENTRIES.source_key, _ENTRIES.key_digest, _ENTRIES.source, _ENTRIES.target
+        )
+        .where(_ENTRIES.memory == memory)
+        .order_by(_ENTRIES.id)
+    )
+    async for entry, source_key, digest, source, target in rows:
+        if (source_key, digest) in firsts:
+            continue
+        values = (source, target) if case_sensitive else (source.casefold(), target.casefold())
+        if any(wanted in value for value in values):
+            firsts[source_key, digest] = entry
+    return sorted(first for first in firsts.values() if first > after)[:limit]
+
+
+async def _segment(c: AsyncConnection, memory: int, first: int) -> Segment:
+    group = select(_ENTRIES.source_key, _ENTRIES.key_digest).where(_ENTRIES.id == first)
+    source_key, digest = (await c.execute(group)).one()
+    rows: Sequence[Any] = (
+        await c.execute(
+            select(_ENTRIES.id, _ENTRIES.source, _ENTRIES.target_key, _ENTRIES.target)
+            .where(
+                _ENTRIES.memory == memory,
+                _ENTRIES.source_key == source_key,
+                _ENTRIES.key_digest == digest,
+            )
+            .order_by(_ENTRIES.id)
+        )
+    ).all()
     return Segment(
-        first=int(first),  # type: ignore[call-overload]
+        first=first,
         source=rows[0][1],
         targets=[Target(entry, language, text) for entry, _, language, text in rows],
     )
-
-
-def _holds(text: str, case_sensitive: bool) -> Callable[[str, str], bool]:
-    wanted = text if case_sensitive else text.casefold()
-
-    def holds(value: str, _: str) -> bool:
-        return wanted in (value if case_sensitive else value.casefold())
-
-    return holds
-
-
-def _memory(c: sqlite3.Connection, owner: str, public_id: str) -> int | None:
-    row = c.execute(
-        "SELECT id FROM memories WHERE owner = ? AND public_id = ?", (owner, public_id)
-    ).fetchone()
-    return None if row is None else int(row[0])

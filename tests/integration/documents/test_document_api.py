@@ -212,7 +212,12 @@ async def test_a_result_before_it_is_done_is_a_409(make_app) -> None:
 async def test_jobs_by_status_metric(client: AppClient) -> None:
     submitted = (await submit(client)).json()
     await finished(client, submitted)
-    metrics = (await client.get("/metrics")).text
+    # The jobs are counted once the run has ended, just after the job is seen done.
+    for _ in range(200):
+        metrics = (await client.get("/metrics")).text
+        if 'translate_documents{status="done"} 1.0' in metrics:
+            break
+        await asyncio.sleep(0.01)
     assert 'translate_documents{status="done"} 1.0' in metrics
     assert 'translate_documents{status="queued"} 0.0' in metrics
 

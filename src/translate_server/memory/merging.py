@@ -1,0 +1,113 @@
+"""Entries merged into a memory, and its word index kept with them: a new entry's words are
+posted (`memory_postings`) and counted (`memory_words`); an entry whose source and languages
+the memory has already replaces that one's translation (its words are the same).
+
+In bulk, whichever the backend: the existing entries found by their key digests a batch at a
+time, the new ones inserted with their ids returned, the replaced ones updated, the postings
+and counts inserted in multi-row statements."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import bindparam, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from translate_server.memory.entries import Entry, language_key, match_key
+from translate_server.memory.words import index_words, key_digest
+from translate_server.storage.database import Database
+from translate_server.storage.memory_tables import memory_entries, memory_postings, memory_words
+
+Row = dict[str, Any]
+Identity = tuple[str, str, str]  # source_key, target_key, key_digest
+_LOOKUP_BATCH = 500
+_CHANGED = ("source", "target", "note", "source_lang", "target_lang")
+
+
+def row_of(entry: Entry) -> Row:
+    key = match_key(entry.source)
+    return {
+        "source_key": language_key(entry.source_lang),
+        "target_key": language_key(entry.target_lang),
+        "key": key,
+        "key_digest": key_digest(key),
+        "source_lang": entry.source_lang,
+        "target_lang": entry.target_lang,
+        "source": entry.source,
+        "target": entry.target,
+        "note": entry.note,
+    }
+
+
+async def merge(
+    c: AsyncConnection, database: Database, memory: int, rows: Sequence[Row], *, fresh: bool
+) -> None:
+    """`rows` merged into `memory` (`fresh`: it holds no entry yet, so none is looked up)."""
+    latest: dict[Identity, Row] = {}
+    for row in rows:  # a later row of the same source and languages wins, as in the memory
+        latest[_identity(row)] = row
+    existing = {} if fresh else await _existing(c, memory, list(latest))
+    new = [{"memory": memory, **row} for key, row in latest.items() if key not in existing]
+    replaced = [
+        {"entry_id": existing[key], **{name: row[name] for name in _CHANGED}}
+        for key, row in latest.items()
+        if key in existing
+    ]
+    if replaced:
+        await c.execute(
+            update(memory_entries)
+            .where(memory_entries.c.id == bindparam("entry_id"))
+            .values({name: bindparam(name) for name in _CHANGED}),
+            replaced,
+        )
+    if new:
+        ids = await c.execute(
+            memory_entries.insert().returning(memory_entries.c.id, sort_by_parameter_order=True),
+            new,
+        )
+        await _index(
+            c, database, memory, zip(ids.scalars(), [row["key"] for row in new], strict=True)
+        )
+
+
+async def _existing(
+    c: AsyncConnection, memory: int, identities: Sequence[Identity]
+) -> dict[Identity, int]:
+    found: dict[Identity, int] = {}
+    table = memory_entries.c
+    for start in range(0, len(identities), _LOOKUP_BATCH):
+        batch = identities[start : start + _LOOKUP_BATCH]
+        rows = await c.execute(
+            select(table.id, table.source_key, table.target_key, table.key_digest).where(
+                table.memory == memory, table.key_digest.in_({i[2] for i in batch})
+            )
+        )
+        for entry_id, *identity in rows:
+            found[tuple(identity)] = entry_id  # type: ignore[index]
+    return found
+
+
+async def _index(c: AsyncConnection, database: Database, memory: int, made: Any) -> None:
+    postings: list[Row] = []
+    counts: Counter[str] = Counter()
+    for entry_id, key in made:
+        for word in index_words(key):
+            postings.append({"memory": memory, "word": word, "entry": entry_id})
+            counts[word] += 1
+    if not postings:
+        return
+    await c.execute(memory_postings.insert(), postings)
+    insert = database.insert(memory_words)
+    await c.execute(
+        insert.on_conflict_do_update(
+            index_elements=["memory", "word"],
+            set_={"entries": memory_words.c.entries + insert.excluded.entries},
+        ),
+        [{"memory": memory, "word": word, "entries": n} for word, n in counts.items()],
+    )
+
+
+def _identity(row: Row) -> Identity:
+    return row["source_key"], row["target_key"], row["key_digest"]
