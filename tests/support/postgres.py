@@ -37,8 +37,21 @@ class Cluster:
 
     def psql(self, sql: str, database: str = "postgres") -> str:
         done = subprocess.run(
-            ["psql", "-X", "-q", "-A", "-t", "-h", str(self.folder), "-U", "postgres", "-d",
-             database, "-c", sql],  # fmt: skip
+            [
+                "psql",
+                "-X",
+                "-q",
+                "-A",
+                "-t",
+                "-h",
+                str(self.folder),
+                "-U",
+                "postgres",
+                "-d",
+                database,
+                "-c",
+                sql,
+            ],
             capture_output=True,
             text=True,
             check=True,
@@ -69,7 +82,9 @@ def _as_user() -> list[str]:
     try:
         subprocess.run(["id", "postgres"], capture_output=True, check=True)
     except (OSError, subprocess.CalledProcessError):
-        raise Unavailable(f"running as root and there is no `postgres` user ({INSTALL_HINT})")
+        raise Unavailable(
+            f"running as root and there is no `postgres` user ({INSTALL_HINT})"
+        ) from None
     return ["runuser", "-u", "postgres", "--"]
 
 
@@ -77,9 +92,11 @@ def _step(name: str, command: list[str]) -> None:
     try:
         subprocess.run(command, capture_output=True, text=True, check=True, timeout=120)
     except subprocess.CalledProcessError as failed:
-        raise Unavailable(f"{name} failed: {(failed.stderr or failed.stdout).strip()[-500:]}")
+        raise Unavailable(
+            f"{name} failed: {(failed.stderr or failed.stdout).strip()[-500:]}"
+        ) from None
     except (OSError, subprocess.TimeoutExpired) as failed:
-        raise Unavailable(f"{name} failed: {failed}")
+        raise Unavailable(f"{name} failed: {failed}") from None
 
 
 @contextlib.contextmanager
@@ -92,14 +109,36 @@ def throwaway_cluster() -> Iterator[Cluster]:
     try:
         _step(
             "initdb",
-            [*prefix, str(binaries / "initdb"), "-D", str(folder), "-A", "trust", "-U",
-             "postgres", "--no-sync", "-E", "UTF8", "--locale=C"],  # fmt: skip
+            [
+                *prefix,
+                str(binaries / "initdb"),
+                "-D",
+                str(folder),
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "--no-sync",
+                "-E",
+                "UTF8",
+                "--locale=C",
+            ],
         )
         options = f"-k {folder} -c listen_addresses='' -c fsync=off -c synchronous_commit=off"
         _step(
             "pg_ctl start",
-            [*prefix, str(binaries / "pg_ctl"), "-D", str(folder), "-o", options, "-w", "-l",
-             str(folder / "server.log"), "start"],  # fmt: skip
+            [
+                *prefix,
+                str(binaries / "pg_ctl"),
+                "-D",
+                str(folder),
+                "-o",
+                options,
+                "-w",
+                "-l",
+                str(folder / "server.log"),
+                "start",
+            ],
         )
         try:
             yield Cluster(folder)

@@ -26,6 +26,13 @@ class Storage:
         writer, reader = self._engines[key]
         return Database(url, writer, reader)
 
+    @property
+    def open(self) -> list[str]:
+        """The URLs (passwords hidden) whose engines are made and not yet disposed of."""
+        return [
+            writer.url.render_as_string(hide_password=True) for writer, _ in self._engines.values()
+        ]
+
     async def close(self) -> None:
         engines, self._engines = self._engines, {}
         for writer, reader in engines.values():

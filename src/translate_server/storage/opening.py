@@ -4,13 +4,24 @@ before a store uses them."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
 import structlog
 
 from translate_server.errors import StorageUnavailableError
 from translate_server.settings import Settings
 from translate_server.storage.database import Database
 from translate_server.storage.engines import Storage
-from translate_server.storage.locations import Locations, Store, locations, shown
+from translate_server.storage.locations import (
+    Locations,
+    Store,
+    database_url,
+    locations,
+    shown,
+    sqlite_url,
+)
 from translate_server.storage.migrate import upgrade
 
 log = structlog.get_logger(__name__)
@@ -53,3 +64,19 @@ class StoreDatabases:
 
     async def close(self) -> None:
         await self.storage.close()
+
+
+@asynccontextmanager
+async def migrated_database(
+    where: str | Path, store: Store, *, document_dir: Path | None = None
+) -> AsyncIterator[Database]:
+    """One store's database, migrated, for a tool or a test: `where` is a database URL
+    (postgresql://..., sqlite:///...) or an SQLite file's path."""
+    url = sqlite_url(where) if isinstance(where, Path) else database_url(where)
+    storage = Storage()
+    try:
+        database = storage.database(url)
+        await upgrade(database, store, document_dir=document_dir)
+        yield database
+    finally:
+        await storage.close()

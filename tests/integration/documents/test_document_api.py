@@ -13,6 +13,9 @@ import srt
 from tests.support.fakes import FakeEngine
 from tests.support.harness import AppClient, running
 
+# The stores' contract: every test here runs on SQLite and on PostgreSQL.
+pytestmark = pytest.mark.usefixtures("backend")
+
 SRT = (
     b"1\n00:00:01,000 --> 00:00:02,500\nGood morning, everyone.\n\n"
     b"2\n00:00:03,000 --> 00:00:04,000\nWelcome to the talk.\n"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from translate_server.app import create_app
-from translate_server.compat.deepl.accounts import DeepLAccounts
-from translate_server.settings import load_settings
+from translate_server.settings import Settings, load_settings
+from translate_server.storage.opening import StoreDatabases
 from translate_server.translation.prompts.templates import TemplateError
 
 from tests.support.fakes import FakeEngine
@@ -41,7 +41,8 @@ async def test_on_ready_comes_after_the_services_and_the_document_libraries(tmp_
     assert seen["libraries"] == {"docx", "pptx", "polib", "srt"}
 
 
-RESOURCE_THREADS = ("deepl-db", "job-store", "memory-write", "memory-read")
+# aiosqlite's connections each run a thread of their own.
+RESOURCE_THREADS = "_connection_worker_thread"
 
 
 class ReadyFailed(Exception):
@@ -60,14 +61,14 @@ async def test_a_start_that_fails_halfway_leaves_nothing_open(
     database, the DeepL database, the job store, the job runner and the background tasks
     opened before the failure are closed. Failing once everything is built ("ready") leaves
     each of them to close."""
-    opened: list[DeepLAccounts] = []
-    open_accounts = DeepLAccounts.open
+    opened: list[StoreDatabases] = []
+    open_databases = StoreDatabases.of
 
-    def recording_open(path: Path) -> DeepLAccounts:
-        opened.append(open_accounts(path))
+    def recording_open(settings: Settings) -> StoreDatabases:
+        opened.append(open_databases(settings))
         return opened[-1]
 
-    monkeypatch.setattr(DeepLAccounts, "open", recording_open)
+    monkeypatch.setattr(StoreDatabases, "of", recording_open)
     blocking_file = tmp_path / "a file, not a folder"
     blocking_file.write_text("")
     overrides = {
@@ -105,12 +106,11 @@ async def test_a_start_that_fails_halfway_leaves_nothing_open(
     left = [
         thread.name
         for thread in set(threading.enumerate()) - threads_before
-        if thread.name.startswith(RESOURCE_THREADS)
+        if RESOURCE_THREADS in thread.name
     ]
     assert left == []
-    if failing != "prompt templates":  # the DeepL database had been opened: it takes no work
-        (accounts,) = opened
-        with pytest.raises(RuntimeError, match="shutdown"):
-            await accounts.database.run("SELECT 1")
+    if failing != "prompt templates":  # the databases had been opened: none is left open
+        (databases,) = opened
+        assert databases.storage.open == []
     else:
         assert opened == []  # the templates come first: it was never opened
