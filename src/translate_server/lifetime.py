@@ -66,6 +66,13 @@ async def open_services(
     if tracing is not None:
         resources.callback(tracing.shutdown)  # last: sends the spans still waiting for a batch
     configured = read_configured(settings.engine)  # a bad --lora fails before the engine starts
+    # The databases too: one that cannot be reached fails the start at once, naming it, not
+    # after the model has loaded. A front end that owns no stores migrates none.
+    databases = StoreDatabases.of(settings)
+    resources.push_async_callback(databases.close)  # last of the stores: their engines
+    if owns_stores:
+        for store in ("memory", "accounts", "jobs") if serve_documents else ("memory", "accounts"):
+            await databases.migrated(store)
     engine = _start_engine(resources, engine_factory)
     generation = GenerationService(engine, tracing, settings.engine.stream_coalesce_ms)
     model_name = settings.engine.model_name
@@ -77,9 +84,7 @@ async def open_services(
     cache = TranslationCache(options.translation_cache_size, metrics_.registry)
     template = PromptTemplates.load(options.prompt_templates).for_model(engine.info.model)
 
-    databases = StoreDatabases.of(settings)
-    resources.push_async_callback(databases.close)  # last of the stores: their engines
-    memories = await _open_memories(databases, settings) if owns_stores else None
+    memories = _open_memories(databases, settings) if owns_stores else None
 
     def translation_service(admitted_by: Admission, priority: int = 0) -> TranslationService:
         return TranslationService(
@@ -97,10 +102,8 @@ async def open_services(
             adapters=adapters,
         )
 
-    # A front end that owns no stores never uses its accounts: nor are they migrated there.
-    deepl = DeepLAccounts.over(
-        await databases.migrated("accounts") if owns_stores else databases.database("accounts")
-    )
+    # A front end that owns no stores never uses its accounts (their routes are forwarded).
+    deepl = DeepLAccounts.over(databases.database("accounts"))
     documents = (
         await _open_documents(
             resources, databases, settings, metrics_, translation_service, bill=deepl.usage.add
@@ -129,13 +132,13 @@ async def open_services(
     )
 
 
-async def _open_memories(databases: StoreDatabases, settings: Settings) -> Memories:
+def _open_memories(databases: StoreDatabases, settings: Settings) -> Memories:
     """The translation memories (and DeepL's import and export jobs), over their database."""
     from translate_server.memory.service import Memories
     from translate_server.memory.store import MemoryStore
 
     options = settings.translation
-    store = MemoryStore(await databases.migrated("memory"))
+    store = MemoryStore(databases.database("memory"))
     return Memories(store, options.max_memory_entries, options.max_memory_bytes)
 
 
@@ -154,7 +157,7 @@ async def _open_documents(
     from translate_server.documents.translator import DOCUMENT_PRIORITY
 
     options = settings.documents
-    store = JobStore(await databases.migrated("jobs"), options.document_retention)
+    store = JobStore(databases.database("jobs"), options.document_retention)
     translation = translation_service(document_admission(settings, metrics_), DOCUMENT_PRIORITY)
     jobs = document_jobs(settings, store, translation, metrics_, bill=bill)
     # Closed before the databases, the jobs' and the DeepL accounts' it bills into: running

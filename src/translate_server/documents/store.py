@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import msgspec
-from sqlalchemy import Row, delete, func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from translate_server.documents.job import UNFINISHED, Job
@@ -256,7 +256,7 @@ async def _delete(c: AsyncConnection, ids: list[str]) -> None:
     await c.execute(delete(document_jobs).where(_JOBS.id.in_(ids)))
 
 
-def _job(row: Row[Any]) -> Job:
+def _job(row: Sequence[Any]) -> Job:
     values = dict(zip(Job.__struct_fields__, row, strict=True))
     values["options"] = msgspec.json.decode(values["options"])
     return Job(**values)

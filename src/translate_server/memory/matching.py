@@ -91,7 +91,7 @@ async def _candidates(c: AsyncConnection, scope: Scope, key: str) -> list[tuple[
         )
         .order_by(entries.id)
     )
-    return [tuple(row) for row in rows]  # type: ignore[misc]
+    return [(key, source, target) for key, source, target in rows]
 
 
 async def _holding(c: AsyncConnection, memory: int, words: list[str]) -> set[int]:

@@ -84,8 +84,8 @@ async def _existing(
                 table.memory == memory, table.key_digest.in_({i[2] for i in batch})
             )
         )
-        for entry_id, *identity in rows:
-            found[tuple(identity)] = entry_id  # type: ignore[index]
+        for entry_id, source_key, target_key, digest in rows:
+            found[source_key, target_key, digest] = entry_id
     return found
 
 

@@ -66,7 +66,7 @@ def database_url(text: str) -> URL:
     if backend in ("postgresql", "postgres"):
         return url.set(drivername="postgresql+psycopg")
     if backend == "sqlite" and url.database not in (None, "", ":memory:"):
-        return sqlite_url(Path(url.database).expanduser())  # type: ignore[arg-type]
+        return sqlite_url(Path(url.database).expanduser())
     raise BadDatabaseUrlError(
         f"--database-url {shown(url)}: only postgresql:// or sqlite:///path is supported"
     )

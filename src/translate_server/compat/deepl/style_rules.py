@@ -11,11 +11,12 @@ from __future__ import annotations
 import datetime
 import json
 import uuid
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import msgspec
 from msgspec import Meta
-from sqlalchemy import Row, delete, select, update
+from sqlalchemy import delete, select, update
 
 from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.owners import owner_of
@@ -290,7 +291,7 @@ _SELECT = select(
 )
 
 
-def _rule(row: Row[Any]) -> StyleRule:
+def _rule(row: Sequence[Any]) -> StyleRule:
     style_id, name, language, created, updated, version, configured, instructions = row
     return StyleRule(
         style_id=style_id,

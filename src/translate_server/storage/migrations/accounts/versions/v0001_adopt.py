@@ -68,8 +68,8 @@ def _dictionaries(
                 "deepl_glossary_dictionaries_before ORDER BY glossary_id, source_lang, target_lang"
             )
         )
-        for row in listed:
-            pair = dict(row._mapping)
+        for listed_row in listed:
+            pair = dict(listed_row._mapping)
             if pair["glossary_id"] in known:  # one whose glossary was deleted is left out
                 seen.add((pair["glossary_id"], pair["source_lang"], pair["target_lang"]))
                 yield pair
