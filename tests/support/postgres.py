@@ -30,6 +30,43 @@ class Unavailable(Exception):
 @dataclass(frozen=True)
 class Cluster:
     folder: Path  # the data folder, also the socket's
+    binaries: Path
+    as_user: tuple[str, ...]  # the prefix that runs the server's tools as their user
+
+    def start(self) -> None:
+        options = f"-k {self.folder} -c listen_addresses='' -c fsync=off -c synchronous_commit=off"
+        _step(
+            "pg_ctl start",
+            [
+                *self.as_user,
+                str(self.binaries / "pg_ctl"),
+                "-D",
+                str(self.folder),
+                "-o",
+                options,
+                "-w",
+                "-l",
+                str(self.folder / "server.log"),
+                "start",
+            ],
+        )
+
+    def stop(self, mode: str = "immediate") -> None:
+        """Stopped; `immediate` loses the last commits (fsync is off): a test that starts it
+        again stops it `fast`."""
+        subprocess.run(
+            [
+                *self.as_user,
+                str(self.binaries / "pg_ctl"),
+                "-D",
+                str(self.folder),
+                "-m",
+                mode,
+                "stop",
+            ],
+            capture_output=True,
+            check=False,
+        )
 
     def url(self, database: str = "postgres", password: str | None = None) -> str:
         secret = f":{password}" if password else ""
@@ -124,29 +161,11 @@ def throwaway_cluster() -> Iterator[Cluster]:
                 "--locale=C",
             ],
         )
-        options = f"-k {folder} -c listen_addresses='' -c fsync=off -c synchronous_commit=off"
-        _step(
-            "pg_ctl start",
-            [
-                *prefix,
-                str(binaries / "pg_ctl"),
-                "-D",
-                str(folder),
-                "-o",
-                options,
-                "-w",
-                "-l",
-                str(folder / "server.log"),
-                "start",
-            ],
-        )
+        cluster = Cluster(folder, binaries, tuple(prefix))
+        cluster.start()
         try:
-            yield Cluster(folder)
+            yield cluster
         finally:
-            subprocess.run(
-                [*prefix, str(binaries / "pg_ctl"), "-D", str(folder), "-m", "immediate", "stop"],
-                capture_output=True,
-                check=False,
-            )
+            cluster.stop()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
