@@ -67,8 +67,8 @@ async def check_memories(database: Database) -> None:
     assert looked is not None and looked[1][0] is not None
     assert looked[1][0].examples[-1] == ("The café opens at nine", "Das Café öffnet um 9 Uhr")
     assert await languages(store, "", shared.id) is not None
-    async with database.read() as c:
-        ids = (await c.execute(select(memory_jobs.c.job_id, memory_jobs.c.operation))).all()
+    query = select(memory_jobs.c.job_id, memory_jobs.c.operation)
+    ids = await database.read(lambda c: c.execute(query).all())
     jobs = {operation: await MemoryJobs(store).get(ALICE, job_id) for job_id, operation in ids}
     assert jobs["import"] is not None and jobs["export"] is not None
     assert (jobs["import"].status, jobs["import"].memory, jobs["import"].skipped) == (

@@ -14,8 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import msgspec
-from sqlalchemy import delete, func, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import Connection, delete, func, select, update
 
 from translate_server.documents.job import UNFINISHED, Job
 from translate_server.documents.job_keys import authorized, new_key, not_found
@@ -75,44 +74,43 @@ class JobStore:
             "created_at": now,
             "updated_at": now,
         }
-        async with self.database.write() as c:
-            await c.execute(document_jobs.insert().values(row))
-            await c.execute(document_files.insert().values(job_id=job_id, kind="source", data=data))
-            return await _get(c, job_id), key
+
+        def create(c: Connection) -> Job:
+            c.execute(document_jobs.insert().values(row))
+            c.execute(document_files.insert().values(job_id=job_id, kind="source", data=data))
+            return _get(c, job_id)
+
+        return await self.database.write(create), key
 
     async def get(self, job_id: str) -> Job | None:
-        async with self.database.read() as c:
-            return await _find(c, job_id)
+        return await self.database.read(lambda c: _find(c, job_id))
 
     async def authorize(self, job_id: str, key: str, owner: str | None = None) -> Job:
         """The job, when `key` is its key (and `owner` its owner, where it has one, unless the
         caller passes KEY_ALONE: a link whose secret key alone authorizes); any mismatch is the
         same 404 as an unknown id."""
-        async with self.database.read() as c:
-            row = (
-                await c.execute(_SELECT.add_columns(_JOBS.key_digest).where(_JOBS.id == job_id))
-            ).first()
+        query = _SELECT.add_columns(_JOBS.key_digest).where(_JOBS.id == job_id)
+        row = await self.database.read(lambda c: c.execute(query).first())
         found = None if row is None else (_job(row[:-1]), bytes(row[-1]))
         return authorized(found, key, SHARED if owner is None else owner)
 
     async def unfinished(self) -> list[Job]:
         """Jobs to resume after a restart, oldest first."""
         query = _SELECT.where(_JOBS.status.in_(UNFINISHED)).order_by(_JOBS.created_at, _JOBS.id)
-        async with self.database.read() as c:
-            return [_job(row) for row in await c.execute(query)]
+        return await self.database.read(lambda c: [_job(row) for row in c.execute(query)])
 
     async def in_flight(self, owner: str | None) -> int:
         """Unfinished jobs of one owner (None or SHARED: of clients without a key)."""
         query = select(func.count()).where(
             _JOBS.status.in_(UNFINISHED), _JOBS.owner == (SHARED if owner is None else owner)
         )
-        async with self.database.read() as c:
-            return int((await c.execute(query)).scalar_one())
+        return int(await self.database.read(lambda c: c.execute(query).scalar_one()))
 
     async def count_by_status(self) -> dict[str, int]:
         query = select(_JOBS.status, func.count()).group_by(_JOBS.status)
-        async with self.database.read() as c:
-            return {status: int(count) for status, count in await c.execute(query)}
+        return await self.database.read(
+            lambda c: {status: int(count) for status, count in c.execute(query)}
+        )
 
     async def read_source(self, job: Job) -> bytes:
         found = await self._file(job.id, "source")
@@ -129,131 +127,132 @@ class JobStore:
     async def _file(self, job_id: str, kind: str) -> bytes | None:
         files = document_files.c
         query = select(files.data).where(files.job_id == job_id, files.kind == kind)
-        async with self.database.read() as c:
-            found = (await c.execute(query)).scalar()
+        found = await self.database.read(lambda c: c.execute(query).scalar())
         return None if found is None else bytes(found)
 
     # -- Progress ---------------------------------------------------------------------------
     async def start(self, job_id: str) -> Job:
         now = self.clock()
-        async with self.database.write() as c:
-            await c.execute(
-                update(document_jobs)
-                .where(_JOBS.id == job_id)
-                .values(
-                    status="translating",
-                    updated_at=now,
-                    started_at=now,
-                    segments_at_start=_JOBS.segments_done,
-                )
+        started = (
+            update(document_jobs)
+            .where(_JOBS.id == job_id)
+            .values(
+                status="translating",
+                updated_at=now,
+                started_at=now,
+                segments_at_start=_JOBS.segments_done,
             )
-            return await _get(c, job_id)
+        )
+        return await self.database.write(lambda c: _changed(c, job_id, started))
 
     async def save_translations(self, job_id: str, translations: Mapping[int, str]) -> Job:
         """Record a batch of translated segments and the job's progress, in one transaction."""
         t = document_translations.c
         insert = self.database.insert(document_translations)
-        async with self.database.write() as c:
-            if translations:
-                await c.execute(
+        saved = [{"job_id": job_id, "idx": i, "text": text} for i, text in translations.items()]
+        done = select(func.count()).where(t.job_id == job_id).scalar_subquery()
+        progress = (
+            update(document_jobs)
+            .where(_JOBS.id == job_id)
+            .values(segments_done=done, updated_at=self.clock())
+        )
+
+        def save(c: Connection) -> Job:
+            if saved:
+                c.execute(
                     insert.on_conflict_do_update(
                         index_elements=["job_id", "idx"], set_={"text": insert.excluded.text}
                     ),
-                    [
-                        {"job_id": job_id, "idx": i, "text": text}
-                        for i, text in translations.items()
-                    ],
+                    saved,
                 )
-            done = select(func.count()).where(t.job_id == job_id).scalar_subquery()
-            await c.execute(
-                update(document_jobs)
-                .where(_JOBS.id == job_id)
-                .values(segments_done=done, updated_at=self.clock())
-            )
-            return await _get(c, job_id)
+            return _changed(c, job_id, progress)
+
+        return await self.database.write(save)
 
     async def translations(self, job_id: str) -> dict[int, str]:
         t = document_translations.c
-        async with self.database.read() as c:
-            rows = await c.execute(select(t.idx, t.text).where(t.job_id == job_id))
-            return {int(index): text for index, text in rows}
+        query = select(t.idx, t.text).where(t.job_id == job_id)
+        return await self.database.read(
+            lambda c: {int(index): text for index, text in c.execute(query)}
+        )
 
     async def finish(self, job_id: str, result: bytes) -> Job:
         now = self.clock()
-        async with self.database.write() as c:
-            await _forget_translations(c, job_id)
-            await c.execute(
-                document_files.insert().values(job_id=job_id, kind="result", data=result)
+        done = (
+            update(document_jobs)
+            .where(_JOBS.id == job_id)
+            .values(
+                status="done", segments_done=_JOBS.segments_total, finished_at=now, updated_at=now
             )
-            await c.execute(
-                update(document_jobs)
-                .where(_JOBS.id == job_id)
-                .values(
-                    status="done",
-                    segments_done=_JOBS.segments_total,
-                    finished_at=now,
-                    updated_at=now,
-                )
-            )
-            return await _get(c, job_id)
+        )
+
+        def finish(c: Connection) -> Job:
+            _forget_translations(c, job_id)
+            c.execute(document_files.insert().values(job_id=job_id, kind="result", data=result))
+            return _changed(c, job_id, done)
+
+        return await self.database.write(finish)
 
     async def fail(self, job_id: str, message: str) -> Job:
         now = self.clock()
-        async with self.database.write() as c:
-            await _forget_translations(c, job_id)
-            await c.execute(
-                update(document_jobs)
-                .where(_JOBS.id == job_id)
-                .values(status="error", error=message, finished_at=now, updated_at=now)
-            )
-            return await _get(c, job_id)
+        failed = (
+            update(document_jobs)
+            .where(_JOBS.id == job_id)
+            .values(status="error", error=message, finished_at=now, updated_at=now)
+        )
+
+        def fail(c: Connection) -> Job:
+            _forget_translations(c, job_id)
+            return _changed(c, job_id, failed)
+
+        return await self.database.write(fail)
 
     async def delete(self, job_id: str) -> None:
         """Forget a job and its files now (a client that fetched its result, say)."""
-        async with self.database.write() as c:
-            await _delete(c, [job_id])
+        await self.database.write(lambda c: _delete(c, [job_id]))
 
     # -- Retention --------------------------------------------------------------------------
     async def expire(self) -> list[str]:
         """Delete finished jobs older than the retention time; their ids."""
         cutoff = self.clock() - self.retention_seconds
-        async with self.database.write() as c:
-            ids = list(
-                (
-                    await c.execute(
-                        select(_JOBS.id).where(
-                            _JOBS.status.in_(_FINISHED), _JOBS.finished_at <= cutoff
-                        )
-                    )
-                ).scalars()
-            )
-            await _delete(c, ids)
-        return ids
+        query = select(_JOBS.id).where(_JOBS.status.in_(_FINISHED), _JOBS.finished_at <= cutoff)
+
+        def expire(c: Connection) -> list[str]:
+            ids = list(c.execute(query).scalars())
+            _delete(c, ids)
+            return ids
+
+        return await self.database.write(expire)
 
 
-async def _find(c: AsyncConnection, job_id: str) -> Job | None:
-    row = (await c.execute(_SELECT.where(_JOBS.id == job_id))).first()
+def _find(c: Connection, job_id: str) -> Job | None:
+    row = c.execute(_SELECT.where(_JOBS.id == job_id)).first()
     return None if row is None else _job(row)
 
 
-async def _get(c: AsyncConnection, job_id: str) -> Job:
+def _get(c: Connection, job_id: str) -> Job:
     """A job the transaction has just written, or the 404 where another deleted it."""
-    found = await _find(c, job_id)
+    found = _find(c, job_id)
     if found is None:
         raise not_found()
     return found
 
 
-async def _forget_translations(c: AsyncConnection, job_id: str) -> None:
-    await c.execute(delete(document_translations).where(document_translations.c.job_id == job_id))
+def _changed(c: Connection, job_id: str, change: Any) -> Job:
+    c.execute(change)
+    return _get(c, job_id)
 
 
-async def _delete(c: AsyncConnection, ids: list[str]) -> None:
+def _forget_translations(c: Connection, job_id: str) -> None:
+    c.execute(delete(document_translations).where(document_translations.c.job_id == job_id))
+
+
+def _delete(c: Connection, ids: list[str]) -> None:
     # The translations and files go with their job (the foreign keys cascade); said outright
     # all the same, so nothing depends on SQLite's foreign keys being on.
     for table in (document_translations, document_files):
-        await c.execute(delete(table).where(table.c.job_id.in_(ids)))
-    await c.execute(delete(document_jobs).where(_JOBS.id.in_(ids)))
+        c.execute(delete(table).where(table.c.job_id.in_(ids)))
+    c.execute(delete(document_jobs).where(_JOBS.id.in_(ids)))
 
 
 def _job(row: Sequence[Any]) -> Job:

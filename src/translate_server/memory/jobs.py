@@ -88,8 +88,8 @@ class MemoryJobs:
             updated=now,
             expires=now + URL_LIFETIME,
         )
-        async with self.database.write() as c:
-            await c.execute(memory_jobs.insert().values(msgspec.structs.asdict(job)))
+        made = memory_jobs.insert().values(msgspec.structs.asdict(job))
+        await self.database.write(lambda c: c.execute(made))
         return job
 
     async def get(self, owner: str, job_id: str) -> MemoryJob | None:
@@ -102,13 +102,12 @@ class MemoryJobs:
     async def claim(self, job: MemoryJob) -> bool:
         """Marks an import job as taking its upload; False where another upload has (only one
         file per job, even when two arrive at once, on any replica)."""
-        async with self.database.write() as c:
-            changed = await c.execute(
-                update(memory_jobs)
-                .where(memory_jobs.c.job_id == job.job_id, memory_jobs.c.status == "awaiting_input")
-                .values(status="processing", updated=time.time())
-            )
-        return changed.rowcount == 1
+        claimed = (
+            update(memory_jobs)
+            .where(memory_jobs.c.job_id == job.job_id, memory_jobs.c.status == "awaiting_input")
+            .values(status="processing", updated=time.time())
+        )
+        return await self.database.write(lambda c: c.execute(claimed).rowcount == 1)
 
     async def finish(
         self,
@@ -120,21 +119,21 @@ class MemoryJobs:
         skipped: int | None = None,
     ) -> None:
         now = time.time()
-        async with self.database.write() as c:
-            await c.execute(
-                update(memory_jobs)
-                .where(memory_jobs.c.job_id == job.job_id)
-                .values(
-                    status=status,
-                    memory=memory_jobs.c.memory if memory is None else memory,
-                    error=error,
-                    skipped=skipped,
-                    updated=now,
-                    expires=now + URL_LIFETIME,
-                )
+        finished = (
+            update(memory_jobs)
+            .where(memory_jobs.c.job_id == job.job_id)
+            .values(
+                status=status,
+                memory=memory_jobs.c.memory if memory is None else memory,
+                error=error,
+                skipped=skipped,
+                updated=now,
+                expires=now + URL_LIFETIME,
             )
+        )
+        await self.database.write(lambda c: c.execute(finished))
 
     async def _one(self, *where: ColumnElement[bool]) -> MemoryJob | None:
-        async with self.database.read() as c:
-            row = (await c.execute(select(*_COLUMNS).where(*where))).first()
+        query = select(*_COLUMNS).where(*where)
+        row = await self.database.read(lambda c: c.execute(query).first())
         return None if row is None else MemoryJob(*row).current(time.time())

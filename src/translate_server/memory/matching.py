@@ -7,8 +7,7 @@ PostgreSQL, so both find the same matches (`memory.merging` keeps the index).
 from __future__ import annotations
 
 from rapidfuzz import fuzz, process
-from sqlalchemy import literal_column, select, union_all
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import Connection, literal_column, select, union_all
 
 from translate_server.memory.entries import Found, carry_spans, match_key
 from translate_server.memory.words import index_words, key_digest
@@ -27,14 +26,14 @@ EXAMPLES = 3
 Scope = tuple[int, str, str]  # the memory's row id, the source and target language keys
 
 
-async def best_match(c: AsyncConnection, scope: Scope, text: str, threshold: float) -> Found | None:
+def best_match(c: Connection, scope: Scope, text: str, threshold: float) -> Found | None:
     """`text`'s exact match in the memory, else its fuzzy matches at or above `threshold`
     (0-100, rapidfuzz's `ratio` of the match keys)."""
     memory, source_key, target_key = scope
     key = match_key(text)
     entries = memory_entries.c
     exact = (
-        await c.execute(
+        c.execute(
             select(entries.source, entries.target)
             .where(
                 entries.memory == memory,
@@ -47,7 +46,7 @@ async def best_match(c: AsyncConnection, scope: Scope, text: str, threshold: flo
     ).first()
     if exact is not None:
         return Found(carry_spans(exact[0], exact[1], text), 100.0)
-    candidates = await _candidates(c, scope, key)
+    candidates = _candidates(c, scope, key)
     if not candidates:
         return None
     scored = process.extract(
@@ -63,14 +62,14 @@ async def best_match(c: AsyncConnection, scope: Scope, text: str, threshold: flo
     return Found(None, round(scored[0][1], 1), examples)
 
 
-async def _candidates(c: AsyncConnection, scope: Scope, key: str) -> list[tuple[str, str, str]]:
+def _candidates(c: Connection, scope: Scope, key: str) -> list[tuple[str, str, str]]:
     """(key, source, target) of the entries of the memory and language pair that hold the
     key's rarest words, in entry order."""
     memory, source_key, target_key = scope
     asked = index_words(key)
     if not asked:
         return []
-    counts = await c.execute(
+    counts = c.execute(
         select(memory_words.c.word, memory_words.c.entries).where(
             memory_words.c.memory == memory, memory_words.c.word.in_(sorted(asked))
         )
@@ -78,11 +77,11 @@ async def _candidates(c: AsyncConnection, scope: Scope, key: str) -> list[tuple[
     rarest = [word for _, word in sorted((n, word) for word, n in counts)[:MAX_TERMS]]
     if not rarest:
         return []
-    ids = await _holding(c, memory, rarest)
+    ids = _holding(c, memory, rarest)
     if not ids:
         return []
     entries = memory_entries.c
-    rows = await c.execute(
+    rows = c.execute(
         select(entries.key, entries.source, entries.target)
         .where(
             entries.id.in_(sorted(ids)),
@@ -94,7 +93,7 @@ async def _candidates(c: AsyncConnection, scope: Scope, key: str) -> list[tuple[
     return [(key, source, target) for key, source, target in rows]
 
 
-async def _holding(c: AsyncConnection, memory: int, words: list[str]) -> set[int]:
+def _holding(c: Connection, memory: int, words: list[str]) -> set[int]:
     """The entries holding `words`, word by word (rarest first) until there are
     CANDIDATE_ROWS: each word's first entries, all words in one statement."""
     postings = memory_postings.c
@@ -106,7 +105,7 @@ async def _holding(c: AsyncConnection, memory: int, words: list[str]) -> set[int
         .subquery()
         for rank, word in enumerate(words)
     ]
-    listed = await c.execute(union_all(*(select(f.c.rank, f.c.entry) for f in firsts)))
+    listed = c.execute(union_all(*(select(f.c.rank, f.c.entry) for f in firsts)))
     by_word: list[list[int]] = [[] for _ in words]
     for rank, entry in listed:
         by_word[rank].append(entry)

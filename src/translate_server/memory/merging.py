@@ -12,8 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import Connection, bindparam, select, update
 
 from translate_server.memory.entries import Entry, language_key, match_key
 from translate_server.memory.words import index_words, key_digest
@@ -41,14 +40,14 @@ def row_of(entry: Entry) -> Row:
     }
 
 
-async def merge(
-    c: AsyncConnection, database: Database, memory: int, rows: Sequence[Row], *, fresh: bool
+def merge(
+    c: Connection, database: Database, memory: int, rows: Sequence[Row], *, fresh: bool
 ) -> None:
     """`rows` merged into `memory` (`fresh`: it holds no entry yet, so none is looked up)."""
     latest: dict[Identity, Row] = {}
     for row in rows:  # a later row of the same source and languages wins, as in the memory
         latest[_identity(row)] = row
-    existing = {} if fresh else await _existing(c, memory, list(latest))
+    existing = {} if fresh else _existing(c, memory, list(latest))
     new = [{"memory": memory, **row} for key, row in latest.items() if key not in existing]
     replaced = [
         {"entry_id": existing[key], **{name: row[name] for name in _CHANGED}}
@@ -56,30 +55,26 @@ async def merge(
         if key in existing
     ]
     if replaced:
-        await c.execute(
+        c.execute(
             update(memory_entries)
             .where(memory_entries.c.id == bindparam("entry_id"))
             .values({name: bindparam(name) for name in _CHANGED}),
             replaced,
         )
     if new:
-        ids = await c.execute(
+        ids = c.execute(
             memory_entries.insert().returning(memory_entries.c.id, sort_by_parameter_order=True),
             new,
         )
-        await _index(
-            c, database, memory, zip(ids.scalars(), [row["key"] for row in new], strict=True)
-        )
+        _index(c, database, memory, zip(ids.scalars(), [row["key"] for row in new], strict=True))
 
 
-async def _existing(
-    c: AsyncConnection, memory: int, identities: Sequence[Identity]
-) -> dict[Identity, int]:
+def _existing(c: Connection, memory: int, identities: Sequence[Identity]) -> dict[Identity, int]:
     found: dict[Identity, int] = {}
     table = memory_entries.c
     for start in range(0, len(identities), _LOOKUP_BATCH):
         batch = identities[start : start + _LOOKUP_BATCH]
-        rows = await c.execute(
+        rows = c.execute(
             select(table.id, table.source_key, table.target_key, table.key_digest).where(
                 table.memory == memory, table.key_digest.in_({i[2] for i in batch})
             )
@@ -89,7 +84,7 @@ async def _existing(
     return found
 
 
-async def _index(c: AsyncConnection, database: Database, memory: int, made: Any) -> None:
+def _index(c: Connection, database: Database, memory: int, made: Any) -> None:
     postings: list[Row] = []
     counts: Counter[str] = Counter()
     for entry_id, key in made:
@@ -98,9 +93,9 @@ async def _index(c: AsyncConnection, database: Database, memory: int, made: Any)
             counts[word] += 1
     if not postings:
         return
-    await c.execute(memory_postings.insert(), postings)
+    c.execute(memory_postings.insert(), postings)
     insert = database.insert(memory_words)
-    await c.execute(
+    c.execute(
         insert.on_conflict_do_update(
             index_elements=["memory", "word"],
             set_={"entries": memory_words.c.entries + insert.excluded.entries},

@@ -8,8 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import Connection, func, select
 
 from translate_server.memory.store import MemoryInfo, MemoryStore, info_of, memory_row
 from translate_server.storage.memory_tables import memory_entries
@@ -40,24 +39,24 @@ class SegmentPage(msgspec.Struct, frozen=True):
 
 
 async def languages(store: MemoryStore, owner: str, public_id: str) -> Languages | None:
-    async with store.database.read() as c:
-        found = await memory_row(c, owner, public_id)
+    def read(c: Connection) -> Languages | None:
+        found = memory_row(c, owner, public_id)
         if found is None:
             return None
         memory = _ENTRIES.memory == found[0]
-        sources = (
-            await c.execute(
-                select(_ENTRIES.source_key)
-                .where(memory)
-                .group_by(_ENTRIES.source_key)
-                .order_by(func.count().desc(), _ENTRIES.source_key)
-                .limit(1)
-            )
+        sources = c.execute(
+            select(_ENTRIES.source_key)
+            .where(memory)
+            .group_by(_ENTRIES.source_key)
+            .order_by(func.count().desc(), _ENTRIES.source_key)
+            .limit(1)
         ).first()
-        targets = await c.execute(
+        targets = c.execute(
             select(_ENTRIES.target_key).where(memory).distinct().order_by(_ENTRIES.target_key)
         )
         return Languages(sources[0] if sources else "", list(targets.scalars()))
+
+    return await store.database.read(read)
 
 
 async def segments(
@@ -72,23 +71,26 @@ async def segments(
 ) -> tuple[MemoryInfo, SegmentPage] | None:
     """Up to `size` segments whose first entry comes after row `after`; with `contains`, those
     whose source or a translation holds it. None for an unknown memory."""
-    async with store.database.read() as c:
-        found = await memory_row(c, owner, public_id)
+
+    def read(c: Connection) -> tuple[MemoryInfo, SegmentPage] | None:
+        found = memory_row(c, owner, public_id)
         if found is None:
             return None
         memory = found[0]
         if contains:
-            firsts = await _firsts_holding(c, memory, after, size + 1, contains, case_sensitive)
+            firsts = _firsts_holding(c, memory, after, size + 1, contains, case_sensitive)
         else:
-            firsts = await _firsts(c, memory, after, size + 1)
-        page = [await _segment(c, memory, first) for first in firsts[:size]]
+            firsts = _firsts(c, memory, after, size + 1)
+        page = [_segment(c, memory, first) for first in firsts[:size]]
         more = len(firsts) > size
         return info_of(found), SegmentPage(page, page[-1].first if more else None)
 
+    return await store.database.read(read)
 
-async def _firsts(c: AsyncConnection, memory: int, after: int, limit: int) -> list[int]:
+
+def _firsts(c: Connection, memory: int, after: int, limit: int) -> list[int]:
     first = func.min(_ENTRIES.id)
-    rows = await c.execute(
+    rows = c.execute(
         select(first)
         .where(_ENTRIES.memory == memory)
         .group_by(_ENTRIES.source_key, _ENTRIES.key_digest)
@@ -99,22 +101,22 @@ async def _firsts(c: AsyncConnection, memory: int, after: int, limit: int) -> li
     return list(rows.scalars())
 
 
-async def _firsts_holding(
-    c: AsyncConnection, memory: int, after: int, limit: int, text: str, case_sensitive: bool
+def _firsts_holding(
+    c: Connection, memory: int, after: int, limit: int, text: str, case_sensitive: bool
 ) -> list[int]:
     """As `_firsts`, of the entries whose source or translation holds `text`: a segment's
     first such entry. Python's own comparison (`casefold`), identical on both backends, over
     the memory's entries in row order: a filtered listing reads the whole memory once."""
     wanted = text if case_sensitive else text.casefold()
     firsts: dict[tuple[str, str], int] = {}  # segment -> its first entry holding `text`
-    rows = await c.stream(
+    rows = c.execution_options(yield_per=2000).execute(
         select(
             _ENTRIES.id, _ENTRIES.source_key, _ENTRIES.key_digest, _ENTRIES.source, _ENTRIES.target
         )
         .where(_ENTRIES.memory == memory)
         .order_by(_ENTRIES.id)
     )
-    async for entry, source_key, digest, source, target in rows:
+    for entry, source_key, digest, source, target in rows:
         if (source_key, digest) in firsts:
             continue
         values = (source, target) if case_sensitive else (source.casefold(), target.casefold())
@@ -123,19 +125,17 @@ async def _firsts_holding(
     return sorted(first for first in firsts.values() if first > after)[:limit]
 
 
-async def _segment(c: AsyncConnection, memory: int, first: int) -> Segment:
+def _segment(c: Connection, memory: int, first: int) -> Segment:
     group = select(_ENTRIES.source_key, _ENTRIES.key_digest).where(_ENTRIES.id == first)
-    source_key, digest = (await c.execute(group)).one()
-    rows: Sequence[Any] = (
-        await c.execute(
-            select(_ENTRIES.id, _ENTRIES.source, _ENTRIES.target_key, _ENTRIES.target)
-            .where(
-                _ENTRIES.memory == memory,
-                _ENTRIES.source_key == source_key,
-                _ENTRIES.key_digest == digest,
-            )
-            .order_by(_ENTRIES.id)
+    source_key, digest = c.execute(group).one()
+    rows: Sequence[Any] = c.execute(
+        select(_ENTRIES.id, _ENTRIES.source, _ENTRIES.target_key, _ENTRIES.target)
+        .where(
+            _ENTRIES.memory == memory,
+            _ENTRIES.source_key == source_key,
+            _ENTRIES.key_digest == digest,
         )
+        .order_by(_ENTRIES.id)
     ).all()
     return Segment(
         first=first,

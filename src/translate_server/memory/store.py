@@ -2,9 +2,10 @@
 entries, and the word index that finds the candidates of a fuzzy match (`memory.matching`,
 kept by `memory.merging` as entries come in).
 
-Reads and writes go through `Database.read`/`write`: on SQLite a long import holds the one
-writer while lookups for /translate read beside it (WAL); on PostgreSQL a write that reads
-first locks the memory's row, so two imports into one memory take turns.
+Each call is one piece of work on a connection (`Database.read`/`write`): on SQLite a long
+import holds the one writer while lookups for /translate read beside it (WAL), each on a
+worker thread, the scoring included; on PostgreSQL a write that reads first locks the memory's
+row, so two imports into one memory take turns.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-from sqlalchemy import delete, func, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import Connection, delete, func, select, update
 
 from translate_server.memory.entries import Entry, Found, language_key
 from translate_server.memory.matching import best_match
@@ -71,35 +71,33 @@ class MemoryStore:
     async def create(self, owner: str, name: str) -> MemoryInfo:
         public_id = "mem_" + secrets.token_hex(8)
         now = time.time()
-        async with self.database.write() as c:
-            await c.execute(
-                memories.insert().values(
-                    public_id=public_id, owner=owner, name=name, created=now, updated=now
-                )
-            )
+        made = memories.insert().values(
+            public_id=public_id, owner=owner, name=name, created=now, updated=now
+        )
+        await self.database.write(lambda c: c.execute(made))
         return MemoryInfo(public_id, name, 0, 0, now, now)
 
     async def list(self, owner: str) -> builtins.list[MemoryInfo]:
         query = select(*_INFO).where(memories.c.owner == owner)
-        async with self.database.read() as c:
-            rows = await c.execute(query.order_by(memories.c.created, memories.c.id))
-        return [MemoryInfo(*row) for row in rows]
+        query = query.order_by(memories.c.created, memories.c.id)
+        return await self.database.read(lambda c: [MemoryInfo(*row) for row in c.execute(query)])
 
     async def get(self, owner: str, public_id: str) -> MemoryInfo | None:
-        async with self.database.read() as c:
-            found = await memory_row(c, owner, public_id)
+        found = await self.database.read(lambda c: memory_row(c, owner, public_id))
         return None if found is None else info_of(found)
 
     async def delete(self, owner: str, public_id: str) -> bool:
-        async with self.database.write() as c:
-            found = await memory_row(c, owner, public_id, lock=True)
+        def delete_memory(c: Connection) -> bool:
+            found = memory_row(c, owner, public_id, lock=True)
             if found is None:
                 return False
             memory = found[0]
             for table in (memory_postings, memory_words, memory_entries):
-                await c.execute(delete(table).where(table.c.memory == memory))
-            await c.execute(delete(memories).where(memories.c.id == memory))
+                c.execute(delete(table).where(table.c.memory == memory))
+            c.execute(delete(memories).where(memories.c.id == memory))
             return True
+
+        return await self.database.write(delete_memory)
 
     # -- entries -----------------------------------------------------------------------------
     async def add(
@@ -109,24 +107,27 @@ class MemoryStore:
         replacing an earlier one (in the file as in the memory); None for an unknown memory.
         Raises MemoryFull, adding nothing, where the memory would hold over `max_entries`."""
         rows = [row_of(entry) for entry in entries]
-        async with self.database.write() as c:
-            found = await memory_row(c, owner, public_id, lock=True)
+
+        def add(c: Connection) -> Merged | None:
+            found = memory_row(c, owner, public_id, lock=True)
             if found is None:
                 return None
             memory, before = found[0], found[3]
-            await merge(c, self.database, memory, rows, fresh=before == 0)
-            count = (
-                await c.execute(select(func.count()).where(memory_entries.c.memory == memory))
+            merge(c, self.database, memory, rows, fresh=before == 0)
+            count = c.execute(
+                select(func.count()).where(memory_entries.c.memory == memory)
             ).scalar_one()
             if count > max_entries:
                 raise MemoryFull(count)
-            await c.execute(
+            c.execute(
                 update(memories)
                 .where(memories.c.id == memory)
                 .values(entries=count, revision=memories.c.revision + 1, updated=time.time())
             )
-        added = count - before
-        return Merged(len(rows), added, len(rows) - added, count)
+            added = count - before
+            return Merged(len(rows), added, len(rows) - added, count)
+
+        return await self.database.write(add)
 
     async def entries(
         self, owner: str, public_id: str
@@ -138,16 +139,19 @@ class MemoryStore:
             memory_entries.c.target_lang,
             memory_entries.c.note,
         )
-        async with self.database.read() as c:
-            found = await memory_row(c, owner, public_id)
+
+        def read(c: Connection) -> tuple[MemoryInfo, builtins.list[Entry]] | None:
+            found = memory_row(c, owner, public_id)
             if found is None:
                 return None
-            rows = await c.execute(
+            rows = c.execute(
                 select(*columns)
                 .where(memory_entries.c.memory == found[0])
                 .order_by(memory_entries.c.id)
             )
             return info_of(found), [Entry(*row) for row in rows]
+
+        return await self.database.read(read)
 
     async def look_up(
         self,
@@ -158,19 +162,22 @@ class MemoryStore:
         texts: Sequence[str],
         threshold: float,
     ) -> tuple[MemoryInfo, builtins.list[Found | None]] | None:
-        """Each text's best match in the memory, on one connection; None for an unknown
+        """Each text's best match in the memory, in one piece of work; None for an unknown
         memory."""
         source_key, target_key = language_key(source_tag), language_key(target_tag)
-        async with self.database.read() as c:
-            found = await memory_row(c, owner, public_id)
+
+        def look_up(c: Connection) -> tuple[MemoryInfo, builtins.list[Found | None]] | None:
+            found = memory_row(c, owner, public_id)
             if found is None:
                 return None
             scope = (found[0], source_key, target_key)
-            return info_of(found), [await best_match(c, scope, t, threshold) for t in texts]
+            return info_of(found), [best_match(c, scope, t, threshold) for t in texts]
+
+        return await self.database.read(look_up)
 
 
-async def memory_row(
-    c: AsyncConnection, owner: str, public_id: str, *, lock: bool = False
+def memory_row(
+    c: Connection, owner: str, public_id: str, *, lock: bool = False
 ) -> tuple[Any, ...] | None:
     """(id, public_id, name, entries, revision, created, updated) of the owner's memory;
     with `lock`, its row locked until the transaction ends (FOR UPDATE on PostgreSQL; on
@@ -180,7 +187,7 @@ async def memory_row(
     )
     if lock:
         query = query.with_for_update()
-    row = (await c.execute(query)).first()
+    row = c.execute(query).first()
     return None if row is None else tuple(row)
 
 

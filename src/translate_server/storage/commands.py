@@ -48,6 +48,10 @@ def add_commands(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
+        if args.db_command == "copy":
+            source = Path(args.source).expanduser() if args.source else None
+            where = _data_folder(source) if source else locations(settings)
+            return asyncio.run(_copy(where, args.target))
         return asyncio.run(_run(args, settings))
     except (StorageUnavailableError, ValueError, CopyConflictError) as failed:
         print(f"translate-server db {args.db_command}: {failed}", flush=True)
@@ -55,8 +59,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _run(args: argparse.Namespace, settings: Settings) -> int:
-    if args.db_command == "copy":
-        return await _copy(args, settings)
     databases = StoreDatabases.of(settings)
     try:
         for store in STORES:
@@ -73,9 +75,8 @@ async def _run(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-async def _copy(args: argparse.Namespace, settings: Settings) -> int:
-    where = _data_folder(Path(args.source).expanduser()) if args.source else locations(settings)
-    sources, targets = StoreDatabases(where), StoreDatabases(_everything_in(args.target))
+async def _copy(where: Locations, target_url: str) -> int:
+    sources, targets = StoreDatabases(where), StoreDatabases(_everything_in(target_url))
     try:
         for store in STORES:
             source, target = await sources.migrated(store), await targets.migrated(store)

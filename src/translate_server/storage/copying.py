@@ -5,21 +5,21 @@ versioned migrations wrote them, and both have the same tables.
 
 Idempotent: a row whose key the target has already is left as it is, so a copy run again (or
 after an interrupted one) adds only what is missing, and says per table how many rows it
-copied and how many were there already. Each store is copied in one transaction.
+copied and how many were there already. Each store is copied in one transaction of the
+target's.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Table, func, select, text
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import Connection, Table, func, select, text
 
 from translate_server.storage import account_tables, job_tables, memory_tables
-from translate_server.storage.database import Database
-from translate_server.storage.locations import STORES, Store
+from translate_server.storage.database import Database, SqliteEngines
+from translate_server.storage.locations import Store
 
 # Each store's tables, a referenced table before the tables that reference it.
 TABLES: dict[Store, tuple[Table, ...]] = {
@@ -43,47 +43,44 @@ class Copied:
     present: int  # in the target already
 
     def __str__(self) -> str:
-        return (
-            f"{self.table}: {self.rows} rows, {self.copied} copied, "
-            f"{self.present} already there"
-        )
+        return f"{self.table}: {self.rows} rows, {self.copied} copied, {self.present} already there"
 
 
 async def copy_store(source: Database, target: Database, store: Store) -> list[Copied]:
-    """`store`'s rows copied from `source` into `target` (both migrated by the caller)."""
-    copied = []
-    async with source.read() as reading, target.write() as writing:
-        if store == "memory":
-            await _check_memories(reading, writing)
-        for table in TABLES[store]:
-            copied.append(await _copy_table(reading, writing, target, table))
+    """`store`'s rows copied from `source` (SQLite) into `target`, both migrated by the
+    caller. The source's file is read on the target's connection, within its transaction."""
+    if not isinstance(source.engines, SqliteEngines):
+        raise ValueError(f"db copy reads SQLite files, not {source.shown_url}")
+    reader = source.engines.reader
+
+    def copy(writing: Connection) -> list[Copied]:
+        with reader.connect() as reading:
+            if store == "memory":
+                _check_memories(reading, writing)
+            copied = [_copy_table(reading, writing, target, table) for table in TABLES[store]]
         if target.dialect == "postgresql":
-            await _advance_sequences(writing, TABLES[store])
-    return copied
+            _advance_sequences(writing, TABLES[store])
+        return copied
+
+    with source.unavailable_as_error():
+        return await target.write(copy)
 
 
-async def copy_all(sources: dict[Store, Database], target: Database) -> list[Copied]:
-    return [row for store in STORES for row in await copy_store(sources[store], target, store)]
-
-
-async def _copy_table(
-    reading: AsyncConnection, writing: AsyncConnection, target: Database, table: Table
-) -> Copied:
-    before = await _count(writing, table)
+def _copy_table(reading: Connection, writing: Connection, target: Database, table: Table) -> Copied:
+    before = _count(writing, table)
     rows = 0
     insert = target.insert(table).on_conflict_do_nothing()
-    async for batch in _batches(reading, table):
+    for batch in _batches(reading, table):
         rows += len(batch)
-        await writing.execute(insert, batch)
-    copied = await _count(writing, table) - before
+        writing.execute(insert, batch)
+    copied = _count(writing, table) - before
     return Copied(table.name, rows, copied, rows - copied)
 
 
-async def _batches(reading: AsyncConnection, table: Table) -> AsyncIterator[list[dict[str, Any]]]:
+def _batches(reading: Connection, table: Table) -> Iterator[list[dict[str, Any]]]:
     batch: list[dict[str, Any]] = []
     size = 0
-    result = await reading.stream(select(table).order_by(*table.primary_key.columns))
-    async for row in result.mappings():
+    for row in reading.execute(select(table).order_by(*table.primary_key.columns)).mappings():
         batch.append(dict(row))
         size += sum(len(v) for v in row.values() if isinstance(v, bytes | str))
         if len(batch) >= _BATCH_ROWS or size >= _BATCH_BYTES:
@@ -93,20 +90,18 @@ async def _batches(reading: AsyncConnection, table: Table) -> AsyncIterator[list
         yield batch
 
 
-async def _count(c: AsyncConnection, table: Table) -> int:
-    return int((await c.execute(select(func.count()).select_from(table))).scalar_one())
+def _count(c: Connection, table: Table) -> int:
+    return int(c.execute(select(func.count()).select_from(table)).scalar_one())
 
 
-async def _check_memories(reading: AsyncConnection, writing: AsyncConnection) -> None:
+def _check_memories(reading: Connection, writing: Connection) -> None:
     """A memory's row id is the key of its entries: the target's memory of the same id must
     be the same memory, or its entries would be mixed with another's."""
     memories = memory_tables.memories
-    theirs = dict((await writing.execute(select(memories.c.id, memories.c.public_id))).all())
+    theirs = dict(writing.execute(select(memories.c.id, memories.c.public_id)).all())
     if not theirs:
         return
-    async for memory_id, public_id in await reading.stream(
-        select(memories.c.id, memories.c.public_id)
-    ):
+    for memory_id, public_id in reading.execute(select(memories.c.id, memories.c.public_id)):
         if theirs.get(memory_id, public_id) != public_id:
             raise CopyConflictError(
                 f"the target's memory {memory_id} is {theirs[memory_id]}, the source's "
@@ -114,13 +109,13 @@ async def _check_memories(reading: AsyncConnection, writing: AsyncConnection) ->
             )
 
 
-async def _advance_sequences(writing: AsyncConnection, tables: tuple[Table, ...]) -> None:
+def _advance_sequences(writing: Connection, tables: tuple[Table, ...]) -> None:
     """Rows copied with their ids leave PostgreSQL's sequences behind them: the next id each
     hands out must follow the largest copied."""
     for table in tables:
         if _serial(table):
             name = next(iter(table.primary_key.columns)).name
-            await writing.execute(
+            writing.execute(
                 text(
                     f"SELECT setval(pg_get_serial_sequence('{table.name}', '{name}'), "
                     f"coalesce((SELECT max({name}) FROM {table.name}), 0) + 1, false)"

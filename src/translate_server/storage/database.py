@@ -1,29 +1,41 @@
-"""One store's database, whichever backend holds it: `read()` and `write()` hand out a
-connection in a transaction, and turn the database's absence into StorageUnavailableError.
+"""One store's database, whichever backend holds it. A store's work is a plain function over a
+SQLAlchemy Core connection (`work(connection) -> result`), written once for both backends;
+`read(work)` and `write(work)` run it in a transaction and turn the database's absence into
+StorageUnavailableError.
 
-SQLite (aiosqlite): a file in WAL mode. Writes go through one connection, each transaction
-begun IMMEDIATE (the write lock taken first: a read-then-write transaction in WAL mode would
-otherwise fail outright, not wait, when another writer commits in between); reads through a
-pool of their own, so a long import never holds up a lookup. PostgreSQL (psycopg 3): one pool
-for both, connections pinged before use so a restarted server is reconnected to by itself;
-a write that reads before it writes locks its rows (`for_update`).
+PostgreSQL (psycopg 3, asynchronous): the work runs on the event loop (SQLAlchemy's `run_sync`:
+each statement awaits the server without a thread), from one pool whose connections are
+pinged before use, so a restarted server is reconnected to by itself. A write that reads
+before it writes locks its rows (`with_for_update`).
+
+SQLite (the standard library's driver): the work runs on a worker thread, a whole store call
+per thread hop. aiosqlite would hop threads at every statement: 1.4 ms a statement against
+0.27 ms a call here, on this project's busy 2-core machines (ARCHITECTURE.md, "Storage").
+Writes go through one connection on one thread, each transaction begun IMMEDIATE (the write
+lock taken first: a read-then-write transaction in WAL mode would otherwise fail outright,
+not wait, when another writer commits in between); reads through connections and threads of
+their own, so a long import never holds up a lookup.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
-from sqlalchemy import Table, event
+from sqlalchemy import Engine, Table, create_engine, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import URL
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.engine import URL, Connection
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
 from translate_server.errors import StorageUnavailableError
 from translate_server.storage.locations import shown
+
+T = TypeVar("T")
+Work = Callable[[Connection], T]
 
 # Seconds a connection attempt, or a wait for SQLite's write lock, may take.
 CONNECT_TIMEOUT = 10
@@ -33,10 +45,12 @@ POSTGRES_POOL = 10
 
 
 class Database:
-    def __init__(self, url: URL, writer: AsyncEngine, reader: AsyncEngine) -> None:
+    """A store's handle on its database; the engines are the `Storage`'s, shared by every
+    store in the same database."""
+
+    def __init__(self, url: URL, engines: Engines) -> None:
         self.url = url
-        self.writer = writer
-        self.reader = reader
+        self.engines = engines
 
     @property
     def dialect(self) -> str:
@@ -46,20 +60,15 @@ class Database:
     def shown_url(self) -> str:
         return shown(self.url)
 
-    @asynccontextmanager
-    async def read(self) -> AsyncIterator[AsyncConnection]:
-        """A connection for reading; its transaction is rolled back at the end."""
+    async def read(self, work: Work[T]) -> T:
+        """`work`'s result, in a transaction that is rolled back after it."""
         with self.unavailable_as_error():
-            async with self.reader.connect() as connection:
-                yield connection
+            return await self.engines.run(work, write=False)
 
-    @asynccontextmanager
-    async def write(self) -> AsyncIterator[AsyncConnection]:
-        """A connection in a transaction, committed when the block ends (rolled back where it
-        raised)."""
+    async def write(self, work: Work[T]) -> T:
+        """`work`'s result, its transaction committed (rolled back where it raised)."""
         with self.unavailable_as_error():
-            async with self.writer.begin() as connection:
-                yield connection
+            return await self.engines.run(work, write=True)
 
     def unavailable_as_error(self) -> _Unavailable:
         return _Unavailable(self.shown_url)
@@ -70,6 +79,124 @@ class Database:
         if self.dialect == "postgresql":
             return postgresql.insert(table)
         return sqlite.insert(table)
+
+
+class Engines:
+    """How work reaches one database: see the module's docstring."""
+
+    async def run(self, work: Work[T], *, write: bool) -> T:
+        raise NotImplementedError
+
+    async def migrate(self, work: Work[T]) -> T:
+        """`work` on a connection of its own, outside any transaction (it begins and commits
+        its own), as migrations need one."""
+        raise NotImplementedError
+
+    async def dispose(self) -> None:
+        raise NotImplementedError
+
+
+class PostgresEngines(Engines):
+    def __init__(self, url: URL) -> None:
+        self.engine: AsyncEngine = create_async_engine(
+            url,
+            pool_pre_ping=True,
+            pool_size=POSTGRES_POOL,
+            max_overflow=POSTGRES_POOL,
+            pool_timeout=CONNECT_TIMEOUT,
+            connect_args={"connect_timeout": CONNECT_TIMEOUT},
+        )
+
+    async def run(self, work: Work[T], *, write: bool) -> T:
+        if write:
+            async with self.engine.begin() as connection:
+                return await connection.run_sync(work)
+        async with self.engine.connect() as connection:
+            return await connection.run_sync(work)
+
+    async def migrate(self, work: Work[T]) -> T:
+        async with self.engine.connect() as connection:
+            return await connection.run_sync(work)
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()
+
+
+class SqliteEngines(Engines):
+    def __init__(self, url: URL) -> None:
+        self.url = url.set(drivername="sqlite")
+        self.writer = _sqlite_engine(self.url, writer=True)
+        self.reader = _sqlite_engine(self.url, writer=False)
+        self._writing = ThreadPoolExecutor(1, thread_name_prefix="store-write")
+        self._reading = ThreadPoolExecutor(SQLITE_READERS, thread_name_prefix="store-read")
+
+    async def run(self, work: Work[T], *, write: bool) -> T:
+        engine, thread = (self.writer, self._writing) if write else (self.reader, self._reading)
+
+        def run() -> T:
+            if write:
+                with engine.begin() as connection:
+                    return work(connection)
+            with engine.connect() as connection:
+                return work(connection)
+
+        return await asyncio.get_running_loop().run_in_executor(thread, run)
+
+    async def migrate(self, work: Work[T]) -> T:
+        # Foreign keys off, as SQLite's documentation asks for a table rebuilt (with them on,
+        # dropping the old table would delete, by cascade, the rows that reference it); on a
+        # connection of its own, since the setting cannot change inside a transaction.
+        engine = _sqlite_engine(self.url, writer=True, foreign_keys=False)
+
+        def run() -> T:
+            try:
+                with engine.connect() as connection:
+                    return work(connection)
+            finally:
+                engine.dispose()
+
+        return await asyncio.get_running_loop().run_in_executor(self._writing, run)
+
+    async def dispose(self) -> None:
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._writing, self.writer.dispose)
+        await loop.run_in_executor(self._reading, self.reader.dispose)
+        self._writing.shutdown(wait=True)
+        self._reading.shutdown(wait=True)
+
+
+def open_engines(url: URL) -> Engines:
+    if url.get_backend_name() == "sqlite":
+        return SqliteEngines(url)
+    return PostgresEngines(url)
+
+
+def _sqlite_engine(url: URL, *, writer: bool, foreign_keys: bool = True) -> Engine:
+    # As many connections as threads use them (a migration's: one, not kept).
+    pool: dict[str, Any] = (
+        {"pool_size": 1 if writer else SQLITE_READERS, "max_overflow": 0}
+        if foreign_keys
+        else {"poolclass": NullPool}
+    )
+    engine = create_engine(
+        url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT, "check_same_thread": False}, **pool
+    )
+    begin = "BEGIN IMMEDIATE" if writer else "BEGIN"
+
+    @event.listens_for(engine, "connect")
+    def connect(connection: Any, _: Any) -> None:
+        connection.isolation_level = None  # transactions begun below, not by the driver
+        cursor = connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")  # durable at each checkpoint; fast commits
+        cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def begin_transaction(connection: Any) -> None:
+        connection.exec_driver_sql(begin)
+
+    return engine
 
 
 class _Unavailable:
@@ -101,60 +228,3 @@ def unavailable(exc: BaseException) -> bool:
 def _reason(exc: BaseException) -> str:
     original = getattr(exc, "orig", None) or exc
     return (str(original).strip().splitlines() or [type(original).__name__])[0]
-
-
-def open_engines(url: URL) -> tuple[AsyncEngine, AsyncEngine]:
-    """(writer, reader) for `url`: two engines on SQLite, one on PostgreSQL."""
-    if url.get_backend_name() == "sqlite":
-        return _sqlite_engine(url, writer=True), _sqlite_engine(url, writer=False)
-    engine = create_async_engine(
-        url,
-        pool_pre_ping=True,
-        pool_size=POSTGRES_POOL,
-        max_overflow=POSTGRES_POOL,
-        pool_timeout=CONNECT_TIMEOUT,
-        connect_args={"connect_timeout": CONNECT_TIMEOUT},
-    )
-    return engine, engine
-
-
-def migration_engine(database: Database) -> AsyncEngine:
-    """The engine migrations run on. SQLite's has foreign keys off, as its documentation
-    asks for a table rebuilt (with them on, dropping the old table would delete, by cascade,
-    the rows that reference it); a connection of its own, since the setting cannot change
-    inside a transaction."""
-    if database.dialect != "sqlite":
-        return database.writer
-    return _sqlite_engine(database.url, writer=True, foreign_keys=False, pooled=False)
-
-
-def _sqlite_engine(
-    url: URL, *, writer: bool, foreign_keys: bool = True, pooled: bool = True
-) -> AsyncEngine:
-    pool: dict[str, Any] = (
-        {
-            "pool_size": 1 if writer else SQLITE_READERS,
-            "max_overflow": 0,
-            # A writer waits its turn behind an import of 100,000 entries.
-            "pool_timeout": 300 if writer else SQLITE_BUSY_TIMEOUT,
-        }
-        if pooled
-        else {"poolclass": NullPool}
-    )
-    engine = create_async_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT}, **pool)
-    begin = "BEGIN IMMEDIATE" if writer else "BEGIN"
-
-    @event.listens_for(engine.sync_engine, "connect")
-    def connect(connection: Any, _: Any) -> None:
-        connection.isolation_level = None  # transactions begun below, not by the driver
-        cursor = connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=NORMAL")  # durable at each checkpoint; fast commits
-        cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
-        cursor.close()
-
-    @event.listens_for(engine.sync_engine, "begin")
-    def begin_transaction(connection: Any) -> None:
-        connection.exec_driver_sql(begin)
-
-    return engine

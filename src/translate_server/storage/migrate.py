@@ -9,11 +9,10 @@ database file itself (flock, which SQLite's own POSIX locks do not see).
 
 from __future__ import annotations
 
-import asyncio
 import fcntl
 import shutil
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,9 +23,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from translate_server.storage.database import Database, migration_engine
+from translate_server.storage.database import Database
 from translate_server.storage.locations import STORES, Store
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -68,25 +66,24 @@ async def upgrade(
 ) -> Upgraded:
     """`store`'s tables in `database` brought to the head revision, under the lock."""
     run = _Run(document_dir)
+    path = Path(str(database.url.database)) if database.dialect == "sqlite" else None
+
+    def migrate(connection: Connection) -> Upgraded:
+        with _locked(connection, store, path):
+            before = _revision(connection, store)
+            command.upgrade(_config(store, connection, run), "head")
+            connection.commit()
+            return Upgraded(store, before, _revision(connection, store))
+
     with database.unavailable_as_error():
-        engine = migration_engine(database)
-        try:
-            async with _locked(engine, store, database) as connection:
-                before = await connection.run_sync(_revision, store)
-                await connection.run_sync(_upgrade, store, run)
-                after = await connection.run_sync(_revision, store)
-        finally:
-            if engine is not database.writer:
-                await engine.dispose()
+        upgraded = await database.engines.migrate(migrate)
     for folder in run.adopted_folders:
         shutil.rmtree(folder, ignore_errors=True)
-    return Upgraded(store, before, after)
+    return upgraded
 
 
 async def current(database: Database, store: Store) -> str | None:
-    with database.unavailable_as_error():
-        async with database.reader.connect() as connection:
-            return await connection.run_sync(_revision, store)
+    return await database.read(lambda connection: _revision(connection, store))
 
 
 async def upgrade_all(databases: dict[Store, Database], document_dir: Path) -> list[Upgraded]:
@@ -97,29 +94,25 @@ async def upgrade_all(databases: dict[Store, Database], document_dir: Path) -> l
     ]
 
 
-@asynccontextmanager
-async def _locked(
-    engine: AsyncEngine, store: Store, database: Database
-) -> AsyncIterator[AsyncConnection]:
-    if database.dialect == "postgresql":
-        async with engine.connect() as connection:
-            key = {"a": _LOCK_CLASS, "b": STORES.index(store)}
-            await connection.execute(text("SELECT pg_advisory_lock(:a, :b)"), key)
-            await connection.commit()
-            try:
-                yield connection
-            finally:
-                await connection.rollback()
-                await connection.execute(text("SELECT pg_advisory_unlock(:a, :b)"), key)
-                await connection.commit()
-        return
-    path = Path(str(database.url.database))
-    # Made empty where missing: SQLite takes an empty file as a new database.
-    with await asyncio.to_thread(path.open, "ab") as locked:
-        await asyncio.to_thread(fcntl.flock, locked, fcntl.LOCK_EX)
+@contextmanager
+def _locked(connection: Connection, store: Store, path: Path | None) -> Iterator[None]:
+    """The store's migration lock, held while the block runs (its work commits inside)."""
+    if path is None:
+        key = {"a": _LOCK_CLASS, "b": STORES.index(store)}
+        connection.execute(text("SELECT pg_advisory_lock(:a, :b)"), key)
+        connection.commit()
         try:
-            async with engine.connect() as connection:
-                yield connection
+            yield
+        finally:
+            connection.rollback()
+            connection.execute(text("SELECT pg_advisory_unlock(:a, :b)"), key)
+            connection.commit()
+        return
+    # Made empty where missing: SQLite takes an empty file as a new database.
+    with path.open("ab") as locked:
+        fcntl.flock(locked, fcntl.LOCK_EX)
+        try:
+            yield
         finally:
             fcntl.flock(locked, fcntl.LOCK_UN)
 
@@ -134,12 +127,6 @@ def _config(store: Store, connection: Connection | None = None, run: _Run | None
 def _revision(connection: Connection, store: Store) -> str | None:
     context = MigrationContext.configure(connection, opts={"version_table": version_table(store)})
     return context.get_current_revision()
-
-
-def _upgrade(connection: Connection, store: Store, run: _Run) -> None:
-    command.upgrade(_config(store, connection, run), "head")
-    if connection.in_transaction():
-        connection.commit()
 
 
 def run_migrations() -> None:

@@ -41,8 +41,8 @@ async def test_on_ready_comes_after_the_services_and_the_document_libraries(tmp_
     assert seen["libraries"] == {"docx", "pptx", "polib", "srt"}
 
 
-# aiosqlite's connections each run a thread of their own.
-RESOURCE_THREADS = "_connection_worker_thread"
+# The SQLite databases' worker threads (storage/database.py).
+RESOURCE_THREADS = ("store-write", "store-read")
 
 
 class ReadyFailed(Exception):
@@ -115,7 +115,7 @@ async def test_a_start_that_fails_halfway_leaves_nothing_open(
     left = [
         thread.name
         for thread in set(threading.enumerate()) - threads_before
-        if RESOURCE_THREADS in thread.name
+        if thread.name.startswith(RESOURCE_THREADS)
     ]
     assert left == []
     (databases,) = opened  # opened first of all, before the engine: none is left open

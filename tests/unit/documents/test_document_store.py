@@ -98,8 +98,7 @@ async def test_the_key_is_required_and_never_stored(store: JobStore, tmp_path: P
         with pytest.raises(DocumentNotFoundError) as caught:
             await store.authorize(job, guess, owner)
         assert caught.value.status_code == 404
-    async with store.database.read() as c:
-        rows = (await c.execute(select(document_jobs))).all()
+    rows = await store.database.read(lambda c: c.execute(select(document_jobs)).all())
     assert rows and all(key not in repr(tuple(row)) for row in rows)
     stored = b"".join(p.read_bytes() for p in tmp_path.rglob("jobs.sqlite3*"))
     assert key.encode() not in stored
@@ -189,6 +188,5 @@ async def test_a_file_of_ten_mebibytes_is_kept_whole(store: JobStore) -> None:
 
 
 async def _files(store: JobStore) -> set[tuple[str, str]]:
-    async with store.database.read() as c:
-        rows = await c.execute(select(document_files.c.job_id, document_files.c.kind))
-        return {(job_id, kind) for job_id, kind in rows}
+    query = select(document_files.c.job_id, document_files.c.kind)
+    return await store.database.read(lambda c: {(job, kind) for job, kind in c.execute(query)})

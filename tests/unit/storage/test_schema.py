@@ -41,8 +41,7 @@ async def test_the_migrated_schema_is_the_stores_schema(
         )
         return list(compare_metadata(context, metadata))
 
-    async with database.read() as c:
-        assert await c.run_sync(differences) == []
+    assert await database.read(differences) == []
 
 
 def test_every_table_belongs_to_one_store() -> None:

@@ -51,8 +51,9 @@ async def test_usage_is_counted_per_key_across_opens(
     async with opened(database_location, tmp_path) as reopened:
         assert (await reopened.characters("alice"), await reopened.characters("bob")) == (12, 3)
         assert await reopened.characters("carol") == 0
-        async with reopened.database.read() as c:
-            owners = set((await c.execute(select(deepl_usage.c.owner))).scalars())
+        owners = await reopened.database.read(
+            lambda c: set(c.execute(select(deepl_usage.c.owner)).scalars())
+        )
     assert owners == {owner_of("alice"), owner_of("bob")}
     stored = b"".join(p.read_bytes() for p in tmp_path.glob("glossaries.sqlite3*"))
     assert b"alice" not in stored and b"bob" not in stored

@@ -13,8 +13,7 @@ import json
 import uuid
 from collections.abc import Sequence
 
-from sqlalchemy import delete, func, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import Connection, delete, func, select, update
 
 from translate_server.compat.deepl.glossaries import (
     MAX_DICTIONARIES,
@@ -43,14 +42,16 @@ class GlossaryStore:
         now = datetime.datetime.now(datetime.UTC)
         created = now.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
-        async with self.database.write() as c:
-            await c.execute(
+        def create(c: Connection) -> None:
+            c.execute(
                 deepl_glossaries.insert().values(
                     glossary_id=glossary_id, owner=owner, name=name, creation_time=created
                 )
             )
             for source, target, entries in dictionaries:
-                await _put(c, self.database, glossary_id, source, target, entries)
+                _put(c, self.database, glossary_id, source, target, entries)
+
+        await self.database.write(create)
         return glossary_id
 
     async def create_v2(
@@ -76,8 +77,7 @@ class GlossaryStore:
         )
         if glossary_id is not None:
             query = query.where(g.glossary_id == glossary_id)
-        async with self.database.read() as c:
-            rows = (await c.execute(query)).all()
+        rows = await self.database.read(lambda c: c.execute(query).all())
         glossaries: dict[str, MultilingualGlossary] = {}
         for found_id, name, created, source, target, entries in rows:
             glossary = glossaries.setdefault(
@@ -117,8 +117,9 @@ class GlossaryStore:
         self, key: str, glossary_id: str, source_lang: str, target_lang: str
     ) -> dict[str, str]:
         await self.describe(key, glossary_id)
-        async with self.database.read() as c:
-            found = await _entries(c, glossary_id, source_lang, target_lang)
+        found = await self.database.read(
+            lambda c: _entries(c, glossary_id, source_lang, target_lang)
+        )
         if found is None:
             raise GlossaryNotFoundError(f"Dictionary {source_lang}-{target_lang}")
         return found
@@ -182,63 +183,65 @@ class GlossaryStore:
         missing); an entry's new target replaces its old one."""
         owner = owner_of(key)
 
-        async with self.database.write() as c:
-            await _owned(c, owner, glossary_id)
+        def update_glossary(c: Connection) -> None:
+            _owned(c, owner, glossary_id)
             if name is not None:
-                await c.execute(
+                c.execute(
                     update(deepl_glossaries)
                     .where(deepl_glossaries.c.glossary_id == glossary_id)
                     .values(name=name)
                 )
             for source, target, entries in dictionaries:
-                before = await _entries(c, glossary_id, source, target)
+                before = _entries(c, glossary_id, source, target)
                 merged = {**(before or {}), **entries}
-                await _put(c, self.database, glossary_id, source, target, merged)
+                _put(c, self.database, glossary_id, source, target, merged)
+
+        await self.database.write(update_glossary)
 
     async def replace(
         self, key: str, glossary_id: str, source: str, target: str, entries: dict[str, str]
     ) -> DictionaryInfo:
         owner = owner_of(key)
 
-        async with self.database.write() as c:
-            await _owned(c, owner, glossary_id)
-            await _put(c, self.database, glossary_id, source, target, entries)
+        def replace(c: Connection) -> None:
+            _owned(c, owner, glossary_id)
+            _put(c, self.database, glossary_id, source, target, entries)
+
+        await self.database.write(replace)
         return DictionaryInfo(source_lang=source, target_lang=target, entry_count=len(entries))
 
     async def delete_dictionary(self, key: str, glossary_id: str, source: str, target: str) -> None:
         await self.dictionary(key, glossary_id, source, target)
         d = deepl_glossary_dictionaries.c
-        async with self.database.write() as c:
-            await c.execute(
-                delete(deepl_glossary_dictionaries).where(
-                    d.glossary_id == glossary_id, d.source_lang == source, d.target_lang == target
-                )
-            )
+        deleted = delete(deepl_glossary_dictionaries).where(
+            d.glossary_id == glossary_id, d.source_lang == source, d.target_lang == target
+        )
+        await self.database.write(lambda c: c.execute(deleted))
 
     async def delete(self, key: str, glossary_id: str) -> None:
         owner = owner_of(key)
 
-        async with self.database.write() as c:
-            await _owned(c, owner, glossary_id)
+        def delete_glossary(c: Connection) -> None:
+            _owned(c, owner, glossary_id)
             for table in (deepl_glossary_dictionaries, deepl_glossaries):
-                await c.execute(delete(table).where(table.c.glossary_id == glossary_id))
+                c.execute(delete(table).where(table.c.glossary_id == glossary_id))
+
+        await self.database.write(delete_glossary)
 
 
-async def _owned(c: AsyncConnection, owner: str, glossary_id: str) -> None:
+def _owned(c: Connection, owner: str, glossary_id: str) -> None:
     """The glossary is the owner's (else the 404), its row locked until the transaction ends
     (PostgreSQL: two changes to one glossary's dictionaries take turns)."""
     g = deepl_glossaries.c
     query = select(g.glossary_id).where(g.owner == owner, g.glossary_id == glossary_id)
-    if (await c.execute(query.with_for_update())).first() is None:
+    if c.execute(query.with_for_update()).first() is None:
         raise GlossaryNotFoundError
 
 
-async def _entries(
-    c: AsyncConnection, glossary_id: str, source: str, target: str
-) -> dict[str, str] | None:
+def _entries(c: Connection, glossary_id: str, source: str, target: str) -> dict[str, str] | None:
     d = deepl_glossary_dictionaries.c
     found = (
-        await c.execute(
+        c.execute(
             select(d.entries).where(
                 d.glossary_id == glossary_id, d.source_lang == source, d.target_lang == target
             )
@@ -247,8 +250,8 @@ async def _entries(
     return None if found is None else dict(json.loads(found))
 
 
-async def _put(
-    c: AsyncConnection,
+def _put(
+    c: Connection,
     database: Database,
     glossary_id: str,
     source: str,
@@ -263,14 +266,14 @@ async def _put(
     insert = database.insert(deepl_glossary_dictionaries).values(
         glossary_id=glossary_id, source_lang=source, target_lang=target, entries=encoded
     )
-    await c.execute(
+    c.execute(
         insert.on_conflict_do_update(
             index_elements=["glossary_id", "source_lang", "target_lang"],
             set_={"entries": insert.excluded.entries},
         )
     )
     d = deepl_glossary_dictionaries.c
-    count = (await c.execute(select(func.count()).where(d.glossary_id == glossary_id))).scalar_one()
+    count = c.execute(select(func.count()).where(d.glossary_id == glossary_id)).scalar_one()
     if count > MAX_DICTIONARIES:
         raise InvalidRequestError(
             f"A glossary may hold at most {MAX_DICTIONARIES} dictionaries.", param="dictionaries"

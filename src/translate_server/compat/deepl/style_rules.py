@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import msgspec
 from msgspec import Meta
-from sqlalchemy import delete, select, update
+from sqlalchemy import Connection, delete, select, update
 
 from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.owners import owner_of
@@ -158,20 +158,18 @@ class StyleRuleStore:
             configured_rules=checked_rules(body.configured_rules),
             custom_instructions=instructions,
         )
-        async with self.database.write() as c:
-            await c.execute(
-                deepl_style_rules.insert().values(
-                    style_id=rule.style_id,
-                    owner=owner_of(key),
-                    name=rule.name,
-                    language=rule.language,
-                    creation_time=now,
-                    updated_time=now,
-                    version=rule.version,
-                    configured_rules=json.dumps(rule.configured_rules),
-                    custom_instructions=msgspec.json.encode(instructions).decode(),
-                )
-            )
+        made = deepl_style_rules.insert().values(
+            style_id=rule.style_id,
+            owner=owner_of(key),
+            name=rule.name,
+            language=rule.language,
+            creation_time=now,
+            updated_time=now,
+            version=rule.version,
+            configured_rules=json.dumps(rule.configured_rules),
+            custom_instructions=msgspec.json.encode(instructions).decode(),
+        )
+        await self.database.write(lambda c: c.execute(made))
         return rule
 
     async def list(self, key: str, *, page: int, page_size: int, detailed: bool) -> list[StyleRule]:
@@ -181,26 +179,22 @@ class StyleRuleStore:
             .limit(page_size)
             .offset(page * page_size)
         )
-        async with self.database.read() as c:
-            rules = [_rule(row) for row in await c.execute(query)]
+        rules = await self.database.read(lambda c: [_rule(row) for row in c.execute(query)])
         return rules if detailed else [rule.brief() for rule in rules]
 
     async def get(self, key: str, style_id: str) -> StyleRule:
         query = _SELECT.where(_RULES.owner == owner_of(key), _RULES.style_id == style_id)
-        async with self.database.read() as c:
-            row = (await c.execute(query)).first()
+        row = await self.database.read(lambda c: c.execute(query).first())
         if row is None:
             raise StyleRuleNotFoundError
         return _rule(row)
 
     async def delete(self, key: str, style_id: str) -> None:
         await self.get(key, style_id)
-        async with self.database.write() as c:
-            await c.execute(
-                delete(deepl_style_rules).where(
-                    _RULES.owner == owner_of(key), _RULES.style_id == style_id
-                )
-            )
+        deleted = delete(deepl_style_rules).where(
+            _RULES.owner == owner_of(key), _RULES.style_id == style_id
+        )
+        await self.database.write(lambda c: c.execute(deleted))
 
     async def rename(self, key: str, style_id: str, name: str) -> StyleRule:
         return await self._change(key, style_id, lambda rule: _replace(rule, name=name))
@@ -257,12 +251,13 @@ class StyleRuleStore:
         """The rule read (its row locked), changed and written back in one transaction, its
         version one up."""
         query = _SELECT.where(_RULES.owner == owner_of(key), _RULES.style_id == style_id)
-        async with self.database.write() as c:
-            row = (await c.execute(query.with_for_update())).first()
+
+        def change_rule(c: Connection) -> StyleRule:
+            row = c.execute(query.with_for_update()).first()
             if row is None:
                 raise StyleRuleNotFoundError
             rule: StyleRule = change(_rule(row))
-            await c.execute(
+            c.execute(
                 update(deepl_style_rules)
                 .where(_RULES.style_id == style_id)
                 .values(
@@ -276,6 +271,8 @@ class StyleRuleStore:
                 )
             )
             return rule
+
+        return await self.database.write(change_rule)
 
 
 _RULES = deepl_style_rules.c

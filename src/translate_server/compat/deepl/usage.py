@@ -17,16 +17,13 @@ class UsageStore:
         # One statement (an upsert adding to the count in place): concurrent requests of one
         # key, on any replica, each add theirs and none is lost.
         insert = self.database.insert(deepl_usage).values(owner=owner, characters=characters)
-        async with self.database.write() as c:
-            await c.execute(
-                insert.on_conflict_do_update(
-                    index_elements=["owner"],
-                    set_={"characters": deepl_usage.c.characters + insert.excluded.characters},
-                )
-            )
+        upsert = insert.on_conflict_do_update(
+            index_elements=["owner"],
+            set_={"characters": deepl_usage.c.characters + insert.excluded.characters},
+        )
+        await self.database.write(lambda c: c.execute(upsert))
 
     async def characters(self, owner: str) -> int:
         query = select(deepl_usage.c.characters).where(deepl_usage.c.owner == owner)
-        async with self.database.read() as c:
-            found = (await c.execute(query)).scalar()
+        found = await self.database.read(lambda c: c.execute(query).scalar())
         return int(found or 0)
