@@ -2,28 +2,51 @@
 from the memory's word index (the entries holding the text's rarest words, by their counts in
 `memory_words`), scored by rapidfuzz. Plain tables and plain queries, the same on SQLite and
 PostgreSQL, so both find the same matches (`memory.merging` keeps the index).
+
+Three statements for a fuzzy lookup (one for an exact match), each built once: the exact
+match, the words' counts, and the candidates themselves (each word's first entries, joined
+to their rows), so a lookup is a few round trips on PostgreSQL and no query building.
 """
 
 from __future__ import annotations
 
+from functools import cache
+from typing import Any
+
 from rapidfuzz import fuzz, process
-from sqlalchemy import Connection, literal_column, select, union_all
+from sqlalchemy import Connection, Select, bindparam, literal_column, select, union_all
 
 from translate_server.memory.entries import Found, carry_spans, match_key
 from translate_server.memory.words import index_words, key_digest
 from translate_server.storage.memory_tables import memory_entries, memory_postings, memory_words
 
 # Fuzzy matching. The candidates are the entries that hold the source's rarest words (by
-# `memory_words`), taken word by word, rarest first, until there are `CANDIDATE_ROWS` of them
-# or `MAX_TERMS` words were asked; rapidfuzz scores them all. A source within a threshold of
-# 75 of its match shares most of its words with it, its rare ones among them. Ranking every
-# entry that holds any word asked for instead costs a step per such entry: tens of ms on a
-# memory of 100,000 entries (benchmarks/memory_lookup.py).
+# `memory_words`), taken word by word, rarest first, each word's entries in entry order,
+# until `CANDIDATE_ROWS` were taken or `MAX_TERMS` words were asked; rapidfuzz scores them
+# all. A source within a threshold of 75 of its match shares most of its words with it, its
+# rare ones among them. Ranking every entry that holds any word asked for instead costs a step
+# per such entry: tens of ms on a memory of 100,000 entries (benchmarks/memory_lookup.py).
 CANDIDATE_ROWS = 300
 MAX_TERMS = 6
 EXAMPLES = 3
 
 Scope = tuple[int, str, str]  # the memory's row id, the source and target language keys
+
+_ENTRIES = memory_entries.c
+_EXACT = (
+    select(_ENTRIES.source, _ENTRIES.target)
+    .where(
+        _ENTRIES.memory == bindparam("memory"),
+        _ENTRIES.source_key == bindparam("source_key"),
+        _ENTRIES.target_key == bindparam("target_key"),
+        _ENTRIES.key_digest == bindparam("digest"),
+    )
+    .limit(1)
+)
+_COUNTS = select(memory_words.c.word, memory_words.c.entries).where(
+    memory_words.c.memory == bindparam("memory"),
+    memory_words.c.word.in_(bindparam("words", expanding=True)),
+)
 
 
 def best_match(c: Connection, scope: Scope, text: str, threshold: float) -> Found | None:
@@ -31,22 +54,11 @@ def best_match(c: Connection, scope: Scope, text: str, threshold: float) -> Foun
     (0-100, rapidfuzz's `ratio` of the match keys)."""
     memory, source_key, target_key = scope
     key = match_key(text)
-    entries = memory_entries.c
-    exact = (
-        c.execute(
-            select(entries.source, entries.target)
-            .where(
-                entries.memory == memory,
-                entries.source_key == source_key,
-                entries.target_key == target_key,
-                entries.key_digest == key_digest(key),
-            )
-            .limit(1)
-        )
-    ).first()
+    pair = {"memory": memory, "source_key": source_key, "target_key": target_key}
+    exact = c.execute(_EXACT, {**pair, "digest": key_digest(key)}).first()
     if exact is not None:
         return Found(carry_spans(exact[0], exact[1], text), 100.0)
-    candidates = _candidates(c, scope, key)
+    candidates = _candidates(c, pair, key)
     if not candidates:
         return None
     scored = process.extract(
@@ -62,56 +74,53 @@ def best_match(c: Connection, scope: Scope, text: str, threshold: float) -> Foun
     return Found(None, round(scored[0][1], 1), examples)
 
 
-def _candidates(c: Connection, scope: Scope, key: str) -> list[tuple[str, str, str]]:
+def _candidates(c: Connection, pair: dict[str, object], key: str) -> list[tuple[str, str, str]]:
     """(key, source, target) of the entries of the memory and language pair that hold the
     key's rarest words, in entry order."""
-    memory, source_key, target_key = scope
     asked = index_words(key)
     if not asked:
         return []
-    counts = c.execute(
-        select(memory_words.c.word, memory_words.c.entries).where(
-            memory_words.c.memory == memory, memory_words.c.word.in_(sorted(asked))
-        )
-    )
-    rarest = [word for _, word in sorted((n, word) for word, n in counts)[:MAX_TERMS]]
-    if not rarest:
+    counts = c.execute(_COUNTS, {"memory": pair["memory"], "words": sorted(asked)})
+    rarest = sorted((n, word) for word, n in counts)[:MAX_TERMS]
+    # Each word's share: its entries while fewer than CANDIDATE_ROWS were taken before it.
+    limits, taken = {}, 0
+    for n, word in rarest:
+        if taken >= CANDIDATE_ROWS:
+            break
+        limits[word] = min(n, CANDIDATE_ROWS - taken)
+        taken += limits[word]
+    if not limits:
         return []
-    ids = _holding(c, memory, rarest)
-    if not ids:
-        return []
-    entries = memory_entries.c
-    rows = c.execute(
-        select(entries.key, entries.source, entries.target)
-        .where(
-            entries.id.in_(sorted(ids)),
-            entries.source_key == source_key,
-            entries.target_key == target_key,
-        )
-        .order_by(entries.id)
-    )
-    return [(key, source, target) for key, source, target in rows]
+    values = {f"w{i}": word for i, word in enumerate(limits)}
+    values |= {f"n{i}": n for i, n in enumerate(limits.values())}
+    rows = c.execute(_holding(len(limits)), {**pair, **values})
+    seen: dict[int, tuple[str, str, str]] = {}
+    for entry, entry_key, source, target in rows:
+        seen[entry] = (entry_key, source, target)
+    return [seen[entry] for entry in sorted(seen)]
 
 
-def _holding(c: Connection, memory: int, words: list[str]) -> set[int]:
-    """The entries holding `words`, word by word (rarest first) until there are
-    CANDIDATE_ROWS: each word's first entries, all words in one statement."""
+@cache
+def _holding(words: int) -> Select[Any]:
+    """The entries of the pair among each word's first entries (`w<i>`, up to `n<i>` of
+    them), with their rows: one statement per number of words, built once."""
     postings = memory_postings.c
     firsts = [
-        select(literal_column(str(rank)).label("rank"), postings.entry)
-        .where(postings.memory == memory, postings.word == word)
+        select(postings.entry)
+        .where(postings.memory == bindparam("memory"), postings.word == bindparam(f"w{i}"))
         .order_by(postings.entry)
-        .limit(CANDIDATE_ROWS)
+        .limit(bindparam(f"n{i}", literal_execute=False))
         .subquery()
-        for rank, word in enumerate(words)
+        for i in range(words)
     ]
-    listed = c.execute(union_all(*(select(f.c.rank, f.c.entry) for f in firsts)))
-    by_word: list[list[int]] = [[] for _ in words]
-    for rank, entry in listed:
-        by_word[rank].append(entry)
-    ids: set[int] = set()
-    for entries in by_word:
-        if len(ids) >= CANDIDATE_ROWS:
-            break
-        ids.update(entries[: CANDIDATE_ROWS - len(ids)])
-    return ids
+    held = union_all(
+        *(select(f.c.entry, literal_column(str(i)).label("rank")) for i, f in enumerate(firsts))
+    ).subquery()
+    return (
+        select(_ENTRIES.id, _ENTRIES.key, _ENTRIES.source, _ENTRIES.target)
+        .join_from(held, memory_entries, _ENTRIES.id == held.c.entry)
+        .where(
+            _ENTRIES.source_key == bindparam("source_key"),
+            _ENTRIES.target_key == bindparam("target_key"),
+        )
+    )

@@ -3,8 +3,8 @@ posted (`memory_postings`) and counted (`memory_words`); an entry whose source a
 the memory has already replaces that one's translation (its words are the same).
 
 In bulk, whichever the backend: the existing entries found by their key digests a batch at a
-time, the new ones inserted with their ids returned, the replaced ones updated, the postings
-and counts inserted in multi-row statements."""
+time, the replaced ones updated, the new ones, their postings and counts each inserted in one
+executemany handed straight to the driver."""
 
 from __future__ import annotations
 
@@ -12,17 +12,21 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, select, update
+from sqlalchemy import Connection, bindparam, func, select, update
 
 from translate_server.memory.entries import Entry, language_key, match_key
 from translate_server.memory.words import index_words, key_digest
-from translate_server.storage.database import Database
+from translate_server.storage.database import bulk_insert
 from translate_server.storage.memory_tables import memory_entries, memory_postings, memory_words
 
 Row = dict[str, Any]
 Identity = tuple[str, str, str]  # source_key, target_key, key_digest
 _LOOKUP_BATCH = 500
 _CHANGED = ("source", "target", "note", "source_lang", "target_lang")
+_ENTRY = (
+    "source_key", "target_key", "key", "key_digest", "source_lang", "target_lang", "source",
+    "target", "note",
+)  # fmt: skip
 
 
 def row_of(entry: Entry) -> Row:
@@ -40,15 +44,14 @@ def row_of(entry: Entry) -> Row:
     }
 
 
-def merge(
-    c: Connection, database: Database, memory: int, rows: Sequence[Row], *, fresh: bool
-) -> None:
-    """`rows` merged into `memory` (`fresh`: it holds no entry yet, so none is looked up)."""
+def merge(c: Connection, memory: int, rows: Sequence[Row], *, fresh: bool) -> None:
+    """`rows` merged into `memory` (`fresh`: it holds no entry yet, so none is looked up).
+    The caller holds the memory's row locked: no other transaction adds to it meanwhile, so
+    the entries this one adds are those past the memory's largest id before it."""
     latest: dict[Identity, Row] = {}
     for row in rows:  # a later row of the same source and languages wins, as in the memory
         latest[_identity(row)] = row
     existing = {} if fresh else _existing(c, memory, list(latest))
-    new = [{"memory": memory, **row} for key, row in latest.items() if key not in existing]
     replaced = [
         {"entry_id": existing[key], **{name: row[name] for name in _CHANGED}}
         for key, row in latest.items()
@@ -61,12 +64,20 @@ def merge(
             .values({name: bindparam(name) for name in _CHANGED}),
             replaced,
         )
-    if new:
-        ids = c.execute(
-            memory_entries.insert().returning(memory_entries.c.id, sort_by_parameter_order=True),
-            new,
-        )
-        _index(c, database, memory, zip(ids.scalars(), [row["key"] for row in new], strict=True))
+    new = [
+        tuple(row[name] for name in _ENTRY) for key, row in latest.items() if key not in existing
+    ]
+    if not new:
+        return
+    entries = memory_entries.c
+    before = c.execute(
+        select(func.coalesce(func.max(entries.id), 0)).where(entries.memory == memory)
+    ).scalar_one()
+    bulk_insert(c, memory_entries, ("memory", *_ENTRY), [(memory, *row) for row in new])
+    made = c.execute(
+        select(entries.id, entries.key).where(entries.memory == memory, entries.id > before)
+    )
+    _index(c, memory, made)
 
 
 def _existing(c: Connection, memory: int, identities: Sequence[Identity]) -> dict[Identity, int]:
@@ -84,23 +95,21 @@ def _existing(c: Connection, memory: int, identities: Sequence[Identity]) -> dic
     return found
 
 
-def _index(c: Connection, database: Database, memory: int, made: Any) -> None:
-    postings: list[Row] = []
+def _index(c: Connection, memory: int, made: Any) -> None:
+    postings: list[tuple[int, str, int]] = []
     counts: Counter[str] = Counter()
     for entry_id, key in made:
         for word in index_words(key):
-            postings.append({"memory": memory, "word": word, "entry": entry_id})
+            postings.append((memory, word, entry_id))
             counts[word] += 1
-    if not postings:
-        return
-    c.execute(memory_postings.insert(), postings)
-    insert = database.insert(memory_words)
-    c.execute(
-        insert.on_conflict_do_update(
-            index_elements=["memory", "word"],
-            set_={"entries": memory_words.c.entries + insert.excluded.entries},
-        ),
-        [{"memory": memory, "word": word, "entries": n} for word, n in counts.items()],
+    bulk_insert(c, memory_postings, ("memory", "word", "entry"), postings)
+    bulk_insert(
+        c,
+        memory_words,
+        ("memory", "word", "entries"),
+        [(memory, word, n) for word, n in counts.items()],
+        on_conflict="ON CONFLICT (memory, word) DO UPDATE SET "
+        "entries = memory_words.entries + excluded.entries",
     )
 
 

@@ -113,7 +113,7 @@ class MemoryStore:
             if found is None:
                 return None
             memory, before = found[0], found[3]
-            merge(c, self.database, memory, rows, fresh=before == 0)
+            merge(c, memory, rows, fresh=before == 0)
             count = c.execute(
                 select(func.count()).where(memory_entries.c.memory == memory)
             ).scalar_one()

@@ -20,7 +20,7 @@ their own, so a long import never holds up a lookup.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -30,6 +30,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
+from sqlalchemy.util import await_
 
 from translate_server.errors import StorageUnavailableError
 from translate_server.storage.locations import shown
@@ -79,6 +80,46 @@ class Database:
         if self.dialect == "postgresql":
             return postgresql.insert(table)
         return sqlite.insert(table)
+
+
+def bulk_insert(
+    c: Connection,
+    table: Table,
+    columns: Sequence[str],
+    rows: Sequence[tuple[Any, ...]],
+    *,
+    on_conflict: str = "",
+) -> None:
+    """`rows` inserted at once, handed to the driver as they are: SQLAlchemy's per-row
+    parameter handling costs more than the insert itself at a million rows (an import of
+    100,000 entries posts about that many words). On PostgreSQL a plain insert is a COPY,
+    5 times faster than psycopg's executemany (200,000 rows: 2.9 s against 14.3 s on this
+    project's busy machines); SQLite's executemany is its own bulk path. `on_conflict` is SQL
+    both backends speak alike (`ON CONFLICT (...) DO ...`)."""
+    if not rows:
+        return
+    listed = ", ".join(columns)
+    if c.dialect.name == "postgresql" and not on_conflict:
+        _copy_rows(c, f"COPY {table.name} ({listed}) FROM STDIN", rows)
+        return
+    mark = "?" if c.dialect.paramstyle == "qmark" else "%s"
+    marks = ", ".join([mark] * len(columns))
+    c.exec_driver_sql(
+        f"INSERT INTO {table.name} ({listed}) VALUES ({marks}) {on_conflict}", list(rows)
+    )
+
+
+def _copy_rows(c: Connection, statement: str, rows: Sequence[tuple[Any, ...]]) -> None:
+    """COPY through psycopg's own connection, inside the transaction: the work runs in
+    SQLAlchemy's greenlet (`run_sync`), where `await_` drives the driver's coroutines."""
+    driver = c.connection.driver_connection
+
+    async def copy() -> None:
+        async with driver.cursor() as cursor, cursor.copy(statement) as copying:  # type: ignore[union-attr]
+            for row in rows:
+                await copying.write_row(row)
+
+    await_(copy())
 
 
 class Engines:
