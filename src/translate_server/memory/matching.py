@@ -3,9 +3,10 @@ from the memory's word index (the entries holding the text's rarest words, by th
 `memory_words`), scored by rapidfuzz. Plain tables and plain queries, the same on SQLite and
 PostgreSQL, so both find the same matches (`memory.merging` keeps the index).
 
-Three statements for a fuzzy lookup (one for an exact match), each built once: the exact
-match, the words' counts, and the candidates themselves (each word's first entries, joined
-to their rows), so a lookup is a few round trips on PostgreSQL and no query building.
+Two statements for a fuzzy lookup (one for an exact match), each built once: the exact match
+with the counts of the key's words, then the candidates themselves (each word's first
+entries, joined to their rows), so a lookup is two round trips on PostgreSQL and builds no
+query.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from rapidfuzz import fuzz, process
-from sqlalchemy import Connection, Select, bindparam, literal_column, select, union_all
+from sqlalchemy import Connection, Select, bindparam, literal_column, null, select, union_all
 
 from translate_server.memory.entries import Found, carry_spans, match_key
 from translate_server.memory.words import index_words, key_digest
@@ -33,6 +34,8 @@ EXAMPLES = 3
 Scope = tuple[int, str, str]  # the memory's row id, the source and target language keys
 
 _ENTRIES = memory_entries.c
+# The exact match and the counts of the key's words, in one statement: rows of the exact match
+# (kind 0: source, target) and of the words' counts (kind 1: word, count).
 _EXACT = (
     select(_ENTRIES.source, _ENTRIES.target)
     .where(
@@ -42,10 +45,15 @@ _EXACT = (
         _ENTRIES.key_digest == bindparam("digest"),
     )
     .limit(1)
+    .subquery()
 )
-_COUNTS = select(memory_words.c.word, memory_words.c.entries).where(
-    memory_words.c.memory == bindparam("memory"),
-    memory_words.c.word.in_(bindparam("words", expanding=True)),
+_WORDS = memory_words.c
+_FIRST = union_all(
+    select(literal_column("0").label("kind"), _EXACT.c.source, _EXACT.c.target, null()),
+    select(literal_column("1"), _WORDS.word, null(), _WORDS.entries).where(
+        _WORDS.memory == bindparam("memory"),
+        _WORDS.word.in_(bindparam("words", expanding=True)),
+    ),
 )
 
 
@@ -55,10 +63,15 @@ def best_match(c: Connection, scope: Scope, text: str, threshold: float) -> Foun
     memory, source_key, target_key = scope
     key = match_key(text)
     pair = {"memory": memory, "source_key": source_key, "target_key": target_key}
-    exact = c.execute(_EXACT, {**pair, "digest": key_digest(key)}).first()
-    if exact is not None:
-        return Found(carry_spans(exact[0], exact[1], text), 100.0)
-    candidates = _candidates(c, pair, key)
+    asked = sorted(index_words(key))
+    counts: list[tuple[int, str]] = []
+    for kind, first, second, count in c.execute(
+        _FIRST, {**pair, "digest": key_digest(key), "words": asked}
+    ):
+        if kind == 0:
+            return Found(carry_spans(first, second, text), 100.0)
+        counts.append((count, first))
+    candidates = _candidates(c, pair, counts)
     if not candidates:
         return None
     scored = process.extract(
@@ -74,14 +87,12 @@ def best_match(c: Connection, scope: Scope, text: str, threshold: float) -> Foun
     return Found(None, round(scored[0][1], 1), examples)
 
 
-def _candidates(c: Connection, pair: dict[str, object], key: str) -> list[tuple[str, str, str]]:
+def _candidates(
+    c: Connection, pair: dict[str, object], counts: list[tuple[int, str]]
+) -> list[tuple[str, str, str]]:
     """(key, source, target) of the entries of the memory and language pair that hold the
-    key's rarest words, in entry order."""
-    asked = index_words(key)
-    if not asked:
-        return []
-    counts = c.execute(_COUNTS, {"memory": pair["memory"], "words": sorted(asked)})
-    rarest = sorted((n, word) for word, n in counts)[:MAX_TERMS]
+    rarest of the key's words (`counts`: their entries in the memory), in entry order."""
+    rarest = sorted(counts)[:MAX_TERMS]
     # Each word's share: its entries while fewer than CANDIDATE_ROWS were taken before it.
     limits, taken = {}, 0
     for n, word in rarest:
@@ -91,7 +102,7 @@ def _candidates(c: Connection, pair: dict[str, object], key: str) -> list[tuple[
         taken += limits[word]
     if not limits:
         return []
-    values = {f"w{i}": word for i, word in enumerate(limits)}
+    values: dict[str, object] = {f"w{i}": word for i, word in enumerate(limits)}
     values |= {f"n{i}": n for i, n in enumerate(limits.values())}
     rows = c.execute(_holding(len(limits)), {**pair, **values})
     seen: dict[int, tuple[str, str, str]] = {}
