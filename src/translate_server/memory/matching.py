@@ -67,7 +67,7 @@ def best_match(c: Connection, scope: Scope, text: str, threshold: float) -> Foun
     counts: list[tuple[int, str]] = []
     for kind, first, second, count in c.execute(
         _FIRST, {**pair, "digest": key_digest(key), "words": asked}
-    ):
+    ).all():
         if kind == 0:
             return Found(carry_spans(first, second, text), 100.0)
         counts.append((count, first))
@@ -104,7 +104,7 @@ def _candidates(
         return []
     values: dict[str, object] = {f"w{i}": word for i, word in enumerate(limits)}
     values |= {f"n{i}": n for i, n in enumerate(limits.values())}
-    rows = c.execute(_holding(len(limits)), {**pair, **values})
+    rows = c.execute(_holding(len(limits)), {**pair, **values}).all()  # fetchall: one call
     seen: dict[int, tuple[str, str, str]] = {}
     for entry, entry_key, source, target in rows:
         seen[entry] = (entry_key, source, target)
