@@ -165,7 +165,7 @@ class PostgresEngines(Engines):
 
 class SqliteEngines(Engines):
     def __init__(self, url: URL) -> None:
-        self.url = url.set(drivername="sqlite")
+        self.url = url
         self.writer = _sqlite_engine(self.url, writer=True)
         self.reader = _sqlite_engine(self.url, writer=False)
         self._writing = ThreadPoolExecutor(1, thread_name_prefix="store-write")

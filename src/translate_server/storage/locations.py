@@ -54,7 +54,8 @@ def locations(settings: Settings) -> Locations:
 
 def database_url(text: str) -> URL:
     """`postgresql://...` (or `postgres://`, `postgresql+psycopg://`) or `sqlite:///path`, as
-    the URL of the driver the stores use (psycopg 3, aiosqlite). Raises BadDatabaseUrlError."""
+    the URL of the driver the stores use (psycopg 3; the standard library's sqlite3). Raises
+    BadDatabaseUrlError."""
     try:
         url = make_url(text)
     except ArgumentError:
@@ -73,7 +74,7 @@ def database_url(text: str) -> URL:
 
 
 def sqlite_url(path: Path) -> URL:
-    return URL.create("sqlite+aiosqlite", database=str(path))
+    return URL.create("sqlite", database=str(path))
 
 
 def shown(url: URL) -> str:
