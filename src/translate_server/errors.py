@@ -167,3 +167,23 @@ class DeadlineExceededError(ApiError):
     status_code = 504
     type = "timeout_error"
     code = "request_timeout"
+
+
+class StorageUnavailableError(UnavailableError):
+    """The database cannot be reached, or was lost: nothing was read or written, so the client
+    may try again (here or on another replica). `url` is the database's, password hidden; it
+    is for logs and start-up errors, never for the client's answer."""
+
+    code = "database_unavailable"
+    RETRY_AFTER = 5
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(
+            "The database is unavailable; try again shortly.",
+            headers={"Retry-After": str(self.RETRY_AFTER)},
+        )
+        self.url = url
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"database {self.url} is unavailable: {self.reason}"

@@ -9,6 +9,7 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -20,6 +21,9 @@ from translate_server.observability.tracing import Tracing
 from translate_server.registration import Domain, Opening
 from translate_server.services import Services
 from translate_server.settings import Settings
+
+if TYPE_CHECKING:  # its modules load SQLAlchemy and Alembic, with the stores
+    from translate_server.storage.opening import StoreDatabases
 
 log = structlog.get_logger(__name__)
 
@@ -50,6 +54,7 @@ async def open_services(
             domain.check(settings)  # a setting a domain cannot serve fails before the engine
     if tracing is not None:
         resources.callback(tracing.shutdown)  # last: sends the spans still waiting for a batch
+    databases = await _open_databases(resources, settings, domains) if owns_stores else None
     engine = _start_engine(resources, engine_factory)
     found = Services(
         engine=engine,
@@ -59,6 +64,7 @@ async def open_services(
         limits=settings.limits,
         model_name=settings.engine.model_name,
         started_at=int(time.time()),
+        databases=databases,
     )
     opening = Opening(settings, found, resources, owns_stores)
     for domain in domains:
@@ -66,6 +72,21 @@ async def open_services(
             await domain.open(opening)
     opening.start_task(_watch_engine(engine, on_engine_death))
     return found
+
+
+async def _open_databases(
+    resources: AsyncExitStack, settings: Settings, domains: Sequence[Domain]
+) -> StoreDatabases:
+    """The databases the domains keep their things in, each migrated to its head revision
+    before the engine starts: one that cannot be reached fails the start at once, naming it,
+    not after the model has loaded."""
+    from translate_server.storage.opening import StoreDatabases
+
+    databases = StoreDatabases.of(settings)
+    resources.push_async_callback(databases.close)  # after every store: their engines
+    for store in dict.fromkeys(store for domain in domains for store in domain.stores(settings)):
+        await databases.migrated(store)
+    return databases
 
 
 def _start_engine(resources: AsyncExitStack, engine_factory: Callable[[], Engine]) -> Engine:

@@ -12,12 +12,15 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from translate_server.services import Key, Services
+from translate_server.services import Key, MissingServiceError, Services
 from translate_server.settings import Settings
+from translate_server.storage.locations import Store
 
 if TYPE_CHECKING:
     from litestar.types import ControllerRouterHandler
     from prometheus_client import CollectorRegistry
+
+    from translate_server.storage.database import Database
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -38,6 +41,14 @@ class Opening:
     # Whether this process opens the stores (memories, DeepL's accounts, document jobs):
     # with `--api-processes N`, only one front end does, and the others forward to it.
     owns_stores: bool = True
+
+    def database(self, store: Store) -> Database:
+        """`store`'s database (migrated before the engine started), where this process owns
+        the stores."""
+        databases = self.services.databases
+        if databases is None:
+            raise MissingServiceError(f"this process opens no store, not {store}")
+        return databases.database(store)
 
     def start_task(self, work: Coroutine[Any, Any, None]) -> None:
         """A task that lives as long as the app: cancelled, and waited for, when it stops."""
@@ -67,6 +78,9 @@ class Domain:
     metrics: Callable[[Settings], Sequence[MetricsFactory]] = _nothing
     # Refuses settings it cannot serve (raising `SettingsError`), before the engine starts.
     check: Callable[[Settings], None] | None = None
+    # The stores whose databases it keeps its things in (`storage.locations.Store`): each is
+    # migrated before the engine starts, where this process owns the stores.
+    stores: Callable[[Settings], Sequence[Store]] = _nothing
 
 
 def fill(name: str, needed: Key[T], given: Key[U], as_needed: Callable[[U], T]) -> Domain:

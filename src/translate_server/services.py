@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the services' modules load with the engine, not with the ro
     from translate_server.inference.served_models import ServedModels
     from translate_server.observability.metrics import ServiceMetrics
     from translate_server.settings import LimitSettings
+    from translate_server.storage.opening import StoreDatabases
 
 T = TypeVar("T")
 
@@ -51,6 +52,9 @@ class Services:
     limits: LimitSettings
     model_name: str
     started_at: int
+    # The stores' databases, where this process owns the stores (with --api-processes, only
+    # one front end does).
+    databases: StoreDatabases | None = None
     _provided: dict[Key[Any], Any] = field(default_factory=dict)
 
     def provide(self, key: Key[T], value: T) -> None:

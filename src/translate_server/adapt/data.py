@@ -34,17 +34,15 @@ def read_files(paths: Sequence[Path], source: str | None, target: str | None) ->
     return entries
 
 
-def read_memory(database: Path, memory_id: str, owner: str = "") -> list[Entry]:
-    """A translation memory's entries, from the server's memory database."""
+def read_memory(database: Path | str, memory_id: str, owner: str = "") -> list[Entry]:
+    """A translation memory's entries, from the server's memory database: an SQLite file's
+    path, or a database URL (postgresql://...)."""
     from translate_server.memory.store import MemoryStore
+    from translate_server.storage.opening import migrated_database
 
     async def read() -> list[Entry]:
-        store = MemoryStore(database)
-        await store.open()
-        try:
-            found = await store.entries(owner, memory_id)
-        finally:
-            await store.close()
+        async with migrated_database(database, "memory") as opened:
+            found = await MemoryStore(opened).entries(owner, memory_id)
         if found is None:
             raise ValueError(f"no memory {memory_id} in {database}")
         return found[1]

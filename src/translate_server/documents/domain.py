@@ -22,8 +22,7 @@ async def _open(opening: Opening) -> None:
     from translate_server.documents.translator import DOCUMENT_PRIORITY
 
     found, options = opening.services, settings.documents
-    store = await JobStore.open(options.document_dir, options.document_retention)
-    opening.resources.push_async_callback(store.close)
+    store = JobStore(opening.database("jobs"), options.document_retention)
     admission = document_admission(settings, found.metrics)
     translation = found[TRANSLATION_AT](admission, DOCUMENT_PRIORITY)
     jobs = document_jobs(
@@ -58,4 +57,5 @@ DOMAIN = Domain(
     ),
     open=_open,
     metrics=lambda settings: [JobGauge],
+    stores=lambda settings: ["jobs"] if settings.documents.documents else [],
 )

@@ -19,8 +19,7 @@ from translate_server.documents.translator import (
     file_memory,
     runner_limits,
 )
-from translate_server.errors import AuthenticationError
-from translate_server.owners import owner_of
+from translate_server.owners import caller_owner
 from translate_server.translation.prompts.instructions import (
     refuse_on_base_model,
     validate_instructions,
@@ -45,15 +44,10 @@ class Documents:
     translation: TranslationService
     memories: KnownMemories | None = None  # those an upload may name; None: none kept
 
-    def owner(self, api_key: str) -> str | None:
-        """The digest of the caller's API key (already accepted by the gate or the route)
-        where keys are configured, so one key's jobs are invisible to every other; else
-        nobody."""
-        if not self.keyed:
-            return None
-        if not api_key:  # unreachable past the checks; never a shared owner for keyless calls
-            raise AuthenticationError("A valid API key is required.")
-        return owner_of(api_key)
+    def owner(self, api_key: str) -> str:
+        """The caller's owner (`owners.caller_owner`): its key's digest where keys are
+        configured, so one key's jobs are invisible to every other; else SHARED."""
+        return caller_owner(api_key, keyed=self.keyed)
 
     async def memory(
         self,

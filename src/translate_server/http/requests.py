@@ -9,11 +9,11 @@ from typing import Any, TypeVar
 
 from litestar import Request
 
-from translate_server.errors import ApiError, AuthenticationError
+from translate_server.errors import ApiError
 from translate_server.http.disconnect import CancelOnDisconnect
 from translate_server.http.gate import PRESENTED_KEY
 from translate_server.observability.record import RequestRecord
-from translate_server.owners import SHARED, owner_of
+from translate_server.owners import caller_owner
 
 T = TypeVar("T")
 
@@ -48,12 +48,7 @@ def request_owner(request: Request[Any, Any, Any]) -> str:
     """Whose stored things (translation memories) the caller sees: the digest of the API key
     it was let in with where keys are configured (the gate has accepted it), else the one
     shared owner."""
-    if not request.app.state.get(KEYS_REQUIRED):
-        return SHARED
-    token = accepted_key(request)
-    if not token:  # unreachable past the gate; never the shared owner for a keyless call
-        raise AuthenticationError("A valid API key is required.")
-    return owner_of(token)
+    return caller_owner(accepted_key(request), keyed=bool(request.app.state.get(KEYS_REQUIRED)))
 
 
 def deadline_for(server_timeout: float, requested: float | None) -> float:

@@ -3,40 +3,27 @@ import and export jobs kept beside them."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from translate_server.memory.keys import MEMORIES
 from translate_server.memory.routes import memory_router
 from translate_server.registration import Domain, Opening
-from translate_server.settings import Settings
 
 
 async def _open(opening: Opening) -> None:
     if not opening.owns_stores:  # another front end owns them; requests are forwarded there
         return
     # Imported here: the store and the file formats' libraries load with the engine.
-    from translate_server.memory.jobs import MemoryJobs
     from translate_server.memory.service import Memories
     from translate_server.memory.store import MemoryStore
 
     options = opening.settings.translation
-    store = MemoryStore(memory_database_path(opening.settings))
-    opening.resources.push_async_callback(store.close)
-    await store.open()
-    await MemoryJobs(store).open()  # DeepL's import and export jobs
+    store = MemoryStore(opening.database("memory"))  # DeepL's import and export jobs too
     memories = Memories(store, options.max_memory_entries, options.max_memory_bytes)
     opening.services.provide(MEMORIES, memories)
-
-
-def memory_database_path(settings: Settings) -> Path:
-    configured = settings.translation.memory_db
-    if configured:
-        return Path(configured).expanduser()
-    return Path(settings.engine.model_cache_dir).expanduser() / "memories.sqlite3"
 
 
 DOMAIN = Domain(
     "memory",
     routes=lambda settings: [memory_router(settings.translation.max_memory_bytes)],
     open=_open,
+    stores=lambda settings: ["memory"],
 )

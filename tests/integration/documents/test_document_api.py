@@ -13,6 +13,9 @@ import srt
 from tests.support.fakes import FakeEngine
 from tests.support.harness import AppClient, eventually, read_until, running
 
+# The stores' contract: every test here runs on SQLite and on PostgreSQL.
+pytestmark = pytest.mark.usefixtures("backend")
+
 SRT = (
     b"1\n00:00:01,000 --> 00:00:02,500\nGood morning, everyone.\n\n"
     b"2\n00:00:03,000 --> 00:00:04,000\nWelcome to the talk.\n"
@@ -211,7 +214,12 @@ async def test_a_result_before_it_is_done_is_a_409(make_app) -> None:
 async def test_jobs_by_status_metric(client: AppClient) -> None:
     submitted = (await submit(client)).json()
     await finished(client, submitted)
-    metrics = (await client.get("/metrics")).text
+    # The jobs are counted once the run has ended, just after the job is seen done.
+    for _ in range(200):
+        metrics = (await client.get("/metrics")).text
+        if 'translate_documents{status="done"} 1.0' in metrics:
+            break
+        await asyncio.sleep(0.01)
     assert 'translate_documents{status="done"} 1.0' in metrics
     assert 'translate_documents{status="queued"} 0.0' in metrics
 

@@ -1,12 +1,11 @@
 """The compatible APIs' services driven directly, without HTTP: over the engine double, with
-their stores (DeepL's accounts, the document jobs, the translation memories) in real SQLite
-files of the test's own directory."""
+their stores (DeepL's accounts, the document jobs, the translation memories) in real databases
+of the test's own (`databases`: SQLite files, and PostgreSQL in the postgres tier)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
@@ -21,12 +20,12 @@ from translate_server.documents.translator import (
     runner_limits,
 )
 from translate_server.inference.generation import GenerationService
-from translate_server.memory.jobs import MemoryJobs
 from translate_server.memory.service import Memories
 from translate_server.memory.store import MemoryStore
 from translate_server.observability.metrics import ServiceMetrics
 from translate_server.observability.record import RequestRecord
 from translate_server.settings import LimitSettings
+from translate_server.storage.opening import StoreDatabases
 from translate_server.translation.service.translation_service import TranslationService
 
 from tests.support.compat_services import (
@@ -43,23 +42,20 @@ def translation(engine: FakeEngine) -> TranslationService:
 
 
 @pytest.fixture
-async def accounts(tmp_path: Path) -> AsyncIterator[DeepLAccounts]:
-    opened = DeepLAccounts.open(tmp_path / "deepl.sqlite3")
-    yield opened
-    await opened.close()
+async def accounts(databases: StoreDatabases) -> DeepLAccounts:
+    return DeepLAccounts.over(await databases.migrated("accounts"))
 
 
 @pytest.fixture
-async def memories(tmp_path: Path) -> AsyncIterator[Memories]:
-    store = MemoryStore(tmp_path / "memories.sqlite3")
-    await store.open()
-    await MemoryJobs(store).open()
-    yield Memories(store, max_entries=10_000, max_bytes=1_000_000)
-    await store.close()
+async def memories(databases: StoreDatabases) -> Memories:
+    store = MemoryStore(await databases.migrated("memory"))
+    return Memories(store, max_entries=10_000, max_bytes=1_000_000)
 
 
 @pytest.fixture
-async def make_documents(tmp_path: Path, engine: FakeEngine) -> AsyncIterator[DocumentsFactory]:
+async def make_documents(
+    databases: StoreDatabases, engine: FakeEngine
+) -> AsyncIterator[DocumentsFactory]:
     """Document jobs as the documents domain opens them, over their own translation service at
     document priority; `bill` as DeepL's accounts provide it, `keyed` where keys are set."""
     opened: list[tuple[JobStore, DocumentJobs]] = []
@@ -76,7 +72,7 @@ async def make_documents(tmp_path: Path, engine: FakeEngine) -> AsyncIterator[Do
             priority=1,
             quality_guard=False,
         )
-        store = await JobStore.open(tmp_path / "documents", retention_seconds=3600)
+        store = JobStore(await databases.migrated("jobs"), retention_seconds=3600)
         jobs = DocumentJobs(
             store,
             document_translator(translation, EngineBudget(4)),

@@ -8,7 +8,6 @@ routes and service, after them (the service submits DeepL's uploads)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from translate_server.compat.deepl.document_routes import deepl_document_router
@@ -25,10 +24,9 @@ from translate_server.translation.keys import TRANSLATION
 async def _open_accounts(opening: Opening) -> None:
     from translate_server.compat.deepl.accounts import DeepLAccounts
 
-    # Opened lazily (its file is made on first use), so a front end that forwards DeepL's
-    # requests to the owner of the stores never touches it.
-    accounts = DeepLAccounts.open(deepl_database_path(opening.settings))
-    opening.resources.push_async_callback(accounts.close)  # after the documents that bill
+    if not opening.owns_stores:  # DeepL's requests are forwarded to the owner of the stores
+        return
+    accounts = DeepLAccounts.over(opening.database("accounts"))
     opening.services.provide(DEEPL_ACCOUNTS, accounts)
     # A DeepL document's characters are billed to its key once it is translated.
     opening.services.provide(DOCUMENT_BILLING, accounts.usage.add)
@@ -37,6 +35,8 @@ async def _open_accounts(opening: Opening) -> None:
 async def _open_service(opening: Opening) -> None:
     from translate_server.compat.deepl.service import DeepLService
 
+    if not opening.owns_stores:  # its requests are forwarded to the owner of the stores
+        return
     found = opening.services
     service = DeepLService(
         found[DEEPL_ACCOUNTS],
@@ -46,13 +46,6 @@ async def _open_service(opening: Opening) -> None:
         keyed=bool(opening.settings.server.api_keys),
     )
     found.provide(DEEPL, service)
-
-
-def deepl_database_path(settings: Settings) -> Path:
-    configured = settings.translation.glossary_db
-    if configured:
-        return Path(configured).expanduser()
-    return Path(settings.engine.model_cache_dir).expanduser() / "glossaries.sqlite3"
 
 
 def _routes(settings: Settings) -> Sequence[Any]:
@@ -66,6 +59,6 @@ def _routes(settings: Settings) -> Sequence[Any]:
 
 
 # What it keeps per key: before the documents, which bill DeepL's to its keys.
-ACCOUNTS = Domain("deepl accounts", open=_open_accounts)
+ACCOUNTS = Domain("deepl accounts", open=_open_accounts, stores=lambda settings: ["accounts"])
 # Its API: after the documents, to which its service submits DeepL's uploads.
 DOMAIN = Domain("deepl", routes=_routes, open=_open_service)
