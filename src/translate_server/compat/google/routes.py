@@ -192,16 +192,27 @@ async def _v3_call(
 
 
 @get(
-    [
-        "/{project:str}/supportedLanguages",
-        "/{project:str}/locations/{location:str}/supportedLanguages",
-    ],
+    "/{project:str}/supportedLanguages",
     summary="Google v3: languages, named in `displayLanguageCode` where it is given",
     tags=["google"],
     responses=ERRORS,
 )
 async def supported_languages(
-    request: Request[Any, Any, Any], display: DisplayLanguage = None
+    project: str, request: Request[Any, Any, Any], display: DisplayLanguage = None
+) -> GoogleV3Languages:
+    return services(request)[GOOGLE].languages_v3(display)
+
+
+# Its own handler, not a second path of the one above: a handler's path parameters are then
+# the ones it names, in its path's order, so the OpenAPI document is the same on every run.
+@get(
+    "/{project:str}/locations/{location:str}/supportedLanguages",
+    summary="Google v3: languages, named in `displayLanguageCode` where it is given",
+    tags=["google"],
+    responses=ERRORS,
+)
+async def location_supported_languages(
+    project: str, location: str, request: Request[Any, Any, Any], display: DisplayLanguage = None
 ) -> GoogleV3Languages:
     return services(request)[GOOGLE].languages_v3(display)
 
@@ -245,7 +256,12 @@ def google_routers() -> list[Router]:
         ),
         Router(
             path=V3_PREFIX,
-            route_handlers=[project_method, location_method, supported_languages],
+            route_handlers=[
+                project_method,
+                location_method,
+                supported_languages,
+                location_supported_languages,
+            ],
             exception_handlers=exception_handlers(v3_error),
             before_request=check_key,
             opt=compatible(v3_error, cors=True, prefix=V3_PREFIX + "/"),
