@@ -2,7 +2,7 @@
 batches, `batches_in_flight` at once, and each batch is recorded as soon as it is back, so a
 job stopped midway resumes where it stood. A batch refused or lost for the server's sake
 (overloaded, engine unavailable or aborted) is retried after a pause instead of failing the
-job.
+job. The job's reads and writes wait out a database that is briefly gone (`persist`).
 
 The translator is injected: an async callable `translate(texts, source_lang, target_lang,
 options) -> translations` (the app's runs at the engine's low priority).
@@ -11,6 +11,7 @@ options) -> translations` (the app's runs at the engine's low priority).
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
@@ -26,6 +27,7 @@ from translate_server.documents.formats import (
 )
 from translate_server.documents.job import DocumentOptions, Job
 from translate_server.documents.limits import RunnerLimits
+from translate_server.documents.persist import persistently
 from translate_server.documents.store import JobStore
 from translate_server.errors import EngineFailedError, OverloadedError, UnavailableError
 
@@ -60,12 +62,13 @@ async def translate_job(
     job's failure. `remember` makes the file's own translations (a catalog's translated
     entries) the memory of its segments, where the job names no memory of its own."""
     options = msgspec.convert(job.options, DocumentOptions)
-    data = await store.read_source(job)
+    pause = limits.database_retry
+    data = await persistently(lambda: store.read_source(job), step="read", first_pause=pause)
     extracted: Extracted = await asyncio.to_thread(
         extract, format_named(job.format), data, format_options(job.target_lang, options)
     )
     timings.mark("extract")
-    done = await store.translations(job.id)
+    done = await persistently(lambda: store.translations(job.id), step="read", first_pause=pause)
     pending = [i for i in range(len(extracted.segments)) if i not in done]
     batches = iter(_batches(pending, extracted.segments, limits))
 
@@ -80,7 +83,11 @@ async def translate_job(
                 )
             )
             done.update(translations)
-            await store.save_translations(job.id, translations)
+            await persistently(
+                functools.partial(store.save_translations, job.id, translations),
+                step="save",
+                first_pause=pause,
+            )
             await notify(job.id)
 
     own = (
@@ -100,7 +107,9 @@ async def translate_job(
         extracted.rebuild, [done[i] for i in range(len(extracted.segments))]
     )
     timings.mark("rebuild")
-    return await store.finish(job.id, result)
+    return await persistently(
+        lambda: store.finish(job.id, result), step="finish", first_pause=pause
+    )
 
 
 # A batch refused or lost for the server's sake, not the document's: the engine busy, known

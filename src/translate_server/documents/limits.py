@@ -21,3 +21,9 @@ class RunnerLimits:
     retry_delay: float = 1.0  # first pause after an overloaded answer; doubles up to 30 s
     max_retries: int = 8
     expire_every: float = 300.0
+    # Across servers: a claimed job is this server's for `lease_seconds`, renewed every third
+    # of it while it runs; a server with a free slot looks for queued jobs every
+    # `claim_every` seconds (at once when a job is submitted to it or one of its jobs ends).
+    lease_seconds: float = 30.0
+    claim_every: float = 1.0
+    database_retry: float = 0.5  # first pause when the database is gone; doubles up to 10 s

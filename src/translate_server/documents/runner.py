@@ -1,13 +1,18 @@
-"""Document jobs run in the background: at most `max_jobs` at once, each translated by
-`job_translation` in bounded batches so that a document never floods admission; jobs left
-unfinished by a stop resume on start, and finished ones are deleted once their retention time
-is over.
+"""Document jobs run in the background, by whichever server over the jobs' database has room:
+each server claims queued jobs (`claims`: a lease in the job's row, renewed by a heartbeat
+while the job runs), at most `max_jobs` at once, and translates each with `job_translation`
+in bounded batches so that a document never floods admission. A job whose server dies is
+taken over by another (or by the same one restarted) once its lease runs out, and resumes
+from its recorded pieces; finished jobs are deleted once their retention time is over.
 
-Clients reach their jobs here too: `submit` refuses what cannot be done before any work, and
-status, result, progress (`watch`), `forget` and `cancel` go through the job's key.
+Clients reach their jobs here too, through any server: `submit` refuses what cannot be done
+before any work (the per-owner limit counted in the database, across servers), and status,
+result, progress (`watch`), `forget` and `cancel` go through the job's key.
 
-Stopping (`close`) cancels the running jobs where they stand; their finished batches are
-already recorded, so the next start resumes each one where it stopped.
+Stopping (`close`) cancels the running jobs where they stand and lets their claims go; their
+finished batches are already recorded, so the next server to claim each resumes it there. A
+database that is briefly gone stops nothing: claims, heartbeats and the running jobs' writes
+are tried again until it answers (`persist`).
 
 A job submitted with `billed_to` (DeepL's `/v2/document`: the digest of the uploading key) adds
 its characters to that usage through the injected `bill(billed_to, characters)`, once, when
@@ -19,10 +24,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import suppress
 
 import msgspec
 import structlog
 
+from translate_server.documents.claims import JobTakenOverError
 from translate_server.documents.formats import detect_format, extract
 from translate_server.documents.job import DocumentOptions, Job
 from translate_server.documents.job_changes import JobChanges
@@ -36,11 +43,13 @@ from translate_server.documents.job_translation import (
 )
 from translate_server.documents.limits import RunnerLimits
 from translate_server.documents.metrics import JobGauge
-from translate_server.documents.store import JobStore
+from translate_server.documents.persist import persistently
+from translate_server.documents.store import InFlightLimitError, JobStore
 from translate_server.errors import (
     ApiError,
     DocumentNotReadyError,
     PayloadTooLargeError,
+    StorageUnavailableError,
     TooManyDocumentsError,
 )
 from translate_server.text.languages import requested_language
@@ -51,6 +60,8 @@ log = structlog.get_logger("translate_server.documents")
 Bill = Callable[[str, int], Awaitable[None]]
 
 _DEFAULT_LIMITS = RunnerLimits()
+# A watcher re-reads its job at least this often: another server may be running it.
+WATCH_EVERY = 1.0
 
 
 class DocumentJobs:
@@ -71,46 +82,110 @@ class DocumentJobs:
         self.limits = limits
         self.gauge = gauge
         self.bill = bill
-        self._slots = asyncio.Semaphore(limits.max_jobs)
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._held: set[str] = set()  # jobs whose claim this server holds and renews
         self._stopped: set[str] = set()  # jobs whose task this runner cancelled
         self._changes = JobChanges()
-        self._expiry: asyncio.Task[None] | None = None
-        self._admitting = asyncio.Lock()  # counting an owner's jobs and adding one, at once
+        self._background: list[asyncio.Task[None]] = []
+        self._wake = asyncio.Event()  # a job was submitted here, or one of ours ended
+        self._claiming = asyncio.Lock()
 
     # -- Lifecycle --------------------------------------------------------------------------
     async def start(self) -> list[str]:
-        """Resume every unfinished job and start deleting expired ones; the resumed ids."""
+        """Take the jobs no server runs (left by a stop, or queued) as far as there is room,
+        and keep taking, renewing and expiring; the ids taken now."""
         await self.store.expire()
-        resumed = [job.id for job in await self.store.unfinished()]
-        for job_id in resumed:
-            self._schedule(job_id)
-        if resumed:
-            log.info("document_jobs_resumed", jobs=len(resumed))
-        self._expiry = asyncio.create_task(self._expire_forever(), name="document-expiry")
+        taken = await self._claim_free()
+        if taken:
+            log.info("document_jobs_resumed", jobs=len(taken))
+        self._run_background()
         await self._count()
-        return resumed
+        return taken
+
+    def _run_background(self) -> None:
+        if self._background:
+            return
+        for loop, name in (
+            (self._claim_forever, "document-claims"),
+            (self._renew_forever, "document-leases"),
+            (self._expire_forever, "document-expiry"),
+        ):
+            self._background.append(asyncio.create_task(loop(), name=name))
 
     async def close(self) -> None:
-        """Cancel the running jobs where they stand (they resume on the next start)."""
+        """Cancel the running jobs where they stand and let their claims go (the next server
+        to claim each resumes it)."""
+        held = set(self._held)
         self._stopped.update(self._tasks)
-        tasks = [*self._tasks.values(), *([self._expiry] if self._expiry else [])]
+        tasks = [*self._tasks.values(), *self._background]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks.clear()
+        self._background.clear()
+        try:
+            await self.store.release(held)
+        except StorageUnavailableError as lost:  # their leases run out instead
+            log.warning("document_claims_not_released", jobs=len(held), reason=lost.reason)
+
+    async def _claim_free(self) -> list[str]:
+        """Claim jobs while this server has room; their ids."""
+        taken: list[str] = []
+        async with self._claiming:
+            while len(self._tasks) < self.limits.max_jobs:
+                job = await self.store.claim_next(self.limits.lease_seconds)
+                if job is None:
+                    break
+                self._schedule(job)
+                taken.append(job.id)
+        return taken
+
+    async def _claim_forever(self) -> None:
+        while True:
+            self._wake.clear()
+            try:
+                await self._claim_free()
+            except StorageUnavailableError as lost:
+                log.warning("document_jobs_wait_for_database", step="claim", reason=lost.reason)
+            with suppress(TimeoutError):
+                async with asyncio.timeout(self.limits.claim_every):
+                    await self._wake.wait()
+
+    async def _renew_forever(self) -> None:
+        """The heartbeat: renew the running jobs' leases; stop a job found taken over (its
+        lease ran out while this server could not renew it) or deleted."""
+        while True:
+            await asyncio.sleep(self.limits.lease_seconds / 3)
+            held = set(self._held)
+            try:
+                kept = await self.store.renew(held, self.limits.lease_seconds)
+            except StorageUnavailableError as lost:
+                log.warning("document_jobs_wait_for_database", step="renew", reason=lost.reason)
+                continue
+            for job_id in held - kept:
+                task = self._tasks.get(job_id)
+                if job_id in self._held and task is not None:
+                    log.warning("document_job_taken_over", document_id=job_id)
+                    self._stopped.add(job_id)
+                    task.cancel()
 
     async def _expire_forever(self) -> None:
         while True:
             await asyncio.sleep(self.limits.expire_every)
-            expired = await self.store.expire()
+            try:
+                expired = await self.store.expire()
+            except StorageUnavailableError as lost:
+                log.warning("document_jobs_wait_for_database", step="expire", reason=lost.reason)
+                continue
             if expired:
                 log.info("document_jobs_expired", jobs=len(expired))
                 await self._count()
 
     async def _count(self) -> None:
         """Publish the jobs by status (after every change of status)."""
-        if self.gauge is not None:
+        if self.gauge is None:
+            return
+        with suppress(StorageUnavailableError):  # published again after the next change
             self.gauge.set(await self.store.count_by_status())
 
     # -- Client calls -----------------------------------------------------------------------
@@ -150,8 +225,8 @@ class DocumentJobs:
             options = await asyncio.to_thread(
                 self.pin, source_lang, target_lang, extracted.segments, options
             )
-        async with self._admitting:
-            await self._check_in_flight(owner)
+        limit = self.limits.max_in_flight_per_owner
+        try:
             job, key = await self.store.create(
                 data=data,
                 format=fmt.name,
@@ -163,19 +238,18 @@ class DocumentJobs:
                 billed_characters=characters,
                 billed_to=billed_to,
                 segments_total=len(extracted.segments),
+                in_flight_limit=limit,
             )
-        self._schedule(job.id)
-        await self._count()
-        return job, key
-
-    async def _check_in_flight(self, owner: str | None) -> None:
-        limit = self.limits.max_in_flight_per_owner
-        if limit is not None and await self.store.in_flight(owner) >= limit:
+        except InFlightLimitError:
             raise TooManyDocumentsError(
                 f"At most {limit} documents may be in translation at once; submit this one "
                 "when one of them is done.",
                 param="file",
-            )
+            ) from None
+        self._run_background()
+        self._wake.set()  # claimed here at once where there is room, or by another server
+        await self._count()
+        return job, key
 
     async def status(self, job_id: str, key: str, owner: str | None = None) -> Job:
         return await self.store.authorize(job_id, key, owner)
@@ -224,7 +298,9 @@ class DocumentJobs:
             yield job
             if job.finished:
                 return
-            await changed.wait()
+            with suppress(TimeoutError):  # a change made by another server wakes nobody here
+                async with asyncio.timeout(WATCH_EVERY):
+                    await changed.wait()
             changed = self._changes.next(job_id)
             current = await self.store.get(job_id)
             job = current or msgspec.structs.replace(
@@ -232,47 +308,71 @@ class DocumentJobs:
             )
 
     # -- Running ----------------------------------------------------------------------------
-    def _schedule(self, job_id: str) -> None:
-        task = asyncio.create_task(self._run(job_id), name=f"document-{job_id}")
+    def _schedule(self, job: Job) -> None:
+        """Run a job this server has just claimed."""
+        job_id = job.id
+        self._held.add(job_id)
+        task = asyncio.create_task(self._run(job), name=f"document-{job_id}")
         self._tasks[job_id] = task
-        task.add_done_callback(lambda _: self._tasks.pop(job_id, None))
 
-    async def _run(self, job_id: str) -> None:
-        async with self._slots:
-            job = await self.store.start(job_id)
-            await self._changes.notify(job_id)
-            await self._count()
-            timings = Timings(start=time.perf_counter())
-            try:
-                job = await translate_job(
-                    job,
-                    timings,
-                    store=self.store,
-                    translate=self.translate,
-                    limits=self.limits,
-                    notify=self._changes.notify,
-                    stopped=lambda: job_id in self._stopped,
-                    remember=self.remember,
-                )
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # the job fails; the server goes on
-                if job_id in self._stopped:  # stopped, not failed: it resumes on next start
-                    raise asyncio.CancelledError from exc
-                exc = _cause(exc)
-                message = exc.message if isinstance(exc, ApiError) else "Translation failed."
-                job = await self.store.fail(job_id, message)
-                log.warning(
-                    "document_job",
-                    **_summary(job, timings),
-                    exc_info=exc if not isinstance(exc, ApiError) else None,
-                )
-            else:
-                log.info("document_job", **_summary(job, timings))
-                await self._bill(job)
-            finally:
-                await self._changes.notify(job_id)
+        def ended(_: asyncio.Task[None]) -> None:
+            self._tasks.pop(job_id, None)
+            self._held.discard(job_id)
+            self._stopped.discard(job_id)
+            self._wake.set()  # room for another job
+
+        task.add_done_callback(ended)
+
+    async def _run(self, job: Job) -> None:
+        job_id = job.id
+        await self._changes.notify(job_id)
         await self._count()
+        timings = Timings(start=time.perf_counter())
+        try:
+            job = await translate_job(
+                job,
+                timings,
+                store=self.store,
+                translate=self.translate,
+                limits=self.limits,
+                notify=self._changes.notify,
+                stopped=lambda: job_id in self._stopped,
+                remember=self.remember,
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the job fails; the server goes on
+            if job_id in self._stopped:  # stopped, not failed: it resumes on next start
+                raise asyncio.CancelledError from exc
+            await self._failed(job_id, _cause(exc), timings)
+        else:
+            self._held.discard(job_id)  # done: nothing more to renew
+            log.info("document_job", **_summary(job, timings))
+            await self._bill(job)
+        finally:
+            await self._changes.notify(job_id)
+        await self._count()
+
+    async def _failed(self, job_id: str, exc: Exception, timings: Timings) -> None:
+        """Record the job's failure, unless it is another server's now."""
+        if isinstance(exc, JobTakenOverError):
+            log.warning("document_job_taken_over", document_id=job_id)
+            return
+        message = exc.message if isinstance(exc, ApiError) else "Translation failed."
+        try:
+            job = await persistently(
+                lambda: self.store.fail(job_id, message),
+                step="fail",
+                first_pause=self.limits.database_retry,
+            )
+        except JobTakenOverError:
+            log.warning("document_job_taken_over", document_id=job_id)
+            return
+        log.warning(
+            "document_job",
+            **_summary(job, timings),
+            exc_info=exc if not isinstance(exc, ApiError) else None,
+        )
 
     async def _bill(self, job: Job) -> None:
         """Only the run that recorded the job done gets here, so it is billed once. After that

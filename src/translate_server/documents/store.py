@@ -2,20 +2,23 @@
 replicas: `storage`): their records, their translated pieces while they run, and their files
 (the upload, the result), so whichever replica serves a request can read them.
 
-A job's key is kept only as a digest (`job_keys`). Finished jobs (done or failed) are deleted,
-with their files, once older than the retention time.
+Which server runs a job is its claim (`claims`): a server claims a queued job with a lease,
+renews it while the job runs, and every write of the job's progress checks the claim is still
+its own. A job's key is kept only as a digest (`job_keys`). Finished jobs (done or failed) are
+deleted, with their files, once older than the retention time.
 """
 
 from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import msgspec
-from sqlalchemy import Connection, delete, func, select, update
+from sqlalchemy import Connection, delete, func, select, text, update
 
+from translate_server.documents import claims
 from translate_server.documents.job import UNFINISHED, Job
 from translate_server.documents.job_keys import authorized, new_key, not_found
 from translate_server.owners import SHARED
@@ -25,15 +28,27 @@ from translate_server.storage.job_tables import document_files, document_jobs, d
 _JOBS = document_jobs.c
 _SELECT = select(*(_JOBS[name] for name in Job.__struct_fields__))
 _FINISHED = ("done", "error")
+# pg_advisory_xact_lock's first key while an owner's jobs in flight are counted and one added
+# (migrations lock with the same two-key form and first key 0x7472616E).
+_ADMISSION_LOCK = 0x646F6373
+
+
+class InFlightLimitError(Exception):
+    """The owner has as many unfinished jobs as it may have at once."""
 
 
 class JobStore:
     def __init__(
-        self, database: Database, retention_seconds: float, clock: Callable[[], float] = time.time
+        self,
+        database: Database,
+        retention_seconds: float,
+        clock: Callable[[], float] = time.time,
+        server: str | None = None,
     ) -> None:
         self.database = database
         self.retention_seconds = retention_seconds
         self.clock = clock
+        self.server = server or claims.server_name()  # whose claims this store writes
 
     async def close(self) -> None:
         """Nothing of its own to close: the database's engines are the storage's."""
@@ -52,16 +67,20 @@ class JobStore:
         billed_characters: int = 0,
         billed_to: str | None = None,
         segments_total: int = 0,
+        in_flight_limit: int | None = None,
     ) -> tuple[Job, str]:
         """A new queued job with its source file; returns it and its secret key. `owner`
-        None: nobody's (`owners.SHARED`)."""
+        None: nobody's (`owners.SHARED`). With `in_flight_limit`, raises InFlightLimitError
+        where the owner has that many unfinished jobs already, counted in the same
+        transaction as the insert, so servers admitting at once never exceed it together."""
+        owner = SHARED if owner is None else owner
         job_id = uuid.uuid4().hex.upper()
         key, digest = new_key()
         now = self.clock()
         row = {
             "id": job_id,
             "key_digest": digest,
-            "owner": SHARED if owner is None else owner,
+            "owner": owner,
             "status": "queued",
             "format": format,
             "filename": filename,
@@ -76,6 +95,10 @@ class JobStore:
         }
 
         def create(c: Connection) -> Job:
+            if in_flight_limit is not None:
+                _lock_admission(c, owner)
+                if _in_flight(c, owner) >= in_flight_limit:
+                    raise InFlightLimitError(owner)
             c.execute(document_jobs.insert().values(row))
             c.execute(document_files.insert().values(job_id=job_id, kind="source", data=data))
             return _get(c, job_id)
@@ -101,10 +124,8 @@ class JobStore:
 
     async def in_flight(self, owner: str | None) -> int:
         """Unfinished jobs of one owner (None or SHARED: of clients without a key)."""
-        query = select(func.count()).where(
-            _JOBS.status.in_(UNFINISHED), _JOBS.owner == (SHARED if owner is None else owner)
-        )
-        return int(await self.database.read(lambda c: c.execute(query).scalar_one()))
+        owner = SHARED if owner is None else owner
+        return await self.database.read(lambda c: _in_flight(c, owner))
 
     async def count_by_status(self) -> dict[str, int]:
         query = select(_JOBS.status, func.count()).group_by(_JOBS.status)
@@ -131,22 +152,31 @@ class JobStore:
         return None if found is None else bytes(found)
 
     # -- Progress ---------------------------------------------------------------------------
-    async def start(self, job_id: str) -> Job:
+    async def claim_next(self, lease_seconds: float) -> Job | None:
+        """Claim the oldest job no server runs, for `lease_seconds`; None when there is none."""
         now = self.clock()
-        started = (
-            update(document_jobs)
-            .where(_JOBS.id == job_id)
-            .values(
-                status="translating",
-                updated_at=now,
-                started_at=now,
-                segments_at_start=_JOBS.segments_done,
-            )
+
+        def claim(c: Connection) -> Job | None:
+            job_id = claims.claim_next(c, self.server, now, lease_seconds)
+            return None if job_id is None else _get(c, job_id)
+
+        return await self.database.write(claim)
+
+    async def renew(self, job_ids: Collection[str], lease_seconds: float) -> set[str]:
+        """Extend the leases of this server's running jobs; the ids still its own."""
+        now = self.clock()
+        return await self.database.write(
+            lambda c: claims.renew(c, self.server, job_ids, now, lease_seconds)
         )
-        return await self.database.write(lambda c: _changed(c, job_id, started))
+
+    async def release(self, job_ids: Collection[str]) -> None:
+        """Let this server's unfinished jobs go, for any server to take at once."""
+        await self.database.write(lambda c: claims.release(c, self.server, job_ids))
 
     async def save_translations(self, job_id: str, translations: Mapping[int, str]) -> Job:
-        """Record a batch of translated segments and the job's progress, in one transaction."""
+        """Record a batch of translated segments and the job's progress, in one transaction;
+        JobTakenOverError where the job is no longer this server's."""
+        now = self.clock()
         t = document_translations.c
         insert = self.database.insert(document_translations)
         saved = [{"job_id": job_id, "idx": i, "text": text} for i, text in translations.items()]
@@ -154,10 +184,11 @@ class JobStore:
         progress = (
             update(document_jobs)
             .where(_JOBS.id == job_id)
-            .values(segments_done=done, updated_at=self.clock())
+            .values(segments_done=done, updated_at=now)
         )
 
         def save(c: Connection) -> Job:
+            claims.hold(c, self.server, job_id, now)
             if saved:
                 c.execute(
                     insert.on_conflict_do_update(
@@ -182,11 +213,16 @@ class JobStore:
             update(document_jobs)
             .where(_JOBS.id == job_id)
             .values(
-                status="done", segments_done=_JOBS.segments_total, finished_at=now, updated_at=now
+                status="done",
+                segments_done=_JOBS.segments_total,
+                finished_at=now,
+                updated_at=now,
+                lease_until=None,
             )
         )
 
         def finish(c: Connection) -> Job:
+            claims.hold(c, self.server, job_id, now)
             _forget_translations(c, job_id)
             c.execute(document_files.insert().values(job_id=job_id, kind="result", data=result))
             return _changed(c, job_id, done)
@@ -198,10 +234,13 @@ class JobStore:
         failed = (
             update(document_jobs)
             .where(_JOBS.id == job_id)
-            .values(status="error", error=message, finished_at=now, updated_at=now)
+            .values(
+                status="error", error=message, finished_at=now, updated_at=now, lease_until=None
+            )
         )
 
         def fail(c: Connection) -> Job:
+            claims.hold(c, self.server, job_id, now)
             _forget_translations(c, job_id)
             return _changed(c, job_id, failed)
 
@@ -223,6 +262,21 @@ class JobStore:
             return ids
 
         return await self.database.write(expire)
+
+
+def _in_flight(c: Connection, owner: str) -> int:
+    query = select(func.count()).where(_JOBS.status.in_(UNFINISHED), _JOBS.owner == owner)
+    return int(c.execute(query).scalar_one())
+
+
+def _lock_admission(c: Connection, owner: str) -> None:
+    """Servers admitting the same owner's jobs take turns, until their transactions end
+    (SQLite's single writer already does: its transactions begin IMMEDIATE)."""
+    if c.dialect.name == "postgresql":
+        c.execute(
+            text("SELECT pg_advisory_xact_lock(:kind, hashtext(:owner))"),
+            {"kind": _ADMISSION_LOCK, "owner": owner},
+        )
 
 
 def _find(c: Connection, job_id: str) -> Job | None:

@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from translate_server.documents.job import DocumentOptions, Job
 from translate_server.documents.limits import RunnerLimits
@@ -22,6 +23,7 @@ from translate_server.errors import (
     TooManyDocumentsError,
     UnsupportedDocumentFormatError,
 )
+from translate_server.storage.job_tables import document_jobs
 from translate_server.storage.opening import StoreDatabases
 
 from tests.support.databases import locations_at
@@ -367,7 +369,8 @@ translate.calls = 0
 async def main():
     async with migrated_database(sys.argv[1], "jobs") as database:
         store = JobStore(database, retention_seconds=3600)
-        jobs = DocumentJobs(store, translate, RunnerLimits(batches_in_flight=1, batch_segments=3))
+        limits = RunnerLimits(batches_in_flight=1, batch_segments=3, lease_seconds=1.0)
+        jobs = DocumentJobs(store, translate, limits)
         job, key = await jobs.submit(sys.stdin.buffer.read(), filename="talk.srt", target_lang="DE")
         print(job.id, key, flush=True)
         await asyncio.Event().wait()
@@ -398,14 +401,22 @@ async def test_a_job_resumes_after_its_process_is_killed(
                 await asyncio.sleep(0.01)
         child.kill()  # no clean shutdown: SIGKILL mid-job
         await child.wait()
+        lease_until = await _lease_until(store, job_id)
 
         translator = Translator()
         jobs = DocumentJobs(store, translator, LIMITS)
-        assert await jobs.start() == [job_id]
+        await jobs.start()  # the dead server's claim holds until its lease runs out
         job = await store.get(job_id)
         assert (await _finished(jobs, job, key))[-1].status == "done"
+        assert (await store.get(job_id)).started_at >= lease_until  # taken over, not before
         assert sum(len(batch) for batch in translator.batches) == 6
         assert (await jobs.result(job_id, key))[1] == SRT.replace(
             b"Sentence number", b"SENTENCE NUMBER"
         )
         await jobs.close()
+
+
+async def _lease_until(store: JobStore, job_id: str) -> float:
+    jobs = document_jobs.c
+    query = select(jobs.lease_until).where(jobs.id == job_id)
+    return float(await store.database.read(lambda c: c.execute(query).scalar_one()))

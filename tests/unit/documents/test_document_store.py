@@ -17,6 +17,8 @@ from translate_server.storage.opening import StoreDatabases
 
 from tests.support.databases import locations_at
 
+LEASE = 60.0
+
 
 class Clock:
     def __init__(self) -> None:
@@ -63,7 +65,7 @@ async def test_a_job_survives_a_restart_with_its_progress(
 ) -> None:
     async with opened(database_location, tmp_path) as store:
         job_id, key = await _create(store)
-        await store.start(job_id)
+        assert (await store.claim_next(LEASE)).id == job_id
         await store.save_translations(job_id, {0: "Hallo", 2: "Welt"})
 
     async with opened(database_location, tmp_path) as reopened:
@@ -116,8 +118,12 @@ async def test_finished_jobs_expire_after_the_retention_time(
     clock = Clock()
     async with opened(database_location, tmp_path, 100, clock) as store:
         done_id, _ = await _create(store)
+        clock.now += 1  # claimed oldest first
         failed_id, _ = await _create(store)
+        clock.now += 1
         running_id, _ = await _create(store)
+        for _ in (done_id, failed_id):
+            await store.claim_next(LEASE)
         done = await store.finish(done_id, b"translated")
         assert (done.status, done.segments_done) == ("done", 3)
         assert await store.read_result(done) == b"translated"
@@ -136,6 +142,7 @@ async def test_jobs_in_flight_are_counted_per_owner(store: JobStore) -> None:
     first, _ = await _create(store, owner="a")
     await _create(store, owner="a")
     await _create(store, owner=None)
+    assert (await store.claim_next(LEASE)).id == first
     await store.finish(first, b"")
     assert (
         await store.in_flight("a"),
@@ -148,14 +155,15 @@ async def test_jobs_in_flight_are_counted_per_owner(store: JobStore) -> None:
 async def test_seconds_remaining_follows_the_pace(database_location: str, tmp_path: Path) -> None:
     clock = Clock()
     async with opened(database_location, tmp_path, 60, clock) as store:
-        job_id, _ = await _create(store)
-        job = await store.start(job_id)
+        await _create(store)
+        job = await store.claim_next(LEASE)
+        job_id = job.id
         assert job.seconds_remaining(clock.now) is None
         clock.now += 10
         job = await store.save_translations(job_id, {0: "a"})
         assert job.seconds_remaining(clock.now) == pytest.approx(20.0)
         clock.now += 3600  # a restart after an hour down: the new run's pace alone counts
-        job = await store.start(job_id)
+        job = await store.claim_next(LEASE)
         assert job.seconds_remaining(clock.now) is None
         clock.now += 5
         job = await store.save_translations(job_id, {1: "b"})
@@ -164,6 +172,7 @@ async def test_seconds_remaining_follows_the_pace(database_location: str, tmp_pa
 
 async def test_a_translation_saved_again_replaces_the_first(store: JobStore) -> None:
     job_id, _ = await _create(store)
+    await store.claim_next(LEASE)
     await store.save_translations(job_id, {0: "a", 1: "b"})
     job = await store.save_translations(job_id, {1: "B"})
     assert await store.translations(job_id) == {0: "a", 1: "B"}
@@ -172,6 +181,7 @@ async def test_a_translation_saved_again_replaces_the_first(store: JobStore) -> 
 
 async def test_a_deleted_job_is_gone_with_its_files(store: JobStore) -> None:
     job_id, key = await _create(store)
+    await store.claim_next(LEASE)
     await store.finish(job_id, b"result")
     await store.delete(job_id)
     assert await store.get(job_id) is None and await _files(store) == set()
@@ -182,6 +192,7 @@ async def test_a_deleted_job_is_gone_with_its_files(store: JobStore) -> None:
 async def test_a_file_of_ten_mebibytes_is_kept_whole(store: JobStore) -> None:
     data = bytes(range(256)) * (10 * 2**20 // 256)
     job, _ = await store.create(data=data, format="txt", target_lang="DE")
+    await store.claim_next(LEASE)
     assert await store.read_source(job) == data
     done = await store.finish(job.id, data[::-1])
     assert await store.read_result(done) == data[::-1]
