@@ -23,7 +23,7 @@ from translate_server.documents import domain as documents
 from translate_server.http.cors import Cors
 from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate, ApiKeys
-from translate_server.http.health import health, live, metrics
+from translate_server.http.health import health, live, metrics, ready
 from translate_server.http.observability import RequestObserver
 from translate_server.http.openapi import DOCS_PATH, openapi_config
 from translate_server.http.requests import KEYS_REQUIRED
@@ -61,7 +61,7 @@ DOMAINS: tuple[Domain, ...] = (
     page.DOMAIN,
 )
 # Readiness, liveness and the metrics: the process's, not a domain's.
-OPEN_ROUTES = (health, live, metrics)
+OPEN_ROUTES = (health, ready, live, metrics)
 
 
 def create_app(

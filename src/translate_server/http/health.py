@@ -1,4 +1,13 @@
-"""Readiness, liveness and the Prometheus exposition."""
+"""Health (what routers take traffic on), readiness of every part, liveness, and the
+Prometheus exposition.
+
+- `/health`: the engine is alive and requests are admitted. Routers and probes route on it:
+  it stays 200 while the database is lost, since `/translate` and chat without a memory
+  still serve (what needs a store answers 503 `database_unavailable` meanwhile).
+- `/health/ready`: every part answers: the engine, admission, and each store's database
+  (probed now). 503 names what is not; for dashboards, alerts and start-up ordering.
+- `/health/live`: the engine is alive (stays up while draining or while the database is lost).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from litestar import Request, get
 
-from translate_server.errors import UnavailableError
+from translate_server.errors import StorageUnavailableError, UnavailableError
 from translate_server.http.openapi import error_responses
 from translate_server.http.route_paths import METRICS, OPEN
 
@@ -14,6 +23,7 @@ if TYPE_CHECKING:
     from translate_server.inference.admission import Admission
     from translate_server.inference.engine import Engine
     from translate_server.observability.metrics import ServiceMetrics
+    from translate_server.storage.opening import StoreDatabases
 
 
 class _Running(Protocol):
@@ -26,6 +36,8 @@ class _Running(Protocol):
     def admission(self) -> Admission: ...
     @property
     def metrics(self) -> ServiceMetrics: ...
+    @property
+    def databases(self) -> StoreDatabases | None: ...
 
 
 def services(request: Request[Any, Any, Any]) -> _Running:
@@ -47,6 +59,48 @@ async def health(request: Request[Any, Any, Any]) -> dict[str, str]:
     if found.admission.draining:
         raise UnavailableError("The server is shutting down.", code="shutting_down")
     return {"status": "ok"}
+
+
+@get(
+    "/health/ready",
+    summary="Ready in every part: the engine, admission and each store's database",
+    tags=["operations"],
+    responses=error_responses(503),
+    opt=OPEN,
+)
+async def ready(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    found = services(request)
+    engine = "ok" if found.engine.is_alive else "unavailable"
+    admission = "draining" if found.admission.draining else "ok"
+    unreachable = await found.databases.unreachable() if found.databases else {}
+    stores = {
+        store: "unavailable" if store in unreachable else "ok"
+        for store in (found.databases.stores if found.databases else [])
+    }
+    problems: list[tuple[str, str]] = []  # (what is wrong, its code)
+    if engine != "ok":
+        problems.append(("the inference engine is not running", "engine_unavailable"))
+    if admission != "ok":
+        problems.append(("the server is shutting down", "shutting_down"))
+    if unreachable:
+        plural = "s" if len(unreachable) > 1 else ""
+        problems.append(
+            (
+                f"the database of the {_listed(sorted(unreachable))} store{plural} is unavailable",
+                "database_unavailable",
+            )
+        )
+    if problems:
+        raise UnavailableError(
+            f"Not ready: {'; '.join(what for what, _ in problems)}.",
+            code=problems[0][1],
+            headers={"Retry-After": str(StorageUnavailableError.RETRY_AFTER)},
+        )
+    return {"status": "ok", "engine": engine, "admission": admission, "stores": stores}
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 @get(

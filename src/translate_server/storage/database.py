@@ -71,6 +71,12 @@ class Database:
         with self.unavailable_as_error():
             return await self.engines.run(work, write=True)
 
+    async def ping(self) -> None:
+        """Raises StorageUnavailableError unless the database answers a statement now (on
+        SQLite one that reads the file, not only the connection kept open)."""
+        probe = "SELECT 1" if self.dialect == "postgresql" else "SELECT count(*) FROM sqlite_master"
+        await self.read(lambda c: c.exec_driver_sql(probe).scalar())
+
     def unavailable_as_error(self) -> _Unavailable:
         return _Unavailable(self.shown_url)
 

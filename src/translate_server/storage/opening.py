@@ -4,6 +4,7 @@ before a store uses them."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -26,6 +27,10 @@ from translate_server.storage.migrate import upgrade
 
 log = structlog.get_logger(__name__)
 
+# Seconds a database may take to answer readiness's probe: a partition would otherwise hold
+# the probe for the whole connect timeout.
+PROBE_SECONDS = 2.0
+
 
 class StoreDatabases:
     """The databases of one process's stores; `close` disposes of their engines."""
@@ -33,6 +38,7 @@ class StoreDatabases:
     def __init__(self, where: Locations) -> None:
         self.where = where
         self.storage = Storage()
+        self.stores: list[Store] = []  # migrated, in the order they were
 
     @classmethod
     def of(cls, settings: Settings) -> StoreDatabases:
@@ -52,6 +58,8 @@ class StoreDatabases:
         except StorageUnavailableError as failed:
             log.error("database_unavailable", store=store, url=failed.url, reason=failed.reason)
             raise
+        if store not in self.stores:
+            self.stores.append(store)
         if upgraded.migrated:
             log.info(
                 "database_migrated",
@@ -62,8 +70,37 @@ class StoreDatabases:
             )
         return database
 
+    async def unreachable(self) -> dict[Store, str]:
+        """The stores whose database does not answer now, and why (each database probed once,
+        however many stores it holds)."""
+        answers: dict[str, str | None] = {}
+        for store in self.stores:
+            url = self.where.of(store).render_as_string(hide_password=False)
+            if url not in answers:
+                answers[url] = await _probe(self.database(store))
+        found: dict[Store, str] = {}
+        for store in self.stores:
+            reason = answers[self.where.of(store).render_as_string(hide_password=False)]
+            if reason is not None:
+                found[store] = reason
+        return found
+
     async def close(self) -> None:
         await self.storage.close()
+
+
+async def _probe(database: Database) -> str | None:
+    """Why `database` does not answer now, or None where it does."""
+    try:
+        async with asyncio.timeout(PROBE_SECONDS):
+            await database.ping()
+    except StorageUnavailableError as lost:
+        log.warning("database_unavailable", url=lost.url, reason=lost.reason)
+        return lost.reason
+    except TimeoutError:
+        log.warning("database_unavailable", url=database.shown_url, reason="no answer")
+        return f"no answer within {PROBE_SECONDS:g} s"
+    return None
 
 
 @asynccontextmanager

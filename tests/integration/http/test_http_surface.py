@@ -120,9 +120,19 @@ async def test_the_log_line_names_the_error_of_every_refusal(make_app) -> None:
 async def test_health(client: AppClient, engine: FakeEngine) -> None:
     assert (await client.get("/health")).json() == {"status": "ok"}
     assert (await client.get("/health/live")).status_code == 200
+    assert (await client.get("/health/ready")).json() == {
+        "status": "ok",
+        "engine": "ok",
+        "admission": "ok",
+        "stores": {"memory": "ok", "accounts": "ok", "jobs": "ok"},
+    }
     engine.alive = False
     assert_envelope(await client.get("/health"), 503)
     assert_envelope(await client.get("/health/live"), 503)
+    not_ready = await client.get("/health/ready")
+    error = assert_envelope(not_ready, 503)
+    assert error["code"] == "engine_unavailable" and "engine" in error["message"]
+    assert not_ready.headers["retry-after"] == "5"
     error = assert_envelope(await client.post("/translate", json=TRANSLATE), 503)
     assert error["code"] == "engine_unavailable"
 

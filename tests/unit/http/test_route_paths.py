@@ -18,6 +18,7 @@ def test_open_paths_are_health_docs_and_metrics_unless_metrics_need_the_key() ->
     # And the translator page, which asks for the key itself.
     assert paths(False).open == {
         "/health",
+        "/health/ready",
         "/health/live",
         "/metrics",
         "/docs",
