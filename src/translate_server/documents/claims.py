@@ -21,7 +21,7 @@ import socket
 import uuid
 from collections.abc import Collection
 
-from sqlalchemy import Connection, and_, or_, select, update
+from sqlalchemy import ColumnElement, Connection, and_, or_, select, update
 
 from translate_server.documents.job import UNFINISHED
 from translate_server.storage.job_tables import document_jobs
@@ -44,7 +44,7 @@ def server_name() -> str:
     return f"{socket.gethostname()}/{os.getpid()}/{uuid.uuid4().hex[:8]}"
 
 
-def claimable(now: float) -> object:
+def claimable(now: float) -> ColumnElement[bool]:
     """Unfinished, and no live claim on it."""
     return and_(
         _JOBS.status.in_(UNFINISHED),
@@ -56,7 +56,7 @@ def claim_next(c: Connection, server: str, now: float, lease_seconds: float) -> 
     """Claim the oldest claimable job for `server`; its id, or None when there is none."""
     oldest = (
         select(_JOBS.id)
-        .where(claimable(now))  # type: ignore[arg-type]
+        .where(claimable(now))
         .order_by(_JOBS.created_at, _JOBS.id)
         .limit(1)
         .with_for_update(skip_locked=True)

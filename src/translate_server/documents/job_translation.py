@@ -29,7 +29,12 @@ from translate_server.documents.job import DocumentOptions, Job
 from translate_server.documents.limits import RunnerLimits
 from translate_server.documents.persist import persistently
 from translate_server.documents.store import JobStore
-from translate_server.errors import EngineFailedError, OverloadedError, UnavailableError
+from translate_server.errors import (
+    EngineFailedError,
+    OverloadedError,
+    StorageUnavailableError,
+    UnavailableError,
+)
 
 # translate(texts, source_lang, target_lang, options) -> one translation per text
 Translate = Callable[[list[str], str | None, str, DocumentOptions], Awaitable[list[str]]]
@@ -127,21 +132,25 @@ async def _translate_batch(
     stopped: Callable[[], bool],
 ) -> list[str]:
     delay = limits.retry_delay
-    for attempt in range(limits.max_retries + 1):
+    attempts = 0
+    while True:
         try:
             translations = await translate(texts, job.source_lang, job.target_lang, options)
-        except _SERVER_TROUBLE:
+        except _SERVER_TROUBLE as trouble:
             if stopped():
                 raise asyncio.CancelledError from None
-            if attempt == limits.max_retries:
-                raise
+            # A database that is gone (the job's memory lives there) is waited for however
+            # long it takes, as the job's own writes are; the engine's trouble is not.
+            if not isinstance(trouble, StorageUnavailableError):
+                attempts += 1
+                if attempts > limits.max_retries:
+                    raise
             await asyncio.sleep(delay)
             delay = min(delay * 2, 30.0)
             continue
         if len(translations) != len(texts):
             raise RuntimeError(f"{len(translations)} translations for {len(texts)} texts")
         return translations
-    raise AssertionError("unreachable")
 
 
 def format_options(target_lang: str, options: DocumentOptions) -> FormatOptions:

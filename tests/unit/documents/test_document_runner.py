@@ -20,6 +20,7 @@ from translate_server.errors import (
     InvalidRequestError,
     OverloadedError,
     PayloadTooLargeError,
+    StorageUnavailableError,
     TooManyDocumentsError,
     UnsupportedDocumentFormatError,
 )
@@ -240,6 +241,20 @@ async def test_overloaded_batches_are_retried(store: JobStore) -> None:
     jobs = DocumentJobs(store, translator, LIMITS)
     job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE")
     assert (await _finished(jobs, job, key))[-1].status == "done"
+    await jobs.close()
+
+
+async def test_a_batch_waits_out_a_lost_database_however_many_tries_it_takes(
+    store: JobStore,
+) -> None:
+    # The job's memory lives in the database: its batches wait for it, never fail the job.
+    translator = Translator()
+    lost = StorageUnavailableError("postgresql://db/x", "connection refused")
+    translator.failures = [lost] * (LIMITS.max_retries + 3)
+    jobs = DocumentJobs(store, translator, LIMITS)
+    job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE")
+    async with asyncio.timeout(30):
+        assert (await _finished(jobs, job, key))[-1].status == "done"
     await jobs.close()
 
 
