@@ -40,7 +40,6 @@ pytestmark = [
 ]
 
 ROOT = Path(__file__).resolve().parents[2]
-LEASE = 3  # seconds: replica 2 takes the killed replica's job over this soon
 REPLICA_ARGS = [
     "--served-model-name",
     "tiny",
@@ -51,8 +50,6 @@ REPLICA_ARGS = [
     "--max-queued-requests",
     "256",  # the 200 concurrent requests wait rather than be refused
     "--no-quality-guard",
-    "--document-lease",
-    str(LEASE),
 ]
 ENTRIES = [
     Entry("Save the file.", "Speichern Sie die Datei.", "en", "de"),

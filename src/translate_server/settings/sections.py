@@ -185,15 +185,6 @@ class DocumentSettings(Section, frozen=True):
             "have in translation at once (429 beyond).",
         ),
     ] = 4
-    document_lease: Annotated[
-        float,
-        Meta(
-            ge=3,
-            description="Seconds a server's claim on a running document job lasts unless its "
-            "heartbeat renews it (every third of it): a job whose server died is taken over by "
-            "another once this much time has passed.",
-        ),
-    ] = 30.0
     document_share: Annotated[
         float,
         Meta(
