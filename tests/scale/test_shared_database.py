@@ -22,6 +22,7 @@ from pathlib import Path
 import deepl
 import httpx
 import pytest
+from deepl.api_data import MultilingualGlossaryDictionaryEntries as Entries
 
 from translate_server.memory.entries import Entry
 from translate_server.memory.formats import write_tmx
@@ -137,7 +138,7 @@ def test_a_glossary_created_through_one_replica_is_applied_through_the_other(
 ) -> None:
     first, second = replicas
     glossary = deepl.DeepLClient("alice", server_url=second.base_url).create_multilingual_glossary(
-        "terms", [deepl.MultilingualGlossaryDictionaryEntries("EN", "DE", {"bird": "Vogel"})]
+        "terms", [Entries("EN", "DE", {"bird": "Vogel"})]
     )
     through_first = deepl.DeepLClient("alice", server_url=first.base_url)
     translated = through_first.translate_text(
@@ -196,7 +197,9 @@ def test_a_document_whose_replica_dies_is_finished_by_the_other(
         data={"target_lang": "de", "source_lang": "en"},
         timeout=60,
     ).json()
-    status_path = f"/translate/document/{submitted['document_id']}"
+    # The job's paths (its key in their query), asked of any replica.
+    status_path = httpx.URL(submitted["status_url"]).raw_path.decode()
+    result_path = httpx.URL(submitted["result_url"]).raw_path.decode()
     while (status := httpx.get(second.base_url + status_path, timeout=30).json())[
         "segments_done"
     ] == 0:
@@ -223,7 +226,7 @@ def test_a_document_whose_replica_dies_is_finished_by_the_other(
     claimed_by, kept = row.split("|")
     assert claimed_by.split("/")[1] == str(second.process.pid)  # replica 2 finished it
     assert int(kept) > 0  # from the pieces replica 1 had translated
-    result = httpx.get(router.base_url + f"{status_path}/result", timeout=60)
+    result = httpx.get(router.base_url + result_path, timeout=60)
     assert result.status_code == 200 and result.content
 
 
