@@ -34,6 +34,9 @@ class FakeServer:
             "PYTHONPATH": os.pathsep.join(sys.path),
             # No API keys configured: DeepL's usage is kept per presented key all the same.
             "TRANSLATE_DATABASE_URL": database_url,
+            # The 100 requests each server gets at once wait for the engine, not refused
+            # (DeepL's clients hear an overload as 429).
+            "TRANSLATE_MAX_QUEUED_REQUESTS": "256",
         }
         with log.open("wb") as out:
             self.process = subprocess.Popen(
