@@ -155,7 +155,7 @@ def test_a_glossary_created_through_one_replica_is_applied_through_the_other(
             "cat", source_lang="EN", target_lang="IT", glossary=glossary.glossary_id
         )
     entries = through_first.get_multilingual_glossary_entries(glossary, "EN", "DE")
-    assert entries.dictionaries[0].entries == {"bird": "Vogel"}
+    assert entries.dictionaries[0].entries == "bird\tVogel"  # the client keeps them as TSV
 
 
 def test_usage_is_exact_after_concurrent_requests_through_the_router(router: Router) -> None:
