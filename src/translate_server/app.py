@@ -157,10 +157,10 @@ def create_app(
         error_shapes=paths.error_shapes,
         body_key_prefixes=paths.body_key_prefixes,
     )
-    # LibreTranslate's browser clients need CORS, its preflights answered before the gate.
-    app.asgi_handler = RequestObserver(
-        Cors(gate, paths.cors_prefixes), metrics_, paths.known, tracing
-    )
+    # CORS (--cors-origins, and LibreTranslate's routes for its browser clients): preflights
+    # are answered before the gate.
+    cors = Cors(gate, paths.cors_prefixes, settings.server.cors_origins)
+    app.asgi_handler = RequestObserver(cors, metrics_, paths.known, tracing)
     if outer is not None:
         app.asgi_handler = outer(app.asgi_handler)
     return app
