@@ -8,7 +8,7 @@ import argparse
 import asyncio
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from translate_server.loadgen.client import APIS, Target, discover_model, run_level
 from translate_server.loadgen.report import build_document, format_table, plot, write_json
@@ -99,7 +99,12 @@ def workload_from_args(args: argparse.Namespace) -> tuple[WorkloadSpec, list[Wor
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="translate-server bench",
-        description="Load generation and comparisons for translate-server.",
+        description="Load generation and translation quality for translate-server (and any "
+        "OpenAI-compatible server).",
+        # Not shipped: they need vLLM's own server and a FastAPI twin.
+        epilog="The side-by-side comparisons with the engine alone and vLLM's own server run "
+        "from a source checkout: python -m benchmarks compare | http-layer | ceiling "
+        "(docs/benchmarking.md).",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -135,30 +140,12 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_workload_arguments(run)
     run.set_defaults(handler=cmd_run)
-    for moved in ("compare", "http-layer"):
-        # The comparisons need a source checkout (the FastAPI twin, vLLM's own server arm).
-        sub.add_parser(
-            moved,
-            help=f"moved: `python -m benchmarks {moved}` in a source checkout",
-            add_help=False,
-        ).set_defaults(handler=_moved(moved))
     from translate_server.quality import cli as quality
     from translate_server.quality import language_support
 
     quality.add_parser(sub)
     language_support.add_parser(sub)
     return parser
-
-
-def _moved(name: str) -> Callable[[argparse.Namespace], int]:
-    def handler(args: argparse.Namespace) -> int:
-        print(
-            f"`bench {name}` is run from a source checkout: python -m benchmarks {name} ...",
-            file=sys.stderr,
-        )
-        return 2
-
-    return handler
 
 
 class _Progress:
