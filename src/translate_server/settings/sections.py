@@ -1,8 +1,9 @@
 """The settings: one frozen struct per concern, each field its option's only declaration.
 
 A field's annotation says everything `options.py` turns into a flag, a variable, `--help` and
-the README row: `Annotated[T, Meta(description=..., <bounds>)]`, `| None` outside when unset
-is allowed, `Literal[...]` for a choice. The order of the fields is the order of the options.
+the row of docs/configuration.md: `Annotated[T, Meta(description=..., <bounds>)]`, `| None`
+outside when unset is allowed, `Literal[...]` for a choice. The order of the fields is the
+order of the options.
 
 The engine's section, the largest, is in `engine_section.py`; `Settings` here lists them all.
 """
@@ -271,7 +272,7 @@ class ServerSettings(Section, frozen=True):
 
 
 class Settings(Section, frozen=True):
-    # The sections in the order `--help` and the README table list their options.
+    # The sections in the order `--help` and the configuration table list their options.
     engine: EngineSettings = EngineSettings()
     limits: LimitSettings = LimitSettings()
     translation: TranslationSettings = TranslationSettings()
