@@ -235,18 +235,30 @@ def anchors(page: Path) -> set[str]:
 
 
 def compose_commands() -> dict[str, list[str]]:
-    """Every `docker compose` command in the docs (and the compose files' own headers), by
-    where it is written: its words after `docker compose`."""
+    """Every `docker compose` command in the docs (and in the comments of the compose files
+    and deploy/docker's scripts): its words after `docker compose`."""
     found: dict[str, list[str]] = {}
-    sources = [*pages(), *ROOT.glob("docker-compose*.yml"), *ROOT.glob("deploy/docker/*.yml")]
+    sources = [
+        *pages(),
+        *ROOT.glob("docker-compose*.yml"),
+        *ROOT.glob("deploy/docker/*.yml"),
+        *ROOT.glob("deploy/docker/*.sh"),
+    ]
     for source in sources:
         text = source.read_text()
-        if source.suffix == ".yml":  # the commands in a compose file's header comments
+        if source.suffix in (".yml", ".sh"):  # the commands in a file's comments
             body = "\n".join(
-                line.lstrip("# ") for line in text.splitlines() if line.startswith("#")
+                line.lstrip("# ").replace("`", "")
+                for line in text.splitlines()
+                if line.startswith("#")
             )
             text = f"```sh\n{body.replace(chr(92) + chr(10), ' ')}\n```\n"
-        for arguments in invocations(text, re.compile(r"compose")):
-            command = "docker compose " + " ".join(arguments)
-            found.setdefault(command, arguments)
+        for command in command_texts(text):
+            for segment in re.split(r"&&|\|\||;|\|", command):
+                found_words = words(segment)
+                for index in range(1, len(found_words)):
+                    if found_words[index - 1 : index + 1] == ["docker", "compose"]:
+                        arguments = [word.rstrip(":.,") for word in found_words[index + 1 :]]
+                        found.setdefault(" ".join(["docker compose", *arguments]), arguments)
+                        break
     return found
