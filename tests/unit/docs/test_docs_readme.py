@@ -67,3 +67,8 @@ def test_the_openai_example_names_an_instruction_tuned_model() -> None:
 def test_no_stale_headline() -> None:
     # The figure of a run before the quality guard, once the README's headline.
     assert "38.8" not in README
+
+
+def test_the_readme_links_every_docs_page() -> None:
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        assert f"(docs/{page.name})" in README, f"README.md: no link to docs/{page.name}"
