@@ -149,20 +149,24 @@ def cpu_stack(cpu_image, environment):
     compose("down", "-v", "--remove-orphans", check=False)
     start = time.monotonic()
     compose("up", "-d")
-    wait_healthy()
-    FIGURES["first_start_to_healthy_s"] = round(time.monotonic() - start, 1)
-    yield
-    compose("down", check=False)
+    try:  # a stack that never became healthy is taken down too
+        wait_healthy()
+        FIGURES["first_start_to_healthy_s"] = round(time.monotonic() - start, 1)
+        yield
+    finally:
+        compose("down", check=False)
 
 
 @pytest.fixture(scope="session")
 def scale_stack(cpu_image, environment):
     """`docker compose -f docker-compose.yml -f docker-compose.scale.yml up`: two replicas
     behind HAProxy."""
-    compose("down", check=False)
+    compose("down", "--remove-orphans", check=False)
     start = time.monotonic()
     compose("up", "-d", files=SCALE_FILES)
-    wait_healthy(count=2, files=SCALE_FILES)
-    FIGURES["scale_start_to_healthy_s"] = round(time.monotonic() - start, 1)
-    yield
-    compose("down", "-v", files=SCALE_FILES, check=False)
+    try:
+        wait_healthy(count=2, files=SCALE_FILES)
+        FIGURES["scale_start_to_healthy_s"] = round(time.monotonic() - start, 1)
+        yield
+    finally:
+        compose("down", "-v", files=SCALE_FILES, check=False)
