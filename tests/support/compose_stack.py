@@ -79,6 +79,14 @@ def container_health(container: str) -> str:
     return state.stdout.strip() or "gone"
 
 
+def container_failed(container: str) -> bool:
+    """The server has exited (or is being restarted after exiting): it is not starting. An
+    `unhealthy` one that still runs may yet become healthy: the image's start period (10
+    minutes) can run out on a host busy with other work before a first start is done."""
+    state = run("docker", "inspect", "--format", "{{.State.Status}}", container, check=False)
+    return state.stdout.strip() in ("", "exited", "dead", "restarting")
+
+
 def containers(service: str = SERVICE, files: tuple[str, ...] = PLAIN_FILES) -> list[str]:
     listed = compose("ps", "-q", service, files=files, check=False)
     return listed.stdout.split()
@@ -96,7 +104,7 @@ def wait_healthy(
         ids = containers(service, files)
         if len(ids) >= count and all(container_health(c) == "healthy" for c in ids):
             return time.monotonic() - start
-        if any(container_health(c) == "unhealthy" for c in ids):
+        if any(container_failed(c) for c in ids):
             break
         time.sleep(2)
     logs = compose("logs", "--tail", "60", service, files=files, check=False).stdout
