@@ -17,22 +17,26 @@ from tests.support.docs_text import ROOT
 STALE = "stale: run `make docs` (python docs/generated.py)"
 
 
+@pytest.fixture(scope="module")
+def found() -> dict[str, error_codes.Found]:
+    """The package's codes, read once (every module parsed: a second or more)."""
+    return collect_codes()
+
+
 def test_the_configuration_table_is_current() -> None:
     assert configuration_table() in (ROOT / "docs/configuration.md").read_text(), STALE
 
 
-def test_the_error_code_table_is_current() -> None:
-    assert error_table() in (ROOT / "docs/api.md").read_text(), STALE
+def test_the_error_code_table_is_current(found) -> None:
+    assert error_table(found) in (ROOT / "docs/api.md").read_text(), STALE
 
 
-def test_every_code_has_a_meaning_and_every_meaning_a_code() -> None:
-    found = collect_codes()
+def test_every_code_has_a_meaning_and_every_meaning_a_code(found) -> None:
     assert set(found) - set(MEANINGS) == set(), "write their meanings in error_codes.MEANINGS"
     assert set(MEANINGS) - set(found) == set(), "codes no longer answered: drop their meanings"
 
 
-def test_codes_are_read_with_their_statuses() -> None:
-    found = collect_codes()
+def test_codes_are_read_with_their_statuses(found) -> None:
     # A class's own code, a code given where it is raised, and the renderer's own.
     assert found["overloaded"].statuses == {503}
     assert found["chat_not_supported"].statuses == {400}  # InvalidRequestError(code=...)
@@ -55,8 +59,8 @@ def test_a_new_code_fails_until_its_meaning_is_written(tmp_path: Path) -> None:
         "def check() -> None:\n"
         "    raise InvalidRequestError('No.', code='brand_new')\n"
     )
-    found = collect_codes(package)
-    assert found["brand_new"].statuses == {400}
-    assert found["gone_away"].statuses == {410}
+    with_new = collect_codes(package)
+    assert with_new["brand_new"].statuses == {400}
+    assert with_new["gone_away"].statuses == {410}
     with pytest.raises(KeyError, match=r"brand_new|gone_away"):
-        error_table(found)
+        error_table(with_new)
