@@ -21,12 +21,14 @@ import pytest
 
 from tests.support.compose_stack import (
     ADMIN_KEY,
+    CLIENT_TIMEOUT,
     ENV_FILE,
     FIGURES,
     IMAGE,
     LOCAL_IMAGES,
     MAX_TEXT_CHARS,
     PORT,
+    REQUEST_TIMEOUT,
     ROOT,
     SCALE_FILES,
     compose,
@@ -119,7 +121,7 @@ def cpu_image() -> str:
 
 @pytest.fixture(scope="session")
 def client() -> httpx.Client:
-    with httpx.Client(base_url=f"http://127.0.0.1:{PORT}", timeout=120) as http:
+    with httpx.Client(base_url=f"http://127.0.0.1:{PORT}", timeout=CLIENT_TIMEOUT) as http:
         yield http
 
 
@@ -137,7 +139,7 @@ def environment() -> None:
         # A request's deadline (60 s by default) is a latency promise, which a shared 2-core
         # host cannot keep while a replica starts beside the other one: the tier checks that
         # no request is lost, and a slow one is not lost.
-        "TRANSLATE_REQUEST_TIMEOUT=300\n"
+        f"TRANSLATE_REQUEST_TIMEOUT={REQUEST_TIMEOUT}\n"
     )
 
 

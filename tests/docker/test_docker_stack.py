@@ -24,6 +24,7 @@ import pytest
 from tests.support import compose_files
 from tests.support.compose_stack import (
     ADMIN_KEY,
+    CLIENT_TIMEOUT,
     FIGURES,
     IMAGE,
     MAX_TEXT_CHARS,
@@ -325,7 +326,7 @@ def test_restarting_one_replica_under_load_loses_no_request(scale_stack, client)
     stop = threading.Event()
 
     def load() -> None:
-        with httpx.Client(base_url=f"http://127.0.0.1:{PORT}", timeout=120) as http:
+        with httpx.Client(base_url=f"http://127.0.0.1:{PORT}", timeout=CLIENT_TIMEOUT) as http:
             while not stop.is_set():
                 sent = time.monotonic()
                 try:  # a new text each time: the translation cache must not answer for the engine
@@ -377,7 +378,7 @@ def test_restarting_one_replica_under_load_loses_no_request(scale_stack, client)
     finally:
         stop.set()
         for worker in workers:
-            worker.join(130)
+            worker.join(CLIENT_TIMEOUT + 10)
     during = [a for a in answers if begun <= a[0] <= back]
     after = {a[2] for a in answers if a[0] > healthy + 6}
     FIGURES["requests_during_replica_restart"] = len(answers)

@@ -56,6 +56,10 @@ SCALE_FILES = (
 ENV_FILE = ROOT / ".docker-tier" / "env"
 ADMIN_KEY = "docker-tier-admin"  # two of the settings the env file gives the server
 MAX_TEXT_CHARS = 5000
+# The servers' request deadline, and the clients' wait, longer: a slow request is answered
+# (or refused with a 504) by the server, never given up by the client.
+REQUEST_TIMEOUT = 300
+CLIENT_TIMEOUT = REQUEST_TIMEOUT + 30
 SERVICE = "translate-server"
 
 
