@@ -20,8 +20,8 @@ from translate_server.inference.engine import SamplingOptions
 from translate_server.inference.engine.vllm_engine import create_vllm_engine
 from translate_server.loadgen.corpus import SENTENCES
 from translate_server.settings import EngineSettings
-from translate_server.translation.detection import LanguageDetection
-from translate_server.translation.languages import resolve_language
+from translate_server.text.detection import LanguageDetection
+from translate_server.text.languages import resolve_language
 from translate_server.translation.prompts.completion import completion_prompt
 from translate_server.translation.prompts.templates import PromptTemplates
 

@@ -25,7 +25,7 @@ from translate_server.inference.engine.engine_args import cpu_dtype, cpu_flags
 from translate_server.inference.engine.vllm_engine import create_vllm_engine
 from translate_server.loadgen.corpus import SENTENCES
 from translate_server.settings import DEFAULT_MODEL, EngineSettings
-from translate_server.translation.languages import resolve_language
+from translate_server.text.languages import resolve_language
 from translate_server.translation.prompts.templates import PromptTemplates, build_translation_prompt
 
 

@@ -35,7 +35,7 @@ from translate_server.openai_api.chat.service import ChatService
 from translate_server.server.heap import freeze_startup_heap
 from translate_server.settings import Settings
 from translate_server.translation.protocol import TranslateRequest as OwnTranslateRequest
-from translate_server.translation.service import TranslationService
+from translate_server.translation.service.translation_service import TranslationService
 
 KNOWN_PATHS = frozenset({"/translate", "/v1/chat/completions", "/v1/models"})
 

@@ -67,6 +67,10 @@ MEANINGS: dict[str, str] = {
     # 401, 403
     "invalid_api_key": "No key, or not one of the server's (`Authorization: Bearer <key>` or "
     "`DeepL-Auth-Key <key>`); DeepL's and LibreTranslate's routes answer 403.",
+    "api_key_invalid": "Google's routes: a key that is not one of the server's (400 "
+    "`API_KEY_INVALID`, as Google answers it).",
+    "api_key_missing": "Google's routes: no key where the server has keys (403 "
+    "`PERMISSION_DENIED`, as Google answers it).",
     "suggestions_disabled": "LibreTranslate's `/suggest`: suggestions are not taken, as on a "
     "LibreTranslate server without them.",
     # 404, 405
@@ -111,6 +115,9 @@ MEANINGS: dict[str, str] = {
     "overloaded": "Every engine slot and queue place is taken: try again after `Retry-After` "
     "seconds (DeepL's and LibreTranslate's routes: 429).",
     "shutting_down": "The server is draining after SIGTERM.",
+    "database_unavailable": "The database of the stores (memories, glossaries, usage, document "
+    "jobs) cannot be reached: try again after `Retry-After`; requests that need no stored data "
+    "keep being served.",
     "engine_unavailable": "The engine is not running.",
     # 504
     "request_timeout": "The request's deadline (`--request-timeout`, or its `timeout`) passed "

@@ -108,15 +108,17 @@ def help_texts() -> dict[str, str]:
     """`--help` of every command the docs may name: `translate-server serve`, `bench run`, ...,
     and `python -m benchmarks compare`, ..."""
     from benchmarks.__main__ import build_parser as benchmarks_parser
-    from translate_server.adapters.adapt_cli import _parser as adapt_parser
+    from translate_server.adapt.cli import _parser as adapt_parser
+    from translate_server.bench import build_parser as bench_parser
     from translate_server.cli import _parser as cli_parser
-    from translate_server.loadgen.cli import _build_parser as bench_parser
 
     texts = {
         f"translate-server {name}": parser.format_help()
         for name, parser in _choices(cli_parser()).items()
         if name not in ("adapt", "bench")
     }
+    for name, parser in _choices(_choices(cli_parser())["db"]).items():
+        texts[f"translate-server db {name}"] = parser.format_help()
     texts["translate-server adapt"] = adapt_parser().format_help()
     texts["translate-server bench"] = bench_parser().format_help()
     for name, parser in _choices(bench_parser()).items():

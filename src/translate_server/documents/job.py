@@ -38,7 +38,7 @@ class DocumentOptions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=T
 
 class Job(msgspec.Struct, frozen=True, kw_only=True):
     id: str
-    owner: str | None
+    owner: str  # `owners.SHARED` where no API keys are configured
     status: Status
     format: str
     filename: str | None
@@ -55,7 +55,6 @@ class Job(msgspec.Struct, frozen=True, kw_only=True):
     started_at: float | None
     finished_at: float | None
     error: str | None
-    result_path: str | None
 
     @property
     def finished(self) -> bool:

@@ -43,7 +43,7 @@ from translate_server.errors import (
     PayloadTooLargeError,
     TooManyDocumentsError,
 )
-from translate_server.translation.languages import requested_language
+from translate_server.text.languages import requested_language
 
 log = structlog.get_logger("translate_server.documents")
 

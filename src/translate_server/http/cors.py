@@ -2,9 +2,9 @@
 preflight carries no key, and is answered here before the gate would refuse it.
 
 Two policies:
-- the compatible APIs whose own servers answer every origin (LibreTranslate's web clients
-  call it from any page): every answer under their prefixes carries LibreTranslate's own
-  headers, whatever `--cors-origins` says;
+- the compatible APIs whose browser clients call them from any page (LibreTranslate's web
+  clients, Google's browser extensions): every answer under their prefixes carries the headers
+  LibreTranslate itself sends, whatever `--cors-origins` says;
 - every other route: no CORS headers at all unless `--cors-origins` names the page's origin
   (or `*`, any origin), which is off by default.
 """
@@ -25,7 +25,8 @@ from litestar.types import (
 # What LibreTranslate itself sends, byte for byte.
 COMPAT_HEADERS = [
     (b"access-control-allow-origin", b"*"),
-    (b"access-control-allow-headers", b"Authorization, Content-Type"),
+    # Google's browser clients send their key in a header of its own.
+    (b"access-control-allow-headers", b"Authorization, Content-Type, X-Goog-Api-Key"),
     (b"access-control-expose-headers", b"Authorization"),
     (b"access-control-allow-methods", b"GET, POST"),
     (b"access-control-allow-credentials", b"true"),

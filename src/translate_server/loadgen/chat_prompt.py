@@ -11,7 +11,7 @@ def default_messages(text: str, source_lang: str, target_lang: str) -> list[dict
     """The chat messages for a translation: the service's own prompt when it is importable, so
     `/v1/chat/completions` (here or on another server) does the same work as `/translate`."""
     try:
-        from translate_server.translation.languages import resolve_language
+        from translate_server.text.languages import resolve_language
         from translate_server.translation.prompts.templates import build_translation_messages
     except ImportError:
         return [

@@ -1,6 +1,5 @@
 """`translate-server bench run`: load sweeps against any server speaking this service's or
-OpenAI's API; `bench quality`: translation quality on human translations. (The comparisons,
-`compare` and `http-layer`, live in the checkout's `benchmarks/` and are not shipped.)"""
+OpenAI's API."""
 
 from __future__ import annotations
 
@@ -8,7 +7,6 @@ import argparse
 import asyncio
 import sys
 import time
-from collections.abc import Sequence
 
 from translate_server.loadgen.client import APIS, Target, discover_model, run_level
 from translate_server.loadgen.report import build_document, format_table, plot, write_json
@@ -96,18 +94,8 @@ def workload_from_args(args: argparse.Namespace) -> tuple[WorkloadSpec, list[Wor
     return spec, make_workload(spec, count)
 
 
-def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="translate-server bench",
-        description="Load generation and translation quality for translate-server (and any "
-        "OpenAI-compatible server).",
-        # Not shipped: they need vLLM's own server and a FastAPI twin.
-        epilog="The side-by-side comparisons with the engine alone and vLLM's own server run "
-        "from a source checkout: python -m benchmarks compare | http-layer | ceiling "
-        "(docs/benchmarking.md).",
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`bench run`, on the `bench` command's subcommands (translate_server.bench)."""
     run = sub.add_parser(
         "run",
         help="sweep concurrency levels or request rates against a base URL",
@@ -140,12 +128,6 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_workload_arguments(run)
     run.set_defaults(handler=cmd_run)
-    from translate_server.quality import cli as quality
-    from translate_server.quality import language_support
-
-    quality.add_parser(sub)
-    language_support.add_parser(sub)
-    return parser
 
 
 class _Progress:
@@ -266,13 +248,3 @@ def cmd_run(args: argparse.Namespace) -> int:
         plot(levels, args.plot_path, title=title)
         print(f"wrote {args.plot_path}", file=sys.stderr)
     return 1 if levels and all(s.ok == 0 for s in levels) else 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = _build_parser()
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    return int(args.handler(args))
-
-
-if __name__ == "__main__":  # python -m translate_server.loadgen.cli
-    raise SystemExit(main())

@@ -11,8 +11,8 @@ from functools import lru_cache
 
 import msgspec
 
-from translate_server.translation.languages import UnknownLanguageError, resolve_language
-from translate_server.translation.masking import Masked, mask
+from translate_server.text.languages import UnknownLanguageError, resolve_language
+from translate_server.text.masking import Masked, mask
 
 _SPACE = re.compile(r"\s+")
 

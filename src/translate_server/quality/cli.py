@@ -47,28 +47,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         default=None,
         help="model name for chat and completion (default: from /v1/models)",
     )
-    parser.add_argument(
-        "--sets",
-        type=_list,
-        default=["short"],
-        help="test sets: short (Django's messages), paragraph, document "
-        "(Gramps' paragraphs, alone or joined), comma-separated (default short)",
-    )
-    parser.add_argument(
-        "--pairs",
-        type=_list,
-        default=None,
-        help=f"language pairs of every set (default: short {','.join(DEFAULT_PAIRS)}"
-        f"; paragraph and document {','.join(paragraphs.DEFAULT_PAIRS)})",
-    )
-    parser.add_argument(
-        "--segments", type=int, default=100, help="short messages per pair (default 100)"
-    )
-    parser.add_argument(
-        "--paragraphs", type=int, default=12, help="paragraphs per pair (default 12)"
-    )
-    parser.add_argument("--documents", type=int, default=2, help="documents per pair (default 2)")
-    parser.add_argument("--seed", type=int, default=0, help="same seed, same segments (default 0)")
+    _add_set_arguments(parser)
     parser.add_argument("--concurrency", type=int, default=16, help="requests in flight")
     parser.add_argument(
         "--max-tokens",
@@ -92,6 +71,33 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_memory_arguments(parser)
     parser.set_defaults(handler=cmd_quality)
+
+
+def _add_set_arguments(parser: argparse.ArgumentParser) -> None:
+    """What is translated: the test sets, their pairs, how much of each, and the seed that
+    draws them (`load_all`)."""
+    parser.add_argument(
+        "--sets",
+        type=_list,
+        default=["short"],
+        help="test sets: short (Django's messages), paragraph, document "
+        "(Gramps' paragraphs, alone or joined), comma-separated (default short)",
+    )
+    parser.add_argument(
+        "--pairs",
+        type=_list,
+        default=None,
+        help=f"language pairs of every set (default: short {','.join(DEFAULT_PAIRS)}"
+        f"; paragraph and document {','.join(paragraphs.DEFAULT_PAIRS)})",
+    )
+    parser.add_argument(
+        "--segments", type=int, default=100, help="short messages per pair (default 100)"
+    )
+    parser.add_argument(
+        "--paragraphs", type=int, default=12, help="paragraphs per pair (default 12)"
+    )
+    parser.add_argument("--documents", type=int, default=2, help="documents per pair (default 2)")
+    parser.add_argument("--seed", type=int, default=0, help="same seed, same segments (default 0)")
 
 
 def _check_args(args: argparse.Namespace) -> None:
@@ -174,11 +180,7 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
         sets = load_all(args)
     except ValueError as exc:
         raise SystemExit(str(exc)) from exc
-    model = args.model
-    if set(args.api) - {"translate", "memory"} and model is None:
-        from translate_server.loadgen.client import discover_model
-
-        model = asyncio.run(discover_model(args.base_url))
+    model = _model_asked(args)
     memories: dict[tuple[str, str], str] | None = None
     memory_sizes: dict[str, int] = {}
     if "memory" in args.api:
@@ -198,37 +200,10 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     scores = _score(args, sets, answers, out / "answers.jsonl")
     means = mean_scores(scores, set_wall_s)
-    run = {
-        "base_url": args.base_url,
-        "apis": args.api,
-        "model": model,
-        "sets": names,
-        "pairs": list(dict.fromkeys(s.pair for s in sets)),
-        "segments_per_pair": args.segments,
-        "paragraphs_per_pair": args.paragraphs,
-        "documents_per_pair": args.documents,
-        "seed": args.seed,
-        "concurrency": args.concurrency,
-        "max_tokens": args.max_tokens,
-        "detector_accuracy": args.detector_accuracy,
-        "memory_threshold": getattr(args, "memory_threshold", None),
-        "started_at": started,
-        "translation_wall_s": round(wall_s, 1),
-        "set_wall_s": {f"{api}/{name}": round(t, 1) for (api, name), t in set_wall_s.items()},
-        "argv": sys.argv[1:],
-    }
-    set_info = [
-        {
-            "set": s.name,
-            "pair": s.pair,
-            "segments": len(s.segments),
-            "source_chars": sum(len(segment.source) for segment in s.segments),
-            "kinds": _kinds(s),
-            "provenance": msgspec.to_builtins(s.provenance),
-        }
-        for s in sets
-    ]
-    document = build_document(run | {"available": _available(names)}, set_info, scores, means)
+    run = _run_fields(args, model, sets, started, wall_s, set_wall_s)
+    document = build_document(
+        run | {"available": _available(names)}, [_set_fields(s) for s in sets], scores, means
+    )
     memory_table = None
     if memories is not None:
         from translate_server.quality.memory_bench import memory_section
@@ -252,6 +227,59 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
     return document
 
 
+def _model_asked(args: argparse.Namespace) -> str | None:
+    """The model chat and completion requests name: --model, else the served one (/translate
+    and the memory names none)."""
+    if set(args.api) - {"translate", "memory"} and args.model is None:
+        from translate_server.loadgen.client import discover_model
+
+        return asyncio.run(discover_model(args.base_url))
+    named: str | None = args.model
+    return named
+
+
+def _run_fields(
+    args: argparse.Namespace,
+    model: str | None,
+    sets: list[TestSet],
+    started: float,
+    wall_s: float,
+    set_wall_s: dict[tuple[str, str], float],
+) -> dict[str, Any]:
+    """What quality.json says of the run: the server, what was asked, and how long it took."""
+    return {
+        "base_url": args.base_url,
+        "apis": args.api,
+        "model": model,
+        "sets": list(dict.fromkeys(s.name for s in sets)),
+        "pairs": list(dict.fromkeys(s.pair for s in sets)),
+        "segments_per_pair": args.segments,
+        "paragraphs_per_pair": args.paragraphs,
+        "documents_per_pair": args.documents,
+        "seed": args.seed,
+        "concurrency": args.concurrency,
+        "max_tokens": args.max_tokens,
+        "detector_accuracy": args.detector_accuracy,
+        "memory_threshold": getattr(args, "memory_threshold", None),
+        "started_at": started,
+        "translation_wall_s": round(wall_s, 1),
+        "set_wall_s": {f"{api}/{name}": round(t, 1) for (api, name), t in set_wall_s.items()},
+        "argv": sys.argv[1:],
+    }
+
+
+def _set_fields(test_set: TestSet) -> dict[str, Any]:
+    """What quality.json says of one set of one pair: its size and where it comes from."""
+    return {
+        "set": test_set.name,
+        "pair": test_set.pair,
+        "segments": len(test_set.segments),
+        "source_chars": sum(len(segment.source) for segment in test_set.segments),
+        "kinds": _kinds(test_set),
+        "provenance": msgspec.to_builtins(test_set.provenance),
+    }
+
+
 def _score(
     args: argparse.Namespace,
     sets: list[TestSet],
@@ -261,8 +289,8 @@ def _score(
     """Every answer judged and scored per API, set and pair; each written to `log_path`."""
     from translate_server.quality.faithfulness import prompt_examples
     from translate_server.quality.scoring import judge_answers, score_pair
-    from translate_server.translation.checks import LanguageJudge
-    from translate_server.translation.detection import LanguageDetection
+    from translate_server.text.detection import LanguageDetection
+    from translate_server.translation.guard.checks import LanguageJudge
 
     judge = LanguageJudge(LanguageDetection(args.detector_accuracy), args.detector_accuracy)
     scores = []

@@ -14,7 +14,7 @@ import aiohttp
 import msgspec
 
 from translate_server.quality.datasets import Segment
-from translate_server.translation.languages import resolve_language
+from translate_server.text.languages import resolve_language
 
 # "memory": /translate with the pair's translation memory (`bench quality --memory`).
 APIS = ("translate", "chat", "completion", "memory")

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 
-from translate_server.translation.checks import is_echo
-from translate_server.translation.placeholders import find_placeholders
+from translate_server.text.placeholders import find_placeholders
+from translate_server.translation.guard.checks import is_echo
 
 if TYPE_CHECKING:
     from email.message import Message

@@ -26,7 +26,7 @@ import sacrebleu
 
 from translate_server.quality.client import Answer
 from translate_server.quality.datasets import Segment
-from translate_server.translation.checks import FailureKind, Verdict, base_language
+from translate_server.translation.guard.checks import FailureKind, Verdict, base_language
 
 OMISSION_BELOW = 0.5
 HALLUCINATION_ABOVE = 2.0

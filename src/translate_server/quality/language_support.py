@@ -50,7 +50,7 @@ def level_of(right: float, chrf: float) -> str:
 
 def _locales() -> dict[str, str]:
     """Language tag -> Django locale, for the languages the detector knows."""
-    from translate_server.translation.detection import detectable_languages
+    from translate_server.text.detection import detectable_languages
 
     known = {language.tag for language in detectable_languages()} - {"en"}
     root = importlib.resources.files("django").joinpath("conf", "locale")
@@ -95,8 +95,8 @@ async def measure(
 ) -> list[LanguageResult]:
     import sacrebleu
 
-    from translate_server.translation.checks import LanguageJudge, is_echo
-    from translate_server.translation.detection import LanguageDetection
+    from translate_server.text.detection import LanguageDetection
+    from translate_server.translation.guard.checks import LanguageJudge, is_echo
 
     judge = LanguageJudge(LanguageDetection(accuracy="high"), "high")
     sets = {

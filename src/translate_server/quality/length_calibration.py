@@ -9,7 +9,7 @@ translation length / source length, widened by `MARGIN` (so about 2% of human tr
 fall outside them before the margin).
 
     python -m translate_server.quality.length_calibration \
-        > src/translate_server/translation/length_ratios.toml
+        > src/translate_server/translation/guard/length_ratios.toml
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def main() -> None:
         f"# from Django {django.get_version()}'s catalogs (messages of at least "
         f"{MIN_SOURCE_CHARS} characters;\n"
         f"# bounds: the {QUANTILE:.1%} and {1 - QUANTILE:.1%} quantiles, widened by "
-        f"{MARGIN}). See translation/completeness.py.\n"
+        f"{MARGIN}). See translation/guard/completeness.py.\n"
     )
     for tag, (low, median, high, count) in calibrate().items():
         out.write(

@@ -39,7 +39,7 @@ from translate_server.quality.datasets import (
     TestSet,
     parse_pair,
 )
-from translate_server.translation.placeholders import find_placeholders
+from translate_server.text.placeholders import find_placeholders
 
 if TYPE_CHECKING:
     from email.message import Message

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from translate_server.quality.scoring import MeanScore, PairScore
-from translate_server.translation.checks import FAILURE_KINDS
+from translate_server.translation.guard.checks import FAILURE_KINDS
 
 JSON_SCHEMA_VERSION = 2  # 2: results and means per set, faithfulness metrics
 _SHORT = {

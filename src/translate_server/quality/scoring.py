@@ -22,7 +22,8 @@ import sacrebleu
 from translate_server.quality.client import Answer
 from translate_server.quality.datasets import Segment
 from translate_server.quality.faithfulness import Examples, faithfulness, mean_of
-from translate_server.translation.checks import (
+from translate_server.text.placeholders import find_placeholders
+from translate_server.translation.guard.checks import (
     FAILURE_KINDS,
     FailureKind,
     LanguageJudge,
@@ -30,7 +31,6 @@ from translate_server.translation.checks import (
     base_language,
     check_translation,
 )
-from translate_server.translation.placeholders import find_placeholders
 
 BLEU_TOKENIZERS = {"zh": "zh", "ja": "char"}
 

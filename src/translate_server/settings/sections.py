@@ -27,6 +27,7 @@ __all__ = [
     "LimitSettings",
     "ServerSettings",
     "Settings",
+    "StorageSettings",
     "TranslationSettings",
 ]
 
@@ -161,8 +162,8 @@ class DocumentSettings(Section, frozen=True):
     document_dir: Annotated[
         str,
         Meta(
-            description="Where document jobs and their files are kept (an SQLite database and a "
-            "folder per job); jobs left unfinished resume on start."
+            description="Where document jobs and their files are kept (an SQLite database, "
+            "without --database-url); jobs left unfinished resume on start."
         ),
     ] = str(Path("~/.cache/translate-server/documents").expanduser())
     document_retention: Annotated[
@@ -271,6 +272,21 @@ class ServerSettings(Section, frozen=True):
         msgspec.structs.force_setattr(self, "cors_origins", origins)
 
 
+class StorageSettings(Section, frozen=True):
+    database_url: (
+        Annotated[
+            str,
+            Meta(
+                description="Database of the memories, glossaries, usage and document jobs: "
+                "postgresql://user:password@host/database keeps them all in one PostgreSQL "
+                "database that several replicas share; unset, each store is an SQLite file "
+                "(--memory-db, --glossary-db, --document-dir)."
+            ),
+        ]
+        | None
+    ) = None
+
+
 class Settings(Section, frozen=True):
     # The sections in the order `--help` and the configuration table list their options.
     engine: EngineSettings = EngineSettings()
@@ -278,3 +294,4 @@ class Settings(Section, frozen=True):
     translation: TranslationSettings = TranslationSettings()
     documents: DocumentSettings = DocumentSettings()
     server: ServerSettings = ServerSettings()
+    storage: StorageSettings = StorageSettings()

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from translate_server.loadgen.cli import main as bench_main
+from translate_server.bench import main as bench_main
 from translate_server.memory.entries import carry_spans, match_key
 from translate_server.quality import paragraphs
 from translate_server.quality.client import chat_max_tokens
 from translate_server.quality.datasets import load_sets, memory_entries
-from translate_server.translation.checks import FAILURE_KINDS
+from translate_server.translation.guard.checks import FAILURE_KINDS
 
 from tests.support.fakes import _SOURCE, _USER, FakeEngine
 from tests.support.harness import served

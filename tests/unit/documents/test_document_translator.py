@@ -17,7 +17,7 @@ from translate_server.inference.admission import Admission
 from translate_server.inference.generation import GenerationService
 from translate_server.observability.metrics import ServiceMetrics
 from translate_server.settings import DocumentSettings, LimitSettings
-from translate_server.translation.service import TranslationService
+from translate_server.translation.service.translation_service import TranslationService
 
 from tests.support.fakes import FakeEngine
 

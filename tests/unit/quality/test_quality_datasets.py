@@ -15,8 +15,8 @@ from translate_server.quality.datasets import (
     load_sets,
     parse_pair,
 )
-from translate_server.translation.checks import is_echo
-from translate_server.translation.placeholders import find_placeholders
+from translate_server.text.placeholders import find_placeholders
+from translate_server.translation.guard.checks import is_echo
 
 
 @pytest.fixture(scope="module")

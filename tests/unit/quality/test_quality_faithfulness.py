@@ -18,7 +18,7 @@ from translate_server.quality.faithfulness import (
     prompt_examples,
 )
 from translate_server.quality.scoring import mean_scores, score_pair
-from translate_server.translation.checks import check_translation
+from translate_server.translation.guard.checks import check_translation
 
 EXAMPLES = (
     {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from translate_server.quality.client import Answer
 from translate_server.quality.datasets import Segment
 from translate_server.quality.scoring import bleu_tokenizer, mean_scores, score_pair
-from translate_server.translation.checks import check_translation
+from translate_server.translation.guard.checks import check_translation
 
 
 def _segment(n: int, source: str, reference: str, target: str = "de") -> Segment:

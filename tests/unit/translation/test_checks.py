@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from translate_server.translation.checks import (
+from translate_server.text.detection import LanguageDetection
+from translate_server.translation.guard.checks import (
     THRESHOLDS,
     FailureKind,
     LanguageJudge,
@@ -17,7 +18,6 @@ from translate_server.translation.checks import (
     has_commentary,
     is_echo,
 )
-from translate_server.translation.detection import LanguageDetection
 
 K = FailureKind
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from translate_server.translation.checks import FailureKind, check_translation
-from translate_server.translation.completeness import (
+from translate_server.translation.guard.checks import FailureKind, check_translation
+from translate_server.translation.guard.completeness import (
     copies_example,
     example_pairs,
     length_bounds,
@@ -93,7 +93,7 @@ def test_check_translation_reports_them_with_the_classic_failures() -> None:
 
 
 def test_a_long_text_much_shorter_than_people_write_it_lost_text() -> None:
-    from translate_server.translation.completeness import text_omission
+    from translate_server.translation.guard.completeness import text_omission
 
     # Japanese runs at about 0.58 of English's characters; a third is too little.
     assert text_omission(300, 90, "en", "ja")

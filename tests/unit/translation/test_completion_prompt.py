@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from translate_server.translation.languages import resolve_language
+from translate_server.text.languages import resolve_language
 from translate_server.translation.prompts.completion import completion_prompt, one_line
 from translate_server.translation.prompts.templates import (
     PromptTemplates,
@@ -12,7 +12,7 @@ from translate_server.translation.prompts.templates import (
     build_translation_prompt,
     translation_stop,
 )
-from translate_server.translation.segmentation import split_document, split_lines
+from translate_server.translation.segmentation.segments import split_document, split_lines
 
 EN, DE = resolve_language("en"), resolve_language("de")
 BASE = PromptTemplates.load().for_model("google/gemma-3-270m")

@@ -7,7 +7,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from translate_server.errors import InvalidRequestError
-from translate_server.translation.glossary import applied_terms, entries_in, validate_glossary
+from translate_server.translation.planning.glossary import (
+    applied_terms,
+    entries_in,
+    validate_glossary,
+)
 from translate_server.translation.prompts.templates import build_translation_messages
 
 GLOSSARY = {"cat": "Katze", "pull request": "Pull-Request", "C++": "C++"}

@@ -2,9 +2,9 @@
 
 from dataclasses import dataclass
 
-from translate_server.translation.checks import FailureKind as K
-from translate_server.translation.guard import Guard, Review
-from translate_server.translation.masking import Masked
+from translate_server.text.masking import Masked
+from translate_server.translation.guard.checks import FailureKind as K
+from translate_server.translation.guard.quality_guard import Guard, Review
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from translate_server.errors import InvalidRequestError
-from translate_server.translation.languages import resolve_language
+from translate_server.text.languages import resolve_language
 from translate_server.translation.prompts.instructions import (
     fenced_instruction,
     validate_instructions,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from translate_server.translation.checks import MIN_LETTERS, judged_text, letter_weight
+from translate_server.translation.guard.checks import MIN_LETTERS, judged_text, letter_weight
 
 
 def _by_character(text: str) -> int:

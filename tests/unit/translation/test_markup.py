@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from translate_server.translation.markup import parse_html
+from translate_server.translation.segmentation.markup import parse_html
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><title>My page</title><style>p { color: red }</style></head>
@@ -61,7 +61,7 @@ def test_fragments_and_unclosed_tags() -> None:
 
 
 def test_xml_is_read_as_xml() -> None:
-    from translate_server.translation.markup import parse_html
+    from translate_server.translation.segmentation.markup import parse_html
 
     xml = '<doc><script>a &lt; b</script><br>c</br><code lang="x">d</code><keep>e</keep></doc>'
     document = parse_html(xml, 1000, xml=True, ignore_tags=("keep",))

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from translate_server.translation.markup import parse_html
+from translate_server.translation.segmentation.markup import parse_html
 
 # Every character class that ends a line for one splitter or another, and control characters.
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"

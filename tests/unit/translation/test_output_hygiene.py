@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from translate_server.translation.hygiene import StreamCleaner, _preamble, clean_translation
+from translate_server.translation.guard.hygiene import StreamCleaner, _preamble, clean_translation
 from translate_server.translation.prompts.templates import (
     PromptTemplates,
     TemplateError,

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from translate_server.translation.hygiene import clean_translation
-from translate_server.translation.languages import UnknownLanguageError, resolve_language
+from translate_server.text.languages import UnknownLanguageError, resolve_language
+from translate_server.translation.guard.hygiene import clean_translation
 from translate_server.translation.prompts.templates import (
     build_translation_messages,
     translation_stop,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from translate_server.translation.segmentation import refit, split_document, split_text
+from translate_server.translation.segmentation.segments import refit, split_document, split_text
 
 TEXT = (
     "  The first sentence. The second one!  A third?\n\n"
@@ -72,7 +72,7 @@ def test_a_long_run_of_blanks_is_one_separator() -> None:
 def test_a_text_without_large_boundaries_is_split_once_per_level(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # A level with no boundary used to split the whole text at the next level twice (once
     # kept, once thrown away): 2^levels times the work for clause- or word-only texts.
-    from translate_server.translation import segmentation
+    from translate_server.translation.segmentation import segments as segmentation
 
     calls = []
     atoms = segmentation._atoms

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from translate_server.translation.segmentation import split_document, split_sentences
+from translate_server.translation.segmentation.segments import split_document, split_sentences
 
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 # Text dense in what the boundaries look for: blanks, line breaks of every class, sentence

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from translate_server.translation.segmentation import (
+from translate_server.translation.segmentation.segments import (
     sentence_boundaries,
     split_document,
     split_sentences,
@@ -59,7 +59,7 @@ def test_the_end_of_the_text_is_no_boundary() -> None:
 
 
 def test_html_text_nodes_cut_in_sentences_keep_their_escaping() -> None:
-    from translate_server.translation.markup import parse_html
+    from translate_server.translation.segmentation.markup import parse_html
 
     document = split_sentences(parse_html("<p>Fish &amp; chips. Tea &lt; coffee.</p>", 1000), 1)
     assert document.pieces == ["Fish & chips.", "Tea < coffee."]

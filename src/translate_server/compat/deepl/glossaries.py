@@ -11,8 +11,8 @@ import msgspec
 from msgspec import Meta
 
 from translate_server.errors import ApiError, InvalidRequestError
-from translate_server.translation.glossary import MAX_ENTRIES, MAX_TERM_CHARS
-from translate_server.translation.languages import UnknownLanguageError, resolve_language
+from translate_server.text.languages import UnknownLanguageError, resolve_language
+from translate_server.translation.planning.glossary import MAX_ENTRIES, MAX_TERM_CHARS
 
 MAX_DICTIONARIES = 50  # per glossary: ours
 _Lang = Annotated[str, Meta(min_length=2, max_length=35)]
@@ -104,6 +104,17 @@ def base_language(code: str, param: str) -> str:
         return resolve_language(code.split("-")[0]).tag
     except UnknownLanguageError:
         raise InvalidRequestError(f"Value for '{param}' not supported.", param=param) from None
+
+
+def language_pair(source_lang: str | None, target_lang: str | None) -> tuple[str, str]:
+    """A dictionary's pair as a request names it (`source_lang`, `target_lang`), as base
+    languages; both are needed."""
+    found = []
+    for param, value in (("source_lang", source_lang), ("target_lang", target_lang)):
+        if not value:
+            raise InvalidRequestError(f"Give `{param}`.", param=param)
+        found.append(base_language(value, param))
+    return found[0], found[1]
 
 
 def distinct_pairs(

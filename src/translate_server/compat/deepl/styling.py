@@ -18,7 +18,7 @@ from translate_server.translation.prompts.instructions import (
     refuse_on_base_model,
     validate_instructions,
 )
-from translate_server.translation.service import TranslationService
+from translate_server.translation.service.translation_service import TranslationService
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,15 +17,15 @@ from msgspec import Meta
 from translate_server.errors import InvalidRequestError
 from translate_server.inference.engine import ChatMessage, SamplingOptions
 from translate_server.observability.record import RequestRecord
-from translate_server.translation.hygiene import clean_translation
-from translate_server.translation.languages import Language, requested_language
+from translate_server.text.languages import Language, requested_language
+from translate_server.translation.guard.hygiene import clean_translation
 from translate_server.translation.prompts.instructions import refuse_on_base_model
 from translate_server.translation.prompts.templates import (
     build_write_messages,
     translation_stop,
     translation_token_budget,
 )
-from translate_server.translation.service import TranslationService
+from translate_server.translation.service.translation_service import TranslationService
 from translate_server.wire import RequestStruct
 
 Task = Literal["rephrase", "correct"]
@@ -135,7 +135,7 @@ class DeepLWrite:
         """The text's language, detected; with a target named, that where none is found."""
         param = f"text[{index}]"
         if target is None:
-            return self.translation.detection.detect(text, param).language
+            return self.translation.detection.detect(text, param, index).language
         found = self.translation.detection.candidates(text, 1)
         return found[0].language if found else target
 

@@ -12,7 +12,7 @@ import charset_normalizer
 import msgspec
 
 from translate_server.errors import InvalidDocumentError
-from translate_server.translation.segmentation import Document
+from translate_server.translation.segmentation.segments import Document
 
 
 class FormatOptions(msgspec.Struct, frozen=True, kw_only=True):

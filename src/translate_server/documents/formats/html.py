@@ -12,7 +12,7 @@ from translate_server.documents.formats.base import (
     TextExtracted,
     decode_text,
 )
-from translate_server.translation.markup import parse_html
+from translate_server.translation.segmentation.markup import parse_html
 
 # Text nodes are segments whatever their length: the translation service splits long texts.
 _WHOLE_NODES = 1 << 30

@@ -14,7 +14,7 @@ from translate_server.documents.formats.base import (
     TextExtracted,
     decode_text,
 )
-from translate_server.translation.segmentation import Document, split_text
+from translate_server.translation.segmentation.segments import Document, split_text
 
 MAX_SEGMENT_CHARS = 2000
 _BLANK_LINES = re.compile(r"\r?\n(?:[ \t]*\r?\n)+")

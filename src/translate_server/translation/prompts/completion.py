@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from translate_server.translation.languages import Language
+from translate_server.text.languages import Language
 
 # Where a completion ends: at the end of the translated line.
 STOP = ("\n",)

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from translate_server.inference.engine import ChatMessage
-from translate_server.translation.languages import Language
+from translate_server.text.languages import Language
 from translate_server.translation.prompts import completion
 from translate_server.translation.prompts.instructions import instructions_block
 
