@@ -14,6 +14,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from rapidfuzz import fuzz
 
+from translate_server.errors import InvalidRequestError
 from translate_server.memory.entries import collapse, language_key
 from translate_server.memory.entry_protocol import CorrectionObject, CorrectionRequest, EntryObject
 from translate_server.memory.protocol import MemoryObject
@@ -78,6 +79,13 @@ async def correct(
 ) -> CorrectionObject:
     """The corrected pair kept in the owner's memory `body.memory` (a 404 for an unknown one
     or another key's), and the correction noted in the request's record."""
+    if body.source_lang.strip().lower() == "auto":
+        raise InvalidRequestError(
+            "Name the source's language (the one detected for it), not `auto`.",
+            param="source_lang",
+        )
+    if not collapse(body.corrected):
+        raise InvalidRequestError("`corrected` is blank.", param="corrected")
     info, stored, created = await memories.entries.add(owner, body.memory, body.entry(), "memory")
     changed = collapse(body.translation) != collapse(body.corrected)
     similarity = round(fuzz.ratio(body.translation, body.corrected), 1)
