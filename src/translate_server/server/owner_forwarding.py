@@ -40,15 +40,18 @@ _HOP_HEADERS = frozenset({b"connection", b"keep-alive", b"transfer-encoding", b"
 
 class _MemoryProbe(msgspec.Struct):
     memory: object = None
+    glossary_id: object = None
 
 
 _probe = msgspec.json.Decoder(_MemoryProbe).decode
 
 
 def names_memory(body: bytes) -> bool:
-    """Whether a /translate body asks for a memory (an invalid body is the app's to refuse)."""
+    """Whether a /translate body asks for a memory or a stored glossary, both kept with the
+    stores (an invalid body is the app's to refuse)."""
     try:
-        return _probe(body).memory is not None
+        probe = _probe(body)
+        return probe.memory is not None or probe.glossary_id is not None
     except (msgspec.DecodeError, RecursionError):
         return False
 

@@ -14,7 +14,6 @@ from translate_server.compat.common import presented_key
 from translate_server.compat.deepl.glossaries import (
     DictionaryBody,
     DictionaryEntriesList,
-    DictionaryInfo,
     MultilingualGlossary,
     MultilingualGlossaryCreate,
     MultilingualGlossaryList,
@@ -23,6 +22,7 @@ from translate_server.compat.deepl.glossaries import (
 from translate_server.compat.deepl.glossary_service import DeepLGlossaries
 from translate_server.compat.deepl.keys import DEEPL
 from translate_server.compat.deepl.protocol import DeepLError
+from translate_server.glossaries.model import DictionaryInfo
 from translate_server.http.bodies import read_body
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.services import services
