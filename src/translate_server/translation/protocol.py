@@ -255,6 +255,8 @@ class TranslateChunk(ResponseStruct, kw_only=True):
         ]
         | None
     ) = None
+    # With `memory`: how the text matched it.
+    memory_match: MemoryMatch | None = None
     usage: Usage | None = None
 
 
