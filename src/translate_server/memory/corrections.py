@@ -16,7 +16,11 @@ from rapidfuzz import fuzz
 
 from translate_server.errors import InvalidRequestError
 from translate_server.memory.entries import collapse, language_key
-from translate_server.memory.entry_protocol import CorrectionObject, CorrectionRequest, EntryObject
+from translate_server.memory.entry_protocol import (
+    CorrectionObject,
+    CorrectionRequest,
+    MemoryEntryObject,
+)
 from translate_server.memory.protocol import MemoryObject
 from translate_server.memory.service import Memories
 from translate_server.observability.record import RequestRecord
@@ -97,7 +101,7 @@ async def correct(
     findings.similarity = similarity
     return CorrectionObject(
         memory=MemoryObject.of(info),
-        entry=EntryObject.of(info, stored),
+        entry=MemoryEntryObject.of(info, stored),
         created=created,
         changed=changed,
         similarity=similarity,

@@ -18,7 +18,7 @@ Language = Annotated[str, Meta(min_length=2, max_length=35, examples=["en", "pt-
 Note = Annotated[str, Meta(max_length=2_000)]
 
 
-class EntryRequest(RequestStruct, kw_only=True):
+class MemoryEntryRequest(RequestStruct, kw_only=True):
     source: Annotated[Text, Meta(examples=["Save changes?"])]
     target: Annotated[Text, Meta(examples=["Änderungen speichern?"])]
     source_lang: Language
@@ -29,7 +29,7 @@ class EntryRequest(RequestStruct, kw_only=True):
         return Entry(self.source, self.target, self.source_lang, self.target_lang, self.note)
 
 
-class EntryPatch(RequestStruct, kw_only=True):
+class MemoryEntryPatch(RequestStruct, kw_only=True):
     """The fields to change; those left out keep their value (`note: null` removes it)."""
 
     source: Text | UnsetType = UNSET
@@ -43,7 +43,7 @@ class EntryPatch(RequestStruct, kw_only=True):
         return {name: value for name, value in fields.items() if value is not UNSET}
 
 
-class EntryObject(ResponseStruct, kw_only=True):
+class MemoryEntryObject(ResponseStruct, kw_only=True):
     id: int
     object: Literal["translation_memory_entry"] = "translation_memory_entry"
     memory: str
@@ -57,7 +57,7 @@ class EntryObject(ResponseStruct, kw_only=True):
     note: str | None = None
 
     @classmethod
-    def of(cls, info: MemoryInfo, entry: StoredEntry) -> EntryObject:
+    def of(cls, info: MemoryInfo, entry: StoredEntry) -> MemoryEntryObject:
         return cls(
             id=entry.id,
             memory=info.id,
@@ -70,14 +70,16 @@ class EntryObject(ResponseStruct, kw_only=True):
         )
 
 
-class EntryList(ResponseStruct, kw_only=True):
+class MemoryEntryList(ResponseStruct, kw_only=True):
     object: Literal["list"] = "list"
-    data: list[EntryObject]
+    data: list[MemoryEntryObject]
     total: Annotated[int, Meta(description="Entries that match, on every page.")]
+    offset: int
+    limit: int
     has_more: bool
 
 
-class EntryDeleted(ResponseStruct, kw_only=True):
+class MemoryEntryDeleted(ResponseStruct, kw_only=True):
     id: int
     object: Literal["translation_memory_entry"] = "translation_memory_entry"
     deleted: bool
@@ -110,7 +112,7 @@ class CorrectionRequest(RequestStruct, kw_only=True):
 class CorrectionObject(ResponseStruct, kw_only=True):
     object: Literal["translation_correction"] = "translation_correction"
     memory: MemoryObject
-    entry: EntryObject
+    entry: MemoryEntryObject
     created: Annotated[
         bool,
         Meta(description="The memory had no entry of this source: one was added (else replaced)."),

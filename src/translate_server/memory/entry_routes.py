@@ -20,11 +20,11 @@ from translate_server.memory.editing import EntrySearch
 from translate_server.memory.entry_protocol import (
     CorrectionObject,
     CorrectionRequest,
-    EntryDeleted,
-    EntryList,
-    EntryObject,
-    EntryPatch,
-    EntryRequest,
+    MemoryEntryDeleted,
+    MemoryEntryList,
+    MemoryEntryObject,
+    MemoryEntryPatch,
+    MemoryEntryRequest,
 )
 from translate_server.memory.keys import MEMORIES
 from translate_server.services import services
@@ -49,7 +49,7 @@ MAX_PAGE = 500
     opt=JSON,
     responses={
         201: ResponseSpec(
-            data_container=EntryObject, generate_examples=False, description="The entry added"
+            data_container=MemoryEntryObject, generate_examples=False, description="The entry added"
         ),
         **error_responses(400, 401, 404, 413, 415),
     },
@@ -65,16 +65,18 @@ async def memory_entries(
     target_lang: str | None = None,
     limit: Annotated[int, Parameter(ge=1, le=MAX_PAGE)] = 50,
     offset: Annotated[int, Parameter(ge=0)] = 0,
-) -> Response[EntryList | EntryObject]:
+) -> Response[MemoryEntryList | MemoryEntryObject]:
     entries, owner = services(request)[MEMORIES].entries, request_owner(request)
     if request.method == "POST":
-        body = await read_body(request, EntryRequest)
+        body = await read_body(request, MemoryEntryRequest)
         info, stored, new = await entries.add(owner, memory_id, body.entry())
-        return Response(EntryObject.of(info, stored), status_code=201 if new else 200)
+        return Response(MemoryEntryObject.of(info, stored), status_code=201 if new else 200)
     asked = EntrySearch(q, field, source_lang, target_lang, limit, offset)
     info, total, found = await entries.search(owner, memory_id, asked)
-    listed = [EntryObject.of(info, entry) for entry in found]
-    return Response(EntryList(data=listed, total=total, has_more=offset + len(listed) < total))
+    listed = [MemoryEntryObject.of(info, entry) for entry in found]
+    more = offset + len(listed) < total
+    page = MemoryEntryList(data=listed, total=total, offset=offset, limit=limit, has_more=more)
+    return Response(page)
 
 
 @route(
@@ -88,16 +90,16 @@ async def memory_entries(
 )
 async def memory_entry(
     request: Request[Any, Any, Any], memory_id: str, entry_id: int
-) -> EntryObject | EntryDeleted:
+) -> MemoryEntryObject | MemoryEntryDeleted:
     entries, owner = services(request)[MEMORIES].entries, request_owner(request)
     if request.method == "DELETE":
         info = await entries.remove(owner, memory_id, entry_id)
-        return EntryDeleted(id=entry_id, deleted=True, memory_revision=info.revision)
+        return MemoryEntryDeleted(id=entry_id, deleted=True, memory_revision=info.revision)
     if request.method == "PATCH":
-        patch = await read_body(request, EntryPatch)
+        patch = await read_body(request, MemoryEntryPatch)
         info, stored = await entries.edit(owner, memory_id, entry_id, patch.changes())
-        return EntryObject.of(info, stored)
-    return EntryObject.of(*await entries.get(owner, memory_id, entry_id))
+        return MemoryEntryObject.of(info, stored)
+    return MemoryEntryObject.of(*await entries.get(owner, memory_id, entry_id))
 
 
 @post(

@@ -77,6 +77,7 @@ async def test_search_by_source_or_target_paged(make_app) -> None:
 
         page = (await client.get(base, params={"q": "OPEN", "limit": 3})).json()
         assert page["total"] == 8 and page["has_more"] is True
+        assert (page["offset"], page["limit"]) == (0, 3)
         assert [e["source"] for e in page["data"]] == [f"Open file {n}." for n in range(3)]
         last = (await client.get(base, params={"q": "open", "limit": 3, "offset": 6})).json()
         assert len(last["data"]) == 2 and last["has_more"] is False
