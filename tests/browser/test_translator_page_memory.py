@@ -98,15 +98,16 @@ def test_a_correction_becomes_the_exact_match(page: Any, served: Any) -> None:
     assert "saved to \u201cproduct\u201d" in page.inner_text("#memory-status")
     assert page.inner_text("#result") == CORRECTED
     assert page.evaluate("document.activeElement.id") == "edit"
-    assert page.locator("#memory option:checked").inner_text() == "product (1 entries)"
+    assert page.locator("#memory option:checked").inner_text() == "product (1 entry)"
     assert [(e["source"], e["target"]) for e in entries(base, memory)] == [(SOURCE, CORRECTED)]
+    screenshot(page, "loop-2-saved-desktop.png")
 
     # The same request again: answered from the memory, the engine not asked.
     page.click("#translate")
     assert translated(page) == CORRECTED
     assert page.inner_text("#result-info .match") == "Exact memory match"
     assert len(engine.requests) == asked
-    screenshot(page, "loop-2-exact-match-desktop.png")
+    screenshot(page, "loop-3-exact-match-desktop.png")
 
 
 def test_the_loop_by_keyboard_and_at_phone_width(page: Any, served: Any) -> None:
@@ -143,12 +144,13 @@ def test_the_loop_by_keyboard_and_at_phone_width(page: Any, served: Any) -> None
         page.keyboard.press("Control+Enter")  # in the correction, it saves
     page.wait_for_selector("#memory-status.saved")
     assert [e["target"] for e in entries(base, memory)] == [CORRECTED]
+    screenshot(page, "loop-2-saved-phone.png")
     page.focus("#source-text")
     page.keyboard.press("Control+Enter")
     assert translated(page) == CORRECTED
     assert page.inner_text("#result-info .match") == "Exact memory match"
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    screenshot(page, "loop-2-exact-match-phone.png")
+    screenshot(page, "loop-3-exact-match-phone.png")
 
 
 def test_saving_without_a_memory_asks_for_one(page: Any, served: Any) -> None:

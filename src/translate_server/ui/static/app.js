@@ -431,8 +431,7 @@ async function loadResources() {
     }
   };
   const [memories, glossaries] = await Promise.all([listed("memories"), listed("glossaries")]);
-  fillChoice(ui.memory, memories, "No memory", (m) => `${m.name} (${m.entries} entries)`,
-    chosen.memory);
+  fillChoice(ui.memory, memories, "No memory", memoryLabel, chosen.memory);
   fillChoice(ui.glossaryId, glossaries, "No stored glossary", (g) => g.name,
     chosen.glossary_id);
 }
@@ -448,9 +447,14 @@ function fillChoice(select, items, none, label, chosen) {
   select.value = options.some((o) => o.value === chosen) ? chosen : "";
 }
 
+function memoryLabel(memory) {
+  const n = memory.entries;
+  return `${memory.name} (${n.toLocaleString()} ${n === 1 ? "entry" : "entries"})`;
+}
+
 function updateMemoryOption(memory) {
   const option = [...ui.memory.options].find((o) => o.value === memory.id);
-  if (option) option.textContent = `${memory.name} (${memory.entries} entries)`;
+  if (option) option.textContent = memoryLabel(memory);
 }
 
 // ---- Glossary -------------------------------------------------------------------------------
