@@ -169,6 +169,11 @@ class GlossaryIndex:
         }
 
 
+def base_tag(tag: str) -> str:
+    """A stored glossary's dictionaries are kept per base language (`pt-BR` is `pt`)."""
+    return tag.split("-")[0].lower()
+
+
 class StoredTerms:
     """The stored glossaries a request names, for one language pair: a term of an earlier
     glossary wins over a later one's."""
