@@ -84,10 +84,10 @@ def _is_word_char(char: str) -> bool:
     return char.isalnum() or char == "_"  # what `\w` matches
 
 
-def _contains(text: str, term: str) -> bool:
+def _contains(text: str, term: str, literal: re.Pattern[str] | None = None) -> bool:
     # Most terms do not occur at all, and most that occur do as whole words: both are found
     # by the literal scan.
-    literal = _literal(term)
+    literal = literal or _literal(term)
     found = literal.search(text)
     check_start, check_end = term[:1].isalnum(), term[-1:].isalnum()
     for _ in range(_CANDIDATES):
@@ -149,6 +149,9 @@ class GlossaryIndex:
             self._automaton.add_word(key, terms)
         if folded:
             self._automaton.make_automaton()
+        # The scans of the terms found in texts so far: a glossary of thousands of terms would
+        # push the shared cache's out, and each is compiled once for this revision.
+        self._literals: dict[str, re.Pattern[str]] = {}
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -165,8 +168,14 @@ class GlossaryIndex:
         return {
             term: self.entries[term]
             for _, term in sorted(candidates.items())
-            if _contains(text, term)
+            if _contains(text, term, self._literal(term))
         }
+
+    def _literal(self, term: str) -> re.Pattern[str]:
+        found = self._literals.get(term)
+        if found is None:
+            found = self._literals[term] = re.compile(re.escape(term), re.IGNORECASE)
+        return found
 
 
 def base_tag(tag: str) -> str:
