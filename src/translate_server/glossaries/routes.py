@@ -15,7 +15,6 @@ from urllib.parse import quote
 from litestar import Request, Response, Router, post, route
 from litestar.datastructures import UploadFile
 from litestar.openapi import ResponseSpec
-from litestar.params import Parameter
 
 from translate_server.errors import InvalidRequestError
 from translate_server.glossaries.keys import GLOSSARIES
@@ -120,7 +119,7 @@ async def entry_collection(
     target_lang: str | None = None,
     q: str | None = None,
     offset: int = 0,
-    limit: int = Parameter(default=50),
+    limit: int = 50,
 ) -> Response[EntryList | EntryObject]:
     glossaries, owner = _glossaries(request)
     if request.method == "GET":

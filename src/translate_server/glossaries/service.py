@@ -102,7 +102,8 @@ class Glossaries:
 
     async def add(self, owner: str, glossary_id: str, body: NewEntryRequest) -> EntryObject:
         """A new entry; its dictionary is made where the glossary has none of its pair. A
-        source term the dictionary has already is a 409-like 400: edit that entry."""
+        source term the dictionary has already is a 400 (`glossary_entry_exists`) naming
+        the entry to change instead."""
         source_lang, target_lang = await self._pair_of(owner, glossary_id, body)
         term, required = check_term(body.source, "source"), check_term(body.target, "target")
 

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from translate_server.errors import InvalidRequestError, PayloadTooLargeError
 from translate_server.translation.planning.glossary import (
     GlossaryIndex,
+    GlossaryIndexes,
     StoredTerms,
     applied_terms,
     entries_in,
@@ -126,3 +127,18 @@ def test_an_earlier_glossary_s_term_wins() -> None:
     first, second = GlossaryIndex({"cat": "Katze"}), GlossaryIndex({"cat": "Mieze", "dog": "Hund"})
     terms = StoredTerms([first, second])
     assert terms.entries_in("cat and dog") == {"cat": "Katze", "dog": "Hund"}
+
+
+def test_long_terms_sharing_their_start_are_told_apart() -> None:
+    start = "the quality assurance process of the release engineering team "  # > 48 chars
+    index = GlossaryIndex({start + "alpha": "A", start + "beta": "B", "beta": "C"})
+    assert index.entries_in(f"Read {start}beta today.") == {start + "beta": "B", "beta": "C"}
+
+
+def test_the_indexes_kept_are_bounded_by_their_entries() -> None:
+    indexes = GlossaryIndexes(max_entries=5)
+    for revision in range(3):
+        indexes.put(("g", revision), GlossaryIndex({f"t{i}": "x" for i in range(2)}))
+    assert indexes.get(("g", 0)) is None and indexes.get(("g", 2)) is not None
+    indexes.put(("big", 0), GlossaryIndex({f"t{i}": "x" for i in range(9)}))
+    assert indexes.get(("big", 0)) is not None and indexes.get(("g", 2)) is None  # one stays

@@ -1,6 +1,6 @@
 """DeepL API v3 glossaries (`/v3/glossaries`), as DeepL's client calls them: a glossary of
 dictionaries, one per language pair, renamed or merged into (PATCH), a dictionary replaced
-(PUT) or deleted; the same glossaries as v2's (glossary_store.py)."""
+(PUT) or deleted; the same glossaries as v2's and ours (glossaries/store.py)."""
 
 from __future__ import annotations
 

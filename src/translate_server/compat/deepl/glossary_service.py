@@ -1,7 +1,7 @@
 """DeepL's glossaries as its routes use them, per API key: v2's of one language pair and v3's of
-dictionaries (the same glossaries, in glossary_store.py), and the entries a translation or a
-document names (`resolve`, `entries_for`). Bodies come decoded; entries are parsed and
-languages checked here."""
+dictionaries (the same glossaries, in glossaries/store.py), and the glossaries a translation or
+a document names, checked as DeepL checks them (`resolve`, `check`); the translation service
+applies them by id. Bodies come decoded; entries are parsed and languages checked here."""
 
 from __future__ import annotations
 

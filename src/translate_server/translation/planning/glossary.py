@@ -84,10 +84,10 @@ def _is_word_char(char: str) -> bool:
     return char.isalnum() or char == "_"  # what `\w` matches
 
 
-def _contains(text: str, term: str) -> bool:
+def _contains(text: str, term: str, literal: re.Pattern[str] | None = None) -> bool:
     # Most terms do not occur at all, and most that occur do as whole words: both are found
     # by the literal scan.
-    literal = _literal(term)
+    literal = literal or _literal(term)
     found = literal.search(text)
     check_start, check_end = term[:1].isalnum(), term[-1:].isalnum()
     for _ in range(_CANDIDATES):
@@ -125,6 +125,12 @@ def _fold(text: str) -> str:
     return text.translate(_DOTTED_AND_DOTLESS).casefold()
 
 
+# The folded characters of a term the automaton holds: a text holding a term holds its start,
+# and every candidate is checked whole. Ten thousand terms of a thousand characters would
+# otherwise make ten million states.
+_INDEXED_CHARS = 48
+
+
 class GlossaryIndex:
     """A stored glossary's terms in an Aho-Corasick automaton over their folded forms:
     one pass over a text finds every term that may occur in it, whatever the glossary's size,
@@ -138,11 +144,14 @@ class GlossaryIndex:
         # Terms that fold alike share a key: each keeps its place in the glossary.
         folded: dict[str, list[tuple[int, str]]] = {}
         for position, term in enumerate(self.entries):
-            folded.setdefault(_fold(term), []).append((position, term))
+            folded.setdefault(_fold(term)[:_INDEXED_CHARS], []).append((position, term))
         for key, terms in folded.items():
             self._automaton.add_word(key, terms)
         if folded:
             self._automaton.make_automaton()
+        # The scans of the terms found in texts so far: a glossary of thousands of terms would
+        # push the shared cache's out, and each is compiled once for this revision.
+        self._literals: dict[str, re.Pattern[str]] = {}
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -159,8 +168,19 @@ class GlossaryIndex:
         return {
             term: self.entries[term]
             for _, term in sorted(candidates.items())
-            if _contains(text, term)
+            if _contains(text, term, self._literal(term))
         }
+
+    def _literal(self, term: str) -> re.Pattern[str]:
+        found = self._literals.get(term)
+        if found is None:
+            found = self._literals[term] = re.compile(re.escape(term), re.IGNORECASE)
+        return found
+
+
+def base_tag(tag: str) -> str:
+    """A stored glossary's dictionaries are kept per base language (`pt-BR` is `pt`)."""
+    return tag.split("-")[0].lower()
 
 
 class StoredTerms:
@@ -181,12 +201,14 @@ class StoredTerms:
 
 
 class GlossaryIndexes:
-    """The indexes built lately, each under its glossary's id, revision and pair: a change
-    to a glossary raises its revision, so no index made before it is used again."""
+    """The indexes used lately, each under its glossary's id, revision and pair: a change
+    to a glossary raises its revision, so no index made before it is used again. Bounded by
+    the entries they hold together (the least recently used go first)."""
 
-    def __init__(self, capacity: int = 32) -> None:
-        self.capacity = capacity
+    def __init__(self, max_entries: int = 200_000) -> None:
+        self.max_entries = max_entries
         self._indexes: OrderedDict[Hashable, GlossaryIndex] = OrderedDict()
+        self._entries = 0
 
     def get(self, key: Hashable) -> GlossaryIndex | None:
         found = self._indexes.get(key)
@@ -195,7 +217,9 @@ class GlossaryIndexes:
         return found
 
     def put(self, key: Hashable, index: GlossaryIndex) -> None:
+        replaced = self._indexes.pop(key, None)
+        self._entries += len(index) - (len(replaced) if replaced is not None else 0)
         self._indexes[key] = index
-        self._indexes.move_to_end(key)
-        while len(self._indexes) > self.capacity:
-            self._indexes.popitem(last=False)
+        while self._entries > self.max_entries and len(self._indexes) > 1:
+            _, evicted = self._indexes.popitem(last=False)
+            self._entries -= len(evicted)

@@ -21,6 +21,7 @@ from translate_server.text.languages import Language, requested_language
 from translate_server.translation.planning.cache import TranslationCache
 from translate_server.translation.planning.glossary import (
     StoredTerms,
+    base_tag,
     entries_in,
     validate_glossary,
 )
@@ -146,7 +147,7 @@ class Planner:
             if request.model is None:
                 adapter = self.models.route(language.tag, target.tag, request.domain)
             plan.models.append(self.models.name_of(adapter))
-            terms = stored.get(language.tag.split("-")[0].lower()) if stored else None
+            terms = stored.get(base_tag(language.tag)) if stored else None
             slots = [
                 keys.piece(plan, text, language, adapter, param, terms) for text in document.pieces
             ]

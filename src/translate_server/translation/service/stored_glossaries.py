@@ -16,17 +16,13 @@ from translate_server.translation.planning.glossary import (
     GlossaryIndex,
     GlossaryIndexes,
     StoredTerms,
+    base_tag,
 )
 from translate_server.translation.planning.plan import is_auto
 from translate_server.translation.planning.ports import GlossaryLookup
 from translate_server.translation.protocol import TranslateRequest
 
 MAX_GLOSSARY_IDS = 5
-
-
-def base_tag(tag: str) -> str:
-    """A glossary's dictionaries are kept per base language (`pt-BR` is `pt`)."""
-    return tag.split("-")[0].lower()
 
 
 class StoredGlossaries:
