@@ -9,7 +9,7 @@ from translate_server.services import SERVED_MODELS
 from translate_server.translation.guard.findings import TranslationMetrics
 from translate_server.translation.keys import TRANSLATION, TRANSLATION_AT
 from translate_server.translation.planning.cache import CacheMetrics
-from translate_server.translation.planning.ports import MEMORY_LOOKUP
+from translate_server.translation.planning.ports import GLOSSARY_LOOKUP, MEMORY_LOOKUP
 from translate_server.translation.routes import detect, languages, translate
 
 
@@ -17,6 +17,7 @@ async def _open(opening: Opening) -> None:
     # Imported here: the service pulls in the language registry and the detector.
     from translate_server.text.detection import LanguageDetection
     from translate_server.translation.planning.cache import TranslationCache
+    from translate_server.translation.planning.glossary import GlossaryIndexes
     from translate_server.translation.prompts.templates import PromptTemplates
     from translate_server.translation.service.translation_service import TranslationService
 
@@ -27,6 +28,7 @@ async def _open(opening: Opening) -> None:
     cache = TranslationCache(options.translation_cache_size, found.metrics.part(CacheMetrics))
     template = PromptTemplates.load(options.prompt_templates).for_model(found.engine.info.model)
     memories, models = found.get(MEMORY_LOOKUP), found[SERVED_MODELS]
+    glossaries, indexes = found.get(GLOSSARY_LOOKUP), GlossaryIndexes()
 
     def translation_at(admission: Admission, priority: int = 0) -> TranslationService:
         return TranslationService(
@@ -42,6 +44,8 @@ async def _open(opening: Opening) -> None:
             refuse_unsupported_targets=options.refuse_unsupported_targets,
             memories=memories,
             models=models,
+            glossaries=glossaries,
+            glossary_indexes=indexes,
         )
 
     found.provide(TRANSLATION, translation_at(found.admission))

@@ -93,6 +93,7 @@ async def _chunks(
             detected_source_lang=final.detected_source_lang,
             glossary_applied=final.glossary_applied,
             warnings=final.warnings,
+            memory_match=final.memory_match,
             usage=final.usage,
         )
     finally:
