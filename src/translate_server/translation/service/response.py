@@ -1,27 +1,36 @@
 """A /translate answer from its plan's results: texts reassembled, usage counted once per
-unique piece, the detection, the memory matches and the glossary terms applied."""
+unique piece, the detection, the memory matches, the glossary terms applied and each text's
+quality estimate (also noted in the request's record: the log line and the histogram)."""
 
 from __future__ import annotations
 
 from translate_server.observability.record import RequestRecord
 from translate_server.text.detection import Detection
+from translate_server.translation.estimate.model import QualityEstimator, TextEstimate
+from translate_server.translation.estimate.signals import unknown_signals
 from translate_server.translation.guard.checks import FailureKind
+from translate_server.translation.guard.findings import findings
 from translate_server.translation.planning.glossary import applied_terms
 from translate_server.translation.planning.plan import Plan, PlannedText, is_auto
 from translate_server.translation.protocol import (
     DetectedLanguage,
     MemoryMatch,
+    QualitySignals,
     TranslateResponse,
 )
 from translate_server.translation.service.outcome import lost_text, worst_finish_reason
 from translate_server.wire import Usage
 
 
-def build_response(plan: Plan, record: RequestRecord) -> TranslateResponse:
+def build_response(
+    plan: Plan, record: RequestRecord, estimator: QualityEstimator
+) -> TranslateResponse:
     """The answer, from the plan's results: texts reassembled, usage counted once per
-    unique piece, the detection, the glossary terms applied and the model (the base model or
-    the LoRA adapters) that translated."""
+    unique piece, the detection, the glossary terms applied, each text's quality estimate
+    and the model (the base model or the LoRA adapters) that translated."""
     translations, reasons, alternatives, warnings = [], [], [], []
+    estimates: list[TextEstimate] = []
+    signals: list[QualitySignals] = []
     applied: set[str] = set()
     for text in plan.texts:
         results = [plan.results[key] for key in text.slots]
@@ -45,6 +54,15 @@ def build_response(plan: Plan, record: RequestRecord) -> TranslateResponse:
             found.append(str(FailureKind.OMISSION))
         warnings.append(list(dict.fromkeys(found)))
         reasons.append(worst_finish_reason(r.finish_reason for r in results))
+        spans = [
+            span
+            for key, r in zip(text.slots, results, strict=True)
+            for span in r.signals or (unknown_signals(plan.pieces[key].text, r.text),)
+        ]
+        estimate = estimator.estimate(spans, warnings[-1], text.source.tag, plan.target.tag)
+        findings(record).estimated(estimate.estimate, estimate.needs_review)
+        estimates.append(estimate)
+        signals.append(QualitySignals(features=estimate.features, answers=spans))
         for key, result in zip(text.slots, results, strict=True):
             piece = plan.pieces[key]
             applied.update(applied_terms(piece.text, result.text, piece.glossary))
@@ -74,6 +92,9 @@ def build_response(plan: Plan, record: RequestRecord) -> TranslateResponse:
             source_lang="auto" if detected else plan.texts[0].source.tag,
             detected_source_langs=detections if detected else None,
             warnings=warnings if any(warnings) else None,
+            quality_estimate=[e.estimate for e in estimates],
+            needs_review=[e.needs_review for e in estimates],
+            quality_signals=signals if plan.request.quality_signals else None,
             memory_matches=matches,
             **common,
         )
@@ -83,6 +104,9 @@ def build_response(plan: Plan, record: RequestRecord) -> TranslateResponse:
         source_lang=plan.texts[0].source.tag,
         detected_source_lang=detections[0],
         warnings=warnings[0] or None,
+        quality_estimate=estimates[0].estimate,
+        needs_review=estimates[0].needs_review,
+        quality_signals=signals[0] if plan.request.quality_signals else None,
         memory_match=matches[0] if matches else None,
         **common,
     )

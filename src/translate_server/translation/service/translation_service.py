@@ -22,6 +22,7 @@ from translate_server.text.detection import (
     LanguageDetection,
     detectable_languages,
 )
+from translate_server.translation.estimate.model import estimator_for
 from translate_server.translation.guard.findings import findings
 from translate_server.translation.guard.quality_guard import Guard
 from translate_server.translation.planning.cache import TranslationCache
@@ -98,6 +99,8 @@ class TranslationService:
             if quality_guard
             else None
         )
+        # The estimate's model is the served model's family's (its log probabilities' scale).
+        self.estimator = estimator_for(generation.engine.info.model)
         self.pieces = PieceTranslator(
             generation,
             admission,
@@ -106,6 +109,7 @@ class TranslationService:
             template=template,
             priority=priority,
             guard=guard,
+            estimator=self.estimator,
         )
         self.streams = TranslationStream(self.pieces, admission)
 
@@ -234,7 +238,7 @@ class TranslationService:
             raise nothing_translated()  # nothing was translated: nothing to keep
 
     def respond(self, plan: Plan, record: RequestRecord) -> TranslateResponse:
-        return build_response(plan, record)
+        return build_response(plan, record, self.estimator)
 
     # -- /detect and /languages ------------------------------------------------------------
     def detect(self, request: DetectRequest) -> DetectResponse:
