@@ -27,18 +27,25 @@ CREATE TABLE IF NOT EXISTS jobs (
     started_at REAL,
     finished_at REAL,
     error TEXT,
-    result_path TEXT
+    result_path TEXT,
+    needs_review INTEGER,
+    review TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status);
 CREATE TABLE IF NOT EXISTS translations (
     job_id TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
     idx INTEGER NOT NULL,
     text TEXT NOT NULL,
+    estimate REAL,
+    needs_review INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (job_id, idx)
 );
 """
-# Columns added after the table was first made: a database made before them gains them.
-_ADDED_COLUMNS = {"billed_to": "TEXT"}
+# Columns added after a table was first made: a database made before them gains them.
+_ADDED_COLUMNS = {
+    "jobs": {"billed_to": "TEXT", "needs_review": "INTEGER", "review": "TEXT"},
+    "translations": {"estimate": "REAL", "needs_review": "INTEGER NOT NULL DEFAULT 0"},
+}
 
 
 def open_database(path: Path) -> sqlite3.Connection:
@@ -48,8 +55,9 @@ def open_database(path: Path) -> sqlite3.Connection:
     db.execute("PRAGMA synchronous=NORMAL")  # durable at each checkpoint; fast commits
     db.execute("PRAGMA foreign_keys=ON")
     db.executescript(_SCHEMA)
-    present = {row[1] for row in db.execute("PRAGMA table_info(jobs)")}
-    for name, kind in _ADDED_COLUMNS.items():
-        if name not in present:
-            db.execute(f"ALTER TABLE jobs ADD COLUMN {name} {kind}")
+    for table, columns in _ADDED_COLUMNS.items():
+        present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        for name, kind in columns.items():
+            if name not in present:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
     return db

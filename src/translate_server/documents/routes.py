@@ -28,6 +28,7 @@ from translate_server.translation.prompts.instructions import (
     refuse_on_base_model,
     validate_instructions,
 )
+from translate_server.translation.protocol import MAX_CANDIDATES
 from translate_server.wire import ErrorResponse
 
 if TYPE_CHECKING:
@@ -153,8 +154,10 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
     "detected), `formality` (default, formal, informal), `glossary` (a JSON object of "
     "required term translations), `retranslate` (catalogs: translate entries that already "
     "have a translation), `memory` and `memory_threshold` (a translation memory, as on "
-    "/translate), `instructions` (repeated; as on /translate). Answers the job's id and key "
-    "and where to follow it.",
+    "/translate), `instructions` (repeated; as on /translate), `candidates` and `min_quality` "
+    "(as on /translate). Answers the job's id and key and where to follow it; once done, its "
+    "status lists the segments whose translation needs review (catalogs mark them in the "
+    "file too: PO `#, fuzzy`, XLIFF's review states).",
     tags=["documents"],
     responses=_ERRORS,
     operation_class=form_body(
@@ -185,6 +188,16 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
                 "An instruction to the model, as on /translate (repeat the field for more; at "
                 "most 10 of 300 characters; an instruction-tuned model only).",
             ),
+            FormField(
+                "candidates",
+                "Answers written per segment's piece, the best estimated kept (1 to 4; as on "
+                "/translate).",
+            ),
+            FormField(
+                "min_quality",
+                "The least quality estimate wanted, 0 to 1: a piece under it is translated "
+                "again (as on /translate).",
+            ),
         )
     ),
 )
@@ -211,6 +224,8 @@ async def submit_document(request: Request[Any, Any, Any]) -> Response[DocumentS
         file_memory=fields.get("file_memory", "").lower() not in ("0", "false", "no", "off"),
         neighbours=fields.get("neighbours", "").lower() in ("1", "true", "yes", "on"),
         instructions=instructions,
+        candidates=_number(fields.get("candidates"), "candidates", int, 1, MAX_CANDIDATES) or 1,
+        min_quality=_number(fields.get("min_quality"), "min_quality", float, 0.0, 1.0),
         **msgspec.structs.asdict(memory),
     )
     source = fields.get("source_lang")
@@ -248,6 +263,21 @@ def _instructions(request: Request[Any, Any, Any], given: list[str] | None) -> t
             translation.model_name, translation.planner.follows_instructions, "instructions"
         )
     return instructions
+
+
+def _number(
+    raw: str | None, param: str, kind: type[int] | type[float], low: float, high: float
+) -> Any:
+    """A form field's number within [low, high]; None where the field is absent."""
+    if raw is None or not raw.strip():
+        return None
+    try:
+        value = kind(raw)
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise InvalidRequestError(f"`{param}` is a number from {low:g} to {high:g}.", param=param)
+    return value
 
 
 def _glossary(raw: str | None) -> dict[str, str] | None:

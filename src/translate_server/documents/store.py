@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from translate_server.documents.job import UNFINISHED, Job
+from translate_server.documents.job import UNFINISHED, Job, ReviewItem, SegmentTranslation
 from translate_server.documents.job_database import open_database
 from translate_server.documents.job_files import JobFiles
 from translate_server.documents.job_keys import authorized, new_key, not_found
@@ -184,15 +184,21 @@ class JobStore:
         )
         return self._get(job_id)
 
-    async def save_translations(self, job_id: str, translations: Mapping[int, str]) -> Job:
+    async def save_translations(
+        self, job_id: str, translations: Mapping[int, SegmentTranslation]
+    ) -> Job:
         """Record a batch of translated segments and the job's progress, in one transaction."""
         return await self._call(self._save_translations, job_id, dict(translations))
 
-    def _save_translations(self, job_id: str, translations: dict[int, str]) -> Job:
+    def _save_translations(self, job_id: str, translations: dict[int, SegmentTranslation]) -> Job:
         with self._transaction():
             self.db.executemany(
-                "INSERT OR REPLACE INTO translations (job_id, idx, text) VALUES (?, ?, ?)",
-                [(job_id, index, text) for index, text in translations.items()],
+                "INSERT OR REPLACE INTO translations (job_id, idx, text, estimate, needs_review) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [
+                    (job_id, index, found.text, found.estimate, found.needs_review)
+                    for index, found in translations.items()
+                ],
             )
             self.db.execute(
                 "UPDATE jobs SET segments_done = (SELECT COUNT(*) FROM translations "
@@ -201,27 +207,45 @@ class JobStore:
             )
         return self._get(job_id)
 
-    async def translations(self, job_id: str) -> dict[int, str]:
+    async def translations(self, job_id: str) -> dict[int, SegmentTranslation]:
         return await self._call(self._translations, job_id)
 
-    def _translations(self, job_id: str) -> dict[int, str]:
+    def _translations(self, job_id: str) -> dict[int, SegmentTranslation]:
         rows = self.db.execute(
-            "SELECT idx, text FROM translations WHERE job_id = ?", (job_id,)
+            "SELECT idx, text, estimate, needs_review FROM translations WHERE job_id = ?",
+            (job_id,),
         ).fetchall()
-        return dict(rows)
+        return {
+            index: SegmentTranslation(text, estimate, bool(needs))
+            for index, text, estimate, needs in rows
+        }
 
-    async def finish(self, job_id: str, result: bytes) -> Job:
-        return await self._call(self._finish, job_id, result)
+    async def finish(
+        self, job_id: str, result: bytes, review: Sequence[ReviewItem] = (), needs_review: int = 0
+    ) -> Job:
+        """The job done: its result written, and the report of the segments to review (the
+        first `REVIEW_ITEMS` of the `needs_review` there are)."""
+        return await self._call(self._finish, job_id, result, list(review), needs_review)
 
-    def _finish(self, job_id: str, result: bytes) -> Job:
+    def _finish(
+        self, job_id: str, result: bytes, review: list[ReviewItem], needs_review: int
+    ) -> Job:
         path = self._files.write_result(job_id, result)
         now = self.clock()
         with self._transaction():
             self.db.execute("DELETE FROM translations WHERE job_id = ?", (job_id,))
             self.db.execute(
                 "UPDATE jobs SET status = 'done', segments_done = segments_total, "
-                "result_path = ?, finished_at = ?, updated_at = ? WHERE id = ?",
-                (str(path), now, now, job_id),
+                "result_path = ?, finished_at = ?, updated_at = ?, needs_review = ?, "
+                "review = ? WHERE id = ?",
+                (
+                    str(path),
+                    now,
+                    now,
+                    needs_review,
+                    msgspec.json.encode(review).decode(),
+                    job_id,
+                ),
             )
         return self._get(job_id)
 
@@ -275,4 +299,6 @@ class JobStore:
 def _job(row: Sequence[Any]) -> Job:
     values = dict(zip(_COLUMNS, row, strict=True))
     values["options"] = msgspec.json.decode(values["options"])
+    if values["review"] is not None:
+        values["review"] = msgspec.json.decode(values["review"], type=list[ReviewItem])
     return Job(**values)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from translate_server.documents.job import DocumentOptions, Job
+from translate_server.documents.job import DocumentOptions, Job, SegmentTranslation
 from translate_server.documents.limits import RunnerLimits
 from translate_server.documents.runner import DocumentJobs
 from translate_server.documents.store import JobStore
@@ -45,7 +45,7 @@ class Translator:
 
     async def __call__(
         self, texts: list[str], source: str | None, target: str, options: DocumentOptions
-    ) -> list[str]:
+    ) -> list[SegmentTranslation]:
         self.in_flight += 1
         self.most_in_flight = max(self.most_in_flight, self.in_flight)
         try:
@@ -58,7 +58,13 @@ class Translator:
                 raise self.failures.pop(0)
             self.batches.append(list(texts))
             self.calls.append((source, target, options))
-            return [text.upper() for text in texts]
+            # Estimated low where the text says so ("5." and "9."): those need review.
+            return [
+                SegmentTranslation(text.upper(), 0.2, True)
+                if text.endswith(("5.", "9."))
+                else SegmentTranslation(text.upper(), 0.9, False)
+                for text in texts
+            ]
         finally:
             self.in_flight -= 1
 
@@ -327,6 +333,30 @@ async def test_documents_over_the_limits_are_refused(store: JobStore) -> None:
     await jobs.close()
 
 
+async def test_a_done_job_reports_the_segments_to_review(store: JobStore) -> None:
+    jobs = DocumentJobs(store, Translator(), LIMITS)
+    job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE")
+    done = (await _finished(jobs, job, key))[-1]
+    assert done.needs_review == 2
+    assert [(item.segment, item.estimate) for item in done.review or []] == [(4, 0.2), (8, 0.2)]
+    assert done.review is not None and done.review[0].source == "Sentence number 5."
+    assert done.review[0].translation == "SENTENCE NUMBER 5."
+    assert (await store.get(job.id)) == done  # kept with the job
+    await jobs.close()
+
+
+async def test_a_resumed_job_reports_what_its_first_run_flagged(tmp_path: Path) -> None:
+    job_id, key = await _killed_midway(tmp_path)  # every segment of its first run flagged
+    store = await JobStore.open(tmp_path, retention_seconds=3600)
+    jobs = DocumentJobs(store, Translator(), LIMITS)
+    await jobs.start()
+    done = (await _finished(jobs, await store.get(job_id), key))[-1]
+    # The first run's six segments, flagged, then "Sentence number 9." of the second run.
+    assert [item.segment for item in done.review or []] == [0, 1, 2, 3, 4, 5, 8]
+    await jobs.close()
+    await store.close()
+
+
 async def test_unsupported_files_are_refused_before_a_job_exists(store: JobStore) -> None:
     jobs = DocumentJobs(store, Translator(), LIMITS)
     with pytest.raises(UnsupportedDocumentFormatError):
@@ -337,6 +367,7 @@ async def test_unsupported_files_are_refused_before_a_job_exists(store: JobStore
 _CHILD = """
 import asyncio, sys
 from translate_server.documents.limits import RunnerLimits
+from translate_server.documents.job import SegmentTranslation
 from translate_server.documents.runner import DocumentJobs
 from translate_server.documents.store import JobStore
 
@@ -344,7 +375,7 @@ async def translate(texts, source, target, options):
     if translate.calls >= 2:
         await asyncio.Event().wait()
     translate.calls += 1
-    return [text.upper() for text in texts]
+    return [SegmentTranslation(text.upper(), 0.2, True) for text in texts]
 translate.calls = 0
 
 async def main():
@@ -359,6 +390,23 @@ asyncio.run(main())
 
 
 async def test_a_job_resumes_after_its_process_is_killed(tmp_path: Path) -> None:
+    job_id, key = await _killed_midway(tmp_path)
+    store = await JobStore.open(tmp_path, retention_seconds=3600)
+    translator = Translator()
+    jobs = DocumentJobs(store, translator, LIMITS)
+    assert await jobs.start() == [job_id]
+    job = await store.get(job_id)
+    assert (await _finished(jobs, job, key))[-1].status == "done"
+    assert sum(len(batch) for batch in translator.batches) == 6
+    assert (await jobs.result(job_id, key))[1] == SRT.replace(
+        b"Sentence number", b"SENTENCE NUMBER"
+    )
+    await jobs.close()
+    await store.close()
+
+
+async def _killed_midway(tmp_path: Path) -> tuple[str, str]:
+    """A job of SRT's twelve cues whose process was killed once six were translated."""
     child = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",
@@ -377,15 +425,5 @@ async def test_a_job_resumes_after_its_process_is_killed(tmp_path: Path) -> None
             await asyncio.sleep(0.01)
     child.kill()  # no clean shutdown: SIGKILL mid-job
     await child.wait()
-
-    translator = Translator()
-    jobs = DocumentJobs(store, translator, LIMITS)
-    assert await jobs.start() == [job_id]
-    job = await store.get(job_id)
-    assert (await _finished(jobs, job, key))[-1].status == "done"
-    assert sum(len(batch) for batch in translator.batches) == 6
-    assert (await jobs.result(job_id, key))[1] == SRT.replace(
-        b"Sentence number", b"SENTENCE NUMBER"
-    )
-    await jobs.close()
     await store.close()
+    return job_id, key

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from translate_server.documents.job import ReviewItem, SegmentTranslation
 from translate_server.documents.store import JobStore
 from translate_server.errors import DocumentNotFoundError
 
@@ -34,7 +35,9 @@ async def test_a_job_survives_a_restart_with_its_progress(tmp_path: Path) -> Non
     store = await JobStore.open(tmp_path, retention_seconds=60)
     job_id, key = await _create(store)
     await store.start(job_id)
-    await store.save_translations(job_id, {0: "Hallo", 2: "Welt"})
+    await store.save_translations(
+        job_id, {0: SegmentTranslation("Hallo", 0.9), 2: SegmentTranslation("Welt", 0.2, True)}
+    )
     await store.close()
 
     reopened = await JobStore.open(tmp_path, retention_seconds=60)
@@ -51,7 +54,10 @@ async def test_a_job_survives_a_restart_with_its_progress(tmp_path: Path) -> Non
         "DE",
         {"formality": "less"},
     )
-    assert await reopened.translations(job_id) == {0: "Hallo", 2: "Welt"}
+    assert await reopened.translations(job_id) == {
+        0: SegmentTranslation("Hallo", 0.9),
+        2: SegmentTranslation("Welt", 0.2, True),
+    }
     assert await reopened.read_source(job) == b"1\n00:00:01,000 --> 00:00:02,000\nHi\n"
     assert (await reopened.authorize(job_id, key)).id == job_id
     await reopened.close()
@@ -118,13 +124,13 @@ async def test_seconds_remaining_follows_the_pace(tmp_path: Path) -> None:
     job = await store.start(job_id)
     assert job.seconds_remaining(clock.now) is None
     clock.now += 10
-    job = await store.save_translations(job_id, {0: "a"})
+    job = await store.save_translations(job_id, {0: SegmentTranslation("a")})
     assert job.seconds_remaining(clock.now) == pytest.approx(20.0)
     clock.now += 3600  # a restart after an hour down: the new run's pace alone counts
     job = await store.start(job_id)
     assert job.seconds_remaining(clock.now) is None
     clock.now += 5
-    job = await store.save_translations(job_id, {1: "b"})
+    job = await store.save_translations(job_id, {1: SegmentTranslation("b")})
     assert job.seconds_remaining(clock.now) == pytest.approx(5.0)
     await store.close()
 
@@ -154,4 +160,30 @@ async def test_a_database_made_before_billing_gains_its_column(tmp_path: Path) -
         data=b"Hi\n", format="txt", target_lang="DE", billed_to="digest-a"
     )
     assert (await reopened.get(job.id)).billed_to == "digest-a"
+    await reopened.close()
+
+
+async def test_a_database_made_before_estimates_gains_their_columns(tmp_path: Path) -> None:
+    import sqlite3
+
+    store = await JobStore.open(tmp_path, retention_seconds=60)
+    old_id, _ = await _create(store)
+    await store.start(old_id)
+    await store.save_translations(old_id, {0: SegmentTranslation("Hallo")})
+    await store.close()
+    with sqlite3.connect(tmp_path / "jobs.sqlite3") as db:  # as an older release left it
+        for table, column in (
+            ("jobs", "needs_review"),
+            ("jobs", "review"),
+            ("translations", "estimate"),
+            ("translations", "needs_review"),
+        ):
+            db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    reopened = await JobStore.open(tmp_path, retention_seconds=60)
+    # A translation recorded before estimates: none known, nothing flagged.
+    assert await reopened.translations(old_id) == {0: SegmentTranslation("Hallo")}
+    await reopened.save_translations(old_id, {1: SegmentTranslation("Welt", 0.1, True)})
+    review = [ReviewItem(segment=1, estimate=0.1, source="World", translation="Welt")]
+    done = await reopened.finish(old_id, b"result", review, 1)
+    assert (done.needs_review, done.review) == (1, review)
     await reopened.close()
