@@ -9,20 +9,58 @@ import asyncio
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
 from translate_server.quality import paragraphs
 from translate_server.quality.client import APIS, Answer, translate_all
 from translate_server.quality.datasets import DEFAULT_PAIRS, TestSet, available, load_sets
+from translate_server.quality.estimate_report import (
+    AnswerScore,
+    answer_scores,
+    candidates_table,
+    estimate_section,
+)
 from translate_server.quality.memory_bench import add_memory_arguments, check_memory_args
+from translate_server.translation.protocol import MAX_CANDIDATES
 
 SETS = ("short", "paragraph", "document")
 
 
 def _list(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _counts_list(text: str) -> list[int]:
+    try:
+        return [int(part) for part in _list(text)]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"a list of numbers: {text!r}") from exc
+
+
+class Run(NamedTuple):
+    """One pass of the sets through one API: its label in the tables, the API and the fields
+    added to its /translate bodies."""
+
+    label: str
+    api: str
+    options: dict[str, Any]
+
+
+def planned_runs(args: argparse.Namespace) -> list[Run]:
+    """Each API once; /translate once per `--candidates` value."""
+    runs = []
+    signals = {"quality_signals": True} if args.quality_signals else {}
+    for api in args.api:
+        if api != "translate":
+            runs.append(Run(api, api, dict(signals) if api == "memory" else {}))
+            continue
+        for count in args.candidates:
+            label = api if count == 1 else f"{api} c={count}"
+            extra = {"candidates": count} if count != 1 else {}
+            runs.append(Run(label, api, signals | extra))
+    return runs
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -90,6 +128,19 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="where quality.json, quality.png and answers.jsonl go",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--candidates",
+        type=_counts_list,
+        default=[1],
+        help="/translate's `candidates`, comma-separated: one /translate run per value, "
+        "chrF and time side by side (default 1)",
+    )
+    parser.add_argument(
+        "--quality-signals",
+        action="store_true",
+        help="ask /translate for what each quality estimate was computed from, and keep it "
+        "in answers.jsonl (the input of `python -m translate_server.quality.estimate_fit`)",
+    )
     add_memory_arguments(parser)
     parser.set_defaults(handler=cmd_quality)
 
@@ -104,6 +155,8 @@ def _check_args(args: argparse.Namespace) -> None:
         raise SystemExit(f"--sets takes {', '.join(SETS)}; got {', '.join(args.sets) or 'nothing'}")
     if min(args.segments, args.paragraphs, args.documents, args.concurrency) < 1:
         raise SystemExit("--segments, --paragraphs, --documents and --concurrency must be positive")
+    if not args.candidates or not all(1 <= count <= MAX_CANDIDATES for count in args.candidates):
+        raise SystemExit(f"--candidates takes numbers from 1 to {MAX_CANDIDATES}")
 
 
 def load_all(args: argparse.Namespace) -> list[TestSet]:
@@ -130,21 +183,22 @@ async def _translate(
     bar: Any,
     memories: dict[tuple[str, str], str] | None = None,
 ) -> tuple[dict[str, list[list[Answer]]], dict[tuple[str, str], float]]:
-    """Every set through every API, one API after the other and, within an API, one set
-    (all its pairs) after the other; answers per API and set, and each (API, set)'s wall
+    """Every set through every run, one run after the other and, within a run, one set
+    (all its pairs) after the other; answers per run and set, and each (run, set)'s wall
     time."""
-    answers: dict[str, list[list[Answer]]] = {api: [] for api in args.api}
+    runs = planned_runs(args)
+    answers: dict[str, list[list[Answer]]] = {run.label: [] for run in runs}
     wall_s: dict[tuple[str, str], float] = {}
     names = list(dict.fromkeys(test_set.name for test_set in sets))
-    for api in args.api:
+    for run in runs:
         for name in names:
             mine = [test_set for test_set in sets if test_set.name == name]
             segments = [segment for test_set in mine for segment in test_set.segments]
-            bar.set_postfix(api=api, set=name, refresh=False)
+            bar.set_postfix(api=run.label, set=name, refresh=False)
             clock = time.perf_counter()
             got = await translate_all(
                 args.base_url,
-                api,
+                run.api,
                 segments,
                 model=model,
                 concurrency=args.concurrency,
@@ -153,11 +207,12 @@ async def _translate(
                 on_answer=lambda _: bar.update(1),
                 memories=memories,
                 memory_threshold=getattr(args, "memory_threshold", None),
+                translate_options=run.options,
             )
-            wall_s[(api, name)] = time.perf_counter() - clock
+            wall_s[(run.label, name)] = time.perf_counter() - clock
             start = 0
             for test_set in mine:
-                answers[api].append(got[start : start + len(test_set.segments)])
+                answers[run.label].append(got[start : start + len(test_set.segments)])
                 start += len(test_set.segments)
     return answers, wall_s
 
@@ -186,7 +241,8 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
 
         memories, memory_sizes = asyncio.run(make_memories(args.base_url, sets))
     started, clock = time.time(), time.perf_counter()
-    total = len(args.api) * sum(len(s.segments) for s in sets)
+    labels = [run.label for run in planned_runs(args)]
+    total = len(labels) * sum(len(s.segments) for s in sets)
     with tqdm(
         total=total, desc="translating", unit="seg", file=sys.stderr, disable=args.no_progress
     ) as bar:
@@ -196,11 +252,13 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
 
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    scores = _score(args, sets, answers, out / "answers.jsonl")
+    scores, estimated = _score(args, sets, answers, out / "answers.jsonl")
     means = mean_scores(scores, set_wall_s)
     run = {
         "base_url": args.base_url,
         "apis": args.api,
+        "runs": labels,
+        "candidates": args.candidates,
         "model": model,
         "sets": names,
         "pairs": list(dict.fromkeys(s.pair for s in sets)),
@@ -229,6 +287,17 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
         for s in sets
     ]
     document = build_document(run | {"available": _available(names)}, set_info, scores, means)
+    document["estimate"], estimate_table = estimate_section(estimated)
+    translate_labels = [label for label in labels if label.startswith("translate")]
+    candidates = None
+    if len(translate_labels) > 1:
+        candidates = candidates_table(means, set_wall_s, translate_labels)
+        document["candidates"] = [
+            {"run": label, "set": name, "wall_s": round(set_wall_s[(label, name)], 1)}
+            | {"chrf": next(m.chrf for m in means if m.api == label and m.set == name)}
+            for label in translate_labels
+            for name in names
+        ]
     memory_table = None
     if memories is not None:
         from translate_server.quality.memory_bench import memory_section
@@ -242,6 +311,12 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
         title=f"{model or args.base_url}: {', '.join(_counts(args, names))} per pair",
     )
     print(format_table(scores, means))
+    if document["estimate"]:
+        print()
+        print(estimate_table)
+    if candidates is not None:
+        print()
+        print(candidates)
     if memory_table is not None:
         print()
         print(memory_table)
@@ -257,8 +332,9 @@ def _score(
     sets: list[TestSet],
     answers: dict[str, list[list[Answer]]],
     log_path: Path,
-) -> list[Any]:
-    """Every answer judged and scored per API, set and pair; each written to `log_path`."""
+) -> tuple[list[Any], dict[tuple[str, str, str], list[AnswerScore]]]:
+    """Every answer judged and scored per run, set and pair; each written to `log_path`.
+    Beside the scores, each answer as the quality estimate's report reads it."""
     from translate_server.quality.faithfulness import prompt_examples
     from translate_server.quality.scoring import judge_answers, score_pair
     from translate_server.text.detection import LanguageDetection
@@ -266,10 +342,14 @@ def _score(
 
     judge = LanguageJudge(LanguageDetection(args.detector_accuracy), args.detector_accuracy)
     scores = []
+    estimated: dict[tuple[str, str, str], list[AnswerScore]] = {}
     with log_path.open("wb") as log:
-        for api in args.api:
+        for api in answers:
             for test_set, got in zip(sets, answers[api], strict=True):
                 verdicts = judge_answers(test_set.segments, got, judge)
+                read = answer_scores(test_set, got, verdicts)
+                estimated[(api, test_set.name, test_set.pair)] = read
+                by_segment = iter(read)
                 scores.append(
                     score_pair(
                         api,
@@ -282,6 +362,7 @@ def _score(
                     )
                 )
                 for segment, answer, verdict in zip(test_set.segments, got, verdicts, strict=True):
+                    judged = next(by_segment) if answer.error is None else None
                     record = {
                         "api": api,
                         "set": test_set.name,
@@ -296,9 +377,15 @@ def _score(
                         "failures": list(verdict.failures),
                         "lost_placeholders": list(verdict.lost_placeholders),
                         "detected_language": verdict.detected_language,
+                        "sentence_chrf": None if judged is None else round(judged.chrf, 2),
+                        "bad": None if judged is None else judged.bad,
+                        "quality_estimate": answer.quality_estimate,
+                        "needs_review": answer.needs_review,
                     }
+                    if answer.quality_signals is not None:
+                        record["quality_signals"] = answer.quality_signals
                     log.write(msgspec.json.encode(record) + b"\n")
-    return scores
+    return scores, estimated
 
 
 def _available(names: list[str]) -> dict[str, Any]:
