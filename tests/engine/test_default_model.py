@@ -175,3 +175,41 @@ def test_a_paragraph_comes_back_with_every_sentence(server):
     assert 0.7 < len(answer["translation"]) / len(paragraph) < 1.8
     assert answer["finish_reason"] == "stop"
     assert "omission" not in (answer.get("warnings") or [])
+
+
+def test_an_echoed_answer_is_estimated_below_a_good_one(server):
+    # A German sentence sent as English into German: the model sends it back (an echo).
+    texts = ["Where is the train station?", "Guten Morgen, wie geht es Ihnen heute?"]
+    answer = translate(
+        server,
+        {"text": texts, "source_lang": "en", "target_lang": "de", "quality_signals": True},
+    )
+    print(f"\n{answer['translations']!r} {answer['quality_estimate']!r}")
+    good, echoed = answer["quality_estimate"]
+    assert "echo" in answer["warnings"][1]
+    assert echoed < good
+    assert answer["needs_review"] == [False, True]
+    # The estimate read the engine's own log probabilities of the answer's tokens.
+    for signals in answer["quality_signals"]:
+        assert signals["features"]["mean_logprob"] < 0
+        assert all(found["tokens"] > 0 for found in signals["answers"])
+
+
+def test_a_stream_ends_with_the_same_estimate(server):
+    # Budgets of their own (never reached), so that neither answer comes from the other's
+    # cached one: the stream sums its tokens' log probabilities as they arrive.
+    body = {"text": "Please enter your password.", "source_lang": "en", "target_lang": "fr"}
+    whole = translate(server, {**body, "max_tokens": 61})
+    with httpx.stream(
+        "POST",
+        f"{server.base_url}/translate",
+        json={**body, "stream": True, "max_tokens": 60},
+        timeout=300,
+    ) as response:
+        events = [
+            json.loads(line[len("data: ") :])
+            for line in response.iter_lines()
+            if line.startswith("data: {")
+        ]
+    assert events[-1]["quality_estimate"] == pytest.approx(whole["quality_estimate"], abs=1e-3)
+    assert events[-1]["needs_review"] == whole["needs_review"]
