@@ -58,6 +58,7 @@ async def open_services(
     from translate_server.adapters.catalog import open_adapters, read_configured
     from translate_server.compat.deepl.accounts import DeepLAccounts
     from translate_server.text.detection import LanguageDetection
+    from translate_server.translation.estimate.model import QualityModels
     from translate_server.translation.planning.cache import TranslationCache
     from translate_server.translation.prompts.templates import PromptTemplates
     from translate_server.translation.service.translation_service import TranslationService
@@ -75,6 +76,7 @@ async def open_services(
     _start_task(resources, detection.warm())
     cache = TranslationCache(options.translation_cache_size, metrics_.registry)
     template = PromptTemplates.load(options.prompt_templates).for_model(engine.info.model)
+    estimator = QualityModels.load(options.quality_estimate_models).for_model(engine.info.model)
 
     memories = await _open_memories(resources, settings) if owns_stores else None
 
@@ -87,6 +89,7 @@ async def open_services(
             detection=detection,
             cache=cache,
             template=template,
+            estimator=estimator,
             priority=priority,
             quality_guard=options.quality_guard,
             refuse_unsupported_targets=options.refuse_unsupported_targets,

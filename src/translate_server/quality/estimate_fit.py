@@ -13,10 +13,13 @@ The calibration pairs are kept apart from the pairs `bench quality` reports the 
 over every feature, and the `default` one for models never calibrated, without the log
 probabilities (whose scale is each model's own).
 
-The model is a logistic regression (L2-penalized, Newton's method; numpy) of "good" (sentence
-chrF at least 30 and no failure the benchmark's checks find) on standardized features.
-Its `threshold` is the lowest estimate under which `needs_review` catches `TARGET_RECALL` of
-the calibration's bad answers (those already warned about count as caught).
+The model is a fractional logistic regression (L2-penalized, Newton's method; numpy) of each
+answer's sentence chrF / 100 (0 for an answer with a failure the benchmark's checks find) on
+standardized features: the estimate reads as the chrF the answer is likely to score, which
+ranked answers better than a yes/no "good" target did (docs/quality.md). Its `threshold` is
+the lowest estimate under which `needs_review` catches `TARGET_RECALL` of the calibration's
+bad answers (sentence chrF under 30 or a failure; those already warned about count as
+caught).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from pathlib import Path
 import msgspec
 import numpy as np
 
-from translate_server.quality.estimate_metrics import review_score
+from translate_server.quality.estimate_metrics import BAD_CHRF, review_score
 from translate_server.translation.estimate.model import (
     DEFAULT_FAMILY,
     FeatureWeight,
@@ -41,14 +44,7 @@ from translate_server.translation.estimate.model import (
 
 # The features each model reads, chosen on the calibration answers (docs/quality.md): few,
 # so that it carries over to pairs and texts it was not fitted on.
-FAMILY_FEATURES = (
-    "mean_logprob",
-    "min_logprob",
-    "length_deviation",
-    "warned",
-    "source_similarity",
-    "language_doubt",
-)
+FAMILY_FEATURES = ("mean_logprob", "length_deviation", "warned", "source_similarity")
 PORTABLE_FEATURES = ("length_deviation", "warned", "source_similarity", "language_doubt")
 TARGET_RECALL = 0.85
 L2 = 1.0
@@ -90,11 +86,18 @@ def read_rows(path: Path) -> list[Row]:
 
 
 def design(rows: Sequence[Row], features: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """The feature matrix (unknown values left as NaN) and the labels (1: good)."""
+    """The feature matrix (unknown values left as NaN) and the targets: each answer's sentence
+    chrF / 100, and 0 for one that fails the benchmark's checks (an echo is no translation,
+    however many characters it shares with the reference)."""
     x = np.array(
         [[_value(row.features.get(name)) for name in features] for row in rows], dtype=float
     )
-    return x, np.array([0.0 if row.bad else 1.0 for row in rows])
+    return x, np.array([target(row) for row in rows])
+
+
+def target(row: Row) -> float:
+    failed = row.bad and row.chrf >= BAD_CHRF
+    return 0.0 if failed else min(1.0, row.chrf / 100.0)
 
 
 def _value(found: float | None) -> float:
@@ -125,7 +128,21 @@ def fit(
             for i, name in enumerate(features)
         },
     )
+    model = calibrate(model, rows, weights)
     return msgspec.structs.replace(model, threshold=choose_threshold(model, rows))
+
+
+def calibrate(
+    model: QualityModel, rows: Sequence[Row], weights: np.ndarray | None = None
+) -> QualityModel:
+    """`slope` and `offset` making the estimate the probability of a good answer: a
+    logistic regression of "not bad" on the model's rank (monotone: the order is kept)."""
+    z = np.array([[model.rank(row.features)] for row in rows])
+    good = np.array([0.0 if row.bad else 1.0 for row in rows])
+    offset, slope = logistic(z, good, np.ones(len(rows)) if weights is None else weights, l2=0.0)
+    return msgspec.structs.replace(
+        model, slope=round(float(slope), 4), offset=round(float(offset), 4)
+    )
 
 
 def logistic(x: np.ndarray, y: np.ndarray, weights: np.ndarray, l2: float = L2) -> np.ndarray:
@@ -215,6 +232,8 @@ def coefficients_toml(models: dict[str, QualityModel]) -> str:
             out.append("match = [" + ", ".join(_string(m) for m in model.match) + "]")
         out.append(f"fitted_on = {_string(model.fitted_on)}")
         out.append(f"intercept = {model.intercept}")
+        out.append(f"slope = {model.slope}")
+        out.append(f"offset = {model.offset}")
         out.append(f"threshold = {model.threshold}")
         for feature, weight in model.features.items():
             out.append(f"\n[{_key(name)}.features.{feature}]")
@@ -253,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     weights = set_weights(rows, args.paragraph_weight)
     family, match = family_of(args.model)
     described = _described(rows, args.answers)
-    models = dict(QualityModels.load(bundled_text()).models)
+    models = dict(QualityModels.from_text(bundled_text()).models)
     fitted = {
         family: fit(rows, FAMILY_FEATURES, weights),
         DEFAULT_FAMILY: fit(rows, PORTABLE_FEATURES, weights),

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import httpx
 import pytest
 import srt
 
+from tests.support.estimate_models import estimate_models
 from tests.support.fakes import FakeEngine
 from tests.support.harness import AppClient, running
 
@@ -302,11 +304,16 @@ def _german(prompt: str, options: object) -> str:
     }.get(source, source)
 
 
-async def test_a_catalog_marks_fuzzy_only_the_translations_that_need_review(make_app) -> None:
+async def test_a_catalog_marks_fuzzy_only_the_translations_that_need_review(
+    make_app, tmp_path: Path
+) -> None:
     import polib
 
     engine = FakeEngine(responder=_german)
-    async with running(make_app(engine, quality_guard=True)) as client:
+    models = estimate_models(tmp_path)
+    async with running(
+        make_app(engine, quality_guard=True, quality_estimate_models=models)
+    ) as client:
         submitted = (
             await submit(client, CATALOG, "app.po", source_lang="en", candidates="2")
         ).json()
@@ -324,10 +331,13 @@ async def test_a_catalog_marks_fuzzy_only_the_translations_that_need_review(make
     assert any(options.n == 1 and options.temperature > 0 for _, _, options in engine.requests)
 
 
-async def test_a_subtitle_jobs_status_lists_what_needs_review(make_app) -> None:
+async def test_a_subtitle_jobs_status_lists_what_needs_review(make_app, tmp_path: Path) -> None:
     engine = FakeEngine(responder=_german)  # the second cue comes back unchanged
     subtitles = SRT.replace(b"Welcome to the talk.", b"Thank you for coming.")
-    async with running(make_app(engine, quality_guard=True)) as client:
+    models = estimate_models(tmp_path)
+    async with running(
+        make_app(engine, quality_guard=True, quality_estimate_models=models)
+    ) as client:
         status = await finished(client, (await submit(client, subtitles, source_lang="en")).json())
     assert status["needs_review"] == 1
     assert [item["translation"] for item in status["review"]] == ["Thank you for coming."]

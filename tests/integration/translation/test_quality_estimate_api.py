@@ -6,12 +6,15 @@ translates again what is estimated under it, and the log line and /metrics carry
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import httpx
+import pytest
 from structlog.testing import capture_logs
 
 from translate_server.inference.engine import SamplingOptions
 
+from tests.support.estimate_models import estimate_models
 from tests.support.fakes import _SOURCE, FakeEngine
 from tests.support.harness import AppClient, running
 
@@ -22,6 +25,11 @@ GERMAN = {
 }
 # How sure the double is of what it writes (the log probability of every token).
 SURE, UNSURE = -0.05, -3.0
+
+
+@pytest.fixture
+def models(tmp_path: Path) -> str:
+    return estimate_models(tmp_path)
 
 
 def source_of(prompt: str) -> str:
@@ -49,9 +57,13 @@ def engine_with(sureness) -> FakeEngine:  # type: ignore[no-untyped-def]
     return engine
 
 
-async def test_every_translation_has_an_estimate_and_a_batch_one_each(make_app) -> None:
+async def test_every_translation_has_an_estimate_and_a_batch_one_each(
+    make_app, models: str
+) -> None:
     engine = engine_with(lambda answer: SURE if "Datei" in answer else UNSURE)
-    async with running(make_app(engine, quality_guard=True)) as client:
+    async with running(
+        make_app(engine, quality_guard=True, quality_estimate_models=models)
+    ) as client:
         one = await translate(client, "The file was saved.")
         batch = await translate(client, ["The file was saved.", "Open the door."])
     assert 0.0 <= one["quality_estimate"] <= 1.0 and one["needs_review"] is False
@@ -64,19 +76,25 @@ async def test_every_translation_has_an_estimate_and_a_batch_one_each(make_app) 
     assert all(options.logprobs == 0 for _, _, options in engine.requests)
 
 
-async def test_the_estimate_is_the_same_for_the_same_answer_cached_or_not(make_app) -> None:
+async def test_the_estimate_is_the_same_for_the_same_answer_cached_or_not(
+    make_app, models: str
+) -> None:
     engine = engine_with(lambda answer: -0.6)
-    async with running(make_app(engine, quality_guard=True)) as client:
+    async with running(
+        make_app(engine, quality_guard=True, quality_estimate_models=models)
+    ) as client:
         first = await translate(client, "Open the door.")
         again = await translate(client, "Open the door.")  # from the cache
     assert len(engine.requests) == 1
     assert again["quality_estimate"] == first["quality_estimate"]
 
 
-async def test_an_echo_is_estimated_low_and_needs_review(make_app) -> None:
+async def test_an_echo_is_estimated_low_and_needs_review(make_app, models: str) -> None:
     engine = FakeEngine(responder=lambda prompt, options: source_of(prompt))
     engine.logprob_of = lambda answer: SURE  # a model sure of its echo
-    async with running(make_app(engine, quality_guard=True)) as client:
+    async with running(
+        make_app(engine, quality_guard=True, quality_estimate_models=models)
+    ) as client:
         echoed = await translate(client, "The file was saved.")
         engine.responder = translator
         good = await translate(client, "Close the window.")
@@ -84,10 +102,12 @@ async def test_an_echo_is_estimated_low_and_needs_review(make_app) -> None:
     assert echoed["quality_estimate"] < good["quality_estimate"]
 
 
-async def test_candidates_return_the_best_estimated_answer(make_app) -> None:
+async def test_candidates_return_the_best_estimated_answer(make_app, models: str) -> None:
     # The greedy answer is unsure; the double is sure of its second sampled candidate only.
     engine = engine_with(lambda answer: SURE if answer.endswith("#1") else UNSURE)
-    async with running(make_app(engine, quality_guard=True)) as client:
+    async with running(
+        make_app(engine, quality_guard=True, quality_estimate_models=models)
+    ) as client:
         body = await translate(client, "Open the door.", candidates=3)
         plain = await translate(client, "Close the window.")
     assert body["translation"] == "Öffne die Tür. Zweifel #1"
@@ -98,9 +118,13 @@ async def test_candidates_return_the_best_estimated_answer(make_app) -> None:
     assert plain["translation"] == "Schließe das Fenster."  # one candidate: the greedy one
 
 
-async def test_min_quality_translates_again_and_keeps_the_better_estimate(make_app) -> None:
+async def test_min_quality_translates_again_and_keeps_the_better_estimate(
+    make_app, models: str
+) -> None:
     engine = engine_with(lambda answer: SURE if "Zweifel" in answer else UNSURE)
-    async with running(make_app(engine, quality_guard=True)) as client:
+    async with running(
+        make_app(engine, quality_guard=True, quality_estimate_models=models)
+    ) as client:
         with capture_logs() as logs:
             low = await translate(client, "Open the door.")
             wanted = await translate(client, "Open the door.", min_quality=0.9)
@@ -117,18 +141,24 @@ async def test_min_quality_translates_again_and_keeps_the_better_estimate(make_a
     assert 'translate_quality_improved_total{route="/translate"} 1.0' in metrics
 
 
-async def test_min_quality_keeps_the_first_answer_when_the_retry_is_no_better(make_app) -> None:
+async def test_min_quality_keeps_the_first_answer_when_the_retry_is_no_better(
+    make_app, models: str
+) -> None:
     engine = engine_with(lambda answer: UNSURE)
-    async with running(make_app(engine, quality_guard=True)) as client:
+    async with running(
+        make_app(engine, quality_guard=True, quality_estimate_models=models)
+    ) as client:
         body = await translate(client, "Open the door.", min_quality=0.99)
     assert body["translation"] == "Öffne die Tür."
     assert body["needs_review"] is True
     assert body["usage"]["completion_tokens"] > 3  # the three tokens of each answer, both counted
 
 
-async def test_the_log_line_and_the_histogram_carry_the_estimates(make_app) -> None:
+async def test_the_log_line_and_the_histogram_carry_the_estimates(make_app, models: str) -> None:
     engine = engine_with(lambda answer: SURE if "Datei" in answer else UNSURE)
-    async with running(make_app(engine, quality_guard=True)) as client:
+    async with running(
+        make_app(engine, quality_guard=True, quality_estimate_models=models)
+    ) as client:
         with capture_logs() as logs:
             body = await translate(client, ["The file was saved.", "Open the door."])
         metrics = (await client.get("/metrics")).text
@@ -141,9 +171,11 @@ async def test_the_log_line_and_the_histogram_carry_the_estimates(make_app) -> N
     )
 
 
-async def test_the_signals_are_returned_when_asked_for(make_app) -> None:
+async def test_the_signals_are_returned_when_asked_for(make_app, models: str) -> None:
     engine = engine_with(lambda answer: -0.5)
-    async with running(make_app(engine, quality_guard=True)) as client:
+    async with running(
+        make_app(engine, quality_guard=True, quality_estimate_models=models)
+    ) as client:
         body = await translate(
             client, "The file was saved.\n\nOpen the door.", quality_signals=True
         )
@@ -155,9 +187,11 @@ async def test_the_signals_are_returned_when_asked_for(make_app) -> None:
     assert "quality_signals" not in plain
 
 
-async def test_a_stream_sends_the_estimate_in_its_last_event(make_app) -> None:
+async def test_a_stream_sends_the_estimate_in_its_last_event(make_app, models: str) -> None:
     engine = engine_with(lambda answer: SURE)
-    async with running(make_app(engine, quality_guard=True)) as client:
+    async with running(
+        make_app(engine, quality_guard=True, quality_estimate_models=models)
+    ) as client:
         async with client.stream(
             "POST",
             "/translate",
@@ -177,8 +211,8 @@ async def test_a_stream_sends_the_estimate_in_its_last_event(make_app) -> None:
     assert all("quality_estimate" not in event for event in events[:-2])
 
 
-async def test_what_a_stream_cannot_do_is_refused(make_app) -> None:
-    async with running(make_app(FakeEngine())) as client:
+async def test_what_a_stream_cannot_do_is_refused(make_app, models: str) -> None:
+    async with running(make_app(FakeEngine(), quality_estimate_models=models)) as client:
         for extra in ({"candidates": 2}, {"min_quality": 0.5}):
             response = await client.post(
                 "/translate",
@@ -192,8 +226,10 @@ async def test_what_a_stream_cannot_do_is_refused(make_app) -> None:
     assert too_many.status_code == 400
 
 
-async def test_an_exact_memory_match_is_one(make_app) -> None:
-    async with running(make_app(FakeEngine(responder=translator))) as client:
+async def test_an_exact_memory_match_is_one(make_app, models: str) -> None:
+    async with running(
+        make_app(FakeEngine(responder=translator), quality_estimate_models=models)
+    ) as client:
         made = await client.post("/memories", json={"name": "product"})
         memory = made.json()["id"]
         added = await client.post(

@@ -94,6 +94,6 @@ def test_a_fitted_model_ranks_and_its_threshold_catches_the_bad_answers() -> Non
 def test_the_coefficients_file_reads_back() -> None:
     model = fit(rows(), ("mean_logprob", "warned"))
     text = coefficients_toml({"default": model, "gemma-base": model})
-    loaded = QualityModels.load(text)
+    loaded = QualityModels.from_text(text)
     assert loaded.models["default"] == model
     assert loaded.models["gemma-base"].features == model.features

@@ -106,7 +106,7 @@ def test_exact_memory_matches_are_one() -> None:
 
 
 def test_the_bundled_models_load_and_fit_the_default_model() -> None:
-    models = QualityModels.load(bundled_text())
+    models = QualityModels.from_text(bundled_text())
     assert "default" in models.models
     gemma = models.for_model("google/gemma-3-270m").model
     assert "mean_logprob" in gemma.features  # the family's own model reads the engine's

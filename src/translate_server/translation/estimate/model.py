@@ -3,9 +3,13 @@ human translations by `python -m translate_server.quality.estimate_fit` and kept
 `coefficients.toml` beside this module, one table per model family (a model's log
 probabilities have its own scale) chosen by `match` globs as the prompt templates are.
 
-estimate = 1 / (1 + exp(-(intercept + sum(coefficient * (value - mean) / scale))))
+    z = intercept + sum(coefficient * (value - mean) / scale)     (ranks the answers)
+    estimate = 1 / (1 + exp(-(slope * z + offset)))              (calibrates them)
 
-A feature that cannot be known takes its mean (its calibration average). A text answered
+`z` is fitted to rank answers as their chrF against people's translations does; `slope` and
+`offset`, a monotone calibration fitted after it, make the estimate the probability that the
+answer is not bad (chrF at least 30, no failure): 0.9 reads as "nine in ten like it were
+fine". A feature that cannot be known takes its mean (its calibration average). A text answered
 entirely by a translation memory's exact matches is 1.0: a person translated it. A text
 `needs_review` when its estimate is under the family's `threshold` (chosen on the calibration
 pairs: docs/quality.md) or when it carries a warning.
@@ -19,6 +23,7 @@ import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from importlib import resources
+from pathlib import Path
 
 import msgspec
 
@@ -38,16 +43,24 @@ class QualityModel(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     intercept: float
     threshold: float  # a text estimated below it needs review
     features: dict[str, FeatureWeight]
+    slope: float = 1.0
+    offset: float = 0.0
     match: tuple[str, ...] = ()
     fitted_on: str = ""  # what it was calibrated on, in words
 
-    def score(self, features: Mapping[str, float | None]) -> float:
+    def rank(self, features: Mapping[str, float | None]) -> float:
+        """z: the linear score that orders answers."""
         z = self.intercept
         for name, weight in self.features.items():
             value = features.get(name)
             if value is not None:
                 z += weight.coefficient * (value - weight.mean) / weight.scale
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+        return z
+
+    def score(self, features: Mapping[str, float | None]) -> float:
+        """The estimate, 0..1."""
+        calibrated = self.slope * self.rank(features) + self.offset
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, calibrated))))
 
 
 class TextEstimate(msgspec.Struct, frozen=True):
@@ -77,6 +90,10 @@ class QualityEstimator:
         return TextEstimate(value, bool(found) or value < self.model.threshold, features)
 
 
+class EstimateModelError(ValueError):
+    """A quality-estimate models file that cannot be used."""
+
+
 class QualityModels:
     """The bundled families' models."""
 
@@ -84,9 +101,34 @@ class QualityModels:
         self.models = dict(models)
 
     @classmethod
-    def load(cls, text: str | None = None) -> QualityModels:
-        tables = tomllib.loads(text if text is not None else bundled_text())
-        return cls({name: msgspec.convert(table, QualityModel) for name, table in tables.items()})
+    def load(cls, path: str | None = None) -> QualityModels:
+        """The bundled families, and a file's on top of them (a family it names replaces the
+        bundled one of that name)."""
+        tables = tomllib.loads(bundled_text())
+        if path:
+            try:
+                tables |= tomllib.loads(Path(path).expanduser().read_text())
+            except (OSError, tomllib.TOMLDecodeError) as exc:
+                raise EstimateModelError(
+                    f"cannot read quality-estimate models {path}: {exc}"
+                ) from exc
+        return cls.parse(tables)
+
+    @classmethod
+    def parse(cls, tables: Mapping[str, object]) -> QualityModels:
+        models = {}
+        for name, table in tables.items():
+            try:
+                models[name] = msgspec.convert(table, QualityModel)
+            except msgspec.ValidationError as exc:
+                raise EstimateModelError(f"quality-estimate model `{name}`: {exc}") from exc
+        if DEFAULT_FAMILY not in models:
+            raise EstimateModelError(f"the quality-estimate models have no `{DEFAULT_FAMILY}`")
+        return cls(models)
+
+    @classmethod
+    def from_text(cls, text: str) -> QualityModels:
+        return cls.parse(tomllib.loads(text))
 
     def for_model(self, model: str) -> QualityEstimator:
         """The first family whose `match` globs fit `model`, else the default one."""

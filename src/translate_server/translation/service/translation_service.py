@@ -22,7 +22,7 @@ from translate_server.text.detection import (
     LanguageDetection,
     detectable_languages,
 )
-from translate_server.translation.estimate.model import estimator_for
+from translate_server.translation.estimate.model import QualityEstimator, estimator_for
 from translate_server.translation.guard.findings import findings
 from translate_server.translation.guard.quality_guard import Guard
 from translate_server.translation.planning.cache import TranslationCache
@@ -64,6 +64,7 @@ class TranslationService:
         detection: LanguageDetection | None = None,
         cache: TranslationCache | None = None,
         template: PromptTemplate | None = None,
+        estimator: QualityEstimator | None = None,
         priority: int = 0,
         quality_guard: bool = True,
         refuse_unsupported_targets: bool = False,
@@ -100,7 +101,7 @@ class TranslationService:
             else None
         )
         # The estimate's model is the served model's family's (its log probabilities' scale).
-        self.estimator = estimator_for(generation.engine.info.model)
+        self.estimator = estimator or estimator_for(generation.engine.info.model)
         self.pieces = PieceTranslator(
             generation,
             admission,

@@ -224,7 +224,7 @@ function showQuality(estimate, needsReview) {
 }
 
 // At or above it, a translation that needs no review is shown as likely good.
-const GOOD_ESTIMATE = 0.75;
+const GOOD_ESTIMATE = 0.9;
 const QUALITY_TEXTS = {
   good: "The estimate is high: this translation is likely good.",
   fair: "The estimate is middling: probably fine, worth a glance where it matters.",
