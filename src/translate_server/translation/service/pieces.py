@@ -17,21 +17,18 @@ import asyncio
 import contextlib
 import dataclasses
 from collections.abc import AsyncIterator, Sequence
-from typing import NamedTuple
 
 import msgspec
 
 from translate_server.inference.admission import Admission
-from translate_server.inference.engine import GenerationStep, SamplingOptions, TokenLogprob
-from translate_server.inference.generation import Completion, GenerationService, Prompt
+from translate_server.inference.engine import GenerationStep, SamplingOptions
+from translate_server.inference.generation import GenerationService, Prompt
 from translate_server.settings import LimitSettings
 from translate_server.text.masking import Masked
 from translate_server.translation.estimate.model import QualityEstimator
 from translate_server.translation.estimate.signals import (
-    LogprobSummary,
     answer_signals,
     reviewed,
-    summarize,
     unknown_signals,
 )
 from translate_server.translation.guard.checks import FailureKind
@@ -54,6 +51,13 @@ from translate_server.translation.segmentation.segments import (
     refit,
     split_document,
     split_sentences,
+)
+from translate_server.translation.service.answers import (
+    Attempt,
+    StreamLogprobs,
+    answer_of,
+    best_estimated,
+    with_usage,
 )
 from translate_server.translation.service.piece_prompts import PiecePrompts
 
@@ -164,27 +168,36 @@ class PieceTranslator:
         asked for, `candidates` sampled ones, each with its signals; sampled `alternatives`
         ride on the first. Each further engine request is admitted as one more."""
         options = msgspec.structs.replace(options, logprobs=0)  # the estimate's signals
-        requests = [self.generation.complete(prompt, options, job.record, job.deadline)]
+        asked_for = [options]
         if candidates:
-            sampled = msgspec.structs.replace(options, n=candidates, **CANDIDATE_SAMPLING)
-            requests.append(self.generation.complete(prompt, sampled, job.record, job.deadline))
+            asked_for.append(msgspec.structs.replace(options, n=candidates, **CANDIDATE_SAMPLING))
         if alternatives:
-            varied = msgspec.structs.replace(
-                options, n=alternatives, temperature=ALTERNATIVES_TEMPERATURE, logprobs=None
+            asked_for.append(
+                msgspec.structs.replace(
+                    options, n=alternatives, temperature=ALTERNATIVES_TEMPERATURE, logprobs=None
+                )
             )
-            requests.append(self.generation.complete(prompt, varied, job.record, job.deadline))
-        if len(requests) == 1:
-            completions = [await requests[0]]
+        if len(asked_for) == 1:
+            completions = [
+                await self.generation.complete(prompt, options, job.record, job.deadline)
+            ]
         else:
-            ticket = self.admission.admit(len(requests) - 1)
+            ticket = self.admission.admit(len(asked_for) - 1)
             try:
-                completions = list(await asyncio.gather(*requests))
+                completions = list(
+                    await asyncio.gather(
+                        *(
+                            self.generation.complete(prompt, each, job.record, job.deadline)
+                            for each in asked_for
+                        )
+                    )
+                )
             finally:
                 ticket.release()
         extra = completions.pop() if alternatives else None
         languages = job.languages(asked)
         answers = [
-            _answer_of(asked.text, completion, choice, languages)
+            answer_of(asked.text, completion, choice, languages)
             for completion in completions
             for choice in range(len(completion.texts))
         ]
@@ -342,7 +355,7 @@ class PieceTranslator:
         job: Job,
     ) -> AsyncIterator[str | PieceResult]:
         reason, completion_tokens = "stop", 0
-        logprobs = _Logprobs()
+        logprobs = StreamLogprobs()
         step = first
         try:
             while step is not None:
@@ -484,64 +497,3 @@ def _by_sentence(text: str) -> Document | None:
     """`text` a sentence per piece, or None when it is a single sentence."""
     document = split_sentences(split_document(text, len(text)), 1)
     return document if len(document.pieces) > 1 else None
-
-
-class Attempt(NamedTuple):
-    """What every engine request of one piece shares: the piece, as masked and asked, its
-    prompt and its greedy sampling."""
-
-    piece: Piece
-    masked: Masked | None
-    asked: Piece
-    prompt: Prompt
-    options: SamplingOptions
-
-
-def _answer_of(
-    source: str, completion: Completion, choice: int, languages: tuple[str, ...]
-) -> PieceResult:
-    """One choice of a completion as a piece's answer, with its signals. The first choice
-    carries the engine request's usage."""
-    text = clean_translation(completion.texts[choice], source, languages=languages)
-    reason = completion.finish_reasons[choice] or "stop"
-    logprobs = completion.logprobs[choice] if completion.logprobs else None
-    first = choice == 0
-    return PieceResult(
-        text,
-        reason,
-        completion.prompt_tokens if first else 0,
-        completion.completion_tokens if first else 0,
-        signals=(answer_signals(source, text, summarize(logprobs), cut_off=reason == "length"),),
-    )
-
-
-def best_estimated(results: Sequence[PieceResult], estimates: Sequence[float]) -> int:
-    """The index of the best estimated result, the first on a tie."""
-    return min(range(len(results)), key=lambda i: (-estimates[i], i))
-
-
-def with_usage(result: PieceResult, attempts: Sequence[PieceResult]) -> PieceResult:
-    """`result` with the usage of every attempt it was chosen from."""
-    return msgspec.structs.replace(
-        result,
-        prompt_tokens=sum(a.prompt_tokens for a in attempts),
-        completion_tokens=sum(a.completion_tokens for a in attempts),
-    )
-
-
-class _Logprobs:
-    """A stream's log probabilities, summed as they arrive."""
-
-    __slots__ = ("lowest", "tokens", "total")
-
-    def __init__(self) -> None:
-        self.tokens, self.total, self.lowest = 0, 0.0, 0.0
-
-    def add(self, logprobs: Sequence[TokenLogprob] | None) -> None:
-        for token in logprobs or ():
-            self.lowest = min(self.lowest, token.logprob) if self.tokens else token.logprob
-            self.tokens += 1
-            self.total += token.logprob
-
-    def summary(self) -> LogprobSummary:
-        return LogprobSummary(self.tokens, self.total, self.lowest)
