@@ -8,6 +8,9 @@ bounds): re-run after a change of model or prompt.
     python -m translate_server.quality.estimate_fit \\
         --answers estimate-calibration/answers.jsonl --model google/gemma-3-270m --write
 
+The bundled model's calibration answers are kept (docs/quality/estimate-calibration-gemma3
+.answers.jsonl.gz): re-fitting from them gives coefficients.toml as it is, with no engine.
+
 The calibration pairs are kept apart from the pairs `bench quality` reports the estimate on
 (docs/quality.md). Two models are fitted on the same answers: the served model's family's,
 over every feature, and the `default` one for models never calibrated, without the log
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import gzip
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -65,9 +69,13 @@ class Row(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def read_rows(path: Path) -> list[Row]:
-    """The answers of a `bench quality --quality-signals` run that have signals."""
+    """The answers of a `bench quality --quality-signals` run that have signals (its
+    answers.jsonl, gzipped or not)."""
+    data = path.read_bytes()
+    if path.suffix == ".gz":
+        data = gzip.decompress(data)
     rows = []
-    for line in path.read_bytes().splitlines():
+    for line in data.splitlines():
         record = msgspec.json.decode(line)
         signals = record.get("quality_signals")
         if record.get("error") is not None or not signals or record.get("bad") is None:
@@ -285,7 +293,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             model, match=match if name == family else (), fitted_on=note
         )
         print(f"[{name}] threshold {models[name].threshold}", file=sys.stderr)
-        print(report(models[name], rows))
+        print(report(models[name], rows), file=sys.stderr)
     ordered = {DEFAULT_FAMILY: models.pop(DEFAULT_FAMILY), **dict(sorted(models.items()))}
     text = coefficients_toml(ordered)
     if args.write:
