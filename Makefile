@@ -6,11 +6,11 @@ BIN    := $(VENV)/bin
 ENGINE ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo gpu || echo cpu)
 STAMP  := $(VENV)/.installed-$(ENGINE)
 
-.PHONY: install model browser haproxy serve lint test test-fast test-docker bench openapi clean
+.PHONY: install model browser haproxy postgresql serve lint test test-fast test-docker bench openapi clean
 
 # Test tiers: each a folder under tests/ and a pytest marker (conftest.py, pyproject.toml).
 # `make test-unit`, `make test-engine`... run one tier.
-TIERS := unit integration deploy soak process browser engine scale
+TIERS := unit integration deploy soak process browser engine scale postgres
 .PHONY: $(addprefix test-,$(TIERS))
 
 install: $(STAMP)
@@ -38,14 +38,16 @@ model:
 serve: $(STAMP)
 	$(BIN)/translate-server serve
 
-# Ruff's rules and formatting over the whole checkout, and mypy (strict) over src/; the rule
-# sets, and the modules not yet strict-clean, are in pyproject.toml.
+# Ruff's rules and formatting over the whole checkout, mypy (strict) over src/, and the import
+# contracts (the dependency diagram of ARCHITECTURE.md); the rule sets, the modules not yet
+# strict-clean and the contracts are in pyproject.toml.
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
-test: $(STAMP) lint browser haproxy
+test: $(STAMP) lint browser haproxy postgresql
 	$(BIN)/python -m pytest -ra -m 'not docker'
 	$(MAKE) test-docker
 
@@ -76,16 +78,26 @@ haproxy:
 	  { apt-get update -qq && apt-get install -y -qq haproxy; } || \
 	  echo "haproxy could not be installed: the tests in tests/scale will be skipped"
 
+# The server the postgres tier starts (a throwaway cluster in a temporary folder, on a Unix
+# socket): the stores' contract tests on PostgreSQL, migrations and `db copy`. Where it cannot
+# be installed or started, those tests skip and name the step that failed.
+postgresql:
+	@test -n "$$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null)" || \
+	  apt-get install -y -qq postgresql >/dev/null 2>&1 || \
+	  { apt-get update -qq && apt-get install -y -qq postgresql; } || \
+	  echo "postgresql could not be installed: the postgres tier's tests will be skipped"
+
 # The unit, integration and deploy tiers: no real engine, server process, browser or soak.
 # Their folders are named too, so that the other tiers' modules are not even imported
 # (transformers, schemathesis's schema: about 10 s of collection).
 FAST_FOLDERS := tests/unit tests/integration tests/deploy benchmarks/tests
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -ra -m 'not (soak or process or browser or engine or scale)' \
+	$(BIN)/python -m pytest -ra -m 'not (soak or process or browser or engine or scale or postgres)' \
 		$(FAST_FOLDERS)
 
 test-browser: browser
 test-scale: haproxy
+test-postgres: postgresql
 $(addprefix test-,$(TIERS)): test-%: $(STAMP)
 	$(BIN)/python -m pytest -ra -m $*
 

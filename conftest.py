@@ -30,6 +30,7 @@ TIER_OF_FOLDER = {
     "tests/browser": "browser",
     "tests/engine": "engine",
     "tests/scale": "scale",
+    "tests/postgres": "postgres",
     "tests/docker": "docker",
     # The benchmarks' own arithmetic and apps, over engine doubles, in-process.
     "benchmarks/tests": "unit",

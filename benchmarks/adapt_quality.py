@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 
-from translate_server.adapters.adapt_data import read_files, split
+from translate_server.adapt.data import read_files, split
 from translate_server.memory.entries import Entry
 from translate_server.quality.scoring import corpus_chrf
 

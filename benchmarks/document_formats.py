@@ -17,6 +17,7 @@ import io
 import statistics
 import tempfile
 import time
+from pathlib import Path
 
 import docx
 import polib
@@ -24,6 +25,7 @@ import polib
 from translate_server.documents.formats import FormatOptions, detect_format, extract
 from translate_server.documents.runner import DocumentJobs
 from translate_server.documents.store import JobStore
+from translate_server.storage.opening import migrated_database
 
 SENTENCE = "The quick brown fox jumps over the lazy dog near the river bank."
 
@@ -83,16 +85,15 @@ async def _runner(cues: int) -> tuple[int, float]:
         return texts
 
     with tempfile.TemporaryDirectory() as directory:
-        store = await JobStore.open(directory, retention_seconds=60)
-        jobs = DocumentJobs(store, instant)
-        start = time.perf_counter()
-        job, key = await jobs.submit(_srt(cues), filename="big.srt", target_lang="DE")
-        async for state in jobs.watch(job.id, key):
-            last = state
-        elapsed = time.perf_counter() - start
-        assert last.status == "done", last
-        await jobs.close()
-        await store.close()
+        async with migrated_database(Path(directory) / "jobs.sqlite3", "jobs") as database:
+            jobs = DocumentJobs(JobStore(database, retention_seconds=60), instant)
+            start = time.perf_counter()
+            job, key = await jobs.submit(_srt(cues), filename="big.srt", target_lang="DE")
+            async for state in jobs.watch(job.id, key):
+                last = state
+            elapsed = time.perf_counter() - start
+            assert last.status == "done", last
+            await jobs.close()
     return last.segments_total, elapsed
 
 

@@ -10,6 +10,14 @@ from litestar import Litestar
 from translate_server.app import create_app
 from translate_server.settings import Settings, load_settings
 
+# The stores' databases on both backends, for any test that asks for them.
+from tests.support.databases import (  # noqa: F401 - fixtures
+    backend,
+    database_location,
+    databases,
+    postgres,
+    postgres_cluster,
+)
 from tests.support.fakes import FakeEngine
 from tests.support.harness import AppClient, running
 
@@ -22,9 +30,15 @@ def engine() -> FakeEngine:
 
 
 @pytest.fixture
-def make_app(engine: FakeEngine, tmp_path: Path) -> AppFactory:
+def make_app(engine: FakeEngine, tmp_path: Path, request: pytest.FixtureRequest) -> AppFactory:
     """An app around the fake engine; keyword arguments are settings overrides by option name.
-    Its document jobs, DeepL database and translation memories live in the test's own directory."""
+    Its document jobs, DeepL database and translation memories live in the test's own directory;
+    in a module that runs on both backends (`pytestmark = pytest.mark.usefixtures("backend")`),
+    in a PostgreSQL database of its own where the backend is PostgreSQL."""
+    if "backend" in request.fixturenames and request.getfixturevalue("backend") == "postgresql":
+        shared = {"database_url": request.getfixturevalue("database_location")}
+    else:
+        shared = {}
 
     def build(engine_: FakeEngine | None = None, **overrides: Any) -> Litestar:
         # The fake engine answers with the source upper-cased, which the quality guard rightly
@@ -36,6 +50,7 @@ def make_app(engine: FakeEngine, tmp_path: Path) -> AppFactory:
                 "glossary_db": str(tmp_path / "glossaries.sqlite3"),
                 "memory_db": str(tmp_path / "memories.sqlite3"),
                 "quality_guard": False,
+                **shared,
                 **overrides,
             },
             environ={},

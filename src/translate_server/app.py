@@ -1,61 +1,66 @@
 """The composition root: one engine, its surfaces, wired together here and nowhere else.
 
-`create_app` builds the routes, the gate and the observer; what the app keeps for its life
-(the engine, the services, the databases) is opened by `lifetime.open_services`."""
+`DOMAINS` is the list of what the app serves, each a `registration.Domain` declared in its own
+package (its routes, what it opens for the app's life, its metrics), in the order they open:
+a domain may use what the ones before it provide. `create_app` builds the routes, the gate and
+the observer from them; `lifetime.open_services` opens the engine and then each domain.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import TYPE_CHECKING, Any
 
 from litestar import Litestar
 from litestar.datastructures import State
-from prometheus_client import CollectorRegistry
 
-from translate_server.adapters.catalog import serves_adapters
-from translate_server.adapters.metrics import adapter_metrics
-from translate_server.adapters.routes import admin_router
-from translate_server.compat.deepl.memory_routes import deepl_memory_router
-from translate_server.compat.deepl.routes import deepl_router, deepl_v3_router
-from translate_server.compat.documents import document_routers
-from translate_server.compat.libretranslate.routes import libretranslate_router
+from translate_server.adapters import domain as adapters
+from translate_server.compat.deepl import domain as deepl
+from translate_server.compat.google import domain as google
+from translate_server.compat.libretranslate import domain as libretranslate
+from translate_server.documents import domain as documents
 from translate_server.http.cors import Cors
 from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate, ApiKeys
 from translate_server.http.health import health, live, metrics
 from translate_server.http.observability import RequestObserver
 from translate_server.http.openapi import DOCS_PATH, openapi_config
+from translate_server.http.requests import KEYS_REQUIRED
 from translate_server.http.route_paths import RoutePaths
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.lifetime import open_services
-from translate_server.memory.routes import memory_router
-from translate_server.observability.metrics import MetricsPart, ServiceMetrics
+from translate_server.memory import domain as memory
+from translate_server.memory.keys import MEMORIES
+from translate_server.observability.metrics import ServiceMetrics
 from translate_server.observability.tracing import Tracing, build_tracing
-from translate_server.openai_api.chat.routes import chat_completions, list_models, retrieve_model
-from translate_server.openai_api.completions.routes import completions
-from translate_server.openai_api.responses.routes import create_response
-from translate_server.settings import EngineSettings, Settings
-from translate_server.translation.guard.findings import TranslationMetrics
-from translate_server.translation.routes import detect, languages, translate
-from translate_server.ui.routes import ui_router
+from translate_server.openai_api import domain as openai_api
+from translate_server.registration import Domain, fill
+from translate_server.settings import Settings
+from translate_server.translation import domain as translation
+from translate_server.translation.planning.ports import MEMORY_LOOKUP
+from translate_server.ui import domain as page
 
 if TYPE_CHECKING:
     from litestar.types import ASGIApp
 
     from translate_server.inference.shared_admission import SharedCapacity
 
-API_ROUTES = (
-    translate,
-    detect,
-    languages,
-    chat_completions,
-    create_response,
-    completions,
-    list_models,
-    retrieve_model,
+DOMAINS: tuple[Domain, ...] = (
+    adapters.DOMAIN,  # first: every surface resolves `model` against the served models
+    memory.DOMAIN,
+    fill("memories for translation", MEMORY_LOOKUP, MEMORIES, lambda memories: memories),
+    translation.DOMAIN,
+    openai_api.DOMAIN,
+    deepl.ACCOUNTS,  # before the documents: DeepL's are billed to its keys once translated
+    documents.DOMAIN,
+    deepl.DOMAIN,
+    libretranslate.DOMAIN,
+    google.DOMAIN,
+    page.DOMAIN,
 )
+# Readiness, liveness and the metrics: the process's, not a domain's.
 OPEN_ROUTES = (health, live, metrics)
 
 
@@ -68,7 +73,7 @@ def create_app(
     tracing: Tracing | None = None,
     shared_capacity: SharedCapacity | None = None,
     owns_stores: bool = True,
-    outer: Callable[[ASGIApp], ASGIApp] | None = None,
+    outer: Callable[[ASGIApp, RoutePaths], ASGIApp] | None = None,
 ) -> Litestar:
     """Build the app around an engine made by `engine_factory` when the app starts.
 
@@ -79,12 +84,10 @@ def create_app(
     in-memory exporter).
 
     With several front-end processes (`--api-processes`), `shared_capacity` is the admission
-    count they share; only the process that `owns_stores` opens the SQLite stores and runs
-    document jobs, and `outer` wraps the app in what forwards their requests to it.
+    count they share; only the process that `owns_stores` opens the stores and runs document
+    jobs, and `outer` wraps the app in what forwards their requests to it.
     """
-    metrics_ = service_metrics(settings.engine)
-    # One decision for the document routes, their jobs and the page's file panel.
-    serve_documents = settings.documents.documents
+    metrics_ = service_metrics(settings)
     if tracing is None:
         tracing = build_tracing(settings.engine.otlp_traces_endpoint)
     admission = Admission(
@@ -94,6 +97,48 @@ def create_app(
         tracing=tracing,
         shared=shared_capacity,
     )
+
+    lifespan = _lifespan(
+        settings,
+        engine_factory,
+        admission,
+        metrics_,
+        tracing,
+        on_engine_death=on_engine_death,
+        on_ready=on_ready,
+        owns_stores=owns_stores,
+    )
+    app = Litestar(
+        route_handlers=[*OPEN_ROUTES, *routes(settings, DOMAINS)],
+        lifespan=[lifespan],
+        state=State({KEYS_REQUIRED: bool(settings.server.api_keys)}, deep_copy=False),
+        exception_handlers=exception_handlers(),
+        request_max_body_size=settings.limits.max_body_bytes,
+        openapi_config=openapi_config(),
+        logging_config=None,
+    )
+    paths = RoutePaths.of(
+        app, docs_path=DOCS_PATH, metrics_need_key=settings.server.metrics_require_key
+    )
+    app.asgi_handler = _front_door(app.asgi_handler, settings, paths, metrics_, tracing)
+    if outer is not None:
+        app.asgi_handler = outer(app.asgi_handler, paths)
+    return app
+
+
+def _lifespan(
+    settings: Settings,
+    engine_factory: Callable[[], Engine],
+    admission: Admission,
+    metrics_: ServiceMetrics,
+    tracing: Tracing | None,
+    *,
+    on_engine_death: Callable[[], None] | None,
+    on_ready: Callable[[], None] | None,
+    owns_stores: bool,
+) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
+    """The app's life: every domain's services opened on one exit stack before it serves,
+    closed in reverse after."""
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -105,7 +150,7 @@ def create_app(
                 admission,
                 metrics_,
                 tracing,
-                serve_documents=serve_documents,
+                DOMAINS,
                 on_engine_death=on_engine_death,
                 owns_stores=owns_stores,
             )
@@ -113,43 +158,25 @@ def create_app(
                 on_ready()
             yield
 
-    page = [ui_router(settings, documents=serve_documents)] if settings.server.ui else []
-    document_routes = (
-        document_routers(settings.documents.max_document_bytes) if serve_documents else []
-    )
-    app = Litestar(
-        route_handlers=[
-            *API_ROUTES,
-            *OPEN_ROUTES,
-            deepl_router(),
-            deepl_v3_router(),
-            libretranslate_router(),
-            memory_router(settings.translation.max_memory_bytes),
-            deepl_memory_router(settings.translation.max_memory_bytes),
-            admin_router(),
-            *page,
-            *document_routes,
-        ],
-        lifespan=[lifespan],
-        state=State(
-            {
-                "api_keys_required": bool(settings.server.api_keys),
-                # The admin routes' own key (adapters/routes.py); None: they answer 404.
-                "admin_key": settings.server.admin_key,
-            },
-            deep_copy=False,
-        ),
-        exception_handlers=exception_handlers(),
-        request_max_body_size=settings.limits.max_body_bytes,
-        openapi_config=openapi_config(),
-        logging_config=None,
-    )
-    paths = RoutePaths.of(
-        app, docs_path=DOCS_PATH, metrics_need_key=settings.server.metrics_require_key
-    )
+    return lifespan
+
+
+def routes(settings: Settings, domains: Sequence[Domain]) -> list[Any]:
+    return [route for domain in domains for route in domain.routes(settings)]
+
+
+def _front_door(
+    app: ASGIApp,
+    settings: Settings,
+    paths: RoutePaths,
+    metrics_: ServiceMetrics,
+    tracing: Tracing | None,
+) -> ASGIApp:
+    """What every request meets before routing: the observer (its record, log line and
+    metrics), CORS preflights, and the gate (API keys, JSON bodies)."""
     keys = ApiKeys(settings.server.api_keys) if settings.server.api_keys else None
     gate = ApiGate(
-        app.asgi_handler,
+        app,
         open_paths=paths.open,
         json_bodies=paths.json_bodies,
         keys=keys,
@@ -158,18 +185,10 @@ def create_app(
         body_key_prefixes=paths.body_key_prefixes,
     )
     # LibreTranslate's browser clients need CORS, its preflights answered before the gate.
-    app.asgi_handler = RequestObserver(
-        Cors(gate, paths.cors_prefixes), metrics_, paths.known, tracing
-    )
-    if outer is not None:
-        app.asgi_handler = outer(app.asgi_handler)
-    return app
+    return RequestObserver(Cors(gate, paths.cors_prefixes), metrics_, paths.known, tracing)
 
 
-def service_metrics(engine: EngineSettings | None = None) -> ServiceMetrics:
-    """The service's metrics with every domain's own collectors, as `/metrics` shows them
-    (the adapters' where the engine serves some)."""
-    parts: list[Callable[[CollectorRegistry], MetricsPart]] = [TranslationMetrics]
-    if engine is not None and serves_adapters(engine):
-        parts.append(adapter_metrics(engine.model_name))
-    return ServiceMetrics(parts=parts)
+def service_metrics(settings: Settings | None = None) -> ServiceMetrics:
+    """The service's metrics with every domain's own collectors, as `/metrics` shows them."""
+    settings = settings or Settings()
+    return ServiceMetrics(parts=[part for d in DOMAINS for part in d.metrics(settings)])

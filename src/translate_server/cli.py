@@ -11,6 +11,9 @@ from translate_server import __version__
 from translate_server.server.process_tree import tie_to_parent_if_spawned
 from translate_server.settings import OPTIONS, Option, Settings, SettingsError, load_settings
 
+# The options that say where the stores are, which `db` takes.
+STORE_OPTIONS = ("model_cache_dir", "glossary_db", "memory_db", "document_dir", "database_url")
+
 # A process the server spawns (vLLM's engine core and worker) imports this module first, as
 # its parent's main module: the earliest moment to make it die with its parent.
 tie_to_parent_if_spawned()
@@ -19,11 +22,11 @@ tie_to_parent_if_spawned()
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "bench":
-        from translate_server.loadgen.cli import main as bench_main
+        from translate_server.bench import main as bench_main
 
         return bench_main(argv[1:])
     if argv and argv[0] == "adapt":
-        from translate_server.adapters.adapt_cli import main as adapt_main
+        from translate_server.adapt.cli import main as adapt_main
 
         return adapt_main(argv[1:])
     parser = _parser()
@@ -36,12 +39,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as exc:
         parser.error(str(exc))
     if args.command == "serve":
-        from translate_server.server.run import serve
+        from translate_server.server.serve import serve
 
         return serve(settings)
     if args.command == "openapi":
         print(openapi_document(settings))
         return 0
+    if args.command == "db":
+        from translate_server.storage.commands import run as run_db
+
+        return run_db(args, settings)
     if args.command == "prepare-model":
         from translate_server.inference.model_files import resolve_model
 
@@ -84,6 +91,16 @@ def _parser() -> argparse.ArgumentParser:
         if option.name in ("model", "model_cache_dir"):
             _add_option(prepare, option)
     commands.add_parser("openapi", help="print the OpenAPI document")
+    db = commands.add_parser(
+        "db",
+        help="the stores' database: upgrade, current, copy (see `db --help`)",
+        description="The database of the memories, DeepL accounts and document jobs: one "
+        "PostgreSQL database (--database-url) or an SQLite file each.",
+    )
+    for option in OPTIONS:
+        if option.name in STORE_OPTIONS:
+            _add_option(db, option)
+    _add_db_commands(db)
     commands.add_parser(
         "adapt",
         help="train a LoRA adapter on your translations (see `adapt --help`)",
@@ -93,6 +110,12 @@ def _parser() -> argparse.ArgumentParser:
         "bench", help="load generator and comparisons (see `bench --help`)", add_help=False
     )
     return parser
+
+
+def _add_db_commands(parser: argparse.ArgumentParser) -> None:
+    from translate_server.storage.commands import add_commands
+
+    add_commands(parser)
 
 
 def _add_option(parser: argparse.ArgumentParser, option: Option) -> None:

@@ -33,6 +33,17 @@ class InvalidRequestError(ApiError):
     pass
 
 
+class LanguageNotDetectedError(InvalidRequestError):
+    """A text whose language could not be detected. `index` says which text of a batch it is
+    (None for a request of one text), so that a caller may translate the others."""
+
+    code = "language_not_detected"
+
+    def __init__(self, message: str, *, param: str, index: int | None = None) -> None:
+        super().__init__(message, param=param)
+        self.index = index
+
+
 class PayloadTooLargeError(ApiError):
     status_code = 413
     code = "payload_too_large"
@@ -156,3 +167,23 @@ class DeadlineExceededError(ApiError):
     status_code = 504
     type = "timeout_error"
     code = "request_timeout"
+
+
+class StorageUnavailableError(UnavailableError):
+    """The database cannot be reached, or was lost: nothing was read or written, so the client
+    may try again (here or on another replica). `url` is the database's, password hidden; it
+    is for logs and start-up errors, never for the client's answer."""
+
+    code = "database_unavailable"
+    RETRY_AFTER = 5
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(
+            "The database is unavailable; try again shortly.",
+            headers={"Retry-After": str(self.RETRY_AFTER)},
+        )
+        self.url = url
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"database {self.url} is unavailable: {self.reason}"

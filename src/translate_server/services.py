@@ -1,55 +1,84 @@
-"""The app's services, reached by every handler through one typed object.
+"""The app's services, reached by every handler through one object on `app.state.services`.
 
-They live on `app.state.services`, made by the app's composition root (`lifetime.open_services`,
-beside this module) once the engine is up. The container names every domain's service, so it
-lives here and not in `http/`, which depends on no domain. Handlers ask `services(request)`
-rather than take a `state: State` parameter: Litestar would deep-copy the state for every
-request (slow), and admission counts would never be shared.
+It holds the core every domain builds on (the engine, the one path into it, admission, the
+metrics and limits) as plain attributes, and whatever each domain provides under a typed `Key`
+of its own, so that this module names no domain: a new domain adds its key in its own package.
+Handlers ask `services(request)` rather than take a `state: State` parameter: Litestar would
+deep-copy the state for every request (slow), and admission counts would never be shared.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from litestar import Request
 
 if TYPE_CHECKING:  # the services' modules load with the engine, not with the routes
-    from translate_server.adapters.catalog import AdapterCatalog
-    from translate_server.compat.deepl.accounts import DeepLAccounts
-    from translate_server.documents.service import Documents
     from translate_server.inference.admission import Admission
     from translate_server.inference.engine import Engine
     from translate_server.inference.generation import GenerationService
-    from translate_server.memory.service import Memories
+    from translate_server.inference.served_models import ServedModels
     from translate_server.observability.metrics import ServiceMetrics
-    from translate_server.openai_api.chat.service import ChatService
-    from translate_server.openai_api.completions.service import CompletionService
-    from translate_server.openai_api.responses.service import ResponsesService
     from translate_server.settings import LimitSettings
-    from translate_server.translation.service.translation_service import TranslationService
+    from translate_server.storage.opening import StoreDatabases
+
+T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
+class Key(Generic[T]):
+    """The name a domain provides a service under; its type parameter is the service's type,
+    so `services[KEY]` is typed. Keys compare by identity: two domains never share one by
+    accident of naming."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return f"Key({self.name!r})"
+
+
+class MissingServiceError(LookupError):
+    """A domain asked for a service that no domain opened before it (an ordering mistake in
+    the composition root, or a store this process does not own)."""
+
+
+@dataclass(slots=True)
 class Services:
     engine: Engine
     generation: GenerationService
     admission: Admission
     metrics: ServiceMetrics
     limits: LimitSettings
-    chat: ChatService
-    responses: ResponsesService
-    completions: CompletionService
-    translation: TranslationService
-    deepl: DeepLAccounts
     model_name: str
     started_at: int
-    # Document jobs, where files are translated.
-    documents: Documents | None = None
-    # Translation memories (/memories, and /translate's `memory`).
-    memories: Memories | None = None
-    # LoRA adapters, where the engine was started for them.
-    adapters: AdapterCatalog | None = None
+    # The stores' databases, where this process owns the stores (with --api-processes, only
+    # one front end does).
+    databases: StoreDatabases | None = None
+    _provided: dict[Key[Any], Any] = field(default_factory=dict)
+
+    def provide(self, key: Key[T], value: T) -> None:
+        if key in self._provided:
+            raise ValueError(f"{key} is provided twice")
+        self._provided[key] = value
+
+    def __getitem__(self, key: Key[T]) -> T:
+        try:
+            found: T = self._provided[key]
+        except KeyError:
+            raise MissingServiceError(f"nothing is provided as {key}") from None
+        return found
+
+    def get(self, key: Key[T]) -> T | None:
+        """The service, or None where no domain opened it (this front end owns no stores,
+        or the settings leave the domain out)."""
+        found: T | None = self._provided.get(key)
+        return found
+
+
+# Which model a request means (the base model and any LoRA adapters beside it): every surface
+# resolves `model` with it. The adapters domain provides it, before any surface opens.
+SERVED_MODELS: Key[ServedModels] = Key("served models")
 
 
 def services(request: Request[Any, Any, Any]) -> Services:

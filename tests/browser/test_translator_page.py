@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import httpx
 import pytest
 
 from tests.support.fakes import FakeEngine, fake_translator
+from tests.support.harness import eventually_sync
 from tests.support.page_server import serve
 
 SCREENSHOTS = Path(__file__).parents[2] / "docs" / "images"
@@ -275,10 +275,11 @@ def test_overload_shows_the_servers_message_and_a_retry_countdown(page: Any, ser
     )
     holder.start()
     try:
-        deadline = time.monotonic() + 10
-        while not engine.unfinished_requests():  # the holder has the slot
-            assert time.monotonic() < deadline, "the slot-holding request never arrived"
-            time.sleep(0.02)
+        eventually_sync(  # the holder has the slot
+            engine.unfinished_requests,
+            every=0.02,
+            failure=lambda: "the slot-holding request never arrived",
+        )
         page.fill("#source-text", "Is anyone there?")
         with page.expect_response("**/translate") as answered:
             page.click("#translate")

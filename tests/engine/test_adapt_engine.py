@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from translate_server.adapters.adapt import CHECKPOINT, REPORT
+from translate_server.adapt.train import CHECKPOINT, REPORT
 from translate_server.adapters.spec import read_adapter
 from translate_server.cli import main
 

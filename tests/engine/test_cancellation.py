@@ -10,7 +10,7 @@ from translate_server.app import create_app
 from translate_server.inference.engine.vllm_engine import create_vllm_engine
 from translate_server.settings import load_settings
 
-from tests.support.harness import call_and_leave, running
+from tests.support.harness import call_and_leave, eventually, running
 
 CLIENTS = 200
 
@@ -48,10 +48,8 @@ async def test_clients_giving_up_abort_their_engine_requests(tiny_model) -> None
         in_engine = engine.unfinished_requests()
         await asyncio.gather(*clients)
         gave_up = time.perf_counter()
-        while engine.unfinished_requests() and time.perf_counter() - gave_up < 30:
-            await asyncio.sleep(0.02)
+        await eventually(lambda: not engine.unfinished_requests(), timeout=30, every=0.02)
         drained_after = time.perf_counter() - gave_up
-        assert engine.unfinished_requests() == 0
         assert app.state.services.admission.in_flight == 0
 
         started = time.perf_counter()

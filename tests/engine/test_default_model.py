@@ -133,6 +133,30 @@ def test_the_default_model_translates_into_the_target_language(server, text, tar
     assert detected.language.tag == target
 
 
+def test_googles_client_gets_the_default_models_translations(server):
+    """Google's official client, pointed at the server: texts in the target language, the
+    source detected, over the same path as /translate (the sentences and targets of the test
+    above, whose answers are known)."""
+    translate_v2 = pytest.importorskip(
+        "google.cloud.translate_v2",
+        reason="google-cloud-translate (the `test` extra) is not installed",
+    )
+    credentials = pytest.importorskip("google.auth.credentials")
+    client = translate_v2.Client(
+        credentials=credentials.AnonymousCredentials(),
+        client_options={"api_endpoint": server.base_url},
+    )
+    detector = LanguageDetection("high")
+    for text, target in [
+        ("Where is the train station?", "de"),
+        ("The meeting has been moved to Thursday afternoon.", "es"),
+    ]:
+        [answer] = client.translate([text], target_language=target, format_="text")
+        print(f"\n{text!r} -> {target}: {answer['translatedText']!r}")
+        assert answer["detectedSourceLanguage"] == "en"
+        assert detector.detect(answer["translatedText"], "q").language.tag == target
+
+
 def test_lines_stay_lines(server):
     answer = translate(
         server,

@@ -4,7 +4,6 @@ is gibberish: this checks the plumbing and the files' structure, not the transla
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import polib
@@ -14,7 +13,7 @@ from translate_server.app import create_app
 from translate_server.inference.engine.vllm_engine import create_vllm_engine
 from translate_server.settings import load_settings
 
-from tests.support.harness import AppClient, running
+from tests.support.harness import AppClient, read_until, running
 
 SRT = """1
 00:00:01,000 --> 00:00:02,500
@@ -58,11 +57,14 @@ async def translated(client: AppClient, name: str, data: str) -> bytes:
     )
     assert submitted.status_code == 202, submitted.text
     urls = submitted.json()
-    for _ in range(600):
-        status = (await client.get(urls["status_url"])).json()
-        if status["status"] in ("done", "error"):
-            break
-        await asyncio.sleep(0.1)
+    status = (
+        await read_until(
+            lambda: client.get(urls["status_url"]),
+            lambda response: response.json()["status"] in ("done", "error"),
+            timeout=60,
+            every=0.1,
+        )
+    ).json()
     assert status["status"] == "done", status
     return (await client.get(urls["result_url"])).content
 

@@ -9,7 +9,6 @@ import json
 import os
 import re
 import signal
-import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.harness import eventually, eventually_sync, read_until
 from tests.support.server_process import ServerProcess, start
 from tests.support.tiny_model import tiny_model_dir
 
@@ -50,10 +50,14 @@ def serve_args(tmp: Path, *extra: str) -> list[str]:
 def start_both(args: list[str], log_path: Path) -> ServerProcess:
     """The server, once BOTH front ends serve (/health answers as soon as one does)."""
     server = start(args, log_path, timeout=300)
-    deadline = time.monotonic() + 120
-    while {line.get("front_end") for line in log_lines(server, "startup_heap_frozen")} != {0, 1}:
-        assert time.monotonic() < deadline, server.output()
-        time.sleep(0.2)
+    eventually_sync(
+        lambda: (
+            {line.get("front_end") for line in log_lines(server, "startup_heap_frozen")} == {0, 1}
+        ),
+        timeout=120,
+        every=0.2,
+        failure=server.output,
+    )
     return server
 
 
@@ -86,10 +90,12 @@ def metric(text: str, name: str, labels: str = "") -> float:
 
 
 async def until_metric(client: httpx.AsyncClient, name: str, labels: str, value: float) -> None:
-    deadline = time.monotonic() + 30
-    while (found := metric((await client.get("/metrics")).text, name, labels)) != value:
-        assert time.monotonic() < deadline, f"{name}{labels} stays {found}, not {value}"
-        await asyncio.sleep(0.05)
+    await read_until(
+        lambda: client.get("/metrics"),
+        lambda response: metric(response.text, name, labels) == value,
+        timeout=30,
+        every=0.05,
+    )
 
 
 async def burst(base: str, count: int) -> list[httpx.Response]:
@@ -234,10 +240,12 @@ async def test_sigterm_drains_every_process(tmp_path: Path) -> None:
             route = '{route="/v1/chat/completions"}'
             await until_metric(client, "translate_requests_in_flight", route, 6)
             server.process.send_signal(signal.SIGTERM)
-            deadline = time.monotonic() + 20
-            while (await client.get("/health")).status_code != 503:
-                assert time.monotonic() < deadline
-                await asyncio.sleep(0.05)
+            await read_until(
+                lambda: client.get("/health"),
+                lambda health: health.status_code == 503,
+                timeout=20,
+                every=0.05,
+            )
             late = await client.post("/v1/chat/completions", json=LONG)
             assert late.status_code == 503
             assert late.json()["error"]["code"] == "shutting_down"
@@ -246,9 +254,11 @@ async def test_sigterm_drains_every_process(tmp_path: Path) -> None:
         assert all(a.json()["usage"]["completion_tokens"] == 400 for a in answers)
         assert server.process.wait(timeout=90) == 0
         assert {line.get("front_end") for line in log_lines(server, "draining")} == {0, 1}
-        deadline = time.monotonic() + 10  # the engine core, its worker, the front ends
-        while any(Path(f"/proc/{pid}").exists() for pid in children):
-            assert time.monotonic() < deadline, "a process outlived the server"
-            await asyncio.sleep(0.1)
+        # The engine core, its worker, the front ends: none outlives the server.
+        await eventually(
+            lambda: not any(Path(f"/proc/{pid}").exists() for pid in children),
+            timeout=10,
+            every=0.1,
+        )
     finally:
         server.stop()

@@ -4,26 +4,15 @@ document, started again on the same document directory, and the job finishes."""
 from __future__ import annotations
 
 import signal
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.support.harness import start_fake_server
+from tests.support.harness import eventually_sync, start_fake_server
 
 SEGMENTS = 150
 TOKEN_DELAY = "0.01"  # each segment's 20-word answer takes about 0.2 s
-
-
-def wait_for(predicate, timeout: float = 60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = predicate()
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError("timed out")
 
 
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=lambda s: s.name)
@@ -42,7 +31,9 @@ def test_a_job_resumes_after_the_server_is_stopped(tmp_path: Path, stop: signal.
         def progress(url: str) -> dict:
             return httpx.get(f"{url}{path}", params={"key": key}).json()
 
-        before = wait_for(lambda: (s := progress(base))["segments_done"] >= 16 and s)
+        before = eventually_sync(
+            lambda: (s := progress(base))["segments_done"] >= 16 and s, timeout=60, every=0.05
+        )
         assert before["status"] == "translating"
     finally:
         process.send_signal(stop)
@@ -59,7 +50,11 @@ def test_a_job_resumes_after_the_server_is_stopped(tmp_path: Path, stop: signal.
         )
         # Every batch recorded before the stop is kept: the job goes on from there.
         assert resumed["segments_done"] >= before["segments_done"]
-        done = wait_for(lambda: (s := progress(base))["status"] in ("done", "error") and s)
+        done = eventually_sync(
+            lambda: (s := progress(base))["status"] in ("done", "error") and s,
+            timeout=60,
+            every=0.05,
+        )
         assert done["status"] == "done", done
         assert done["segments_done"] == SEGMENTS
         result = httpx.get(f"{base}{path}/result", params={"key": key})

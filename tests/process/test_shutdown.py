@@ -6,25 +6,13 @@ from __future__ import annotations
 import asyncio
 import re
 import signal
-import time
-from collections.abc import Awaitable, Callable
 
 import httpx
 import pytest
 
-from tests.support.harness import start_fake_server
+from tests.support.harness import read_until, start_fake_server
 
 TRANSLATE = {"text": "hello", "source_lang": "en", "target_lang": "de", "max_tokens": 50}
-
-
-async def until(
-    read: Callable[[], Awaitable[object]], expected: object, timeout: float = 20.0
-) -> None:
-    """Read again every 20 ms until `expected` comes; fail after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while (found := await read()) != expected:
-        assert time.monotonic() < deadline, f"still {found!r}, not {expected!r}"
-        await asyncio.sleep(0.02)
 
 
 async def in_flight(client: httpx.AsyncClient, route: str) -> int:
@@ -47,9 +35,13 @@ async def test_sigterm_lets_accepted_requests_finish() -> None:
             accepted = [
                 asyncio.create_task(client.post("/translate", json=TRANSLATE)) for _ in range(8)
             ]
-            await until(lambda: in_flight(client, "/translate"), 8)
+            await read_until(
+                lambda: in_flight(client, "/translate"), lambda n: n == 8, timeout=20, every=0.02
+            )
             process.send_signal(signal.SIGTERM)
-            await until(lambda: health_status(client), 503)
+            await read_until(
+                lambda: health_status(client), lambda status: status == 503, timeout=20, every=0.02
+            )
             late = await client.post("/translate", json=TRANSLATE)
             assert late.status_code == 503
             assert late.json()["error"]["code"] == "shutting_down"

@@ -15,7 +15,7 @@ import httpx
 import psutil
 
 from tests.support.fakes import FakeEngine
-from tests.support.harness import call_and_leave, running
+from tests.support.harness import call_and_leave, eventually, running
 
 REQUESTS = int(os.environ.get("SOAK_REQUESTS", "5000"))
 CONCURRENCY = 64
@@ -138,10 +138,10 @@ async def test_soak(make_app) -> None:
         await asyncio.gather(*(one(i) for i in range(REQUESTS)))
         gc.collect()
         rss_after = process.memory_info().rss
-        await asyncio.sleep(0.05)
 
-        assert app.state.services.admission.in_flight == 0
-        assert engine.unfinished == set()
+        # Clients that left are answered by now; what they held is given back soon after.
+        await eventually(lambda: app.state.services.admission.in_flight == 0)
+        await eventually(lambda: engine.unfinished == set())
         metrics = (await client.get("/metrics")).text
 
     growth_mb = (rss_after - rss_before) / 2**20

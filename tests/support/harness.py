@@ -11,15 +11,18 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import httpx
 import uvicorn
 from litestar import Litestar
 
 from tests.support.ports import free_port
+
+T = TypeVar("T")
 
 
 class AppClient(httpx.AsyncClient):
@@ -56,15 +59,52 @@ async def running(app: Litestar) -> AsyncIterator[AppClient]:
         await task
 
 
-async def eventually(condition: Callable[[], object], timeout: float = 10.0) -> None:
-    """Wait until `condition()` is true, looking every 10 ms; fail after `timeout` seconds.
-    For what the app does after a response has gone (an engine request closed, a ticket
-    given back): a fixed sleep before the assertion is a race on a busy machine."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        if asyncio.get_running_loop().time() > deadline:
+async def eventually(condition: Callable[[], T], timeout: float = 10.0, every: float = 0.01) -> T:
+    """Wait until `condition()` is true, looking every `every` seconds; fail after `timeout`
+    seconds. Returns the true value. For what the app does after a response has gone (an
+    engine request closed, a ticket given back): a fixed sleep before the assertion is a race
+    on a busy machine."""
+    deadline = time.monotonic() + timeout
+    while not (found := condition()):
+        if time.monotonic() > deadline:
             raise AssertionError(f"not true after {timeout} s: {condition}")
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(every)
+    return found
+
+
+async def read_until(
+    read: Callable[[], Awaitable[T]],
+    done: Callable[[T], object],
+    timeout: float = 10.0,
+    every: float = 0.01,
+) -> T:
+    """`await read()` again every `every` seconds until `done(value)`; returns that value, and
+    fails after `timeout` seconds with the last one read. For a state only a request shows (a
+    job's status, a metric)."""
+    deadline = time.monotonic() + timeout
+    while not done(found := await read()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still {found!r} after {timeout} s")
+        await asyncio.sleep(every)
+    return found
+
+
+def eventually_sync(
+    condition: Callable[[], T],
+    timeout: float = 10.0,
+    every: float = 0.01,
+    failure: Callable[[], str] | None = None,
+) -> T:
+    """`eventually` for a test that runs no event loop (a browser's, a server process's):
+    blocks. `failure()` says what went wrong (a server's output), asked once, on timeout."""
+    deadline = time.monotonic() + timeout
+    while not (found := condition()):
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                failure() if failure is not None else f"not true after {timeout} s: {condition}"
+            )
+        time.sleep(every)
+    return found
 
 
 async def call_and_leave(app: Litestar, path: str, body: dict, leave_after: float) -> list[dict]:
@@ -113,8 +153,7 @@ async def served(app: Litestar) -> AsyncIterator[str]:
     server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_config=None))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
-        while not server.started:
-            await asyncio.sleep(0.01)
+        await eventually(lambda: server.started)
         yield f"http://127.0.0.1:{sock.getsockname()[1]}"
     finally:
         server.should_exit = True
@@ -137,13 +176,17 @@ def start_fake_server(*args: str) -> tuple[subprocess.Popen, str]:
         stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+
+    def healthy() -> bool:
         try:
-            if httpx.get(f"{base}/health").status_code == 200:
-                return process, base
+            return httpx.get(f"{base}/health").status_code == 200
         except httpx.TransportError:
-            time.sleep(0.1)
-    process.kill()
-    log.seek(0)
-    raise AssertionError(log.read().decode())
+            return False
+
+    try:
+        eventually_sync(healthy, timeout=30, every=0.1)
+    except AssertionError:
+        process.kill()
+        log.seek(0)
+        raise AssertionError(log.read().decode()) from None
+    return process, base

@@ -6,7 +6,6 @@ import asyncio
 import socket
 import tempfile
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -18,6 +17,7 @@ from translate_server.app import create_app
 from translate_server.settings import load_settings
 
 from tests.support.fakes import FakeEngine
+from tests.support.harness import eventually_sync
 
 
 @contextmanager
@@ -49,11 +49,15 @@ def _serving(app: Litestar) -> Iterator[str]:
         target=lambda: asyncio.run(server.serve(sockets=[sock])), name="page-server", daemon=True
     )
     thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
+
+    def started() -> bool:
+        if not thread.is_alive():
             raise AssertionError("the test server did not start")
-        time.sleep(0.02)
+        return server.started
+
+    eventually_sync(
+        started, timeout=30, every=0.02, failure=lambda: "the test server did not start"
+    )
     try:
         yield f"http://127.0.0.1:{sock.getsockname()[1]}"
     finally:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 
+from tests.support.harness import eventually_sync
 from tests.support.ports import free_port
 
 STARTUP_TIMEOUT = 180.0
@@ -54,20 +55,28 @@ class ServerProcess:
     def wait_ready(self, timeout: float = STARTUP_TIMEOUT) -> float:
         """Seconds until GET /health answered 200."""
         started = time.monotonic()
-        while time.monotonic() - started < timeout:
-            if self.process.poll() is not None:
-                raise AssertionError(
-                    f"server exited with {self.process.returncode} before it was ready:\n"
-                    + self.output()
-                )
-            try:
-                if httpx.get(f"{self.base_url}/health", timeout=2).status_code == 200:
-                    return time.monotonic() - started
-            except httpx.TransportError:
-                pass
-            time.sleep(0.5)
-        self.stop()
-        raise AssertionError(f"server not ready after {timeout:.0f} s:\n{self.output()}")
+        try:
+            eventually_sync(
+                self._healthy,
+                timeout,
+                every=0.5,
+                failure=lambda: f"server not ready after {timeout:.0f} s:\n{self.output()}",
+            )
+        except AssertionError:
+            self.stop()
+            raise
+        return time.monotonic() - started
+
+    def _healthy(self) -> bool:
+        if self.process.poll() is not None:
+            raise AssertionError(
+                f"server exited with {self.process.returncode} before it was ready:\n"
+                + self.output()
+            )
+        try:
+            return httpx.get(f"{self.base_url}/health", timeout=2).status_code == 200
+        except httpx.TransportError:
+            return False
 
     def terminate(self, timeout: float) -> int:
         """SIGTERM, then the exit code; AssertionError (with the output) if it hangs."""

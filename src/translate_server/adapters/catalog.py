@@ -1,8 +1,9 @@
 """The adapters the engine holds now: loaded at start (`--lora`) or at run time (the admin
 routes), at most `--max-loras` of them, each with an id of its own load.
 
-Every surface asks the catalog: `named` for a `model` a client gives (the base model, an
-adapter, or a 404), `route` for a translation's pair and domain (routing.py).
+Every surface sees it through `inference.served_models.ServedModels`, which resolves a
+`model` a client gives (the base model, an adapter, or a 404) and routes a translation's pair
+and domain (routing.py) to the most specific adapter.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from translate_server.errors import (
     AdapterConflictError,
     AdapterNotFoundError,
     InvalidRequestError,
-    ModelNotFoundError,
 )
 from translate_server.inference.engine import Engine, EngineRejectedError, LoraAdapter
 from translate_server.settings import EngineSettings, SettingsError
@@ -89,14 +89,9 @@ class AdapterCatalog:
             raise AdapterNotFoundError(f"No adapter `{name}` is loaded.", param="name")
         await self.engine.remove_adapter(found[1])
 
-    def named(self, model: str | None, param: str = "model") -> LoraAdapter | None:
-        """The adapter a client named as `model` (None: the base model's, or no name)."""
-        if model is None or model == self.base_model:
-            return None
-        found = self._loaded.get(model)
-        if found is None:
-            raise ModelNotFoundError(model, "`, `".join([self.base_model, *self._loaded]))
-        return found[1]
+    def loaded(self, name: str) -> LoraAdapter | None:
+        found = self._loaded.get(name)
+        return None if found is None else found[1]
 
     def route(self, source: str, target: str, domain: str | None) -> LoraAdapter | None:
         """The most specific adapter serving the pair and domain; None: the base model."""

@@ -17,6 +17,7 @@ from litestar.openapi import ResponseSpec
 from msgspec import Meta
 
 from translate_server.adapters.catalog import AdapterCatalog
+from translate_server.adapters.keys import ADAPTERS
 from translate_server.adapters.spec import AdapterSpec, AdapterSpecError, read_adapter
 from translate_server.errors import AuthenticationError, InvalidRequestError
 from translate_server.http.bodies import read_body
@@ -25,6 +26,9 @@ from translate_server.http.requests import header_key
 from translate_server.http.route_paths import JSON_BODY, OPEN
 from translate_server.services import services
 from translate_server.wire import RequestStruct, ResponseStruct
+
+# The router's `opt` entry holding the admin key.
+ADMIN_KEY = "admin_key"
 
 
 class LoadAdapterRequest(RequestStruct, kw_only=True):
@@ -56,12 +60,12 @@ class AdapterList(ResponseStruct, kw_only=True):
 
 
 def _catalog(request: Request[Any, Any, Any]) -> AdapterCatalog:
-    key = request.app.state.get("admin_key")
+    key = request.route_handler.opt.get(ADMIN_KEY)
     if not key:
         raise NotFoundException()
     if not hmac.compare_digest(header_key(request).encode(), key.encode()):
         raise AuthenticationError("The admin routes need `Authorization: Bearer <admin key>`.")
-    catalog = services(request).adapters
+    catalog = services(request).get(ADAPTERS)
     if catalog is None:
         raise InvalidRequestError(
             "This server was started without LoRA support: start it with --lora or --enable-lora.",
@@ -122,9 +126,11 @@ async def unload_adapter(name: str, request: Request[Any, Any, Any]) -> None:
     await _catalog(request).unload(name)
 
 
-def admin_router() -> Router:
+def admin_router(admin_key: str | None) -> Router:
+    """The admin routes, behind `admin_key` (None: they answer 404)."""
     return Router(
         "/admin/adapters",
         route_handlers=[adapter_collection, unload_adapter],
         tags=["admin"],
+        opt={ADMIN_KEY: admin_key},
     )

@@ -1,6 +1,6 @@
-"""What the DeepL- and LibreTranslate-compatible routes share: keys and fields sent in forms
-(their clients send forms as often as JSON), and the service's errors answered in another
-API's shape.
+"""What the DeepL-, LibreTranslate- and Google-compatible routes share: keys and fields sent
+in forms (their clients send forms as often as JSON), and the service's errors answered in
+another API's shape.
 
 Errors are still raised as everywhere else and answered by `http.errors`; a compatible surface
 only names its shape, in the exception-handler table set on its Router.

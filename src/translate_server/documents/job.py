@@ -64,7 +64,7 @@ class ReviewItem(msgspec.Struct, frozen=True, kw_only=True):
 
 class Job(msgspec.Struct, frozen=True, kw_only=True):
     id: str
-    owner: str | None
+    owner: str  # `owners.SHARED` where no API keys are configured
     status: Status
     format: str
     filename: str | None
@@ -81,7 +81,6 @@ class Job(msgspec.Struct, frozen=True, kw_only=True):
     started_at: float | None
     finished_at: float | None
     error: str | None
-    result_path: str | None
     # Once done: how many segments need review, and the first of them (`REVIEW_ITEMS`).
     needs_review: int | None = None
     review: list[ReviewItem] | None = None

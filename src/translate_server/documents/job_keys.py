@@ -10,6 +10,7 @@ import secrets
 
 from translate_server.documents.job import Job
 from translate_server.errors import DocumentNotFoundError
+from translate_server.owners import SHARED
 
 # Passed as the owner where a job's secret key alone authorizes (LibreTranslate's download link,
 # followed without an API key); no owner digest (hex) can equal it.
@@ -28,16 +29,16 @@ def key_digest(key: str) -> bytes:
     return hashlib.sha256(key.encode()).digest()
 
 
-def authorized(found: tuple[Job, bytes] | None, key: str, owner: str | None) -> Job:
+def authorized(found: tuple[Job, bytes] | None, key: str, owner: str) -> Job:
     """The job found (with its key's digest), when `key` is its key (and `owner` its owner,
-    where it has one, unless the caller passes KEY_ALONE); else the 404."""
+    where it has one, i.e. is not SHARED, unless the caller passes KEY_ALONE); else the 404."""
     # An unknown id costs the same comparison as a wrong key.
     digest = _NO_DIGEST if found is None else found[1]
     key_ok = hmac.compare_digest(digest, key_digest(key))
     if (
         found is None
         or not key_ok
-        or (found[0].owner is not None and owner != KEY_ALONE and found[0].owner != owner)
+        or (found[0].owner != SHARED and owner != KEY_ALONE and found[0].owner != owner)
     ):
         raise not_found()
     return found[0]

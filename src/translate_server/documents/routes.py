@@ -8,26 +8,23 @@ forms, so no route here declares a JSON body in its `opt`; none is open without 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 import msgspec
-from litestar import Request, Response, get, post, route
+from litestar import Request, Response, Router, get, post, route
 from litestar.datastructures import UploadFile
 from litestar.openapi.datastructures import ResponseSpec
 
+from translate_server.documents.keys import DOCUMENTS
 from translate_server.documents.protocol import DocumentStatus, DocumentSubmitted
+from translate_server.documents.upload import DocumentOrder, Upload
 from translate_server.errors import InvalidRequestError, PayloadTooLargeError
 from translate_server.http import sse
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
-from translate_server.http.requests import accepted_key
-from translate_server.memory.routes import job_memory
+from translate_server.http.requests import accepted_key, request_owner
+from translate_server.http.route_paths import STORES
 from translate_server.services import services
-from translate_server.translation.prompts.instructions import (
-    refuse_on_base_model,
-    validate_instructions,
-)
 from translate_server.translation.protocol import MAX_CANDIDATES
 from translate_server.wire import ErrorResponse
 
@@ -65,29 +62,14 @@ _FORMALITY = ("default", "formal", "informal")
 FORM_OVERHEAD = 64 * 1024
 
 
-def documents_of(request: Request[Any, Any, Any]) -> Documents:
-    found = services(request).documents
-    if found is None:  # only while the app starts or stops
-        raise RuntimeError("document jobs are not running")
-    return found
-
-
 def caller(request: Request[Any, Any, Any], documents: Documents) -> str | None:
     """Whose jobs the caller may see (`Documents.owner` of the key it was let in with)."""
     return documents.owner(accepted_key(request))
 
 
-@dataclass(frozen=True, slots=True)
-class Upload:
-    data: bytes
-    filename: str | None
-    fields: dict[str, str]  # a field sent more than once: its last value
-    # Every value of each field, in order: a client sends a list as the field repeated.
-    lists: dict[str, list[str]] = field(default_factory=dict)
-
-
 async def read_upload(request: Request[Any, Any, Any], max_bytes: int) -> Upload:
-    """The multipart form's `file` and its other fields; 413 for a file too large."""
+    """The multipart form's `file` and its other fields, read once into plain values (every
+    surface's upload route reads it here); 413 for a file too large."""
     media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media_type != "multipart/form-data":
         raise InvalidRequestError(
@@ -202,41 +184,10 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
     ),
 )
 async def submit_document(request: Request[Any, Any, Any]) -> Response[DocumentSubmitted]:
-    from translate_server.documents.job import DocumentOptions
-
-    documents = documents_of(request)
+    documents = services(request)[DOCUMENTS]
     upload = await read_upload(request, documents.max_bytes)
-    fields = upload.fields
-    target = fields.get("target_lang")
-    if not target:
-        raise InvalidRequestError("Give `target_lang`.", param="target_lang")
-    formality = fields.get("formality") or "default"
-    if formality not in _FORMALITY:
-        raise InvalidRequestError(
-            f"`formality` is one of {', '.join(_FORMALITY)}.", param="formality"
-        )
-    memory = await job_memory(request, fields.get("memory"), fields.get("memory_threshold"))
-    instructions = _instructions(request, upload.lists.get("instructions"))
-    options = DocumentOptions(
-        formality=formality,
-        glossary=_glossary(fields.get("glossary")),
-        retranslate=fields.get("retranslate", "").lower() in ("1", "true", "yes", "on"),
-        file_memory=fields.get("file_memory", "").lower() not in ("0", "false", "no", "off"),
-        neighbours=fields.get("neighbours", "").lower() in ("1", "true", "yes", "on"),
-        instructions=instructions,
-        candidates=_number(fields.get("candidates"), "candidates", int, 1, MAX_CANDIDATES) or 1,
-        min_quality=_number(fields.get("min_quality"), "min_quality", float, 0.0, 1.0),
-        **msgspec.structs.asdict(memory),
-    )
-    source = fields.get("source_lang")
-    job, key = await documents.jobs.submit(
-        upload.data,
-        filename=upload.filename,
-        target_lang=target,
-        source_lang=None if source in (None, "", "auto") else source,
-        owner=caller(request, documents),
-        options=options,
-    )
+    order = await _order(upload, documents, request_owner(request))
+    job, key = await documents.submit(upload, order, caller(request, documents))
     base = f"{str(request.base_url).rstrip('/')}/translate/document/{job.id}"
     query = f"?key={key}"
     return naming_job(
@@ -253,31 +204,31 @@ async def submit_document(request: Request[Any, Any, Any]) -> Response[DocumentS
     )
 
 
-def _instructions(request: Request[Any, Any, Any], given: list[str] | None) -> tuple[str, ...]:
-    """The client's instructions, checked at upload as /translate checks them (its limits,
-    the base model's 400), so a job never fails on them halfway."""
-    instructions = validate_instructions(given, "instructions")
-    if instructions:
-        translation = services(request).translation
-        refuse_on_base_model(
-            translation.model_name, translation.planner.follows_instructions, "instructions"
+async def _order(upload: Upload, documents: Documents, memory_owner: str) -> DocumentOrder:
+    """Our form's fields as the order, each checked in turn (the first wrong one answered)."""
+    target = upload.required("target_lang", "Give `target_lang`.")
+    formality = upload.value("formality") or "default"
+    if formality not in _FORMALITY:
+        raise InvalidRequestError(
+            f"`formality` is one of {', '.join(_FORMALITY)}.", param="formality"
         )
-    return instructions
-
-
-def _number(
-    raw: str | None, param: str, kind: type[int] | type[float], low: float, high: float
-) -> Any:
-    """A form field's number within [low, high]; None where the field is absent."""
-    if raw is None or not raw.strip():
-        return None
-    try:
-        value = kind(raw)
-    except ValueError:
-        value = None
-    if value is None or not low <= value <= high:
-        raise InvalidRequestError(f"`{param}` is a number from {low:g} to {high:g}.", param=param)
-    return value
+    memory = await documents.memory(
+        upload.value("memory"), upload.value("memory_threshold"), memory_owner
+    )
+    instructions = documents.instructions(upload.lists.get("instructions"), "instructions")
+    return DocumentOrder(
+        target_lang=target,
+        source_lang=upload.source_language("source_lang"),
+        formality=formality,
+        glossary=_glossary(upload.value("glossary")),
+        instructions=instructions,
+        memory=memory,
+        retranslate=upload.flag("retranslate", default=False),
+        file_memory=upload.flag("file_memory", default=True),
+        neighbours=upload.flag("neighbours", default=False),
+        candidates=int(upload.number("candidates", int, 1, MAX_CANDIDATES) or 1),
+        min_quality=upload.number("min_quality", float, 0.0, 1.0),
+    )
 
 
 def _glossary(raw: str | None) -> dict[str, str] | None:
@@ -305,7 +256,7 @@ def _glossary(raw: str | None) -> dict[str, str] | None:
     responses=_ERRORS,
 )
 async def document_status(request: Request[Any, Any, Any], document_id: str) -> DocumentStatus:
-    documents = documents_of(request)
+    documents = services(request)[DOCUMENTS]
     key, owner = document_key(request), caller(request, documents)
     if request.method == "DELETE":
         return DocumentStatus.of(await documents.jobs.cancel(document_id, key, owner))
@@ -320,7 +271,7 @@ async def document_status(request: Request[Any, Any, Any], document_id: str) -> 
     media_type="application/octet-stream",
 )
 async def document_result(request: Request[Any, Any, Any], document_id: str) -> Response[bytes]:
-    documents = documents_of(request)
+    documents = services(request)[DOCUMENTS]
     job, data = await documents.jobs.result(
         document_id, document_key(request), caller(request, documents)
     )
@@ -337,7 +288,7 @@ async def document_result(request: Request[Any, Any, Any], document_id: str) -> 
     media_type=sse.MEDIA_TYPE,
 )
 async def document_events(request: Request[Any, Any, Any], document_id: str) -> sse.EventStream:
-    documents = documents_of(request)
+    documents = services(request)[DOCUMENTS]
     key, owner = document_key(request), caller(request, documents)
     # Checked before the stream starts, so a wrong key is a 404, not a broken stream.
     await documents.jobs.status(document_id, key, owner)
@@ -346,3 +297,14 @@ async def document_events(request: Request[Any, Any, Any], document_id: str) -> 
 
 def _status_event(job: Job) -> bytes:
     return sse.event(DocumentStatus.of(job))
+
+
+def document_router(max_bytes: int) -> Router:
+    """The document routes, taking bodies up to a document's size (the app's body limit is for
+    JSON requests)."""
+    return Router(
+        path="/",
+        route_handlers=[submit_document, document_status, document_result, document_events],
+        request_max_body_size=max_bytes + FORM_OVERHEAD,
+        opt={STORES: "always"},
+    )

@@ -1,11 +1,13 @@
 """The document jobs as the routes use them: the parts the app's composition root builds them
-from, and who owns a job. Plain values in and out: the routes read the upload and the key."""
+from, who owns a job, and an upload's order checked and submitted. Plain values in and out: the
+routes read the upload and the key."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from translate_server.documents.job_memory import JobMemory, KnownMemories, job_memory
 from translate_server.documents.metrics import JobGauge
 from translate_server.documents.runner import Bill, DocumentJobs
 from translate_server.documents.store import JobStore
@@ -17,10 +19,17 @@ from translate_server.documents.translator import (
     file_memory,
     runner_limits,
 )
-from translate_server.errors import AuthenticationError
-from translate_server.owners import owner_of
+from translate_server.owners import caller_owner
+from translate_server.translation.prompts.instructions import (
+    refuse_on_base_model,
+    validate_instructions,
+)
 
 if TYPE_CHECKING:
+    from translate_server.documents.job import Job
+    from translate_server.documents.upload import DocumentOrder, Upload
+    from translate_server.inference.served_models import ServedModels
+    from translate_server.memory.service import Memories
     from translate_server.observability.metrics import ServiceMetrics
     from translate_server.settings import Settings
     from translate_server.translation.service.translation_service import TranslationService
@@ -31,16 +40,50 @@ class Documents:
     jobs: DocumentJobs
     max_bytes: int
     keyed: bool  # API keys are configured: a job belongs to the key that submitted it
+    # The jobs' own translation service (its model: whether instructions are followed).
+    translation: TranslationService
+    memories: KnownMemories | None = None  # those an upload may name; None: none kept
 
-    def owner(self, api_key: str) -> str | None:
-        """The digest of the caller's API key (already accepted by the gate or the route)
-        where keys are configured, so one key's jobs are invisible to every other; else
-        nobody."""
-        if not self.keyed:
-            return None
-        if not api_key:  # unreachable past the checks; never a shared owner for keyless calls
-            raise AuthenticationError("A valid API key is required.")
-        return owner_of(api_key)
+    def owner(self, api_key: str) -> str:
+        """The caller's owner (`owners.caller_owner`): its key's digest where keys are
+        configured, so one key's jobs are invisible to every other; else SHARED."""
+        return caller_owner(api_key, keyed=self.keyed)
+
+    async def memory(
+        self,
+        memory_id: str | None,
+        threshold: str | None,
+        owner: str,
+        names: tuple[str, str] = ("memory", "memory_threshold"),
+    ) -> JobMemory:
+        """An upload's memory fields (named `names` on its surface), checked now: an unknown
+        memory or another key's is a 404 at upload, not a failed job later."""
+        return await job_memory(self.memories, owner, memory_id, threshold, names=names)
+
+    def instructions(self, given: list[str] | None, param: str) -> tuple[str, ...]:
+        """An upload's instructions, checked as /translate checks them (its limits, a base
+        model's 400), so that a job never fails on them halfway."""
+        instructions = validate_instructions(given, param)
+        if instructions:
+            translation = self.translation
+            refuse_on_base_model(
+                translation.model_name, translation.planner.follows_instructions, param
+            )
+        return instructions
+
+    async def submit(
+        self, upload: Upload, order: DocumentOrder, owner: str | None
+    ) -> tuple[Job, str]:
+        """The job of `upload` as `order` asks, for `owner` (`owner()`): its record and key."""
+        return await self.jobs.submit(
+            upload.data,
+            filename=upload.filename,
+            target_lang=order.target_lang,
+            source_lang=order.source_lang,
+            owner=owner,
+            options=order.options(),
+            billed_to=order.billed_to,
+        )
 
 
 def document_admission(settings: Settings, metrics: ServiceMetrics) -> DocumentAdmission:
@@ -57,13 +100,17 @@ def document_jobs(
     settings: Settings,
     store: JobStore,
     translation: TranslationService,
-    metrics: ServiceMetrics,
+    gauge: JobGauge | None = None,
+    *,
+    models: ServedModels | None = None,
+    memories: Memories | None = None,
     bill: Bill | None = None,
 ) -> DocumentJobs:
     """The job runner over `store`, not started yet. `translation` is the jobs' own
-    translation service: at `DOCUMENT_PRIORITY`, behind `document_admission`; `bill` adds a
-    DeepL job's characters to its key's usage once it is done. The app's composition root
-    opens the store, starts the runner and closes both."""
+    translation service: at `DOCUMENT_PRIORITY`, behind `document_admission`; `models` pins
+    each job's model where adapters are served; `memories` holds a catalog's own translations
+    for its job; `bill` adds a DeepL job's characters to its key's usage once it is done. The
+    documents domain opens the store, starts the runner and closes both."""
     options = settings.documents
     engine_requests = options.engine_requests(settings.engine.max_num_seqs)
     limits = runner_limits(
@@ -75,8 +122,8 @@ def document_jobs(
         store,
         document_translator(translation, EngineBudget(engine_requests)),
         limits,
-        gauge=JobGauge(metrics.registry),
+        gauge=gauge,
         bill=bill,
-        remember=file_memory(translation),
-        pin=document_model(translation),
+        remember=file_memory(translation, memories),
+        pin=document_model(translation, models),
     )

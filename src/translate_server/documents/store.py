@@ -1,78 +1,44 @@
-"""Document jobs kept across restarts: their records in an embedded SQLite database,
-`<directory>/jobs.sqlite3` (WAL; its schema in `job_database`), and their files in a folder
-per job beside it (`job_files`).
+"""Document jobs kept across restarts, in the jobs' database (SQLite, or PostgreSQL shared by
+replicas: `storage`): their records, their translated pieces while they run, and their files
+(the upload, the result), so whichever replica serves a request can read them.
 
-One connection, used only from one worker thread: every call goes through that thread, so
-the event loop never blocks on the disk and SQLite never sees two threads. A job's key is
-kept only as a digest (`job_keys`). Finished jobs (done or failed) are deleted, rows and
-files, once older than the retention time.
+A job's key is kept only as a digest (`job_keys`). Finished jobs (done or failed) are deleted,
+with their files, once older than the retention time.
 """
 
 from __future__ import annotations
 
-import asyncio
-import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import msgspec
+from sqlalchemy import Connection, delete, func, select, update
 
 from translate_server.documents.job import UNFINISHED, Job, ReviewItem, SegmentTranslation
-from translate_server.documents.job_database import open_database
-from translate_server.documents.job_files import JobFiles
 from translate_server.documents.job_keys import authorized, new_key, not_found
+from translate_server.owners import SHARED
+from translate_server.storage.database import Database
+from translate_server.storage.job_tables import document_files, document_jobs, document_translations
 
-_COLUMNS = list(Job.__struct_fields__)
-_SELECT = f"SELECT {', '.join(_COLUMNS)} FROM jobs"
+_JOBS = document_jobs.c
+_SELECT = select(*(_JOBS[name] for name in Job.__struct_fields__))
+_FINISHED = ("done", "error")
+# A translated segment's columns, in `SegmentTranslation`'s order.
+_SEGMENT = ("text", "estimate", "needs_review")
 
 
 class JobStore:
-    """Open with `JobStore.open(directory, retention_seconds)`; close with `close()`."""
-
     def __init__(
-        self, directory: Path, retention_seconds: float, clock: Callable[[], float] = time.time
+        self, database: Database, retention_seconds: float, clock: Callable[[], float] = time.time
     ) -> None:
-        self.directory = directory
+        self.database = database
         self.retention_seconds = retention_seconds
         self.clock = clock
-        self._files = JobFiles(directory)
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="job-store")
-        self._db: sqlite3.Connection | None = None
-
-    @classmethod
-    async def open(
-        cls, directory: str | Path, retention_seconds: float, clock: Callable[[], float] = time.time
-    ) -> JobStore:
-        store = cls(Path(directory), retention_seconds, clock)
-        try:
-            await store._call(store._open)
-        except BaseException:
-            await store.close()  # its worker thread, which has started
-            raise
-        return store
 
     async def close(self) -> None:
-        if self._db is not None:
-            await self._call(self._db.close)
-            self._db = None
-        self._thread.shutdown(wait=True)
-
-    async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
-
-    def _open(self) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self._db = open_database(self.directory / "jobs.sqlite3")
-
-    @property
-    def db(self) -> sqlite3.Connection:
-        if self._db is None:
-            raise RuntimeError("The job store is closed.")
-        return self._db
+        """Nothing of its own to close: the database's engines are the storage's."""
 
     # -- Creating and reading ---------------------------------------------------------------
     async def create(
@@ -89,13 +55,15 @@ class JobStore:
         billed_to: str | None = None,
         segments_total: int = 0,
     ) -> tuple[Job, str]:
-        """A new queued job with its source file written; returns it and its secret key."""
+        """A new queued job with its source file; returns it and its secret key. `owner`
+        None: nobody's (`owners.SHARED`)."""
         job_id = uuid.uuid4().hex.upper()
         key, digest = new_key()
+        now = self.clock()
         row = {
             "id": job_id,
             "key_digest": digest,
-            "owner": owner,
+            "owner": SHARED if owner is None else owner,
             "status": "queued",
             "format": format,
             "filename": filename,
@@ -105,199 +73,211 @@ class JobStore:
             "billed_characters": billed_characters,
             "billed_to": billed_to,
             "segments_total": segments_total,
+            "created_at": now,
+            "updated_at": now,
         }
-        return await self._call(self._create, row, data), key
 
-    def _create(self, row: dict[str, Any], data: bytes) -> Job:
-        self._files.write_source(row["id"], data)
-        now = self.clock()
-        row |= {"created_at": now, "updated_at": now}
-        names = ", ".join(row)
-        self.db.execute(
-            f"INSERT INTO jobs ({names}) VALUES ({', '.join('?' * len(row))})", tuple(row.values())
-        )
-        return self._get(row["id"])
+        def create(c: Connection) -> Job:
+            c.execute(document_jobs.insert().values(row))
+            c.execute(document_files.insert().values(job_id=job_id, kind="source", data=data))
+            return _get(c, job_id)
+
+        return await self.database.write(create), key
 
     async def get(self, job_id: str) -> Job | None:
-        return await self._call(self._get, job_id)
-
-    def _get(self, job_id: str) -> Job | None:
-        row = self.db.execute(f"{_SELECT} WHERE id = ?", (job_id,)).fetchone()
-        return None if row is None else _job(row)
+        return await self.database.read(lambda c: _find(c, job_id))
 
     async def authorize(self, job_id: str, key: str, owner: str | None = None) -> Job:
         """The job, when `key` is its key (and `owner` its owner, where it has one, unless the
         caller passes KEY_ALONE: a link whose secret key alone authorizes); any mismatch is the
         same 404 as an unknown id."""
-        return authorized(await self._call(self._with_digest, job_id), key, owner)
-
-    def _with_digest(self, job_id: str) -> tuple[Job, bytes] | None:
-        row = self.db.execute(
-            f"SELECT key_digest, {', '.join(_COLUMNS)} FROM jobs WHERE id = ?", (job_id,)
-        ).fetchone()
-        return None if row is None else (_job(row[1:]), row[0])
+        query = _SELECT.add_columns(_JOBS.key_digest).where(_JOBS.id == job_id)
+        row = await self.database.read(lambda c: c.execute(query).first())
+        found = None if row is None else (_job(row[:-1]), bytes(row[-1]))
+        return authorized(found, key, SHARED if owner is None else owner)
 
     async def unfinished(self) -> list[Job]:
         """Jobs to resume after a restart, oldest first."""
-        return await self._call(self._unfinished)
-
-    def _unfinished(self) -> list[Job]:
-        rows = self.db.execute(
-            f"{_SELECT} WHERE status IN (?, ?) ORDER BY created_at", UNFINISHED
-        ).fetchall()
-        return [_job(row) for row in rows]
+        query = _SELECT.where(_JOBS.status.in_(UNFINISHED)).order_by(_JOBS.created_at, _JOBS.id)
+        return await self.database.read(lambda c: [_job(row) for row in c.execute(query)])
 
     async def in_flight(self, owner: str | None) -> int:
-        """Unfinished jobs of one owner (None: of clients without a key)."""
-        return await self._call(self._in_flight, owner)
-
-    def _in_flight(self, owner: str | None) -> int:
-        return self.db.execute(
-            "SELECT COUNT(*) FROM jobs WHERE status IN (?, ?) AND owner IS ?", (*UNFINISHED, owner)
-        ).fetchone()[0]
+        """Unfinished jobs of one owner (None or SHARED: of clients without a key)."""
+        query = select(func.count()).where(
+            _JOBS.status.in_(UNFINISHED), _JOBS.owner == (SHARED if owner is None else owner)
+        )
+        return int(await self.database.read(lambda c: c.execute(query).scalar_one()))
 
     async def count_by_status(self) -> dict[str, int]:
-        return await self._call(self._count_by_status)
-
-    def _count_by_status(self) -> dict[str, int]:
-        rows = self.db.execute("SELECT status, COUNT(*) FROM jobs GROUP BY status").fetchall()
-        return dict(rows)
+        query = select(_JOBS.status, func.count()).group_by(_JOBS.status)
+        return await self.database.read(
+            lambda c: {status: int(count) for status, count in c.execute(query)}
+        )
 
     async def read_source(self, job: Job) -> bytes:
-        return await self._call(self._files.read_source, job.id)
+        found = await self._file(job.id, "source")
+        if found is None:
+            raise FileNotFoundError(f"the source file of document job {job.id} is missing")
+        return found
 
     async def read_result(self, job: Job) -> bytes:
-        if job.result_path is None:
+        found = await self._file(job.id, "result")
+        if found is None:
             raise not_found()
-        return await self._call(Path(job.result_path).read_bytes)
+        return found
+
+    async def _file(self, job_id: str, kind: str) -> bytes | None:
+        files = document_files.c
+        query = select(files.data).where(files.job_id == job_id, files.kind == kind)
+        found = await self.database.read(lambda c: c.execute(query).scalar())
+        return None if found is None else bytes(found)
 
     # -- Progress ---------------------------------------------------------------------------
     async def start(self, job_id: str) -> Job:
-        return await self._call(self._start, job_id)
-
-    def _start(self, job_id: str) -> Job:
         now = self.clock()
-        self.db.execute(
-            "UPDATE jobs SET status = 'translating', updated_at = ?, "
-            "started_at = ?, segments_at_start = segments_done WHERE id = ?",
-            (now, now, job_id),
+        started = (
+            update(document_jobs)
+            .where(_JOBS.id == job_id)
+            .values(
+                status="translating",
+                updated_at=now,
+                started_at=now,
+                segments_at_start=_JOBS.segments_done,
+            )
         )
-        return self._get(job_id)
+        return await self.database.write(lambda c: _changed(c, job_id, started))
 
     async def save_translations(
         self, job_id: str, translations: Mapping[int, SegmentTranslation]
     ) -> Job:
         """Record a batch of translated segments and the job's progress, in one transaction."""
-        return await self._call(self._save_translations, job_id, dict(translations))
+        t = document_translations.c
+        insert = self.database.insert(document_translations)
+        saved = [
+            {"job_id": job_id, "idx": i}
+            | dict(zip(_SEGMENT, msgspec.structs.astuple(found), strict=True))
+            for i, found in translations.items()
+        ]
+        done = select(func.count()).where(t.job_id == job_id).scalar_subquery()
+        progress = (
+            update(document_jobs)
+            .where(_JOBS.id == job_id)
+            .values(segments_done=done, updated_at=self.clock())
+        )
 
-    def _save_translations(self, job_id: str, translations: dict[int, SegmentTranslation]) -> Job:
-        with self._transaction():
-            self.db.executemany(
-                "INSERT OR REPLACE INTO translations (job_id, idx, text, estimate, needs_review) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [
-                    (job_id, index, found.text, found.estimate, found.needs_review)
-                    for index, found in translations.items()
-                ],
-            )
-            self.db.execute(
-                "UPDATE jobs SET segments_done = (SELECT COUNT(*) FROM translations "
-                "WHERE job_id = ?), updated_at = ? WHERE id = ?",
-                (job_id, self.clock(), job_id),
-            )
-        return self._get(job_id)
+        def save(c: Connection) -> Job:
+            if saved:
+                c.execute(
+                    insert.on_conflict_do_update(
+                        index_elements=["job_id", "idx"],
+                        set_={name: insert.excluded[name] for name in _SEGMENT},
+                    ),
+                    saved,
+                )
+            return _changed(c, job_id, progress)
+
+        return await self.database.write(save)
 
     async def translations(self, job_id: str) -> dict[int, SegmentTranslation]:
-        return await self._call(self._translations, job_id)
-
-    def _translations(self, job_id: str) -> dict[int, SegmentTranslation]:
-        rows = self.db.execute(
-            "SELECT idx, text, estimate, needs_review FROM translations WHERE job_id = ?",
-            (job_id,),
-        ).fetchall()
-        return {
-            index: SegmentTranslation(text, estimate, bool(needs))
-            for index, text, estimate, needs in rows
-        }
+        t = document_translations.c
+        query = select(t.idx, t.text, t.estimate, t.needs_review).where(t.job_id == job_id)
+        return await self.database.read(
+            lambda c: {
+                int(index): SegmentTranslation(text, estimate, bool(needs))
+                for index, text, estimate, needs in c.execute(query)
+            }
+        )
 
     async def finish(
         self, job_id: str, result: bytes, review: Sequence[ReviewItem] = (), needs_review: int = 0
     ) -> Job:
-        """The job done: its result written, and the report of the segments to review (the
-        first `REVIEW_ITEMS` of the `needs_review` there are)."""
-        return await self._call(self._finish, job_id, result, list(review), needs_review)
-
-    def _finish(
-        self, job_id: str, result: bytes, review: list[ReviewItem], needs_review: int
-    ) -> Job:
-        path = self._files.write_result(job_id, result)
+        """The job done: its result kept, and the report of the segments to review (the first
+        `REVIEW_ITEMS` of the `needs_review` there are)."""
         now = self.clock()
-        with self._transaction():
-            self.db.execute("DELETE FROM translations WHERE job_id = ?", (job_id,))
-            self.db.execute(
-                "UPDATE jobs SET status = 'done', segments_done = segments_total, "
-                "result_path = ?, finished_at = ?, updated_at = ?, needs_review = ?, "
-                "review = ? WHERE id = ?",
-                (
-                    str(path),
-                    now,
-                    now,
-                    needs_review,
-                    msgspec.json.encode(review).decode(),
-                    job_id,
-                ),
+        done = (
+            update(document_jobs)
+            .where(_JOBS.id == job_id)
+            .values(
+                status="done",
+                segments_done=_JOBS.segments_total,
+                finished_at=now,
+                updated_at=now,
+                needs_review=needs_review,
+                review=msgspec.json.encode(list(review)).decode(),
             )
-        return self._get(job_id)
+        )
+
+        def finish(c: Connection) -> Job:
+            _forget_translations(c, job_id)
+            c.execute(document_files.insert().values(job_id=job_id, kind="result", data=result))
+            return _changed(c, job_id, done)
+
+        return await self.database.write(finish)
 
     async def fail(self, job_id: str, message: str) -> Job:
-        return await self._call(self._fail, job_id, message)
-
-    def _fail(self, job_id: str, message: str) -> Job:
         now = self.clock()
-        with self._transaction():
-            self.db.execute("DELETE FROM translations WHERE job_id = ?", (job_id,))
-            self.db.execute(
-                "UPDATE jobs SET status = 'error', error = ?, finished_at = ?, "
-                "updated_at = ? WHERE id = ?",
-                (message, now, now, job_id),
-            )
-        return self._get(job_id)
+        failed = (
+            update(document_jobs)
+            .where(_JOBS.id == job_id)
+            .values(status="error", error=message, finished_at=now, updated_at=now)
+        )
+
+        def fail(c: Connection) -> Job:
+            _forget_translations(c, job_id)
+            return _changed(c, job_id, failed)
+
+        return await self.database.write(fail)
 
     async def delete(self, job_id: str) -> None:
         """Forget a job and its files now (a client that fetched its result, say)."""
-        await self._call(self._delete, job_id)
-
-    def _delete(self, job_id: str) -> None:
-        with self._transaction():
-            self.db.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
-        self._files.remove(job_id)
+        await self.database.write(lambda c: _delete(c, [job_id]))
 
     # -- Retention --------------------------------------------------------------------------
     async def expire(self) -> list[str]:
         """Delete finished jobs older than the retention time; their ids."""
-        return await self._call(self._expire)
-
-    def _expire(self) -> list[str]:
         cutoff = self.clock() - self.retention_seconds
-        ids = [
-            row[0]
-            for row in self.db.execute(
-                "SELECT id FROM jobs WHERE status IN ('done', 'error') AND finished_at <= ?",
-                (cutoff,),
-            )
-        ]
-        for job_id in ids:
-            self._delete(job_id)
-        return ids
+        query = select(_JOBS.id).where(_JOBS.status.in_(_FINISHED), _JOBS.finished_at <= cutoff)
 
-    def _transaction(self) -> sqlite3.Connection:
-        # In autocommit mode the connection's context manager does not begin a transaction.
-        self.db.execute("BEGIN")
-        return self.db
+        def expire(c: Connection) -> list[str]:
+            ids = list(c.execute(query).scalars())
+            _delete(c, ids)
+            return ids
+
+        return await self.database.write(expire)
+
+
+def _find(c: Connection, job_id: str) -> Job | None:
+    row = c.execute(_SELECT.where(_JOBS.id == job_id)).first()
+    return None if row is None else _job(row)
+
+
+def _get(c: Connection, job_id: str) -> Job:
+    """A job the transaction has just written, or the 404 where another deleted it."""
+    found = _find(c, job_id)
+    if found is None:
+        raise not_found()
+    return found
+
+
+def _changed(c: Connection, job_id: str, change: Any) -> Job:
+    c.execute(change)
+    return _get(c, job_id)
+
+
+def _forget_translations(c: Connection, job_id: str) -> None:
+    c.execute(delete(document_translations).where(document_translations.c.job_id == job_id))
+
+
+def _delete(c: Connection, ids: list[str]) -> None:
+    # The translations and files go with their job (the foreign keys cascade); said outright
+    # all the same, so nothing depends on SQLite's foreign keys being on.
+    for table in (document_translations, document_files):
+        c.execute(delete(table).where(table.c.job_id.in_(ids)))
+    c.execute(delete(document_jobs).where(_JOBS.id.in_(ids)))
 
 
 def _job(row: Sequence[Any]) -> Job:
-    values = dict(zip(_COLUMNS, row, strict=True))
+    values = dict(zip(Job.__struct_fields__, row, strict=True))
     values["options"] = msgspec.json.decode(values["options"])
     if values["review"] is not None:
         values["review"] = msgspec.json.decode(values["review"], type=list[ReviewItem])

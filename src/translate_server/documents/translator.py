@@ -39,6 +39,8 @@ from translate_server.text.languages import requested_language
 from translate_server.translation.protocol import MEMORY_THRESHOLD, TranslateRequest
 
 if TYPE_CHECKING:
+    from translate_server.inference.served_models import ServedModels
+    from translate_server.memory.service import Memories
     from translate_server.translation.service.translation_service import TranslationService
 
 # vLLM takes lower values first; interactive requests keep the default 0.
@@ -189,10 +191,9 @@ def neighbour_context(texts: list[str], index: int) -> str | None:
     return "\n".join(part for part in parts if part) or None
 
 
-def file_memory(service: TranslationService) -> Remember | None:
+def file_memory(service: TranslationService, memories: Memories | None) -> Remember | None:
     """A catalog's own translations as a memory for its segments: made for the job under an
     owner of its own (no API key's), deleted when the job ends however it ends."""
-    memories = service.memories
     if memories is None:
         return None
 
@@ -225,12 +226,11 @@ def file_memory(service: TranslationService) -> Remember | None:
     return remember
 
 
-def document_model(service: TranslationService) -> Pin | None:
+def document_model(service: TranslationService, models: ServedModels | None) -> Pin | None:
     """Where adapters are served, what a new job's options pin: the adapter serving its pair
     (the source detected from the whole document where not given), else the base model by
     name, so one loaded later does not take over. None without adapters: nothing to choose."""
-    catalog = service.adapters
-    if catalog is None:
+    if models is None or not models.serves_adapters:
         return None
 
     def pin(
@@ -244,9 +244,9 @@ def document_model(service: TranslationService) -> Pin | None:
         target = requested_language(target_lang, "target_lang").tag
         adapter = None
         if source != "auto":
-            adapter = catalog.route(requested_language(source, "source_lang").tag, target, None)
+            adapter = models.route(requested_language(source, "source_lang").tag, target, None)
         if adapter is None:
-            return msgspec.structs.replace(options, model=catalog.base_model, adapter_path=None)
+            return msgspec.structs.replace(options, model=models.base, adapter_path=None)
         return msgspec.structs.replace(options, model=adapter.name, adapter_path=adapter.path)
 
     return pin
@@ -255,10 +255,10 @@ def document_model(service: TranslationService) -> Pin | None:
 def _check_pinned(service: TranslationService, options: DocumentOptions) -> None:
     """The job's adapter is still the one it started with: loaded under its name, from the
     same folder (one reloaded from elsewhere is another adapter)."""
-    catalog, name = service.adapters, options.model
-    if options.adapter_path is None or name is None or catalog is None:
+    name = options.model
+    if options.adapter_path is None or name is None:
         return
-    adapter = catalog.named(name) if name in catalog.names else None
+    adapter = service.models.loaded(name)
     if adapter is None or adapter.path != options.adapter_path:
         raise AdapterNotFoundError(
             f"The adapter `{name}` this document started with is no longer served (unloaded, "

@@ -1,6 +1,6 @@
-"""CORS for the paths browsers call directly (LibreTranslate's web clients), with the headers
-LibreTranslate itself sends. Outside the API gate: a preflight carries no key, and is answered
-here before the gate would refuse it."""
+"""CORS for the paths browsers call directly (LibreTranslate's web clients, Google's browser
+extensions), with the headers LibreTranslate itself sends. Outside the API gate: a preflight
+carries no key, and is answered here before the gate would refuse it."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from litestar.types import (
 
 HEADERS = [
     (b"access-control-allow-origin", b"*"),
-    (b"access-control-allow-headers", b"Authorization, Content-Type"),
+    # Google's browser clients send their key in a header of its own.
+    (b"access-control-allow-headers", b"Authorization, Content-Type, X-Goog-Api-Key"),
     (b"access-control-expose-headers", b"Authorization"),
     (b"access-control-allow-methods", b"GET, POST"),
     (b"access-control-allow-credentials", b"true"),

@@ -14,7 +14,7 @@ import structlog
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 
-from translate_server.errors import ApiError, UnavailableError
+from translate_server.errors import ApiError, StorageUnavailableError, UnavailableError
 from translate_server.inference.engine import (
     EngineDeadError,
     EngineRejectedError,
@@ -44,6 +44,14 @@ def answer_for(exc: BaseException, request: Request[Any, Any, Any] | None = None
     absence a 503, and anything unexpected a logged 500 that reveals nothing."""
     if isinstance(exc, EngineDeadError):
         exc = UnavailableError("The inference engine is not running.")
+    if isinstance(exc, StorageUnavailableError):
+        # The client hears only that the database is unavailable; the log says which and why.
+        log.warning(
+            "database_unavailable",
+            url=exc.url,
+            reason=exc.reason,
+            path=request.url.path if request else None,
+        )
     if isinstance(exc, ApiError):
         return ErrorAnswer(
             exc.status_code, _body(exc.message, exc.type, exc.param, exc.code), exc.headers

@@ -77,7 +77,8 @@ class ApiGate:
         """Every path but `open_paths` and those under `open_prefixes` needs the key (when
         keys are set); POST bodies under the `json_bodies` paths must be JSON. Refusals under
         a prefix of `error_shapes` take that shape (compatible APIs' clients expect their
-        own), others the OpenAI envelope."""
+        own; the first prefix that matches, so the longest come first), others the OpenAI
+        envelope."""
         self.app = app
         self.open_paths = open_paths
         self.open_prefixes = open_prefixes

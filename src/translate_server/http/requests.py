@@ -13,8 +13,12 @@ from translate_server.errors import ApiError
 from translate_server.http.disconnect import CancelOnDisconnect
 from translate_server.http.gate import PRESENTED_KEY
 from translate_server.observability.record import RequestRecord
+from translate_server.owners import caller_owner
 
 T = TypeVar("T")
+
+# The app state's flag: API keys are configured, so every stored thing has an owner.
+KEYS_REQUIRED = "api_keys_required"
 
 
 class ClientDisconnectedError(ApiError):
@@ -38,6 +42,13 @@ def accepted_key(request: Request[Any, Any, Any]) -> str:
     """The API key the request was let in with: its `Authorization` header's, or the one a
     route found in its body and accepted; "" when none."""
     return header_key(request) or request.scope.get("state", {}).get(PRESENTED_KEY, "")
+
+
+def request_owner(request: Request[Any, Any, Any]) -> str:
+    """Whose stored things (translation memories) the caller sees: the digest of the API key
+    it was let in with where keys are configured (the gate has accepted it), else the one
+    shared owner."""
+    return caller_owner(accepted_key(request), keyed=bool(request.app.state.get(KEYS_REQUIRED)))
 
 
 def deadline_for(server_timeout: float, requested: float | None) -> float:

@@ -20,16 +20,33 @@ JSON_BODY = "json_body"  # True: a POST body must be JSON
 OPEN: dict[str, Any] = {ACCESS: "open"}
 METRICS: dict[str, Any] = {ACCESS: "metrics"}
 JSON: dict[str, Any] = {JSON_BODY: True}
-# A compatible API's routes: everything under their first path segment ("/v2/") is theirs.
+# A compatible API's routes: everything under their first path segment ("/v2/"), or under
+# the longer prefix they name, is theirs.
 ERROR_SHAPE = "error_shape"  # the shape of the gate's refusals there
 KEY_IN_BODY = "key_in_body"  # True: a request without a key header may carry one in its body
 CORS = "cors"  # True: browsers on other origins may call it
+PREFIX = "prefix"  # where a compatible API shares its first segment with another ("/v3/")
+# What a route reads or writes of the stores (memories, DeepL's accounts, document jobs):
+# "always", or "memory" where its JSON body may name a translation memory. With several
+# front-end processes, such requests go to the one that owns the stores.
+STORES = "stores"
 
 
-def compatible(shape: ErrorShape, *, cors: bool = False) -> dict[str, Any]:
+def compatible(
+    shape: ErrorShape,
+    *,
+    cors: bool = False,
+    prefix: str | None = None,
+    stores: bool = False,
+) -> dict[str, Any]:
     """The `opt` of a compatible API's router: its clients expect refusals in their own shape,
-    and send their key in the body (checked by the route)."""
-    return {ERROR_SHAPE: shape, KEY_IN_BODY: True, CORS: cors}
+    and send their key in the body (checked by the route). `prefix` (ending in "/") claims
+    only the paths under it, where another API has the rest of its first segment; `stores`:
+    every route of it reads or writes a store."""
+    opt: dict[str, Any] = {ERROR_SHAPE: shape, KEY_IN_BODY: True, CORS: cors, PREFIX: prefix}
+    if stores:
+        opt[STORES] = "always"
+    return opt
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,11 +56,22 @@ class RoutePaths:
     json_bodies: frozenset[str]  # POST bodies must be JSON
     # Open routes with path parameters (static files): everything under these prefixes.
     open_prefixes: tuple[str, ...] = ()
-    # The compatible APIs' prefixes: their refusals' shapes, where a key may come in the
-    # body, where browsers on other origins are answered.
+    # The compatible APIs' prefixes: their refusals' shapes (longest prefix first), where a
+    # key may come in the body, where browsers on other origins are answered.
     error_shapes: tuple[tuple[str, ErrorShape], ...] = ()
     body_key_prefixes: tuple[str, ...] = ()
     cors_prefixes: tuple[str, ...] = ()
+    # Where the stores are read or written: every path under these prefixes, and these paths
+    # when their JSON body names a translation memory.
+    store_prefixes: tuple[str, ...] = ()
+    memory_paths: frozenset[str] = frozenset()
+
+    def shape_for(self, path: str) -> ErrorShape | None:
+        """The error shape of the compatible API `path` belongs to, if any."""
+        return next((shape for prefix, shape in self.error_shapes if path.startswith(prefix)), None)
+
+    def needs_stores(self, path: str) -> bool:
+        return path.startswith(self.store_prefixes)
 
     @classmethod
     def of(cls, app: Litestar, *, docs_path: str, metrics_need_key: bool) -> RoutePaths:
@@ -52,18 +80,23 @@ class RoutePaths:
         open_prefixes = set()
         shapes: dict[str, ErrorShape] = {}
         body_keys, cors = set(), set()
+        stores, memory_paths = set(), set()
         for route in app.routes:
             if route.path.startswith(docs_path):  # the docs are not the API's
                 continue
             assert isinstance(route, HTTPRoute)  # the app serves no websockets or ASGI mounts
             for handler in route.route_handlers:
                 if (shape := handler.opt.get(ERROR_SHAPE)) is not None:
-                    segment = _first_segment(route.path)
+                    segment = handler.opt.get(PREFIX) or _first_segment(route.path)
                     assert shapes.setdefault(segment, shape) is shape, f"two shapes: {segment}"
                     if handler.opt.get(KEY_IN_BODY):
                         body_keys.add(segment)
                     if handler.opt.get(CORS):
                         cors.add(segment)
+                if (needs := handler.opt.get(STORES)) == "always":
+                    stores.add(route.path.split("{", 1)[0])
+                elif needs == "memory":
+                    memory_paths.add(route.path)
             if "{" in route.path:
                 # Paths with parameters never equal a request's path.
                 if any(h.opt.get(ACCESS) == "open" for h in route.route_handlers):
@@ -80,9 +113,12 @@ class RoutePaths:
             frozenset(open_),
             frozenset(json_bodies),
             tuple(sorted(open_prefixes)),
-            error_shapes=tuple(sorted(shapes.items(), key=lambda item: item[0])),
+            # The longest prefix first: the gate takes the first that matches.
+            error_shapes=tuple(sorted(shapes.items(), key=lambda item: (-len(item[0]), item[0]))),
             body_key_prefixes=tuple(sorted(body_keys)),
             cors_prefixes=tuple(sorted(cors)),
+            store_prefixes=tuple(sorted(stores)),
+            memory_paths=frozenset(memory_paths),
         )
 
 

@@ -1,6 +1,5 @@
 """`translate-server bench run`: load sweeps against any server speaking this service's or
-OpenAI's API; `bench quality`: translation quality on human translations. (The comparisons,
-`compare` and `http-layer`, live in the checkout's `benchmarks/` and are not shipped.)"""
+OpenAI's API."""
 
 from __future__ import annotations
 
@@ -8,7 +7,6 @@ import argparse
 import asyncio
 import sys
 import time
-from collections.abc import Callable, Sequence
 
 from translate_server.loadgen.client import APIS, Target, discover_model, run_level
 from translate_server.loadgen.report import build_document, format_table, plot, write_json
@@ -96,13 +94,8 @@ def workload_from_args(args: argparse.Namespace) -> tuple[WorkloadSpec, list[Wor
     return spec, make_workload(spec, count)
 
 
-def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="translate-server bench",
-        description="Load generation and comparisons for translate-server.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`bench run`, on the `bench` command's subcommands (translate_server.bench)."""
     run = sub.add_parser(
         "run",
         help="sweep concurrency levels or request rates against a base URL",
@@ -135,30 +128,6 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_workload_arguments(run)
     run.set_defaults(handler=cmd_run)
-    for moved in ("compare", "http-layer"):
-        # The comparisons need a source checkout (the FastAPI twin, vLLM's own server arm).
-        sub.add_parser(
-            moved,
-            help=f"moved: `python -m benchmarks {moved}` in a source checkout",
-            add_help=False,
-        ).set_defaults(handler=_moved(moved))
-    from translate_server.quality import cli as quality
-    from translate_server.quality import language_support
-
-    quality.add_parser(sub)
-    language_support.add_parser(sub)
-    return parser
-
-
-def _moved(name: str) -> Callable[[argparse.Namespace], int]:
-    def handler(args: argparse.Namespace) -> int:
-        print(
-            f"`bench {name}` is run from a source checkout: python -m benchmarks {name} ...",
-            file=sys.stderr,
-        )
-        return 2
-
-    return handler
 
 
 class _Progress:
@@ -279,13 +248,3 @@ def cmd_run(args: argparse.Namespace) -> int:
         plot(levels, args.plot_path, title=title)
         print(f"wrote {args.plot_path}", file=sys.stderr)
     return 1 if levels and all(s.ok == 0 for s in levels) else 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = _build_parser()
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    return int(args.handler(args))
-
-
-if __name__ == "__main__":  # python -m translate_server.loadgen.cli
-    raise SystemExit(main())

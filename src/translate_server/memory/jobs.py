@@ -3,51 +3,28 @@ an import job is made first and waits for its file at an upload URL; an export j
 is fetched from a download URL. Both URLs carry a secret token of their own (DeepL's clients
 send no API key to them), and expire.
 
-Jobs live in the memories' SQLite file, beside the memories, so that every API process of the
-server sees the same job: the upload may reach another process than the one that made the job.
+Jobs live in the memories' database, beside the memories, so that every API process and every
+replica sees the same job: the upload may reach another one than the one that made the job.
 """
 
 from __future__ import annotations
 
 import secrets
-import sqlite3
 import time
 import uuid
 from typing import Literal
 
 import msgspec
+from sqlalchemy import ColumnElement, select, update
 
 from translate_server.memory.store import MemoryStore
+from translate_server.storage.memory_tables import memory_jobs
 
 Operation = Literal["import", "export"]
 # DeepL's job statuses; "processing" is never seen here: an upload is read as it arrives.
 JobStatus = Literal["awaiting_input", "processing", "completed", "downloaded", "failed", "expired"]
 # How long an upload or download URL stays valid.
 URL_LIFETIME = 3600.0
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS memory_jobs (
-    job_id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    operation TEXT NOT NULL,
-    status TEXT NOT NULL,
-    token TEXT NOT NULL UNIQUE,
-    memory TEXT,
-    display_name TEXT,
-    file_name TEXT,
-    content_type TEXT,
-    content_length INTEGER,
-    error TEXT,
-    skipped INTEGER,
-    created REAL NOT NULL,
-    updated REAL NOT NULL,
-    expires REAL NOT NULL
-);
-"""
-_COLUMNS = (
-    "job_id, owner, operation, status, token, memory, display_name, file_name, content_type, "
-    "content_length, error, skipped, created, updated, expires"
-)
 
 
 class MemoryJob(msgspec.Struct, frozen=True):
@@ -74,12 +51,12 @@ class MemoryJob(msgspec.Struct, frozen=True):
         return self
 
 
+_COLUMNS = [memory_jobs.c[name] for name in MemoryJob.__struct_fields__]
+
+
 class MemoryJobs:
     def __init__(self, store: MemoryStore) -> None:
-        self.store = store
-
-    async def open(self) -> None:
-        await self.store.write(lambda c: c.executescript(SCHEMA))
+        self.database = store.database
 
     async def create(
         self,
@@ -111,33 +88,26 @@ class MemoryJobs:
             updated=now,
             expires=now + URL_LIFETIME,
         )
-        row = msgspec.structs.astuple(job)
-        marks = ", ".join("?" * len(row))
-        await self.store.write(
-            lambda c: c.execute(f"INSERT INTO memory_jobs ({_COLUMNS}) VALUES ({marks})", row)
-        )
+        made = memory_jobs.insert().values(msgspec.structs.asdict(job))
+        await self.database.write(lambda c: c.execute(made))
         return job
 
     async def get(self, owner: str, job_id: str) -> MemoryJob | None:
-        return await self._one("job_id = ? AND owner = ?", job_id, owner)
+        return await self._one(memory_jobs.c.job_id == job_id, memory_jobs.c.owner == owner)
 
     async def by_token(self, token: str) -> MemoryJob | None:
         """The job whose upload or download URL carries `token` (it names its owner)."""
-        return await self._one("token = ?", token)
+        return await self._one(memory_jobs.c.token == token)
 
     async def claim(self, job: MemoryJob) -> bool:
         """Marks an import job as taking its upload; False where another upload has (only one
-        file per job, even when two arrive at once)."""
-
-        def claim(c: sqlite3.Connection) -> bool:
-            changed = c.execute(
-                "UPDATE memory_jobs SET status = 'processing', updated = ? "
-                "WHERE job_id = ? AND status = 'awaiting_input'",
-                (time.time(), job.job_id),
-            )
-            return changed.rowcount == 1
-
-        return await self.store.write(claim)
+        file per job, even when two arrive at once, on any replica)."""
+        claimed = (
+            update(memory_jobs)
+            .where(memory_jobs.c.job_id == job.job_id, memory_jobs.c.status == "awaiting_input")
+            .values(status="processing", updated=time.time())
+        )
+        return await self.database.write(lambda c: c.execute(claimed).rowcount == 1)
 
     async def finish(
         self,
@@ -149,15 +119,21 @@ class MemoryJobs:
         skipped: int | None = None,
     ) -> None:
         now = time.time()
-        await self.store.write(
-            lambda c: c.execute(
-                "UPDATE memory_jobs SET status = ?, memory = coalesce(?, memory), error = ?, "
-                "skipped = ?, updated = ?, expires = ? WHERE job_id = ?",
-                (status, memory, error, skipped, now, now + URL_LIFETIME, job.job_id),
+        finished = (
+            update(memory_jobs)
+            .where(memory_jobs.c.job_id == job.job_id)
+            .values(
+                status=status,
+                memory=memory_jobs.c.memory if memory is None else memory,
+                error=error,
+                skipped=skipped,
+                updated=now,
+                expires=now + URL_LIFETIME,
             )
         )
+        await self.database.write(lambda c: c.execute(finished))
 
-    async def _one(self, where: str, *args: str) -> MemoryJob | None:
-        query = f"SELECT {_COLUMNS} FROM memory_jobs WHERE {where}"
-        row = await self.store.read(lambda c: c.execute(query, args).fetchone())
+    async def _one(self, *where: ColumnElement[bool]) -> MemoryJob | None:
+        query = select(*_COLUMNS).where(*where)
+        row = await self.database.read(lambda c: c.execute(query).first())
         return None if row is None else MemoryJob(*row).current(time.time())

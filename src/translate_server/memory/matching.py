@@ -1,63 +1,77 @@
-"""Finding a text's match in a memory: an exact match by its match key, else fuzzy
-candidates from the memory's full-text index (the entries holding the text's rarest words,
-by their counts in `memory_words`), scored by rapidfuzz. The store (`memory.store`) keeps the
-index and the counts as entries come in, and calls `best_match` on its reader's thread.
+"""Finding a text's match in a memory: an exact match by its match key, else fuzzy candidates
+from the memory's word index (the entries holding the text's rarest words, by their counts in
+`memory_words`), scored by rapidfuzz. Plain tables and plain queries, the same on SQLite and
+PostgreSQL, so both find the same matches (`memory.merging` keeps the index).
+
+Two statements for a fuzzy lookup (one for an exact match), each built once: the exact match
+with the counts of the key's words, then the candidates themselves (each word's first
+entries, joined to their rows), so a lookup is two round trips on PostgreSQL and builds no
+query.
 """
 
 from __future__ import annotations
 
-import re
-import sqlite3
+from functools import cache
+from typing import Any
 
 from rapidfuzz import fuzz, process
+from sqlalchemy import Connection, Select, bindparam, literal_column, null, select, union_all
 
 from translate_server.memory.entries import Found, carry_spans, match_key
-
-# Each memory's full-text index of its entries' match keys (rowid: the entry's), made with the
-# memory and dropped with it: one index per memory keeps a lookup from wading through the
-# entries of every other memory. Contentless: the keys are in memory_entries already.
-_INDEX = "memory_index_{}"
-_INDEX_SCHEMA = (
-    "CREATE VIRTUAL TABLE IF NOT EXISTS {} USING fts5(key, content = '', "
-    "tokenize = 'unicode61 remove_diacritics 2')"
-)
+from translate_server.storage.memory_tables import memory_entries, memory_postings, memory_words
+from translate_server.text.words import index_words, key_digest
 
 # Fuzzy matching. The candidates are the entries that hold the source's rarest words (by
-# `memory_words`), taken word by word, rarest first, until there are `CANDIDATE_ROWS` of them
-# or `MAX_TERMS` words were asked; rapidfuzz scores them all. A source within a threshold of
-# 75 of its match shares most of its words with it, its rare ones among them. Ranking by
-# bm25 inside SQLite instead costs a step per row holding any word asked for: tens of ms on
-# a memory of 100,000 entries (benchmarks/memory_lookup.py).
+# `memory_words`), taken word by word, rarest first, each word's entries in entry order,
+# until `CANDIDATE_ROWS` were taken or `MAX_TERMS` words were asked; rapidfuzz scores them
+# all. A source within a threshold of 75 of its match shares most of its words with it, its
+# rare ones among them. Ranking every entry that holds any word asked for instead costs a step
+# per such entry: tens of ms on a memory of 100,000 entries (benchmarks/memory_lookup.py).
 CANDIDATE_ROWS = 300
 MAX_TERMS = 6
 EXAMPLES = 3
-_WORD = re.compile(r"\w+")
+
+Scope = tuple[int, str, str]  # the memory's row id, the source and target language keys
+
+_ENTRIES = memory_entries.c
+# The exact match and the counts of the key's words, in one statement: rows of the exact match
+# (kind 0: source, target) and of the words' counts (kind 1: word, count).
+_EXACT = (
+    select(_ENTRIES.source, _ENTRIES.target)
+    .where(
+        _ENTRIES.memory == bindparam("memory"),
+        _ENTRIES.source_key == bindparam("source_key"),
+        _ENTRIES.target_key == bindparam("target_key"),
+        _ENTRIES.key_digest == bindparam("digest"),
+    )
+    .limit(1)
+    .subquery()
+)
+_WORDS = memory_words.c
+_FIRST = union_all(
+    select(literal_column("0").label("kind"), _EXACT.c.source, _EXACT.c.target, null()),
+    select(literal_column("1"), _WORDS.word, null(), _WORDS.entries).where(
+        _WORDS.memory == bindparam("memory"),
+        _WORDS.word.in_(bindparam("words", expanding=True)),
+    ),
+)
 
 
-def index_table(memory: int) -> str:
-    """The name of a memory's full-text index (the memory's row id is an integer)."""
-    return _INDEX.format(memory)
-
-
-def create_index(memory: int) -> str:
-    """The statement that makes a memory's full-text index where it is missing."""
-    return _INDEX_SCHEMA.format(index_table(memory))
-
-
-def best_match(
-    c: sqlite3.Connection, scope: tuple[int, str, str], text: str, threshold: float
-) -> Found | None:
+def best_match(c: Connection, scope: Scope, text: str, threshold: float) -> Found | None:
     """`text`'s exact match in the memory, else its fuzzy matches at or above `threshold`
     (0-100, rapidfuzz's `ratio` of the match keys)."""
+    memory, source_key, target_key = scope
     key = match_key(text)
-    exact = c.execute(
-        "SELECT source, target FROM memory_entries WHERE memory = ? AND "
-        "source_key = ? AND target_key = ? AND key = ?",
-        (*scope, key),
-    ).fetchone()
-    if exact is not None:
-        return Found(carry_spans(exact[0], exact[1], text), 100.0)
-    candidates = _candidates(c, scope, key)
+    pair = {"memory": memory, "source_key": source_key, "target_key": target_key}
+    asked = sorted(index_words(key))
+    counts: list[tuple[int, str]] = []
+    for kind, first, second, count in c.execute(
+        _FIRST, {**pair, "digest": key_digest(key), "words": asked}
+    ).all():
+        if kind == 0:
+            return Found(carry_spans(first, second, text), 100.0)
+        counts.append((count, first))
+    candidates = _candidates(c, pair, counts)
     if not candidates:
         return None
     scored = process.extract(
@@ -74,45 +88,50 @@ def best_match(
 
 
 def _candidates(
-    c: sqlite3.Connection, scope: tuple[int, str, str], key: str
+    c: Connection, pair: dict[str, object], counts: list[tuple[int, str]]
 ) -> list[tuple[str, str, str]]:
     """(key, source, target) of the entries of the memory and language pair that hold the
-    key's rarest words."""
-    memory, source_key, target_key = scope
-    asked = list(index_words(key))
-    if not asked:
+    rarest of the key's words (`counts`: their entries in the memory), in entry order."""
+    rarest = sorted(counts)[:MAX_TERMS]
+    # Each word's share: its entries while fewer than CANDIDATE_ROWS were taken before it.
+    limits, taken = {}, 0
+    for n, word in rarest:
+        if taken >= CANDIDATE_ROWS:
+            break
+        limits[word] = min(n, CANDIDATE_ROWS - taken)
+        taken += limits[word]
+    if not limits:
         return []
-    marks = ", ".join("?" * len(asked))
-    counts = sorted(
-        (n, word)
-        for word, n in c.execute(
-            f"SELECT word, entries FROM memory_words WHERE memory = ? AND word IN ({marks})",
-            (memory, *asked),
+    values: dict[str, object] = {f"w{i}": word for i, word in enumerate(limits)}
+    values |= {f"n{i}": n for i, n in enumerate(limits.values())}
+    rows = c.execute(_holding(len(limits)), {**pair, **values}).all()  # fetchall: one call
+    seen: dict[int, tuple[str, str, str]] = {}
+    for entry, entry_key, source, target in rows:
+        seen[entry] = (entry_key, source, target)
+    return [seen[entry] for entry in sorted(seen)]
+
+
+@cache
+def _holding(words: int) -> Select[Any]:
+    """The entries of the pair among each word's first entries (`w<i>`, up to `n<i>` of
+    them), with their rows: one statement per number of words, built once."""
+    postings = memory_postings.c
+    firsts = [
+        select(postings.entry)
+        .where(postings.memory == bindparam("memory"), postings.word == bindparam(f"w{i}"))
+        .order_by(postings.entry)
+        .limit(bindparam(f"n{i}", literal_execute=False))
+        .subquery()
+        for i in range(words)
+    ]
+    held = union_all(
+        *(select(f.c.entry, literal_column(str(i)).label("rank")) for i, f in enumerate(firsts))
+    ).subquery()
+    return (
+        select(_ENTRIES.id, _ENTRIES.key, _ENTRIES.source, _ENTRIES.target)
+        .join_from(held, memory_entries, _ENTRIES.id == held.c.entry)
+        .where(
+            _ENTRIES.source_key == bindparam("source_key"),
+            _ENTRIES.target_key == bindparam("target_key"),
         )
     )
-    index, ids = index_table(memory), set[int]()
-    for _, word in counts[:MAX_TERMS]:
-        if len(ids) >= CANDIDATE_ROWS:
-            break
-        phrase = '"' + word.replace('"', '""') + '"'
-        ids.update(
-            rowid
-            for (rowid,) in c.execute(
-                f"SELECT rowid FROM {index} WHERE {index} MATCH ? LIMIT ?",
-                (phrase, CANDIDATE_ROWS - len(ids)),
-            )
-        )
-    if not ids:
-        return []
-    marks = ", ".join("?" * len(ids))
-    return c.execute(
-        f"SELECT key, source, target FROM memory_entries WHERE id IN ({marks}) "
-        "AND source_key = ? AND target_key = ?",
-        (*ids, source_key, target_key),
-    ).fetchall()
-
-
-def index_words(key: str) -> set[str]:
-    """The words the index holds of a key, as its tokenizer folds them (near enough: the
-    index also drops diacritics; a word that differs only in them is merely not counted)."""
-    return {w.lower() for w in _WORD.findall(key) if not w.isdigit()}

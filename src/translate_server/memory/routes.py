@@ -11,17 +11,17 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-import msgspec
 from litestar import Request, Response, Router, get, post, route
 from litestar.datastructures import UploadFile
 from litestar.openapi import ResponseSpec
 
-from translate_server.errors import AuthenticationError, InvalidRequestError
+from translate_server.errors import InvalidRequestError
 from translate_server.http.bodies import read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
-from translate_server.http.requests import accepted_key
-from translate_server.http.route_paths import JSON
+from translate_server.http.requests import request_owner
+from translate_server.http.route_paths import JSON, STORES
+from translate_server.memory.keys import MEMORIES
 from translate_server.memory.protocol import (
     CreateMemoryRequest,
     MemoryDeleted,
@@ -29,66 +29,12 @@ from translate_server.memory.protocol import (
     MemoryList,
     MemoryObject,
 )
-from translate_server.memory.service import SHARED, Memories
-from translate_server.owners import owner_of
 from translate_server.services import services
 
 _ERRORS = error_responses(400, 401, 404)
 # Room for a multipart body's boundaries and form fields beside the file itself.
 FORM_OVERHEAD = 64 * 1024
 TMX_MEDIA_TYPE = "application/x-tmx+xml"
-
-
-def memories_of(request: Request[Any, Any, Any]) -> Memories:
-    found = services(request).memories
-    if found is None:  # only while the app starts or stops
-        raise RuntimeError("translation memories are not open")
-    return found
-
-
-def memory_owner(request: Request[Any, Any, Any]) -> str:
-    """The digest of the caller's API key where keys are configured (the gate has accepted
-    it), else the one shared owner."""
-    if not request.app.state.get("api_keys_required"):
-        return SHARED
-    token = accepted_key(request)
-    if not token:  # unreachable past the gate; never the shared owner for a keyless call
-        raise AuthenticationError("A valid API key is required.")
-    return owner_of(token)
-
-
-class JobMemory(msgspec.Struct, frozen=True, kw_only=True):
-    """A document job's translation memory, as its options keep it."""
-
-    memory: str | None = None
-    memory_threshold: float | None = None
-    memory_owner: str = ""
-
-
-async def job_memory(
-    request: Request[Any, Any, Any],
-    memory_id: str | None,
-    threshold: str | None,
-    *,
-    names: tuple[str, str] = ("memory", "memory_threshold"),
-) -> JobMemory:
-    """A document upload's memory fields (named `names` on its route), checked at upload: an
-    unknown memory or another key's is a 404 then, not a failed job later."""
-    if not memory_id:
-        if threshold:
-            raise InvalidRequestError(f"`{names[1]}` needs `{names[0]}`.", param=names[1])
-        return JobMemory()
-    value: float | None = None
-    if threshold:
-        try:
-            value = float(threshold)
-        except ValueError:
-            value = -1.0
-        if not 0 <= value <= 100:
-            raise InvalidRequestError(f"`{names[1]}` is a number from 0 to 100.", param=names[1])
-    owner = memory_owner(request)
-    await memories_of(request).get(owner, memory_id, param=names[0])
-    return JobMemory(memory=memory_id, memory_threshold=value, memory_owner=owner)
 
 
 # One handler for both methods: Litestar's automatic OPTIONS answer (`Allow`) lists only the
@@ -110,7 +56,7 @@ async def job_memory(
 async def memory_collection(
     request: Request[Any, Any, Any],
 ) -> Response[MemoryList | MemoryObject]:
-    found, owner = memories_of(request), memory_owner(request)
+    found, owner = services(request)[MEMORIES], request_owner(request)
     if request.method == "GET":
         listed = await found.list(owner)
         return Response(MemoryList(data=[MemoryObject.of(info) for info in listed]))
@@ -129,7 +75,7 @@ async def memory_collection(
     responses=_ERRORS,
 )
 async def memory(request: Request[Any, Any, Any], memory_id: str) -> MemoryObject | MemoryDeleted:
-    memories, owner = memories_of(request), memory_owner(request)
+    memories, owner = services(request)[MEMORIES], request_owner(request)
     if request.method == "DELETE":
         await memories.delete(owner, memory_id)
         return MemoryDeleted(id=memory_id, deleted=True)
@@ -144,7 +90,7 @@ async def memory(request: Request[Any, Any, Any], memory_id: str) -> MemoryObjec
     media_type=TMX_MEDIA_TYPE,
 )
 async def export_memory(request: Request[Any, Any, Any], memory_id: str) -> Response[bytes]:
-    info, data = await memories_of(request).export(memory_owner(request), memory_id)
+    info, data = await services(request)[MEMORIES].export(request_owner(request), memory_id)
     filename = quote(f"{info.name}.tmx")
     return Response(
         content=data,
@@ -173,7 +119,7 @@ async def export_memory(request: Request[Any, Any, Any], memory_id: str) -> Resp
     ),
 )
 async def import_memory(request: Request[Any, Any, Any], memory_id: str) -> MemoryImported:
-    memories = memories_of(request)
+    memories = services(request)[MEMORIES]
     media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media_type != "multipart/form-data":
         raise InvalidRequestError(
@@ -186,7 +132,7 @@ async def import_memory(request: Request[Any, Any, Any], memory_id: str) -> Memo
     data = await upload.read()
     fields = {key: value for key, value in form.items() if isinstance(value, str)}
     info, merged = await memories.import_file(
-        memory_owner(request),
+        request_owner(request),
         memory_id,
         data,
         upload.filename or None,
@@ -204,4 +150,5 @@ def memory_router(max_bytes: int) -> Router:
         route_handlers=[memory_collection, memory, export_memory, import_memory],
         request_max_body_size=max_bytes + FORM_OVERHEAD,
         exception_handlers=exception_handlers(),
+        opt={STORES: "always"},
     )

@@ -4,12 +4,16 @@ page at a time behind an opaque cursor."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import msgspec
+from sqlalchemy import Connection, func, select
 
-from translate_server.memory.store import MemoryInfo, MemoryStore
+from translate_server.memory.store import MemoryInfo, MemoryStore, info_of, memory_row
+from translate_server.storage.memory_tables import memory_entries
+
+_ENTRIES = memory_entries.c
 
 
 class Languages(msgspec.Struct, frozen=True):
@@ -35,22 +39,24 @@ class SegmentPage(msgspec.Struct, frozen=True):
 
 
 async def languages(store: MemoryStore, owner: str, public_id: str) -> Languages | None:
-    def read(c: sqlite3.Connection) -> Languages | None:
-        memory = _memory(c, owner, public_id)
-        if memory is None:
+    def read(c: Connection) -> Languages | None:
+        found = memory_row(c, owner, public_id)
+        if found is None:
             return None
+        memory = _ENTRIES.memory == found[0]
         sources = c.execute(
-            "SELECT source_key FROM memory_entries WHERE memory = ? GROUP BY source_key "
-            "ORDER BY count(*) DESC, source_key LIMIT 1",
-            (memory,),
-        ).fetchone()
+            select(_ENTRIES.source_key)
+            .where(memory)
+            .group_by(_ENTRIES.source_key)
+            .order_by(func.count().desc(), _ENTRIES.source_key)
+            .limit(1)
+        ).first()
         targets = c.execute(
-            "SELECT DISTINCT target_key FROM memory_entries WHERE memory = ? ORDER BY target_key",
-            (memory,),
-        ).fetchall()
-        return Languages(sources[0] if sources else "", [t for (t,) in targets])
+            select(_ENTRIES.target_key).where(memory).distinct().order_by(_ENTRIES.target_key)
+        )
+        return Languages(sources[0] if sources else "", list(targets.scalars()))
 
-    return await store.read(read)
+    return await store.database.read(read)
 
 
 async def segments(
@@ -66,57 +72,73 @@ async def segments(
     """Up to `size` segments whose first entry comes after row `after`; with `contains`, those
     whose source or a translation holds it. None for an unknown memory."""
 
-    def read(c: sqlite3.Connection) -> tuple[MemoryInfo, SegmentPage] | None:
-        found = c.execute(
-            "SELECT id, public_id, name, entries, revision, created, updated FROM memories "
-            "WHERE owner = ? AND public_id = ?",
-            (owner, public_id),
-        ).fetchone()
+    def read(c: Connection) -> tuple[MemoryInfo, SegmentPage] | None:
+        found = memory_row(c, owner, public_id)
         if found is None:
             return None
         memory = found[0]
-        where, args = "memory = ?", [memory]
         if contains:
-            c.create_function("tm_holds", 2, _holds(contains, case_sensitive), deterministic=True)
-            where += " AND (tm_holds(source, ?) OR tm_holds(target, ?))"
-            args += [contains, contains]
-        groups = c.execute(
-            f"SELECT min(id) AS first, source_key, key FROM memory_entries WHERE {where} "
-            "GROUP BY source_key, key HAVING first > ? ORDER BY first LIMIT ?",
-            (*args, after, size + 1),
-        ).fetchall()
-        page = [_segment(c, memory, group) for group in groups[:size]]
-        more = len(groups) > size
-        return MemoryInfo(*found[1:]), SegmentPage(page, page[-1].first if more else None)
+            firsts = _firsts_holding(c, memory, after, size + 1, contains, case_sensitive)
+        else:
+            firsts = _firsts(c, memory, after, size + 1)
+        page = [_segment(c, memory, first) for first in firsts[:size]]
+        more = len(firsts) > size
+        return info_of(found), SegmentPage(page, page[-1].first if more else None)
 
-    return await store.read(read)
+    return await store.database.read(read)
 
 
-def _segment(c: sqlite3.Connection, memory: int, group: Sequence[object]) -> Segment:
-    first, source_key, key = group
+def _firsts(c: Connection, memory: int, after: int, limit: int) -> list[int]:
+    first = func.min(_ENTRIES.id)
     rows = c.execute(
-        "SELECT id, source, target_key, target FROM memory_entries WHERE memory = ? "
-        "AND source_key = ? AND key = ? ORDER BY id",
-        (memory, source_key, key),
-    ).fetchall()
+        select(first)
+        .where(_ENTRIES.memory == memory)
+        .group_by(_ENTRIES.source_key, _ENTRIES.key_digest)
+        .having(first > after)
+        .order_by(first)
+        .limit(limit)
+    )
+    return list(rows.scalars())
+
+
+def _firsts_holding(
+    c: Connection, memory: int, after: int, limit: int, text: str, case_sensitive: bool
+) -> list[int]:
+    """As `_firsts`, of the entries whose source or translation holds `text`: a segment's
+    first such entry. Python's own comparison (`casefold`), identical on both backends, over
+    the memory's entries in row order: a filtered listing reads the whole memory once."""
+    wanted = text if case_sensitive else text.casefold()
+    firsts: dict[tuple[str, str], int] = {}  # segment -> its first entry holding `text`
+    rows = c.execution_options(yield_per=2000).execute(
+        select(
+            _ENTRIES.id, _ENTRIES.source_key, _ENTRIES.key_digest, _ENTRIES.source, _ENTRIES.target
+        )
+        .where(_ENTRIES.memory == memory)
+        .order_by(_ENTRIES.id)
+    )
+    for entry, source_key, digest, source, target in rows:
+        if (source_key, digest) in firsts:
+            continue
+        values = (source, target) if case_sensitive else (source.casefold(), target.casefold())
+        if any(wanted in value for value in values):
+            firsts[source_key, digest] = entry
+    return sorted(first for first in firsts.values() if first > after)[:limit]
+
+
+def _segment(c: Connection, memory: int, first: int) -> Segment:
+    group = select(_ENTRIES.source_key, _ENTRIES.key_digest).where(_ENTRIES.id == first)
+    source_key, digest = c.execute(group).one()
+    rows: Sequence[Any] = c.execute(
+        select(_ENTRIES.id, _ENTRIES.source, _ENTRIES.target_key, _ENTRIES.target)
+        .where(
+            _ENTRIES.memory == memory,
+            _ENTRIES.source_key == source_key,
+            _ENTRIES.key_digest == digest,
+        )
+        .order_by(_ENTRIES.id)
+    ).all()
     return Segment(
-        first=int(first),  # type: ignore[call-overload]
+        first=first,
         source=rows[0][1],
         targets=[Target(entry, language, text) for entry, _, language, text in rows],
     )
-
-
-def _holds(text: str, case_sensitive: bool) -> Callable[[str, str], bool]:
-    wanted = text if case_sensitive else text.casefold()
-
-    def holds(value: str, _: str) -> bool:
-        return wanted in (value if case_sensitive else value.casefold())
-
-    return holds
-
-
-def _memory(c: sqlite3.Connection, owner: str, public_id: str) -> int | None:
-    row = c.execute(
-        "SELECT id FROM memories WHERE owner = ? AND public_id = ?", (owner, public_id)
-    ).fetchone()
-    return None if row is None else int(row[0])

@@ -15,9 +15,6 @@ from translate_server.memory.formats import read_entries, write_tmx
 from translate_server.memory.jobs import MemoryJobs
 from translate_server.memory.store import MemoryFull, MemoryInfo, MemoryStore, Merged
 
-# The owner of every memory where no API keys are configured.
-SHARED = ""
-
 
 @dataclass(frozen=True, slots=True)
 class Memories:

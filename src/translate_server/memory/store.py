@@ -1,62 +1,34 @@
-"""The memories' SQLite file: memories (named, owned), their entries and a full-text index of
-the entries' sources, which finds the candidates of a fuzzy match (`memory.matching`).
+"""The memories' database (SQLite or PostgreSQL, `storage`): memories (named, owned), their
+entries, and the word index that finds the candidates of a fuzzy match (`memory.matching`,
+kept by `memory.merging` as entries come in).
 
-Two connections, each on a worker thread of its own: imports write on one, while lookups for
-/translate read on the other (WAL: readers do not wait for a writer), so a long import never
-holds up a translation. Neither the disk nor a scoring loop runs on the event loop.
+Each call is one piece of work on a connection (`Database.read`/`write`): on SQLite a long
+import holds the one writer while lookups for /translate read beside it (WAL), each on a
+worker thread, the scoring included; on PostgreSQL a write that reads first locks the memory's
+row, so two imports into one memory take turns.
 """
 
 from __future__ import annotations
 
-import asyncio
 import builtins
 import secrets
-import sqlite3
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 import msgspec
+from sqlalchemy import Connection, delete, func, select, update
 
-from translate_server.memory.entries import Entry, Found, language_key, match_key
-from translate_server.memory.matching import best_match, create_index, index_table, index_words
-
-T = TypeVar("T")
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS memories (
-    id INTEGER PRIMARY KEY,
-    public_id TEXT NOT NULL UNIQUE,
-    owner TEXT NOT NULL,
-    name TEXT NOT NULL,
-    entries INTEGER NOT NULL DEFAULT 0,
-    revision INTEGER NOT NULL DEFAULT 0,
-    created REAL NOT NULL,
-    updated REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS memories_by_owner ON memories (owner);
-CREATE TABLE IF NOT EXISTS memory_entries (
-    id INTEGER PRIMARY KEY,
-    memory INTEGER NOT NULL,
-    source_key TEXT NOT NULL,
-    target_key TEXT NOT NULL,
-    key TEXT NOT NULL,
-    source_lang TEXT NOT NULL,
-    target_lang TEXT NOT NULL,
-    source TEXT NOT NULL,
-    target TEXT NOT NULL,
-    note TEXT,
-    UNIQUE (memory, source_key, target_key, key)
-);
-CREATE TABLE IF NOT EXISTS memory_words (
-    memory INTEGER NOT NULL,
-    word TEXT NOT NULL,
-    entries INTEGER NOT NULL,
-    PRIMARY KEY (memory, word)
-) WITHOUT ROWID;
-"""
+from translate_server.memory.entries import Entry, Found, language_key
+from translate_server.memory.matching import best_match
+from translate_server.memory.merging import merge, row_of
+from translate_server.storage.database import Database
+from translate_server.storage.memory_tables import (
+    memories,
+    memory_entries,
+    memory_postings,
+    memory_words,
+)
 
 
 class MemoryInfo(msgspec.Struct, frozen=True):
@@ -81,73 +53,51 @@ class MemoryFull(Exception):
         self.entries = entries
 
 
-_INFO = "public_id, name, entries, revision, created, updated"
+_INFO = (
+    memories.c.public_id,
+    memories.c.name,
+    memories.c.entries,
+    memories.c.revision,
+    memories.c.created,
+    memories.c.updated,
+)
 
 
 class MemoryStore:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._writer = _Connection(path, "memory-write")
-        self._reader = _Connection(path, "memory-read")
-
-    async def open(self) -> None:
-        await self._writer.run(lambda c: c.executescript(SCHEMA))
-
-    async def close(self) -> None:
-        await self._reader.close()
-        await self._writer.close()
-
-    async def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """`work` on the reader's connection (lookups, listings)."""
-        return await self._reader.run(work)
-
-    async def write(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """`work` on the writer's connection, committed (or rolled back where it raised)."""
-        return await self._writer.run(work)
+    def __init__(self, database: Database) -> None:
+        self.database = database
 
     # -- memories ----------------------------------------------------------------------------
     async def create(self, owner: str, name: str) -> MemoryInfo:
         public_id = "mem_" + secrets.token_hex(8)
         now = time.time()
-
-        def create(c: sqlite3.Connection) -> None:
-            made = c.execute(
-                "INSERT INTO memories (public_id, owner, name, created, updated) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (public_id, owner, name, now, now),
-            )
-            assert made.lastrowid is not None  # an INSERT's
-            c.execute(create_index(made.lastrowid))
-
-        await self._writer.run(create)
+        made = memories.insert().values(
+            public_id=public_id, owner=owner, name=name, created=now, updated=now
+        )
+        await self.database.write(lambda c: c.execute(made))
         return MemoryInfo(public_id, name, 0, 0, now, now)
 
     async def list(self, owner: str) -> builtins.list[MemoryInfo]:
-        rows = await self._reader.run(
-            lambda c: c.execute(
-                f"SELECT {_INFO} FROM memories WHERE owner = ? ORDER BY created, id", (owner,)
-            ).fetchall()
-        )
-        return [MemoryInfo(*row) for row in rows]
+        query = select(*_INFO).where(memories.c.owner == owner)
+        query = query.order_by(memories.c.created, memories.c.id)
+        return await self.database.read(lambda c: [MemoryInfo(*row) for row in c.execute(query)])
 
     async def get(self, owner: str, public_id: str) -> MemoryInfo | None:
-        row = await self._reader.run(lambda c: _info(c, owner, public_id))
-        return MemoryInfo(*row[1:]) if row else None
+        found = await self.database.read(lambda c: memory_row(c, owner, public_id))
+        return None if found is None else info_of(found)
 
     async def delete(self, owner: str, public_id: str) -> bool:
-        def delete(c: sqlite3.Connection) -> bool:
-            found = c.execute(
-                "SELECT id FROM memories WHERE owner = ? AND public_id = ?", (owner, public_id)
-            ).fetchone()
+        def delete_memory(c: Connection) -> bool:
+            found = memory_row(c, owner, public_id, lock=True)
             if found is None:
                 return False
-            c.execute("DELETE FROM memory_entries WHERE memory = ?", found)
-            c.execute("DELETE FROM memory_words WHERE memory = ?", found)
-            c.execute("DELETE FROM memories WHERE id = ?", found)
-            c.execute(f"DROP TABLE IF EXISTS {index_table(found[0])}")
+            memory = found[0]
+            for table in (memory_postings, memory_words, memory_entries):
+                c.execute(delete(table).where(table.c.memory == memory))
+            c.execute(delete(memories).where(memories.c.id == memory))
             return True
 
-        return await self._writer.run(delete)
+        return await self.database.write(delete_memory)
 
     # -- entries -----------------------------------------------------------------------------
     async def add(
@@ -156,44 +106,52 @@ class MemoryStore:
         """`entries` merged into the memory, a later one of the same source and languages
         replacing an earlier one (in the file as in the memory); None for an unknown memory.
         Raises MemoryFull, adding nothing, where the memory would hold over `max_entries`."""
-        rows = [_row(entry) for entry in entries]
+        rows = [row_of(entry) for entry in entries]
 
-        def add(c: sqlite3.Connection) -> Merged | None:
-            found = _info(c, owner, public_id)
+        def add(c: Connection) -> Merged | None:
+            found = memory_row(c, owner, public_id, lock=True)
             if found is None:
                 return None
             memory, before = found[0], found[3]
-            _merge(c, memory, rows)
-            (count,) = c.execute(
-                "SELECT count(*) FROM memory_entries WHERE memory = ?", (memory,)
-            ).fetchone()
+            merge(c, memory, rows, fresh=before == 0)
+            count = c.execute(
+                select(func.count()).where(memory_entries.c.memory == memory)
+            ).scalar_one()
             if count > max_entries:
                 raise MemoryFull(count)
             c.execute(
-                "UPDATE memories SET entries = ?, revision = revision + 1, updated = ? "
-                "WHERE id = ?",
-                (count, time.time(), memory),
+                update(memories)
+                .where(memories.c.id == memory)
+                .values(entries=count, revision=memories.c.revision + 1, updated=time.time())
             )
             added = count - before
             return Merged(len(rows), added, len(rows) - added, count)
 
-        return await self._writer.run(add)
+        return await self.database.write(add)
 
     async def entries(
         self, owner: str, public_id: str
     ) -> tuple[MemoryInfo, builtins.list[Entry]] | None:
-        def read(c: sqlite3.Connection) -> tuple[MemoryInfo, builtins.list[Entry]] | None:
-            found = _info(c, owner, public_id)
+        columns = (
+            memory_entries.c.source,
+            memory_entries.c.target,
+            memory_entries.c.source_lang,
+            memory_entries.c.target_lang,
+            memory_entries.c.note,
+        )
+
+        def read(c: Connection) -> tuple[MemoryInfo, builtins.list[Entry]] | None:
+            found = memory_row(c, owner, public_id)
             if found is None:
                 return None
             rows = c.execute(
-                "SELECT source, target, source_lang, target_lang, note FROM "
-                "memory_entries WHERE memory = ? ORDER BY id",
-                (found[0],),
+                select(*columns)
+                .where(memory_entries.c.memory == found[0])
+                .order_by(memory_entries.c.id)
             )
-            return MemoryInfo(*found[1:]), [Entry(*row) for row in rows]
+            return info_of(found), [Entry(*row) for row in rows]
 
-        return await self._reader.run(read)
+        return await self.database.read(read)
 
     async def look_up(
         self,
@@ -204,104 +162,34 @@ class MemoryStore:
         texts: Sequence[str],
         threshold: float,
     ) -> tuple[MemoryInfo, builtins.list[Found | None]] | None:
-        """Each text's best match in the memory, in one trip to the reader's thread; None
-        for an unknown memory."""
+        """Each text's best match in the memory, in one piece of work; None for an unknown
+        memory."""
         source_key, target_key = language_key(source_tag), language_key(target_tag)
 
-        def look_up(c: sqlite3.Connection) -> tuple[MemoryInfo, builtins.list[Found | None]] | None:
-            found = _info(c, owner, public_id)
+        def look_up(c: Connection) -> tuple[MemoryInfo, builtins.list[Found | None]] | None:
+            found = memory_row(c, owner, public_id)
             if found is None:
                 return None
             scope = (found[0], source_key, target_key)
-            return MemoryInfo(*found[1:]), [best_match(c, scope, t, threshold) for t in texts]
+            return info_of(found), [best_match(c, scope, t, threshold) for t in texts]
 
-        return await self._reader.run(look_up)
+        return await self.database.read(look_up)
 
 
-def _merge(c: sqlite3.Connection, memory: int, rows: Sequence[tuple[str | None, ...]]) -> None:
-    """Each row added, or where the memory has its source and languages, its translation
-    replaced; a new entry's words are indexed and counted."""
-    index = index_table(memory)
-    c.execute(create_index(memory))  # a memory made before its index was
-    words: dict[str, int] = {}
-    indexed = []
-    for row in rows:
-        added = c.execute(
-            "INSERT OR IGNORE INTO memory_entries (memory, source_key, target_key, key, "
-            "source_lang, target_lang, source, target, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (memory, *row),
-        )
-        if added.rowcount:
-            indexed.append((added.lastrowid, row[2]))
-            for word in index_words(row[2] or ""):
-                words[word] = words.get(word, 0) + 1
-        else:
-            c.execute(
-                "UPDATE memory_entries SET source = ?, target = ?, note = ?, "
-                "source_lang = ?, target_lang = ? WHERE memory = ? AND source_key = ? "
-                "AND target_key = ? AND key = ?",
-                (*row[5:8], *row[3:5], memory, *row[:3]),
-            )
-    c.executemany(f"INSERT INTO {index} (rowid, key) VALUES (?, ?)", indexed)
-    c.executemany(
-        "INSERT INTO memory_words (memory, word, entries) VALUES (?, ?, ?) "
-        "ON CONFLICT (memory, word) DO UPDATE SET entries = entries + excluded.entries",
-        ((memory, word, count) for word, count in words.items()),
+def memory_row(
+    c: Connection, owner: str, public_id: str, *, lock: bool = False
+) -> tuple[Any, ...] | None:
+    """(id, public_id, name, entries, revision, created, updated) of the owner's memory;
+    with `lock`, its row locked until the transaction ends (FOR UPDATE on PostgreSQL; on
+    SQLite the writer holds the whole file already, and SQLAlchemy leaves the clause out)."""
+    query = select(memories.c.id, *_INFO).where(
+        memories.c.owner == owner, memories.c.public_id == public_id
     )
+    if lock:
+        query = query.with_for_update()
+    row = c.execute(query).first()
+    return None if row is None else tuple(row)
 
 
-def _info(c: sqlite3.Connection, owner: str, public_id: str) -> tuple[Any, ...] | None:
-    row: tuple[Any, ...] | None = c.execute(
-        f"SELECT id, {_INFO} FROM memories WHERE owner = ? AND public_id = ?", (owner, public_id)
-    ).fetchone()
-    return row
-
-
-def _row(entry: Entry) -> tuple[str, ...]:
-    return (
-        language_key(entry.source_lang),
-        language_key(entry.target_lang),
-        match_key(entry.source),
-        entry.source_lang,
-        entry.target_lang,
-        entry.source,
-        entry.target,
-        entry.note,
-    )  # type: ignore[return-value]
-
-
-class _Connection:
-    """One SQLite connection, used from one worker thread only."""
-
-    def __init__(self, path: Path, name: str) -> None:
-        self.path = path
-        self._connection: sqlite3.Connection | None = None
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
-
-    def _connect(self) -> sqlite3.Connection:
-        if self._connection is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=NORMAL")
-            self._connection = connection
-        return self._connection
-
-    async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """`work`'s result, its writes committed (or rolled back where it raised)."""
-
-        def run() -> T:
-            connection = self._connect()
-            with connection:
-                return work(connection)
-
-        return await asyncio.get_running_loop().run_in_executor(self._thread, run)
-
-    async def close(self) -> None:
-        def close() -> None:
-            if self._connection is not None:
-                self._connection.close()
-                self._connection = None
-
-        await asyncio.get_running_loop().run_in_executor(self._thread, close)
-        self._thread.shutdown(wait=True)
+def info_of(row: tuple[Any, ...]) -> MemoryInfo:
+    return MemoryInfo(*row[1:])

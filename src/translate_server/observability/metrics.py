@@ -1,16 +1,18 @@
 """The service's Prometheus metrics, observed once per request from its rendered record
 (`RequestRecord.render`, the fields of its log line), so the two can never disagree.
 
-The service's own collectors live here; a domain with collectors of its own (the translation
-guard's and the memories', `translation.findings`) hands them in as a `MetricsPart`, made in
-the same registry and fed from the same fields.
+The service's own collectors live here. A domain with collectors of its own declares them in
+its registration (`registration.Domain.metrics`): each is made here, in the same registry; one
+that observes requests (`MetricsPart`) is fed from the same fields, and a service that sets its
+own (the document jobs' gauge, the translation cache's counters) finds it with `part`.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from prometheus_client import (
     REGISTRY,
@@ -22,10 +24,14 @@ from prometheus_client import (
 )
 
 
+@runtime_checkable
 class MetricsPart(Protocol):
-    """A domain's collectors, fed from each request's rendered fields."""
+    """A domain's collectors fed from each request's rendered fields."""
 
     def observe(self, route: str, fields: Mapping[str, Any]) -> None: ...
+
+
+P = TypeVar("P")
 
 
 # Set (by the supervisor of `--api-processes N`) before prometheus_client is imported, it
@@ -68,6 +74,104 @@ _TTFT_BUCKETS = (
 )
 
 
+C = TypeVar("C", Counter, Gauge, Histogram)
+
+
+@dataclass(frozen=True, slots=True)
+class _Family(Generic[C]):
+    """One of the service's collector families: its kind, name, help text and labels, and
+    the options of its kind (a histogram's buckets, a gauge's sum across processes)."""
+
+    kind: type[C]
+    name: str
+    documentation: str
+    labels: tuple[str, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def made(self, registry: CollectorRegistry) -> C:
+        return self.kind(
+            self.name, self.documentation, self.labels, registry=registry, **self.options
+        )
+
+
+# The service's own families, in the order /metrics shows them.
+_REQUESTS = _Family(Counter, "translate_requests", "HTTP requests answered.", ("route", "status"))
+_LATENCY = _Family(
+    Histogram,
+    "translate_request_duration_seconds",
+    "Time from request arrival to the last byte of the answer.",
+    ("route",),
+    {"buckets": _LATENCY_BUCKETS},
+)
+_TTFT = _Family(
+    Histogram,
+    "translate_time_to_first_token_seconds",
+    "Time from request arrival to the first generated token.",
+    ("route",),
+    {"buckets": _TTFT_BUCKETS},
+)
+_PROMPT_TOKENS = _Family(Counter, "translate_prompt_tokens", "Prompt tokens processed.", ("route",))
+_COMPLETION_TOKENS = _Family(
+    Counter, "translate_completion_tokens", "Completion tokens generated.", ("route",)
+)
+_IN_FLIGHT = _Family(
+    Gauge,
+    "translate_requests_in_flight",
+    "HTTP requests being answered.",
+    ("route",),
+    {"multiprocess_mode": "livesum"},  # only read with --api-processes above 1
+)
+# Admission counts every front end's requests: the latest figure is the total.
+_RUNNING = _Family(
+    Gauge,
+    "translate_requests_running",
+    "Engine requests admitted within the engine's batch slots.",
+    options={"multiprocess_mode": "livemostrecent"},
+)
+_WAITING = _Family(
+    Gauge,
+    "translate_requests_waiting",
+    "Engine requests admitted beyond the batch slots, waiting for one.",
+    options={"multiprocess_mode": "livemostrecent"},
+)
+# The engine's view of the same requests (the slowest engine request of each, as in the log
+# line), beside the service's: where the two part, the time went elsewhere.
+_ENGINE_WAIT = _Family(
+    Histogram,
+    "translate_engine_wait_seconds",
+    "Time a request waited inside the engine for a batch slot (queued to scheduled).",
+    ("route",),
+    {"buckets": _TTFT_BUCKETS},
+)
+_ENGINE_PREFILL = _Family(
+    Histogram,
+    "translate_engine_prefill_seconds",
+    "Time from a request's scheduling in the engine to its first token.",
+    ("route",),
+    {"buckets": _TTFT_BUCKETS},
+)
+_ENGINE_TTFT = _Family(
+    Histogram,
+    "translate_engine_time_to_first_token_seconds",
+    "Time from a request's arrival in the engine to its first token.",
+    ("route",),
+    {"buckets": _TTFT_BUCKETS},
+)
+_ENGINE_DECODE = _Family(
+    Histogram,
+    "translate_engine_decode_seconds",
+    "Time from a request's first token to its last, inside the engine.",
+    ("route",),
+    {"buckets": _LATENCY_BUCKETS},
+)
+_REJECTED = _Family(
+    Counter,
+    "translate_requests_rejected",
+    "Requests turned away before reaching the engine.",
+    ("reason",),
+)
+
+
 class ServiceMetrics:
     """The service's own Prometheus collectors, in a registry of their own so that several apps
     (tests) can live in one process; `/metrics` shows them beside vLLM's global registry."""
@@ -75,91 +179,27 @@ class ServiceMetrics:
     def __init__(
         self,
         registry: CollectorRegistry | None = None,
-        parts: Sequence[Callable[[CollectorRegistry], MetricsPart]] = (),
+        parts: Sequence[Callable[[CollectorRegistry], object]] = (),
     ) -> None:
         self.registry = registry or CollectorRegistry(auto_describe=True)
         r = self.registry
-        self.requests = Counter(
-            "translate_requests", "HTTP requests answered.", ["route", "status"], registry=r
-        )
-        self.latency = Histogram(
-            "translate_request_duration_seconds",
-            "Time from request arrival to the last byte of the answer.",
-            ["route"],
-            buckets=_LATENCY_BUCKETS,
-            registry=r,
-        )
-        self.ttft = Histogram(
-            "translate_time_to_first_token_seconds",
-            "Time from request arrival to the first generated token.",
-            ["route"],
-            buckets=_TTFT_BUCKETS,
-            registry=r,
-        )
-        self.prompt_tokens = Counter(
-            "translate_prompt_tokens", "Prompt tokens processed.", ["route"], registry=r
-        )
-        self.completion_tokens = Counter(
-            "translate_completion_tokens", "Completion tokens generated.", ["route"], registry=r
-        )
-        self.in_flight = Gauge(
-            "translate_requests_in_flight",
-            "HTTP requests being answered.",
-            ["route"],
-            registry=r,
-            multiprocess_mode="livesum",  # only read with --api-processes above 1
-        )
-        self.running = Gauge(
-            "translate_requests_running",
-            "Engine requests admitted within the engine's batch slots.",
-            registry=r,
-            # Admission counts every front end's requests: the latest figure is the total.
-            multiprocess_mode="livemostrecent",
-        )
-        self.waiting = Gauge(
-            "translate_requests_waiting",
-            "Engine requests admitted beyond the batch slots, waiting for one.",
-            registry=r,
-            multiprocess_mode="livemostrecent",
-        )
-        # The engine's view of the same requests (the slowest engine request of each, as in
-        # the log line), beside the service's: where the two part, the time went elsewhere.
-        self.engine_wait = Histogram(
-            "translate_engine_wait_seconds",
-            "Time a request waited inside the engine for a batch slot (queued to scheduled).",
-            ["route"],
-            buckets=_TTFT_BUCKETS,
-            registry=r,
-        )
-        self.engine_prefill = Histogram(
-            "translate_engine_prefill_seconds",
-            "Time from a request's scheduling in the engine to its first token.",
-            ["route"],
-            buckets=_TTFT_BUCKETS,
-            registry=r,
-        )
-        self.engine_ttft = Histogram(
-            "translate_engine_time_to_first_token_seconds",
-            "Time from a request's arrival in the engine to its first token.",
-            ["route"],
-            buckets=_TTFT_BUCKETS,
-            registry=r,
-        )
-        self.engine_decode = Histogram(
-            "translate_engine_decode_seconds",
-            "Time from a request's first token to its last, inside the engine.",
-            ["route"],
-            buckets=_LATENCY_BUCKETS,
-            registry=r,
-        )
-        self.rejected = Counter(
-            "translate_requests_rejected",
-            "Requests turned away before reaching the engine.",
-            ["reason"],
-            registry=r,
-        )
-        # The domains' own collectors, in this registry, fed from the same fields.
+        self.requests = _REQUESTS.made(r)
+        self.latency = _LATENCY.made(r)
+        self.ttft = _TTFT.made(r)
+        self.prompt_tokens = _PROMPT_TOKENS.made(r)
+        self.completion_tokens = _COMPLETION_TOKENS.made(r)
+        self.in_flight = _IN_FLIGHT.made(r)
+        self.running = _RUNNING.made(r)
+        self.waiting = _WAITING.made(r)
+        self.engine_wait = _ENGINE_WAIT.made(r)
+        self.engine_prefill = _ENGINE_PREFILL.made(r)
+        self.engine_ttft = _ENGINE_TTFT.made(r)
+        self.engine_decode = _ENGINE_DECODE.made(r)
+        self.rejected = _REJECTED.made(r)
+        # The domains' own collectors, in this registry; those that observe requests are fed
+        # from the same fields.
         self.parts = tuple(part(r) for part in parts)
+        self._observers = tuple(part for part in self.parts if isinstance(part, MetricsPart))
         self._routes: dict[str, _RouteMetrics] = {}
 
     def observe(self, fields: Mapping[str, Any]) -> None:
@@ -180,8 +220,16 @@ class ServiceMetrics:
             per_route.engine_prefill.observe(fields["prefill_ms"] / 1000)
             per_route.engine_ttft.observe(fields["engine_ttft_ms"] / 1000)
             per_route.engine_decode.observe(fields["decode_ms"] / 1000)
-        for part in self.parts:
+        for part in self._observers:
             part.observe(route, fields)
+
+    def part(self, kind: type[P]) -> P:
+        """A domain's collectors of type `kind` (made from its registration), for a service
+        that sets them itself."""
+        for part in self.parts:
+            if isinstance(part, kind):
+                return part
+        raise LookupError(f"no {kind.__name__} among the metrics")
 
     def for_route(self, route: str) -> _RouteMetrics:
         # Labelled children are looked up once per route, not once per request.

@@ -21,8 +21,16 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from translate_server.inference.engine.protocol import EngineTimings
-    from translate_server.observability.tracing import RequestTrace
+    from collections.abc import Mapping
+
+    from translate_server.observability.engine_figures import EngineTimings
+
+
+class Trace(Protocol):
+    """The request's span, where tracing is on (`observability.tracing`), ended with the
+    same rendered fields as the log line."""
+
+    def end(self, fields: Mapping[str, Any]) -> None: ...
 
 
 class RecordPart(Protocol):
@@ -84,7 +92,7 @@ class RequestRecord:
         # Prompt tokens found in the engine's prefix cache, summed; None where not reported.
         self.cached_tokens: int | None = None
         # The request's span, where tracing is on.
-        self.trace: RequestTrace | None = None
+        self.trace: Trace | None = None
         # The domains' own findings, by their kind (None until one has something).
         self.parts: dict[type[Any], RecordPart] | None = None
 

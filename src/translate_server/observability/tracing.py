@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.trace import Span
 
-    from translate_server.inference.engine.protocol import EngineTimings
+    from translate_server.observability.engine_figures import EngineTimings
     from translate_server.observability.record import RequestRecord
 
 SERVICE_NAME = "translate-server"

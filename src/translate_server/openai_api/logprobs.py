@@ -8,7 +8,24 @@ from collections.abc import Sequence
 import msgspec
 
 from translate_server.inference.engine import TokenLogprob
-from translate_server.openai_api.chat.protocol import ChoiceLogprobs, TokenLogprobOut, TopLogprob
+
+
+class TopLogprob(msgspec.Struct, kw_only=True):
+    token: str
+    logprob: float
+    bytes: list[int] | None
+
+
+class TokenLogprobOut(msgspec.Struct, kw_only=True):
+    token: str
+    logprob: float
+    bytes: list[int] | None
+    top_logprobs: list[TopLogprob]
+
+
+class ChoiceLogprobs(msgspec.Struct, kw_only=True):
+    content: list[TokenLogprobOut] | None
+    refusal: None = None
 
 
 def _bytes(token: str) -> list[int]:

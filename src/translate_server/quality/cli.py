@@ -85,28 +85,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         default=None,
         help="model name for chat and completion (default: from /v1/models)",
     )
-    parser.add_argument(
-        "--sets",
-        type=_list,
-        default=["short"],
-        help="test sets: short (Django's messages), paragraph, document "
-        "(Gramps' paragraphs, alone or joined), comma-separated (default short)",
-    )
-    parser.add_argument(
-        "--pairs",
-        type=_list,
-        default=None,
-        help=f"language pairs of every set (default: short {','.join(DEFAULT_PAIRS)}"
-        f"; paragraph and document {','.join(paragraphs.DEFAULT_PAIRS)})",
-    )
-    parser.add_argument(
-        "--segments", type=int, default=100, help="short messages per pair (default 100)"
-    )
-    parser.add_argument(
-        "--paragraphs", type=int, default=12, help="paragraphs per pair (default 12)"
-    )
-    parser.add_argument("--documents", type=int, default=2, help="documents per pair (default 2)")
-    parser.add_argument("--seed", type=int, default=0, help="same seed, same segments (default 0)")
+    _add_set_arguments(parser)
     parser.add_argument("--concurrency", type=int, default=16, help="requests in flight")
     parser.add_argument(
         "--max-tokens",
@@ -143,6 +122,33 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     add_memory_arguments(parser)
     parser.set_defaults(handler=cmd_quality)
+
+
+def _add_set_arguments(parser: argparse.ArgumentParser) -> None:
+    """What is translated: the test sets, their pairs, how much of each, and the seed that
+    draws them (`load_all`)."""
+    parser.add_argument(
+        "--sets",
+        type=_list,
+        default=["short"],
+        help="test sets: short (Django's messages), paragraph, document "
+        "(Gramps' paragraphs, alone or joined), comma-separated (default short)",
+    )
+    parser.add_argument(
+        "--pairs",
+        type=_list,
+        default=None,
+        help=f"language pairs of every set (default: short {','.join(DEFAULT_PAIRS)}"
+        f"; paragraph and document {','.join(paragraphs.DEFAULT_PAIRS)})",
+    )
+    parser.add_argument(
+        "--segments", type=int, default=100, help="short messages per pair (default 100)"
+    )
+    parser.add_argument(
+        "--paragraphs", type=int, default=12, help="paragraphs per pair (default 12)"
+    )
+    parser.add_argument("--documents", type=int, default=2, help="documents per pair (default 2)")
+    parser.add_argument("--seed", type=int, default=0, help="same seed, same segments (default 0)")
 
 
 def _check_args(args: argparse.Namespace) -> None:
@@ -229,11 +235,7 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
         sets = load_all(args)
     except ValueError as exc:
         raise SystemExit(str(exc)) from exc
-    model = args.model
-    if set(args.api) - {"translate", "memory"} and model is None:
-        from translate_server.loadgen.client import discover_model
-
-        model = asyncio.run(discover_model(args.base_url))
+    model = _model_asked(args)
     memories: dict[tuple[str, str], str] | None = None
     memory_sizes: dict[str, int] = {}
     if "memory" in args.api:
@@ -254,13 +256,82 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     scores, estimated = _score(args, sets, answers, out / "answers.jsonl")
     means = mean_scores(scores, set_wall_s)
-    run = {
-        "base_url": args.base_url,
-        "apis": args.api,
+    run = _run_fields(args, model, sets, started, wall_s, set_wall_s) | {
         "runs": labels,
         "candidates": args.candidates,
+    }
+    document = build_document(
+        run | {"available": _available(names)}, [_set_fields(s) for s in sets], scores, means
+    )
+    document["estimate"], estimate_table = estimate_section(estimated)
+    candidates = _candidates(document, means, set_wall_s, labels, names)
+    memory_table = None
+    if memories is not None:
+        from translate_server.quality.memory_bench import memory_section
+
+        document["memory"], memory_table = memory_section(sets, memory_sizes, answers["memory"])
+    write_json(out / "quality.json", document)
+    plot(
+        scores,
+        means,
+        out / "quality.png",
+        title=f"{model or args.base_url}: {', '.join(_counts(args, names))} per pair",
+    )
+    tables = [format_table(scores, means), estimate_table if document["estimate"] else None]
+    print("\n\n".join(table for table in [*tables, candidates, memory_table] if table))
+    print(
+        f"translated in {wall_s:.0f} s; wrote {out}/quality.json, quality.png, answers.jsonl",
+        file=sys.stderr,
+    )
+    return document
+
+
+def _model_asked(args: argparse.Namespace) -> str | None:
+    """The model chat and completion requests name: --model, else the served one (/translate
+    and the memory names none)."""
+    if set(args.api) - {"translate", "memory"} and args.model is None:
+        from translate_server.loadgen.client import discover_model
+
+        return asyncio.run(discover_model(args.base_url))
+    named: str | None = args.model
+    return named
+
+
+def _candidates(
+    document: dict[str, Any],
+    means: list[Any],
+    set_wall_s: dict[tuple[str, str], float],
+    labels: list[str],
+    names: list[str],
+) -> str | None:
+    """With more than one /translate run (`--candidates`): their chrF and time side by side,
+    put in `document` and as a table; else None."""
+    translate_labels = [label for label in labels if label.startswith("translate")]
+    if len(translate_labels) < 2:
+        return None
+    document["candidates"] = [
+        {"run": label, "set": name, "wall_s": round(set_wall_s[(label, name)], 1)}
+        | {"chrf": next(m.chrf for m in means if m.api == label and m.set == name)}
+        for label in translate_labels
+        for name in names
+    ]
+    return candidates_table(means, set_wall_s, translate_labels)
+
+
+def _run_fields(
+    args: argparse.Namespace,
+    model: str | None,
+    sets: list[TestSet],
+    started: float,
+    wall_s: float,
+    set_wall_s: dict[tuple[str, str], float],
+) -> dict[str, Any]:
+    """What quality.json says of the run: the server, what was asked, and how long it took."""
+    return {
+        "base_url": args.base_url,
+        "apis": args.api,
         "model": model,
-        "sets": names,
+        "sets": list(dict.fromkeys(s.name for s in sets)),
         "pairs": list(dict.fromkeys(s.pair for s in sets)),
         "segments_per_pair": args.segments,
         "paragraphs_per_pair": args.paragraphs,
@@ -275,56 +346,18 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
         "set_wall_s": {f"{api}/{name}": round(t, 1) for (api, name), t in set_wall_s.items()},
         "argv": sys.argv[1:],
     }
-    set_info = [
-        {
-            "set": s.name,
-            "pair": s.pair,
-            "segments": len(s.segments),
-            "source_chars": sum(len(segment.source) for segment in s.segments),
-            "kinds": _kinds(s),
-            "provenance": msgspec.to_builtins(s.provenance),
-        }
-        for s in sets
-    ]
-    document = build_document(run | {"available": _available(names)}, set_info, scores, means)
-    document["estimate"], estimate_table = estimate_section(estimated)
-    translate_labels = [label for label in labels if label.startswith("translate")]
-    candidates = None
-    if len(translate_labels) > 1:
-        candidates = candidates_table(means, set_wall_s, translate_labels)
-        document["candidates"] = [
-            {"run": label, "set": name, "wall_s": round(set_wall_s[(label, name)], 1)}
-            | {"chrf": next(m.chrf for m in means if m.api == label and m.set == name)}
-            for label in translate_labels
-            for name in names
-        ]
-    memory_table = None
-    if memories is not None:
-        from translate_server.quality.memory_bench import memory_section
 
-        document["memory"], memory_table = memory_section(sets, memory_sizes, answers["memory"])
-    write_json(out / "quality.json", document)
-    plot(
-        scores,
-        means,
-        out / "quality.png",
-        title=f"{model or args.base_url}: {', '.join(_counts(args, names))} per pair",
-    )
-    print(format_table(scores, means))
-    if document["estimate"]:
-        print()
-        print(estimate_table)
-    if candidates is not None:
-        print()
-        print(candidates)
-    if memory_table is not None:
-        print()
-        print(memory_table)
-    print(
-        f"translated in {wall_s:.0f} s; wrote {out}/quality.json, quality.png, answers.jsonl",
-        file=sys.stderr,
-    )
-    return document
+
+def _set_fields(test_set: TestSet) -> dict[str, Any]:
+    """What quality.json says of one set of one pair: its size and where it comes from."""
+    return {
+        "set": test_set.name,
+        "pair": test_set.pair,
+        "segments": len(test_set.segments),
+        "source_chars": sum(len(segment.source) for segment in test_set.segments),
+        "kinds": _kinds(test_set),
+        "provenance": msgspec.to_builtins(test_set.provenance),
+    }
 
 
 def _score(

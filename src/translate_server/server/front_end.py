@@ -1,65 +1,24 @@
 """One front-end process of several (`--api-processes N`): the app over a client of the
-shared engine core, on the supervisor's listening socket."""
+shared engine core, on the supervisor's listening socket, in the role `server.role` says."""
 
 from __future__ import annotations
 
 import os
 import socket
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import structlog
 
+from translate_server.server.role import FrontEndRole
 from translate_server.settings import Settings
 
 if TYPE_CHECKING:
-    from litestar.types import ASGIApp
-
     from translate_server.inference.engine import Engine
     from translate_server.inference.engine.vllm_shared_core import FrontEndLink
     from translate_server.inference.shared_admission import SharedCapacity
-    from translate_server.server.owner_forwarding import OwnerForwarding
 
 log = structlog.get_logger(__name__)
-
-
-@dataclass
-class FrontEndRole:
-    """What sets one front end apart; the defaults are the single process's: its own socket,
-    its own admission count, its own stores."""
-
-    sockets: list[socket.socket] | None = None
-    shared_capacity: SharedCapacity | None = None
-    # Where the owner of the stores listens, for a front end that forwards to it.
-    owner_socket: str | None = None
-    max_body_bytes: int = 0
-    forwarding: OwnerForwarding | None = field(default=None, init=False)
-
-    @property
-    def owns_stores(self) -> bool:
-        return self.owner_socket is None
-
-    @property
-    def outer(self) -> Callable[[ASGIApp], ASGIApp] | None:
-        return None if self.owner_socket is None else self._forwarding
-
-    def _forwarding(self, app: ASGIApp) -> ASGIApp:
-        from translate_server.compat.deepl.routes import error_shape as deepl_shape
-        from translate_server.server.owner_forwarding import OwnerForwarding
-
-        assert self.owner_socket is not None
-        self.forwarding = OwnerForwarding(
-            app,
-            self.owner_socket,
-            self.max_body_bytes,
-            shape_for=lambda path: deepl_shape if path.startswith("/v2/") else None,
-        )
-        return self.forwarding
-
-    def busy(self) -> int:
-        return 0 if self.forwarding is None else self.forwarding.forwarding
 
 
 def front_end_main(
@@ -70,6 +29,8 @@ def front_end_main(
     owner_socket: str | None,
 ) -> None:
     """A spawned front-end process's whole life (its exit status is `run_server`'s)."""
+    # Imported here: the supervisor imports this module to spawn front ends, and needs none
+    # of the app that `run` brings in.
     from translate_server.server.logging_setup import configure_logging
     from translate_server.server.run import run_server
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -31,22 +30,10 @@ from litestar.types import (
 
 from translate_server.errors import UnavailableError
 from translate_server.http.errors import ErrorShape, encode_error
+from translate_server.http.route_paths import RoutePaths
 
 log = structlog.get_logger(__name__)
 
-# Routes that read or write a store: memories, DeepL (every /v2/ call bills or reads usage,
-# or keeps glossaries or documents), document jobs, and LibreTranslate's files and the
-# settings that say whether files are served.
-OWNER_PREFIXES = (
-    "/memories",
-    "/v2/",
-    "/translate/document",
-    "/libretranslate/translate_file",
-    "/libretranslate/download_file",
-    "/libretranslate/frontend/settings",
-)
-# A /translate request that names a translation memory (its `memory` field) reads the store.
-MEMORY_ROUTES = frozenset({"/translate"})
 # Request headers that belong to one connection, not to the request.
 _HOP_HEADERS = frozenset({b"connection", b"keep-alive", b"transfer-encoding", b"upgrade"})
 
@@ -56,10 +43,6 @@ class _MemoryProbe(msgspec.Struct):
 
 
 _probe = msgspec.json.Decoder(_MemoryProbe).decode
-
-
-def needs_owner(path: str) -> bool:
-    return path.startswith(OWNER_PREFIXES)
 
 
 def names_memory(body: bytes) -> bool:
@@ -74,15 +57,13 @@ class OwnerForwarding:
     """The outermost ASGI layer of a front end that owns no store."""
 
     def __init__(
-        self,
-        app: ASGIApp,
-        owner_socket: str,
-        max_body_bytes: int,
-        shape_for: Callable[[str], ErrorShape | None] = lambda path: None,
+        self, app: ASGIApp, paths: RoutePaths, owner_socket: str, max_body_bytes: int
     ) -> None:
         self.app = app
+        # Which requests need the stores, and the error shape of each compatible API: what
+        # the routes declare (`http.route_paths`).
+        self.paths = paths
         self.max_body_bytes = max_body_bytes
-        self.shape_for = shape_for
         self.forwarding = 0  # requests on their way to or from the owner (the drain waits)
         self._client = httpx.AsyncClient(
             transport=httpx.AsyncHTTPTransport(uds=owner_socket),
@@ -95,12 +76,12 @@ class OwnerForwarding:
             await self.app(scope, receive, send)
             return
         path = scope["path"]
-        if needs_owner(path):
+        if self.paths.needs_stores(path):
             body, complete = await _read_body(receive, None)
             if complete:
                 await self._forward(scope, body, receive, send)
             return  # the client left while sending its body
-        if path in MEMORY_ROUTES and scope["method"] == "POST":
+        if path in self.paths.memory_paths and scope["method"] == "POST":
             body, complete = await _read_body(receive, self.max_body_bytes)
             if complete and names_memory(body):
                 await self._forward(scope, body, receive, send)
@@ -135,7 +116,7 @@ class OwnerForwarding:
             response = await self._client.send(request, stream=True)
         except httpx.TransportError as exc:
             log.warning("owner_unreachable", error=str(exc))
-            await _send_error(scope, send, self.shape_for(scope["path"]))
+            await _send_error(scope, send, self.paths.shape_for(scope["path"]))
             return
         try:
             response_headers = [

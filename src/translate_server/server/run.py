@@ -13,10 +13,8 @@ import uvicorn
 
 from translate_server.app import create_app
 from translate_server.inference.engine import Engine
-from translate_server.server.front_end import FrontEndRole
 from translate_server.server.heap import freeze_startup_heap
-from translate_server.server.logging_setup import configure_logging
-from translate_server.server.process_tree import tie_children_to_this_process
+from translate_server.server.role import FrontEndRole
 from translate_server.services import Services
 from translate_server.settings import Settings
 
@@ -91,27 +89,6 @@ class DrainingServer(uvicorn.Server):
     def engine_died(self) -> None:
         self.exit_code = EXIT_ENGINE_DIED
         self.should_exit = True
-
-
-def serve(settings: Settings) -> int:
-    """Serve with the vLLM engine; returns the process exit code."""
-    configure_logging(settings.server.log_format, settings.server.log_level)
-    if settings.server.api_processes > 1:
-        from translate_server.server.api_processes import supervise
-
-        return supervise(settings)
-    from translate_server.inference.engine.vllm_engine import (
-        create_vllm_engine,
-        freeze_vllm_environment,
-    )
-
-    def start_engine() -> Engine:
-        tie_children_to_this_process()
-        engine = create_vllm_engine(settings.engine)
-        freeze_vllm_environment()
-        return engine
-
-    return run_server(settings, start_engine)
 
 
 def run_server(

@@ -24,6 +24,7 @@ __all__ = [
     "LimitSettings",
     "ServerSettings",
     "Settings",
+    "StorageSettings",
     "TranslationSettings",
 ]
 
@@ -169,8 +170,8 @@ class DocumentSettings(Section, frozen=True):
     document_dir: Annotated[
         str,
         Meta(
-            description="Where document jobs and their files are kept (an SQLite database and a "
-            "folder per job); jobs left unfinished resume on start."
+            description="Where document jobs and their files are kept (an SQLite database, "
+            "without --database-url); jobs left unfinished resume on start."
         ),
     ] = str(Path("~/.cache/translate-server/documents").expanduser())
     document_retention: Annotated[
@@ -264,6 +265,21 @@ class ServerSettings(Section, frozen=True):
     ) = None
 
 
+class StorageSettings(Section, frozen=True):
+    database_url: (
+        Annotated[
+            str,
+            Meta(
+                description="Database of the memories, glossaries, usage and document jobs: "
+                "postgresql://user:password@host/database keeps them all in one PostgreSQL "
+                "database that several replicas share; unset, each store is an SQLite file "
+                "(--memory-db, --glossary-db, --document-dir)."
+            ),
+        ]
+        | None
+    ) = None
+
+
 class Settings(Section, frozen=True):
     # The sections in the order `--help` and the README table list their options.
     engine: EngineSettings = EngineSettings()
@@ -271,3 +287,4 @@ class Settings(Section, frozen=True):
     translation: TranslationSettings = TranslationSettings()
     documents: DocumentSettings = DocumentSettings()
     server: ServerSettings = ServerSettings()
+    storage: StorageSettings = StorageSettings()

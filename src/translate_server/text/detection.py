@@ -13,7 +13,7 @@ from functools import cache
 import msgspec
 from lingua import LanguageDetector, LanguageDetectorBuilder
 
-from translate_server.errors import InvalidRequestError
+from translate_server.errors import LanguageNotDetectedError
 from translate_server.text.languages import Language, resolve_language
 
 # Enough text for a confident answer; long documents are not read to the end.
@@ -63,14 +63,15 @@ class LanguageDetection:
                 found.append(Detection(resolve_language(code), confidence))
         return found
 
-    def detect(self, text: str, param: str = "text") -> Detection:
-        """The language of `text`, or a 400 that asks for `source_lang`."""
+    def detect(self, text: str, param: str = "text", index: int | None = None) -> Detection:
+        """The language of `text`, or a 400 that asks for `source_lang`; `index`: the text's
+        place in its batch, carried by the error."""
         found = self.candidates(text, 1)
         if not found:
-            raise InvalidRequestError(
+            raise LanguageNotDetectedError(
                 "The language of the text could not be detected; give `source_lang`.",
                 param=param,
-                code="language_not_detected",
+                index=index,
             )
         return found[0]
 

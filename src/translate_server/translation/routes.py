@@ -9,10 +9,15 @@ from litestar.response import Stream
 
 from translate_server.http import sse
 from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses
-from translate_server.http.requests import deadline_for, record_of, unless_disconnected
-from translate_server.http.route_paths import JSON
-from translate_server.memory.routes import memory_owner
+from translate_server.http.requests import (
+    deadline_for,
+    record_of,
+    request_owner,
+    unless_disconnected,
+)
+from translate_server.http.route_paths import JSON, STORES
 from translate_server.services import services
+from translate_server.translation.keys import TRANSLATION
 from translate_server.translation.protocol import (
     DetectRequest,
     DetectResponse,
@@ -27,7 +32,7 @@ from translate_server.translation.protocol import (
     status_code=200,
     summary="Translate a text or a list of texts",
     tags=["translation"],
-    opt=JSON,
+    opt={**JSON, STORES: "memory"},
     responses={
         **answer_or_stream(
             TranslateResponse,
@@ -40,15 +45,15 @@ from translate_server.translation.protocol import (
 async def translate(
     data: TranslateRequest, request: Request[Any, Any, Any]
 ) -> TranslateResponse | Stream:
-    found = services(request)
+    service = services(request)[TRANSLATION]
     record = record_of(request)
-    deadline = deadline_for(found.limits.request_timeout, data.timeout)
-    owner = memory_owner(request) if data.memory is not None else ""
+    deadline = deadline_for(services(request).limits.request_timeout, data.timeout)
+    owner = request_owner(request) if data.memory is not None else ""
     if data.stream:
-        chunks = await found.translation.open_stream(data, record, deadline, owner)
+        chunks = await service.open_stream(data, record, deadline, owner)
         return sse.EventStream(chunks, sse.event, sse.failure_event(record))
     return await unless_disconnected(
-        request, found.translation.translate(data, record, deadline, keep_partial=True, owner=owner)
+        request, service.translate(data, record, deadline, keep_partial=True, owner=owner)
     )
 
 
@@ -61,9 +66,9 @@ async def translate(
     responses=error_responses(400, 401, 413, 415),
 )
 async def detect(data: DetectRequest, request: Request[Any, Any, Any]) -> DetectResponse:
-    return services(request).translation.detect(data)
+    return services(request)[TRANSLATION].detect(data)
 
 
 @get("/languages", summary="Languages the server detects", tags=["translation"])
 async def languages(request: Request[Any, Any, Any]) -> LanguagesResponse:
-    return services(request).translation.languages()
+    return services(request)[TRANSLATION].languages()

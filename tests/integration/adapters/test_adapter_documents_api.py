@@ -4,13 +4,12 @@ than let another model finish it."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 
 from tests.support.fakes import FakeEngine
-from tests.support.harness import AppClient, running
+from tests.support.harness import AppClient, eventually, read_until, running
 from tests.support.tiny_lora import fake_adapter_dir
 
 ADMIN = {"Authorization": "Bearer admin-secret"}
@@ -28,20 +27,15 @@ async def submit(client: AppClient, source_lang: str = "en") -> dict:
 
 
 async def first_batch_in_flight(engine: FakeEngine) -> None:
-    for _ in range(500):
-        if engine.unfinished_requests():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the job never reached the engine")
+    await eventually(engine.unfinished_requests)
 
 
 async def finished(client: AppClient, submitted: dict) -> dict:
-    for _ in range(500):
-        status = dict((await client.get(submitted["status_url"])).json())
-        if status["status"] in ("done", "error"):
-            return status
-        await asyncio.sleep(0.01)
-    raise AssertionError(status)
+    response = await read_until(
+        lambda: client.get(submitted["status_url"]),
+        lambda response: response.json()["status"] in ("done", "error"),
+    )
+    return dict(response.json())
 
 
 async def load(client: AppClient, name: str, folder: Path, serves: str) -> None:

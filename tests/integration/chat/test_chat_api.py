@@ -10,7 +10,7 @@ import pytest
 from translate_server.inference.generation import THREAD_PROMPT_CHARS
 
 from tests.support.fakes import FakeEngine, TokenizerWatchingEngine
-from tests.support.harness import AppClient, running
+from tests.support.harness import AppClient, eventually, running
 
 MESSAGES = [{"role": "user", "content": "hello there"}]
 
@@ -243,8 +243,7 @@ async def test_a_long_conversation_does_not_hold_up_the_streams_in_flight(make_a
                 json={"model": "fake-model", "messages": [{"role": "user", "content": long_text}]},
             )
         )
-        while not engine.threads:  # its prompt is being tokenized
-            await asyncio.sleep(0.001)
+        await eventually(lambda: engine.threads, every=0.001)  # its prompt is being tokenized
         short = await client.post(
             "/v1/chat/completions",
             json={"model": "fake-model", "messages": MESSAGES, "stream": True},

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import openai
 import pytest
 from structlog.testing import capture_logs
 
 from tests.support.fakes import FakeEngine
-from tests.support.harness import AppClient, running
+from tests.support.harness import AppClient, eventually, running
 
 
 def sdk(client: AppClient) -> openai.AsyncOpenAI:
@@ -108,11 +110,8 @@ async def test_shares_admission_with_chat(make_app) -> None:
     engine = FakeEngine()
     engine.hang = True
     async with running(make_app(engine, max_num_seqs=1, max_queued_requests=0)) as client:
-        import asyncio
-
         held = asyncio.create_task(client.post("/v1/completions", json={"prompt": "a"}))
-        while not engine.requests:
-            await asyncio.sleep(0.01)
+        await eventually(lambda: engine.requests)
         refused = await client.post(
             "/v1/chat/completions", json={"messages": [{"role": "user", "content": "b"}]}
         )

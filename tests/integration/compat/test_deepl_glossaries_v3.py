@@ -15,6 +15,9 @@ from deepl.api_data import MultilingualGlossaryDictionaryEntries as Entries
 from tests.support.fakes import FakeEngine
 from tests.support.harness import served
 
+# The stores' contract: every test here runs on SQLite and on PostgreSQL.
+pytestmark = pytest.mark.usefixtures("backend")
+
 
 async def _call(function, *args, **kwargs):
     return await asyncio.to_thread(function, *args, **kwargs)

@@ -11,6 +11,9 @@ import pytest
 from tests.support.fakes import FakeEngine
 from tests.support.harness import served
 
+# The stores' contract: every test here runs on SQLite and on PostgreSQL.
+pytestmark = pytest.mark.usefixtures("backend")
+
 BASE = "google/gemma-3-270m"
 
 

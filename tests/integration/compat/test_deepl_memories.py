@@ -21,6 +21,9 @@ from tests.integration.memory.test_memory_translate_api import CHAT_PROMPT, FUZZ
 from tests.support.fakes import FakeEngine
 from tests.support.harness import served
 
+# The stores' contract: every test here runs on SQLite and on PostgreSQL.
+pytestmark = pytest.mark.usefixtures("backend")
+
 ENTRIES = [
     Entry("Save the file.", "Speichern Sie die Datei.", "en", "de"),
     Entry("Delete %(count)d files?", "%(count)d Dateien löschen?", "en", "de"),

@@ -11,8 +11,10 @@ import deepl
 import httpx
 import pytest
 
+from translate_server.errors import StorageUnavailableError
+
 from tests.support.fakes import FakeEngine
-from tests.support.harness import served
+from tests.support.harness import running, served
 
 
 async def _call(function, *args, **kwargs):
@@ -80,15 +82,17 @@ async def test_usage_survives_a_restart_and_keeps_counting(make_app, db: str) ->
         assert (await _call(alice.get_usage)).character.count == 0
 
 
-async def test_a_translation_that_cannot_be_billed_is_an_error(make_app, tmp_path: Path) -> None:
-    # The database's path is a directory: SQLite cannot open it.
-    async with served(make_app(glossary_db=str(tmp_path))) as url:
-        response = await _http(
-            "POST",
-            f"{url}/v2/translate",
-            json={"text": ["Hi"], "source_lang": "EN", "target_lang": "DE"},
-        )
-    assert response.status_code == 500 and set(response.json()) == {"message"}
+async def test_a_deepl_database_that_cannot_be_opened_fails_the_start(
+    make_app, tmp_path: Path
+) -> None:
+    # The database's path is a directory: SQLite cannot open it. The server says so as it
+    # starts, naming the database, rather than failing every usage count later.
+    with pytest.raises(Exception) as failed:  # noqa: PT011 - alone or in Litestar's group
+        async with running(make_app(glossary_db=str(tmp_path))):
+            pass
+    assert failed.errisinstance(StorageUnavailableError) or failed.group_contains(
+        StorageUnavailableError, match=str(tmp_path)
+    )
 
 
 async def test_glossaries_with_the_official_client(make_app, engine: FakeEngine, db: str) -> None:

@@ -13,7 +13,10 @@ import srt
 
 from tests.support.estimate_models import estimate_models
 from tests.support.fakes import FakeEngine
-from tests.support.harness import AppClient, running
+from tests.support.harness import AppClient, eventually, read_until, running
+
+# The stores' contract: every test here runs on SQLite and on PostgreSQL.
+pytestmark = pytest.mark.usefixtures("backend")
 
 SRT = (
     b"1\n00:00:01,000 --> 00:00:02,500\nGood morning, everyone.\n\n"
@@ -54,12 +57,11 @@ async def submit(
 
 
 async def finished(client: AppClient, submitted: dict, headers: dict | None = None) -> dict:
-    for _ in range(500):
-        status = (await client.get(submitted["status_url"], headers=headers)).json()
-        if status["status"] in ("done", "error"):
-            return status
-        await asyncio.sleep(0.01)
-    raise AssertionError(status)
+    response = await read_until(
+        lambda: client.get(submitted["status_url"], headers=headers),
+        lambda response: response.json()["status"] in ("done", "error"),
+    )
+    return dict(response.json())
 
 
 async def test_curl_like_submit_status_and_result(client: AppClient, engine: FakeEngine) -> None:
@@ -217,7 +219,12 @@ async def test_a_result_before_it_is_done_is_a_409(make_app) -> None:
 async def test_jobs_by_status_metric(client: AppClient) -> None:
     submitted = (await submit(client)).json()
     await finished(client, submitted)
-    metrics = (await client.get("/metrics")).text
+    # The jobs are counted once the run has ended, just after the job is seen done.
+    for _ in range(200):
+        metrics = (await client.get("/metrics")).text
+        if 'translate_documents{status="done"} 1.0' in metrics:
+            break
+        await asyncio.sleep(0.01)
     assert 'translate_documents{status="done"} 1.0' in metrics
     assert 'translate_documents{status="queued"} 0.0' in metrics
 
@@ -237,11 +244,7 @@ async def test_a_cancelled_job_stops_its_engine_requests_and_is_gone(make_app) -
                 ]
 
         watching = asyncio.create_task(events())
-        for _ in range(500):
-            if engine.unfinished_requests():
-                break
-            await asyncio.sleep(0.01)
-        assert engine.unfinished_requests() > 0
+        await eventually(engine.unfinished_requests)
         job = f"/translate/document/{submitted['document_id']}"
         assert (await client.delete(job, params={"key": "not-the-key"})).status_code == 404
         cancelled = await client.delete(submitted["status_url"])  # the URL carries the key

@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.document_doubles import make_docx
 from tests.support.fakes import FakeEngine, fake_translator
-from tests.support.harness import served
+from tests.support.harness import eventually, read_until, served
 
 SRT = (
     b"1\n00:00:01,000 --> 00:00:02,500\nGood morning, everyone.\n\n"
@@ -74,13 +74,11 @@ async def test_deepl_client_streams_and_the_result_is_deleted_once_downloaded(ma
             assert uploaded.headers["x-document-id"] == handle["document_id"]
             form = {"document_key": handle["document_key"]}
             document = f"/v2/document/{handle['document_id']}"
-            for _ in range(200):
-                status = (await client.post(document, data=form)).json()
-                if status["status"] == "done":
-                    break
-                assert status["status"] in ("queued", "translating")
-                await asyncio.sleep(0.01)
-            assert status == {
+            polled = await read_until(
+                lambda: client.post(document, data=form),
+                lambda response: response.json()["status"] not in ("queued", "translating"),
+            )
+            assert polled.json() == {
                 "document_id": handle["document_id"],
                 "status": "done",
                 "billed_characters": 43,
@@ -108,15 +106,13 @@ async def test_a_deepl_document_bills_its_characters_once_when_done(
             ).json()
             form = {"document_key": handle["document_key"]}
             document = f"/v2/document/{handle['document_id']}"
-            statuses = []
-            for _ in range(200):
-                statuses.append((await client.post(document, data=form)).json())
-                if statuses[-1]["status"] == "done":
-                    break
-                await asyncio.sleep(0.01)
+            await read_until(
+                lambda: client.post(document, data=form),
+                lambda response: response.json()["status"] == "done",
+            )
             # Polled again once done.
-            statuses += [(await client.post(document, data=form)).json() for _ in range(3)]
-            assert [s["status"] for s in statuses[-4:]] == ["done"] * 4
+            statuses = [(await client.post(document, data=form)).json() for _ in range(3)]
+            assert [s["status"] for s in statuses] == ["done"] * 3
             assert (await client.post(f"{document}/result", data=form)).status_code == 200
         usage = await asyncio.to_thread(alice.get_usage)
         assert usage.character.count == statuses[-1]["billed_characters"] == 43
@@ -171,10 +167,7 @@ async def test_a_failed_or_cancelled_deepl_document_bills_nothing(make_app) -> N
         handle = await asyncio.to_thread(
             translator.translate_document_upload, SRT, target_lang="DE", filename="talk.srt"
         )
-        for _ in range(500):
-            if engine.unfinished_requests():
-                break
-            await asyncio.sleep(0.01)
+        await eventually(engine.unfinished_requests)
         # Cancelled through the job API every document shares (DeepL's has no cancel).
         cancelled = await client.delete(
             f"/translate/document/{handle.document_id}", params={"key": handle.document_key}

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.support.fakes import FakeEngine
-from tests.support.harness import AppClient, running, served
+from tests.support.harness import AppClient, read_until, running, served
 
 pytestmark = pytest.mark.usefixtures("quick_polls")
 
@@ -151,12 +151,12 @@ async def _submit(client: AppClient, instructions: list[str]) -> httpx.Response:
 async def test_our_document_route_takes_instructions(client: AppClient, engine: FakeEngine) -> None:
     submitted = await _submit(client, ["Be brief", "Keep names as they are"])
     assert submitted.status_code == 202, submitted.text
-    status: dict = {}
-    for _ in range(500):
-        status = (await client.get(submitted.json()["status_url"])).json()
-        if status["status"] in ("done", "error"):
-            break
-        await asyncio.sleep(0.01)
+    status = (
+        await read_until(
+            lambda: client.get(submitted.json()["status_url"]),
+            lambda response: response.json()["status"] in ("done", "error"),
+        )
+    ).json()
     assert status["status"] == "done", status
     result = await client.get(submitted.json()["result_url"])
     assert b"WELCOME TO THE TALK." in result.content

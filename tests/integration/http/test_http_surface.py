@@ -4,6 +4,9 @@ health, metrics, the canonical log line, the OpenAPI document and API keys."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -152,6 +155,25 @@ async def test_committed_openapi_document_is_what_the_app_serves(
     )
     assert json.loads(openapi_document()) == served
     assert {"/translate", "/v1/chat/completions", "/v1/models", "/health"} <= set(served["paths"])
+
+
+@pytest.mark.parametrize("hash_seed", ["0", "1", "5"])
+def test_the_openapi_document_is_the_same_whatever_the_hash_seed(hash_seed: str) -> None:
+    """A list built from a set (a handler's parameters, say) would change with Python's
+    string hashing, from one process to the next: the committed document must not."""
+    made = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from translate_server.cli import openapi_document as o; print(o(), end='')",
+        ],
+        env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    committed = Path(__file__).parents[3] / "openapi" / "openapi.json"
+    assert json.loads(made.stdout) == json.loads(committed.read_text())
 
 
 @pytest.fixture

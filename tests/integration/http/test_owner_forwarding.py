@@ -13,12 +13,14 @@ import uvicorn
 from litestar import Litestar
 
 from translate_server.app import create_app
+from translate_server.http.openapi import DOCS_PATH
+from translate_server.http.route_paths import RoutePaths
+from translate_server.memory.keys import MEMORIES
 from translate_server.server.front_end import FrontEndRole
-from translate_server.server.owner_forwarding import OWNER_PREFIXES, needs_owner
 from translate_server.settings import Settings, load_settings
 
 from tests.support.fakes import FakeEngine
-from tests.support.harness import running
+from tests.support.harness import eventually, running
 
 TRANSLATE = {"text": "hello", "source_lang": "en", "target_lang": "de"}
 
@@ -43,8 +45,7 @@ async def owner_on(path: str, app: Litestar) -> AsyncIterator[None]:
     server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_config=None))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
-        while not server.started:
-            await asyncio.sleep(0.01)
+        await eventually(lambda: server.started)
         yield
     finally:
         server.should_exit = True
@@ -64,7 +65,7 @@ async def test_store_requests_reach_the_owner_and_the_rest_stay(tmp_path: Path) 
         owner_on(path, create_app(settings, lambda: owner_engine)),
         running(front_end(settings, front_engine, path)) as client,
     ):
-        assert client.app.state.services.memories is None  # the front end opened no store
+        assert client.app.state.services.get(MEMORIES) is None  # the front end opened no store
         created = await client.post("/memories", json={"name": "shop"})
         assert created.status_code == 201, created.text
         memory = created.json()["id"]
@@ -100,11 +101,15 @@ async def test_an_owner_that_is_gone_is_a_503_in_the_route_s_shape(tmp_path: Pat
 
 def test_every_route_that_touches_a_store_is_forwarded(tmp_path: Path) -> None:
     app = create_app(settings_in(tmp_path), FakeEngine)
+    found = RoutePaths.of(app, docs_path=DOCS_PATH, metrics_need_key=False)
     paths = {route.path for route in app.routes}
-    stateful = {p for p in paths if p.startswith(("/memories", "/v2/", "/translate/document"))}
+    stateful = {
+        p for p in paths if p.startswith(("/memories", "/v2/", "/v3/", "/translate/document"))
+    }
     stateful |= {p for p in paths if "file" in p and p.startswith("/libretranslate/")}
-    assert stateful, paths
-    assert all(needs_owner(p) for p in stateful)
+    stateful |= {"/libretranslate/frontend/settings"}  # it says whether files are served
+    assert "/v3/translation_memories" in stateful, paths
+    assert all(found.needs_stores(p) for p in stateful)
     served_here = {
         "/translate",
         "/v1/chat/completions",
@@ -116,5 +121,6 @@ def test_every_route_that_touches_a_store_is_forwarded(tmp_path: Path) -> None:
         "/libretranslate/translate",
         "/",
     }
-    assert not any(needs_owner(p) for p in served_here & paths)
-    assert all(any(p.startswith(prefix) for p in paths) for prefix in OWNER_PREFIXES)
+    assert not any(found.needs_stores(p) for p in served_here & paths)
+    # /translate needs the stores only when its body names a memory.
+    assert found.memory_paths == {"/translate"}

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from translate_server.app import create_app
-from translate_server.compat.deepl.accounts import DeepLAccounts
-from translate_server.settings import load_settings
+from translate_server.documents.keys import DOCUMENTS
+from translate_server.settings import Settings, load_settings
+from translate_server.storage.opening import StoreDatabases
 from translate_server.translation.prompts.templates import TemplateError
 
 from tests.support.fakes import FakeEngine
@@ -37,11 +38,12 @@ async def test_on_ready_comes_after_the_services_and_the_document_libraries(tmp_
     async with running(app) as client:
         assert (await client.get("/health")).status_code == 200
     services = seen["services"]
-    assert services is not None and services.documents is not None  # type: ignore[attr-defined]
+    assert services is not None and services.get(DOCUMENTS) is not None  # type: ignore[attr-defined]
     assert seen["libraries"] == {"docx", "pptx", "polib", "srt"}
 
 
-RESOURCE_THREADS = ("deepl-db", "job-store", "memory-write", "memory-read")
+# The SQLite databases' worker threads (storage/database.py).
+RESOURCE_THREADS = ("store-write", "store-read")
 
 
 class ReadyFailed(Exception):
@@ -56,18 +58,18 @@ def fail_when_ready() -> None:
 async def test_a_start_that_fails_halfway_leaves_nothing_open(
     failing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The engine has started when the failure comes: it is shut down, and the memory
-    database, the DeepL database, the job store, the job runner and the background tasks
-    opened before the failure are closed. Failing once everything is built ("ready") leaves
-    each of them to close."""
-    opened: list[DeepLAccounts] = []
-    open_accounts = DeepLAccounts.open
+    """Whatever was opened before the failure is closed: the stores' databases (opened first,
+    before the engine), the engine where it had started (shut down), the job runner and the
+    background tasks. Failing once everything is built ("ready") leaves each of them to
+    close."""
+    opened: list[StoreDatabases] = []
+    open_databases = StoreDatabases.of
 
-    def recording_open(path: Path) -> DeepLAccounts:
-        opened.append(open_accounts(path))
+    def recording_open(settings: Settings) -> StoreDatabases:
+        opened.append(open_databases(settings))
         return opened[-1]
 
-    monkeypatch.setattr(DeepLAccounts, "open", recording_open)
+    monkeypatch.setattr(StoreDatabases, "of", recording_open)
     blocking_file = tmp_path / "a file, not a folder"
     blocking_file.write_text("")
     overrides = {
@@ -87,11 +89,17 @@ async def test_a_start_that_fails_halfway_leaves_nothing_open(
         environ={},
     )
     engine = FakeEngine()
+    started: list[FakeEngine] = []
+
+    def start_engine() -> FakeEngine:
+        started.append(engine)
+        return engine
+
     on_ready = fail_when_ready if failing == "ready" else None
     threads_before = set(threading.enumerate())
     # The failure comes alone or inside Litestar's exception group: its type is checked below.
     with pytest.raises(Exception) as failed:  # noqa: PT011
-        async with running(create_app(settings, lambda: engine, on_ready=on_ready)):
+        async with running(create_app(settings, start_engine, on_ready=on_ready)):
             pass
     # Litestar's lifespan may hand the failure on inside an exception group.
     cause = {
@@ -100,7 +108,10 @@ async def test_a_start_that_fails_halfway_leaves_nothing_open(
         "ready": ReadyFailed,
     }[failing]
     assert failed.errisinstance(cause) or failed.group_contains(cause)
-    assert engine.shut_down
+    if failing == "document store":  # the databases open before the engine: it never started
+        assert started == []
+    else:
+        assert started == [engine] and engine.shut_down
     assert {task for task in asyncio.all_tasks() if task is not asyncio.current_task()} == set()
     left = [
         thread.name
@@ -108,9 +119,5 @@ async def test_a_start_that_fails_halfway_leaves_nothing_open(
         if thread.name.startswith(RESOURCE_THREADS)
     ]
     assert left == []
-    if failing != "prompt templates":  # the DeepL database had been opened: it takes no work
-        (accounts,) = opened
-        with pytest.raises(RuntimeError, match="shutdown"):
-            await accounts.database.run("SELECT 1")
-    else:
-        assert opened == []  # the templates come first: it was never opened
+    (databases,) = opened  # opened first of all, before the engine: none is left open
+    assert databases.storage.open == []

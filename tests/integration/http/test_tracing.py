@@ -13,7 +13,7 @@ from translate_server.observability.tracing import Tracing
 from translate_server.settings import load_settings
 
 from tests.support.fakes import FakeEngine
-from tests.support.harness import running
+from tests.support.harness import eventually, running
 
 sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
 # Imported only once the SDK is known to be there (the `tracing` extra).
@@ -167,8 +167,7 @@ async def test_a_refusal_is_a_failed_admission(exporter, engine: FakeEngine) -> 
     engine.hang = True
     async with running(app) as client:
         first = asyncio.create_task(client.post("/translate", json=TRANSLATE))
-        while not engine.requests:
-            await asyncio.sleep(0.01)
+        await eventually(lambda: engine.requests)
         refused = await client.post("/translate", json={**TRANSLATE, "text": "Hello"})
         engine.hang = False
         await first

@@ -11,6 +11,9 @@ from translate_server.memory.formats import write_tmx
 
 from tests.support.harness import AppClient, running
 
+# The stores' contract: every test here runs on SQLite and on PostgreSQL.
+pytestmark = pytest.mark.usefixtures("backend")
+
 ENTRIES = [
     Entry("Save the file.", "Speichern Sie die Datei.", "en", "de", "toolbar"),
     Entry("Delete %(count)d files?", "%(count)d Dateien löschen?", "en", "de"),

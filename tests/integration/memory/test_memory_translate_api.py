@@ -4,11 +4,15 @@ pairs, a chat model's earlier turns); the response, the log line and the metrics
 
 from __future__ import annotations
 
+import pytest
 from structlog.testing import capture_logs
 
 from tests.integration.memory.test_memory_api import make_memory, upload
 from tests.support.fakes import FakeEngine
 from tests.support.harness import AppClient, running
+
+# The stores' contract: every test here runs on SQLite and on PostgreSQL.
+pytestmark = pytest.mark.usefixtures("backend")
 
 BASE_MODEL = "google/gemma-3-270m"
 MEMORY = (

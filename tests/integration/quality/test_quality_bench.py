@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from translate_server.loadgen.cli import main as bench_main
+from translate_server.bench import main as bench_main
 from translate_server.memory.entries import carry_spans, match_key
 from translate_server.quality import paragraphs
 from translate_server.quality.client import chat_max_tokens

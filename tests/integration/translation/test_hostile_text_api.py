@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from translate_server.inference.engine import SamplingOptions
+from translate_server.translation.keys import TRANSLATION
 
 from tests.support.fakes import FakeEngine
 from tests.support.harness import AppClient, running
@@ -166,7 +167,7 @@ async def test_a_request_that_needs_too_many_engine_requests_is_a_400(make_app) 
 
 
 async def test_a_large_request_is_planned_off_the_event_loop(client: AppClient) -> None:
-    service = client.app.state.services.translation
+    service = client.app.state.services[TRANSLATION]
     threads: list[int] = []
     prepare = service.planner.prepare
 

@@ -4,7 +4,6 @@ lost to a deadline once some of it is translated."""
 
 from __future__ import annotations
 
-import asyncio
 import math
 import re
 
@@ -12,7 +11,7 @@ from translate_server.inference.engine import SamplingOptions
 from translate_server.translation.prompts.templates import PromptTemplates
 
 from tests.support.fakes import _FEW_SHOT, _SOURCE, FakeEngine
-from tests.support.harness import running
+from tests.support.harness import read_until, running
 
 BASE_MODEL = "google/gemma-3-270m"
 GERMAN = {
@@ -134,11 +133,10 @@ async def test_a_document_of_identical_sentences_is_one_engine_request(make_app)
                 data={"source_lang": "en", "target_lang": "de"},
             )
         ).json()
-        for _ in range(500):
-            status = (await client.get(submitted["status_url"])).json()
-            if status["status"] in ("done", "error"):
-                break
-            await asyncio.sleep(0.01)
+        await read_until(
+            lambda: client.get(submitted["status_url"]),
+            lambda response: response.json()["status"] in ("done", "error"),
+        )
         result = await client.get(submitted["result_url"])
     assert result.content.decode() == text.replace(S1, GERMAN[S1])
     assert len(engine.requests) == 1  # the sentence was cached by the first request

@@ -3,6 +3,8 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,10 @@ from translate_server.errors import (
     TooManyDocumentsError,
     UnsupportedDocumentFormatError,
 )
+from translate_server.storage.opening import StoreDatabases
+
+from tests.support.databases import locations_at
+from tests.support.harness import eventually, read_until
 
 # Twelve one-sentence cues: twelve segments.
 SRT = "".join(
@@ -75,10 +81,18 @@ async def _finished(jobs: DocumentJobs, job: Job, key: str, owner: str | None = 
 
 
 @pytest.fixture
-async def store(tmp_path: Path):
-    store = await JobStore.open(tmp_path, retention_seconds=3600)
-    yield store
-    await store.close()
+async def store(databases: StoreDatabases) -> JobStore:
+    return JobStore(await databases.migrated("jobs"), retention_seconds=3600)
+
+
+@asynccontextmanager
+async def opened_store(location: str, tmp_path: Path) -> AsyncIterator[JobStore]:
+    """The jobs' store at `location`, as a server opens it at each start."""
+    databases = StoreDatabases(locations_at(location, tmp_path / "documents"))
+    try:
+        yield JobStore(await databases.migrated("jobs"), retention_seconds=3600)
+    finally:
+        await databases.close()
 
 
 async def test_a_document_is_translated_in_bounded_batches(store: JobStore) -> None:
@@ -120,36 +134,42 @@ async def test_the_result_waits_for_the_end(store: JobStore) -> None:
     await jobs.close()
 
 
-async def test_a_job_resumes_after_a_crash_without_redoing_its_batches(tmp_path: Path) -> None:
-    store = await JobStore.open(tmp_path, retention_seconds=3600)
-    first = Translator(answers=2)
-    usage = Usage()
-    jobs = DocumentJobs(
-        store, first, RunnerLimits(max_jobs=1, batches_in_flight=1, batch_segments=3), bill=usage
-    )
-    job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE", billed_to="digest-a")
-    async with asyncio.timeout(10):
-        while (await store.get(job.id)).segments_done < 6:
-            await asyncio.sleep(0.001)
-    await jobs.close()  # the server stops while the third batch is in the engine
-    await store.close()
+async def test_a_job_resumes_after_a_crash_without_redoing_its_batches(
+    database_location: str, tmp_path: Path
+) -> None:
+    async with opened_store(database_location, tmp_path) as store:
+        first = Translator(answers=2)
+        usage = Usage()
+        jobs = DocumentJobs(
+            store,
+            first,
+            RunnerLimits(max_jobs=1, batches_in_flight=1, batch_segments=3),
+            bill=usage,
+        )
+        job, key = await jobs.submit(
+            SRT, filename="talk.srt", target_lang="DE", billed_to="digest-a"
+        )
+        await read_until(
+            lambda: store.get(job.id), lambda found: found.segments_done >= 6, every=0.001
+        )
+        await jobs.close()  # the server stops while the third batch is in the engine
     assert usage.bills == []
 
-    store = await JobStore.open(tmp_path, retention_seconds=3600)
-    second = Translator()
-    restarted = DocumentJobs(store, second, LIMITS, bill=usage)
-    assert await restarted.start() == [job.id]
-    states = await _finished(restarted, job, key)
-    assert states[-1].status == "done"
-    assert usage.bills == [("digest-a", job.billed_characters)]  # by the run that finished
-    translated_before = {text for batch in first.batches for text in batch}
-    translated_after = [text for batch in second.batches for text in batch]
-    assert translated_before.isdisjoint(translated_after)
-    assert len(translated_before) + len(translated_after) == 12
-    _, result = await restarted.result(job.id, key)
-    assert result == SRT.replace(b"Sentence number", b"SENTENCE NUMBER")
-    await restarted.close()
-    await store.close()
+    async with opened_store(database_location, tmp_path) as store:
+        second = Translator()
+        restarted = DocumentJobs(store, second, LIMITS, bill=usage)
+        assert await restarted.start() == [job.id]
+        states = await _finished(restarted, job, key)
+        assert states[-1].status == "done"
+        assert usage.bills == [("digest-a", job.billed_characters)]  # by the run that finished
+        translated_before = {text for batch in first.batches for text in batch}
+        translated_after = [text for batch in second.batches for text in batch]
+        assert translated_before.isdisjoint(translated_after)
+        assert len(translated_before) + len(translated_after) == 12
+        _, result = await restarted.result(job.id, key)
+        assert result == SRT.replace(b"Sentence number", b"SENTENCE NUMBER")
+        await restarted.close()
+        await store.close()
 
 
 class Usage:
@@ -195,9 +215,7 @@ async def test_a_failed_or_cancelled_job_bills_nothing(store: JobStore) -> None:
     held, held_key = await jobs.submit(
         SRT, filename="b.srt", target_lang="DE", billed_to="digest-a"
     )
-    async with asyncio.timeout(10):
-        while translator.in_flight == 0:
-            await asyncio.sleep(0.001)
+    await eventually(lambda: translator.in_flight, every=0.001)
     assert (await jobs.cancel(held.id, held_key)).status == "translating"
     translator.gate.set()
     assert usage.bills == []
@@ -255,25 +273,23 @@ class FailsWhenCancelled(Translator):
 
 
 async def test_a_job_stopped_with_its_server_resumes_even_if_its_batch_ended_in_error(
-    tmp_path: Path,
+    database_location: str, tmp_path: Path
 ) -> None:
-    store = await JobStore.open(tmp_path, retention_seconds=3600)
-    translator = FailsWhenCancelled()
-    jobs = DocumentJobs(store, translator, LIMITS)
-    job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE")
-    async with asyncio.timeout(10):
-        while translator.in_flight == 0:
-            await asyncio.sleep(0.001)
-        await jobs.close()  # the server stops
-    assert (await store.get(job.id)).status == "translating"  # not failed
-    await store.close()
+    async with opened_store(database_location, tmp_path) as store:
+        translator = FailsWhenCancelled()
+        jobs = DocumentJobs(store, translator, LIMITS)
+        job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE")
+        async with asyncio.timeout(10):
+            while translator.in_flight == 0:
+                await asyncio.sleep(0.001)
+            await jobs.close()  # the server stops
+        assert (await store.get(job.id)).status == "translating"  # not failed
 
-    store = await JobStore.open(tmp_path, retention_seconds=3600)
-    restarted = DocumentJobs(store, Translator(), LIMITS)
-    assert await restarted.start() == [job.id]
-    assert (await _finished(restarted, job, key))[-1].status == "done"
-    await restarted.close()
-    await store.close()
+    async with opened_store(database_location, tmp_path) as store:
+        restarted = DocumentJobs(store, Translator(), LIMITS)
+        assert await restarted.start() == [job.id]
+        assert (await _finished(restarted, job, key))[-1].status == "done"
+        await restarted.close()
 
 
 async def test_a_failing_translator_fails_the_job_not_the_server(store: JobStore) -> None:
@@ -345,18 +361,6 @@ async def test_a_done_job_reports_the_segments_to_review(store: JobStore) -> Non
     await jobs.close()
 
 
-async def test_a_resumed_job_reports_what_its_first_run_flagged(tmp_path: Path) -> None:
-    job_id, key = await _killed_midway(tmp_path)  # every segment of its first run flagged
-    store = await JobStore.open(tmp_path, retention_seconds=3600)
-    jobs = DocumentJobs(store, Translator(), LIMITS)
-    await jobs.start()
-    done = (await _finished(jobs, await store.get(job_id), key))[-1]
-    # The first run's six segments, flagged, then "Sentence number 9." of the second run.
-    assert [item.segment for item in done.review or []] == [0, 1, 2, 3, 4, 5, 8]
-    await jobs.close()
-    await store.close()
-
-
 async def test_unsupported_files_are_refused_before_a_job_exists(store: JobStore) -> None:
     jobs = DocumentJobs(store, Translator(), LIMITS)
     with pytest.raises(UnsupportedDocumentFormatError):
@@ -370,6 +374,7 @@ from translate_server.documents.limits import RunnerLimits
 from translate_server.documents.job import SegmentTranslation
 from translate_server.documents.runner import DocumentJobs
 from translate_server.documents.store import JobStore
+from translate_server.storage.opening import migrated_database
 
 async def translate(texts, source, target, options):
     if translate.calls >= 2:
@@ -379,39 +384,26 @@ async def translate(texts, source, target, options):
 translate.calls = 0
 
 async def main():
-    store = await JobStore.open(sys.argv[1], retention_seconds=3600)
-    jobs = DocumentJobs(store, translate, RunnerLimits(batches_in_flight=1, batch_segments=3))
-    job, key = await jobs.submit(sys.stdin.buffer.read(), filename="talk.srt", target_lang="DE")
-    print(job.id, key, flush=True)
-    await asyncio.Event().wait()
+    async with migrated_database(sys.argv[1], "jobs") as database:
+        store = JobStore(database, retention_seconds=3600)
+        jobs = DocumentJobs(store, translate, RunnerLimits(batches_in_flight=1, batch_segments=3))
+        job, key = await jobs.submit(sys.stdin.buffer.read(), filename="talk.srt", target_lang="DE")
+        print(job.id, key, flush=True)
+        await asyncio.Event().wait()
 
 asyncio.run(main())
 """
 
 
-async def test_a_job_resumes_after_its_process_is_killed(tmp_path: Path) -> None:
-    job_id, key = await _killed_midway(tmp_path)
-    store = await JobStore.open(tmp_path, retention_seconds=3600)
-    translator = Translator()
-    jobs = DocumentJobs(store, translator, LIMITS)
-    assert await jobs.start() == [job_id]
-    job = await store.get(job_id)
-    assert (await _finished(jobs, job, key))[-1].status == "done"
-    assert sum(len(batch) for batch in translator.batches) == 6
-    assert (await jobs.result(job_id, key))[1] == SRT.replace(
-        b"Sentence number", b"SENTENCE NUMBER"
-    )
-    await jobs.close()
-    await store.close()
-
-
-async def _killed_midway(tmp_path: Path) -> tuple[str, str]:
-    """A job of SRT's twelve cues whose process was killed once six were translated."""
+async def test_a_job_resumes_after_its_process_is_killed(
+    database_location: str, tmp_path: Path
+) -> None:
+    jobs_url = locations_at(database_location, tmp_path / "documents").jobs
     child = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",
         _CHILD,
-        str(tmp_path),
+        jobs_url.render_as_string(hide_password=False),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
@@ -419,11 +411,23 @@ async def _killed_midway(tmp_path: Path) -> tuple[str, str]:
     child.stdin.write(SRT)
     child.stdin.close()
     job_id, key = (await asyncio.wait_for(child.stdout.readline(), 30)).decode().split()
-    store = await JobStore.open(tmp_path, retention_seconds=3600)
-    async with asyncio.timeout(30):
-        while (await store.get(job_id)).segments_done < 6:
-            await asyncio.sleep(0.01)
-    child.kill()  # no clean shutdown: SIGKILL mid-job
-    await child.wait()
-    await store.close()
-    return job_id, key
+    async with opened_store(database_location, tmp_path) as store:
+        async with asyncio.timeout(30):
+            while (await store.get(job_id)).segments_done < 6:
+                await asyncio.sleep(0.01)
+        child.kill()  # no clean shutdown: SIGKILL mid-job
+        await child.wait()
+
+        translator = Translator()
+        jobs = DocumentJobs(store, translator, LIMITS)
+        assert await jobs.start() == [job_id]
+        job = await store.get(job_id)
+        done = (await _finished(jobs, job, key))[-1]
+        assert done.status == "done"
+        assert sum(len(batch) for batch in translator.batches) == 6
+        # What the first run flagged is kept (it flagged all six), then the second run's "9.".
+        assert [item.segment for item in done.review or []] == [0, 1, 2, 3, 4, 5, 8]
+        assert (await jobs.result(job_id, key))[1] == SRT.replace(
+            b"Sentence number", b"SENTENCE NUMBER"
+        )
+        await jobs.close()

@@ -1,12 +1,22 @@
+"""The document jobs' store: a contract both backends keep (every test runs on SQLite and on
+PostgreSQL, `backend`)."""
+
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from translate_server.documents.job import ReviewItem, SegmentTranslation
 from translate_server.documents.store import JobStore
 from translate_server.errors import DocumentNotFoundError
+from translate_server.storage.job_tables import document_files, document_jobs
+from translate_server.storage.opening import StoreDatabases
+
+from tests.support.databases import locations_at
 
 
 class Clock:
@@ -31,40 +41,57 @@ async def _create(store: JobStore, owner: str | None = None) -> tuple[str, str]:
     return job.id, key
 
 
-async def test_a_job_survives_a_restart_with_its_progress(tmp_path: Path) -> None:
-    store = await JobStore.open(tmp_path, retention_seconds=60)
-    job_id, key = await _create(store)
-    await store.start(job_id)
-    await store.save_translations(
-        job_id, {0: SegmentTranslation("Hallo", 0.9), 2: SegmentTranslation("Welt", 0.2, True)}
-    )
-    await store.close()
-
-    reopened = await JobStore.open(tmp_path, retention_seconds=60)
-    [job] = await reopened.unfinished()
-    assert (job.id, job.status, job.segments_done, job.segments_total) == (
-        job_id,
-        "translating",
-        2,
-        3,
-    )
-    assert (job.format, job.filename, job.target_lang, job.options) == (
-        "srt",
-        "talk.srt",
-        "DE",
-        {"formality": "less"},
-    )
-    assert await reopened.translations(job_id) == {
-        0: SegmentTranslation("Hallo", 0.9),
-        2: SegmentTranslation("Welt", 0.2, True),
-    }
-    assert await reopened.read_source(job) == b"1\n00:00:01,000 --> 00:00:02,000\nHi\n"
-    assert (await reopened.authorize(job_id, key)).id == job_id
-    await reopened.close()
+@asynccontextmanager
+async def opened(
+    location: str, tmp_path: Path, retention: float = 60, clock: Clock | None = None
+) -> AsyncIterator[JobStore]:
+    """The store at `location`, as a server opens it at each start."""
+    databases = StoreDatabases(locations_at(location, tmp_path / "documents"))
+    try:
+        database = await databases.migrated("jobs")
+        yield JobStore(database, retention, clock) if clock else JobStore(database, retention)
+    finally:
+        await databases.close()
 
 
-async def test_the_key_is_required_and_never_stored(tmp_path: Path) -> None:
-    store = await JobStore.open(tmp_path, retention_seconds=60)
+@pytest.fixture
+async def store(databases: StoreDatabases) -> JobStore:
+    return JobStore(await databases.migrated("jobs"), retention_seconds=60)
+
+
+async def test_a_job_survives_a_restart_with_its_progress(
+    database_location: str, tmp_path: Path
+) -> None:
+    async with opened(database_location, tmp_path) as store:
+        job_id, key = await _create(store)
+        await store.start(job_id)
+        await store.save_translations(
+            job_id, {0: SegmentTranslation("Hallo", 0.9), 2: SegmentTranslation("Welt", 0.2, True)}
+        )
+
+    async with opened(database_location, tmp_path) as reopened:
+        [job] = await reopened.unfinished()
+        assert (job.id, job.status, job.segments_done, job.segments_total) == (
+            job_id,
+            "translating",
+            2,
+            3,
+        )
+        assert (job.format, job.filename, job.target_lang, job.options) == (
+            "srt",
+            "talk.srt",
+            "DE",
+            {"formality": "less"},
+        )
+        assert await reopened.translations(job_id) == {
+            0: SegmentTranslation("Hallo", 0.9),
+            2: SegmentTranslation("Welt", 0.2, True),
+        }
+        assert await reopened.read_source(job) == b"1\n00:00:01,000 --> 00:00:02,000\nHi\n"
+        assert (await reopened.authorize(job_id, key)).id == job_id
+
+
+async def test_the_key_is_required_and_never_stored(store: JobStore, tmp_path: Path) -> None:
     job_id, key = await _create(store, owner="digest-a")
     assert (await store.authorize(job_id, key, "digest-a")).owner == "digest-a"
     for job, guess, owner in [
@@ -77,34 +104,41 @@ async def test_the_key_is_required_and_never_stored(tmp_path: Path) -> None:
         with pytest.raises(DocumentNotFoundError) as caught:
             await store.authorize(job, guess, owner)
         assert caught.value.status_code == 404
-    await store.close()
-    stored = b"".join(p.read_bytes() for p in tmp_path.glob("jobs.sqlite3*"))
+    rows = await store.database.read(lambda c: c.execute(select(document_jobs)).all())
+    assert rows and all(key not in repr(tuple(row)) for row in rows)
+    stored = b"".join(p.read_bytes() for p in tmp_path.rglob("jobs.sqlite3*"))
     assert key.encode() not in stored
 
 
-async def test_finished_jobs_expire_after_the_retention_time(tmp_path: Path) -> None:
+async def test_a_job_without_an_owner_is_anyones_with_its_key(store: JobStore) -> None:
+    job_id, key = await _create(store, owner=None)
+    assert (await store.authorize(job_id, key, "digest-b")).owner == ""
+    assert (await store.authorize(job_id, key)).id == job_id
+
+
+async def test_finished_jobs_expire_after_the_retention_time(
+    database_location: str, tmp_path: Path
+) -> None:
     clock = Clock()
-    store = await JobStore.open(tmp_path, retention_seconds=100, clock=clock)
-    done_id, _ = await _create(store)
-    failed_id, _ = await _create(store)
-    running_id, _ = await _create(store)
-    done = await store.finish(done_id, b"translated")
-    assert (done.status, done.segments_done) == ("done", 3)
-    assert await store.read_result(done) == b"translated"
-    failed = await store.fail(failed_id, "The engine failed.")
-    assert (failed.status, failed.error) == ("error", "The engine failed.")
-    clock.now += 99
-    assert await store.expire() == []
-    clock.now += 2
-    assert sorted(await store.expire()) == sorted([done_id, failed_id])
-    assert await store.get(done_id) is None and not (tmp_path / done_id).exists()
-    assert (tmp_path / running_id / "source").exists()
-    assert await store.count_by_status() == {"queued": 1}
-    await store.close()
+    async with opened(database_location, tmp_path, 100, clock) as store:
+        done_id, _ = await _create(store)
+        failed_id, _ = await _create(store)
+        running_id, _ = await _create(store)
+        done = await store.finish(done_id, b"translated")
+        assert (done.status, done.segments_done) == ("done", 3)
+        assert await store.read_result(done) == b"translated"
+        failed = await store.fail(failed_id, "The engine failed.")
+        assert (failed.status, failed.error) == ("error", "The engine failed.")
+        clock.now += 99
+        assert await store.expire() == []
+        clock.now += 2
+        assert sorted(await store.expire()) == sorted([done_id, failed_id])
+        assert await store.get(done_id) is None
+        assert await _files(store) == {(running_id, "source")}
+        assert await store.count_by_status() == {"queued": 1}
 
 
-async def test_jobs_in_flight_are_counted_per_owner(tmp_path: Path) -> None:
-    store = await JobStore.open(tmp_path, retention_seconds=60)
+async def test_jobs_in_flight_are_counted_per_owner(store: JobStore) -> None:
     first, _ = await _create(store, owner="a")
     await _create(store, owner="a")
     await _create(store, owner=None)
@@ -112,78 +146,67 @@ async def test_jobs_in_flight_are_counted_per_owner(tmp_path: Path) -> None:
     assert (
         await store.in_flight("a"),
         await store.in_flight(None),
+        await store.in_flight(""),
         await store.in_flight("b"),
-    ) == (1, 1, 0)
-    await store.close()
+    ) == (1, 1, 1, 0)
 
 
-async def test_seconds_remaining_follows_the_pace(tmp_path: Path) -> None:
+async def test_seconds_remaining_follows_the_pace(database_location: str, tmp_path: Path) -> None:
     clock = Clock()
-    store = await JobStore.open(tmp_path, retention_seconds=60, clock=clock)
+    async with opened(database_location, tmp_path, 60, clock) as store:
+        job_id, _ = await _create(store)
+        job = await store.start(job_id)
+        assert job.seconds_remaining(clock.now) is None
+        clock.now += 10
+        job = await store.save_translations(job_id, {0: SegmentTranslation("a")})
+        assert job.seconds_remaining(clock.now) == pytest.approx(20.0)
+        clock.now += 3600  # a restart after an hour down: the new run's pace alone counts
+        job = await store.start(job_id)
+        assert job.seconds_remaining(clock.now) is None
+        clock.now += 5
+        job = await store.save_translations(job_id, {1: SegmentTranslation("b")})
+        assert job.seconds_remaining(clock.now) == pytest.approx(5.0)
+
+
+async def test_a_translation_saved_again_replaces_the_first(store: JobStore) -> None:
     job_id, _ = await _create(store)
-    job = await store.start(job_id)
-    assert job.seconds_remaining(clock.now) is None
-    clock.now += 10
-    job = await store.save_translations(job_id, {0: SegmentTranslation("a")})
-    assert job.seconds_remaining(clock.now) == pytest.approx(20.0)
-    clock.now += 3600  # a restart after an hour down: the new run's pace alone counts
-    job = await store.start(job_id)
-    assert job.seconds_remaining(clock.now) is None
-    clock.now += 5
-    job = await store.save_translations(job_id, {1: SegmentTranslation("b")})
-    assert job.seconds_remaining(clock.now) == pytest.approx(5.0)
-    await store.close()
+    await store.save_translations(job_id, {0: SegmentTranslation("a"), 1: SegmentTranslation("b")})
+    job = await store.save_translations(job_id, {1: SegmentTranslation("B", 0.1, True)})
+    assert await store.translations(job_id) == {
+        0: SegmentTranslation("a"),
+        1: SegmentTranslation("B", 0.1, True),
+    }
+    assert job.segments_done == 2
 
 
-async def test_a_deleted_job_is_gone_with_its_files(tmp_path: Path) -> None:
-    store = await JobStore.open(tmp_path, retention_seconds=60)
+async def test_a_deleted_job_is_gone_with_its_files(store: JobStore) -> None:
     job_id, key = await _create(store)
     await store.finish(job_id, b"result")
     await store.delete(job_id)
-    assert await store.get(job_id) is None and not (tmp_path / job_id).exists()
+    assert await store.get(job_id) is None and await _files(store) == set()
     with pytest.raises(DocumentNotFoundError):
         await store.authorize(job_id, key)
-    await store.close()
 
 
-async def test_a_database_made_before_billing_gains_its_column(tmp_path: Path) -> None:
-    import sqlite3
-
-    store = await JobStore.open(tmp_path, retention_seconds=60)
-    old_id, _ = await _create(store)
-    await store.close()
-    with sqlite3.connect(tmp_path / "jobs.sqlite3") as db:  # as an older release left it
-        db.execute("ALTER TABLE jobs DROP COLUMN billed_to")
-    reopened = await JobStore.open(tmp_path, retention_seconds=60)
-    assert (await reopened.get(old_id)).billed_to is None
-    job, _ = await reopened.create(
-        data=b"Hi\n", format="txt", target_lang="DE", billed_to="digest-a"
-    )
-    assert (await reopened.get(job.id)).billed_to == "digest-a"
-    await reopened.close()
+async def test_a_file_of_ten_mebibytes_is_kept_whole(store: JobStore) -> None:
+    data = bytes(range(256)) * (10 * 2**20 // 256)
+    job, _ = await store.create(data=data, format="txt", target_lang="DE")
+    assert await store.read_source(job) == data
+    done = await store.finish(job.id, data[::-1])
+    assert await store.read_result(done) == data[::-1]
 
 
-async def test_a_database_made_before_estimates_gains_their_columns(tmp_path: Path) -> None:
-    import sqlite3
-
-    store = await JobStore.open(tmp_path, retention_seconds=60)
-    old_id, _ = await _create(store)
-    await store.start(old_id)
-    await store.save_translations(old_id, {0: SegmentTranslation("Hallo")})
-    await store.close()
-    with sqlite3.connect(tmp_path / "jobs.sqlite3") as db:  # as an older release left it
-        for table, column in (
-            ("jobs", "needs_review"),
-            ("jobs", "review"),
-            ("translations", "estimate"),
-            ("translations", "needs_review"),
-        ):
-            db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
-    reopened = await JobStore.open(tmp_path, retention_seconds=60)
-    # A translation recorded before estimates: none known, nothing flagged.
-    assert await reopened.translations(old_id) == {0: SegmentTranslation("Hallo")}
-    await reopened.save_translations(old_id, {1: SegmentTranslation("Welt", 0.1, True)})
+async def test_a_done_job_keeps_its_review_report(store: JobStore) -> None:
+    job_id, _ = await _create(store)
+    await store.start(job_id)
+    await store.save_translations(job_id, {1: SegmentTranslation("Welt", 0.1, True)})
     review = [ReviewItem(segment=1, estimate=0.1, source="World", translation="Welt")]
-    done = await reopened.finish(old_id, b"result", review, 1)
+    done = await store.finish(job_id, b"result", review, 1)
     assert (done.needs_review, done.review) == (1, review)
-    await reopened.close()
+    assert await store.get(job_id) == done
+    assert await store.translations(job_id) == {}  # the pieces forgotten once done
+
+
+async def _files(store: JobStore) -> set[tuple[str, str]]:
+    query = select(document_files.c.job_id, document_files.c.kind)
+    return await store.database.read(lambda c: {(job, kind) for job, kind in c.execute(query)})

@@ -70,13 +70,23 @@ def test_known_paths_are_every_route_without_parameters_except_the_docs() -> Non
 
 def test_the_compatible_apis_prefixes_come_from_their_routers() -> None:
     from translate_server.compat.deepl.routes import error_shape as deepl_shape
+    from translate_server.compat.google.routes import v2_error, v3_error
     from translate_server.compat.libretranslate.routes import error_shape as libre_shape
 
     found = paths(False)
+    # The longest first: Google's v3 claims only `/v3/projects/`, DeepL keeps the rest of /v3.
     assert found.error_shapes == (
         ("/libretranslate/", libre_shape),
+        ("/v3/projects/", v3_error),
+        ("/language/", v2_error),
         ("/v2/", deepl_shape),
         ("/v3/", deepl_shape),  # DeepL's translation memories
     )
-    assert found.body_key_prefixes == ("/libretranslate/", "/v2/", "/v3/")
-    assert found.cors_prefixes == ("/libretranslate/",)
+    assert found.body_key_prefixes == (
+        "/language/",
+        "/libretranslate/",
+        "/v2/",
+        "/v3/",
+        "/v3/projects/",
+    )
+    assert found.cors_prefixes == ("/language/", "/libretranslate/", "/v3/projects/")

@@ -8,8 +8,9 @@ from types import SimpleNamespace as Obj
 import pytest
 
 from translate_server.inference.engine.outputs import OutputReader
-from translate_server.inference.engine.protocol import EngineTimings, TokenLogprob
+from translate_server.inference.engine.protocol import TokenLogprob
 from translate_server.inference.engine.timings import engine_timings
+from translate_server.observability.engine_figures import EngineTimings
 
 
 class Tokenizer:

@@ -13,6 +13,7 @@ from translate_server.inference.engine import ChatMessage
 from translate_server.inference.generation import THREAD_PROMPT_CHARS, GenerationService
 
 from tests.support.fakes import FakeEngine, TokenizerWatchingEngine
+from tests.support.harness import eventually
 
 
 def chat(chars: int) -> list[ChatMessage]:
@@ -33,8 +34,7 @@ async def test_a_long_prompt_is_tokenized_while_the_event_loop_goes_on() -> None
     engine = TokenizerWatchingEngine()
     engine.hold = threading.Event()
     rendering = asyncio.create_task(GenerationService(engine).render(chat(THREAD_PROMPT_CHARS)))
-    while not engine.threads:  # the tokenizer has started, and the loop still turns
-        await asyncio.sleep(0.001)
+    await eventually(lambda: engine.threads, every=0.001)  # the loop turns while it tokenizes
     engine.hold.set()
     prompt = await rendering
     assert engine.held_until_released is True

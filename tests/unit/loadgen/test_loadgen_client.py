@@ -10,7 +10,8 @@ from collections.abc import AsyncIterator
 import pytest
 from aiohttp import web
 
-from translate_server.loadgen.cli import _build_parser, _sweep
+from translate_server.bench import build_parser
+from translate_server.loadgen.cli import _sweep
 from translate_server.loadgen.client import (
     Target,
     arrival_times,
@@ -222,7 +223,7 @@ async def test_a_sweep_sends_no_text_twice_until_the_workload_is_spent(serve) ->
     # levels that come later in a sweep.
     server = FakeServer()
     url = await serve(server)
-    args = _build_parser().parse_args(
+    args = build_parser().parse_args(
         [
             "run",
             "--base-url",

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from translate_server.loadgen.cli import main
+from translate_server.bench import main
 from translate_server.loadgen.report import build_document, format_table, load_json, write_json
 from translate_server.loadgen.stats import RequestResult, summarize
 

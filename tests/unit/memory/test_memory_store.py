@@ -1,13 +1,13 @@
-"""The memory store alone: match keys, merging, exact and fuzzy lookups, languages."""
+"""The memory store alone: match keys, merging, exact and fuzzy lookups, languages. The store's
+behaviour is a contract: every test of it runs on SQLite and on PostgreSQL (`backend`)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
 from translate_server.memory.entries import Entry, carry_spans, language_key, match_key
 from translate_server.memory.store import MemoryFull, MemoryStore
+from translate_server.storage.opening import StoreDatabases
 
 
 def test_match_keys_ignore_whitespace_and_placeholder_spelling() -> None:
@@ -32,11 +32,8 @@ def test_languages_are_keyed_without_region_with_script() -> None:
 
 
 @pytest.fixture
-async def store(tmp_path: Path):  # type: ignore[no-untyped-def]
-    opened = MemoryStore(tmp_path / "memories.sqlite3")
-    await opened.open()
-    yield opened
-    await opened.close()
+async def store(databases: StoreDatabases) -> MemoryStore:
+    return MemoryStore(await databases.migrated("memory"))
 
 
 async def test_duplicates_merge_the_latest_wins(store: MemoryStore) -> None:

@@ -5,10 +5,19 @@ from __future__ import annotations
 import pytest
 from prometheus_client import CollectorRegistry
 
-from translate_server.errors import InvalidRequestError, ModelNotFoundError
+from translate_server.errors import (
+    InvalidRequestError,
+    LanguageNotDetectedError,
+    ModelNotFoundError,
+)
+from translate_server.inference.served_models import ServedModels
 from translate_server.settings import LimitSettings
 from translate_server.text.detection import LanguageDetection
-from translate_server.translation.planning.cache import CachedTranslation, TranslationCache
+from translate_server.translation.planning.cache import (
+    CachedTranslation,
+    CacheMetrics,
+    TranslationCache,
+)
 from translate_server.translation.planning.planner import Planner, piece_chars
 from translate_server.translation.protocol import TranslateRequest
 
@@ -16,7 +25,7 @@ DETECTION = LanguageDetection()
 
 
 def planner(cache: TranslationCache | None = None, **limits: int) -> Planner:
-    return Planner(LimitSettings(**limits), "m", 2048, DETECTION, cache)
+    return Planner(LimitSettings(**limits), ServedModels("m"), 2048, DETECTION, cache)
 
 
 def test_repeated_texts_become_one_piece_in_every_slot() -> None:
@@ -38,7 +47,7 @@ def test_a_long_text_is_split_into_pieces_that_join_back() -> None:
 
 
 def test_cached_pieces_are_not_misses_and_the_key_names_everything_that_shapes_them() -> None:
-    cache = TranslationCache(10, CollectorRegistry())
+    cache = TranslationCache(10, CacheMetrics(CollectorRegistry()))
     first = planner(cache).plan(
         TranslateRequest(text="Hello.", source_lang="en", target_lang="de", formality="formal")
     )
@@ -128,9 +137,21 @@ def test_another_model_is_not_found() -> None:
 
 def test_a_paragraph_cut_into_sentences_weighs_what_the_paragraph_does() -> None:
     paragraph = " ".join(f"Sentence number {i} is here." for i in range(10))
-    plan = Planner(LimitSettings(), "m", 2048, DETECTION, piece_sentences=1).plan(
+    plan = Planner(LimitSettings(), ServedModels("m"), 2048, DETECTION, piece_sentences=1).plan(
         TranslateRequest(text=[paragraph, "Another text."], source_lang="en", target_lang="de")
     )
     assert len(plan.misses) == 11
     assert plan.weight(len(plan.misses)) == 2  # one per text, as before it was cut
     assert plan.weight(1) == 1 and plan.weight(0) == 0
+
+
+def test_an_undetected_text_of_a_batch_is_named_by_its_index() -> None:
+    batch = TranslateRequest(text=["Guten Morgen, wie geht es dir?", "12345"], target_lang="en")
+    with pytest.raises(LanguageNotDetectedError) as caught:
+        planner().plan(batch)
+    assert (caught.value.index, caught.value.param) == (1, "text[1]")
+    assert caught.value.code == "language_not_detected"
+    # A request of one text is no batch: the text has no index to name.
+    with pytest.raises(LanguageNotDetectedError) as single:
+        planner().plan(TranslateRequest(text="12345", target_lang="en"))
+    assert (single.value.index, single.value.param) == (None, "text")

@@ -2,12 +2,16 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, generate_latest
 
-from translate_server.translation.planning.cache import CachedTranslation, TranslationCache
+from translate_server.translation.planning.cache import (
+    CachedTranslation,
+    CacheMetrics,
+    TranslationCache,
+)
 
 
 def test_bounded_lru_with_hit_and_miss_counters() -> None:
     registry = CollectorRegistry()
-    cache = TranslationCache(2, registry)
+    cache = TranslationCache(2, CacheMetrics(registry))
     cache.put("a", CachedTranslation("A", 1))
     cache.put("b", CachedTranslation("B", 1))
     assert cache.get("a") == CachedTranslation("A", 1)  # "a" is now the most recent
@@ -21,6 +25,6 @@ def test_bounded_lru_with_hit_and_miss_counters() -> None:
 
 
 def test_size_zero_disables_it() -> None:
-    cache = TranslationCache(0, CollectorRegistry())
+    cache = TranslationCache(0, CacheMetrics(CollectorRegistry()))
     cache.put("a", CachedTranslation("A", 1))
     assert cache.get("a") is None and len(cache) == 0

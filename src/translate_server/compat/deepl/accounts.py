@@ -1,16 +1,15 @@
-"""What the DeepL API keeps per API key, in one SQLite database across restarts: the characters
-billed to it, its glossaries and its style rules."""
+"""What the DeepL API keeps per API key, in its database across restarts and replicas: the
+characters billed to it, its glossaries and its style rules."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-from translate_server.compat.deepl.database import Database
-from translate_server.compat.deepl.glossary_store import GLOSSARY_SCHEMA, GlossaryStore
-from translate_server.compat.deepl.style_rules import STYLE_RULE_SCHEMA, StyleRuleStore
-from translate_server.compat.deepl.usage import USAGE_SCHEMA, UsageStore
+from translate_server.compat.deepl.glossary_store import GlossaryStore
+from translate_server.compat.deepl.style_rules import StyleRuleStore
+from translate_server.compat.deepl.usage import UsageStore
 from translate_server.owners import owner_of
+from translate_server.storage.database import Database
 
 # What `/v2/usage` reports as the limit: DeepL's own figure for an account without one (its
 # clients read `count >= limit` as "limit reached", so 0 would mean exhausted).
@@ -25,8 +24,8 @@ class DeepLAccounts:
     style_rules: StyleRuleStore
 
     @classmethod
-    def open(cls, path: Path) -> DeepLAccounts:
-        database = Database(path, GLOSSARY_SCHEMA + USAGE_SCHEMA + STYLE_RULE_SCHEMA)
+    def over(cls, database: Database) -> DeepLAccounts:
+        """The accounts kept in `database` (its `accounts` tables migrated by the caller)."""
         return cls(
             database, GlossaryStore(database), UsageStore(database), StyleRuleStore(database)
         )
@@ -36,6 +35,3 @@ class DeepLAccounts:
 
     async def characters(self, key: str) -> int:
         return await self.usage.characters(owner_of(key))
-
-    async def close(self) -> None:
-        await self.database.close()

@@ -106,6 +106,17 @@ def base_language(code: str, param: str) -> str:
         raise InvalidRequestError(f"Value for '{param}' not supported.", param=param) from None
 
 
+def language_pair(source_lang: str | None, target_lang: str | None) -> tuple[str, str]:
+    """A dictionary's pair as a request names it (`source_lang`, `target_lang`), as base
+    languages; both are needed."""
+    found = []
+    for param, value in (("source_lang", source_lang), ("target_lang", target_lang)):
+        if not value:
+            raise InvalidRequestError(f"Give `{param}`.", param=param)
+        found.append(base_language(value, param))
+    return found[0], found[1]
+
+
 def distinct_pairs(
     dictionaries: list[tuple[str, str, dict[str, str]]],
 ) -> list[tuple[str, str, dict[str, str]]]:

@@ -13,20 +13,16 @@ from litestar.response import Response
 from translate_server.compat.common import presented_key
 from translate_server.compat.deepl.glossaries import (
     DictionaryBody,
-    DictionaryEntries,
     DictionaryEntriesList,
     DictionaryInfo,
     MultilingualGlossary,
     MultilingualGlossaryCreate,
     MultilingualGlossaryList,
     MultilingualGlossaryPatch,
-    base_language,
-    distinct_pairs,
-    entries_tsv,
 )
-from translate_server.compat.deepl.glossary_store import GlossaryStore
+from translate_server.compat.deepl.glossary_service import DeepLGlossaries
+from translate_server.compat.deepl.keys import DEEPL
 from translate_server.compat.deepl.protocol import DeepLError
-from translate_server.errors import InvalidRequestError
 from translate_server.http.bodies import read_body
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.services import services
@@ -36,19 +32,8 @@ _ERRORS = error_responses(*COMPAT_ERRORS, shape=DeepLError)
 _GLOSSARY = "/glossaries/{glossary_id:str}"
 
 
-async def _store(request: Request[Any, Any, Any]) -> tuple[str, GlossaryStore]:
-    return await presented_key(request, KEY_FIELD), services(request).deepl.glossaries
-
-
-def _pair(request: Request[Any, Any, Any]) -> tuple[str, str]:
-    """The `source_lang` and `target_lang` of the query, as base languages."""
-    found = []
-    for param in ("source_lang", "target_lang"):
-        value = request.query_params.get(param)
-        if not value:
-            raise InvalidRequestError(f"Give `{param}`.", param=param)
-        found.append(base_language(value, param))
-    return found[0], found[1]
+async def _glossaries(request: Request[Any, Any, Any]) -> tuple[str, DeepLGlossaries]:
+    return await presented_key(request, KEY_FIELD), services(request)[DEEPL].glossaries
 
 
 @route(
@@ -69,13 +54,11 @@ def _pair(request: Request[Any, Any, Any]) -> tuple[str, str]:
 async def glossaries_v3(
     request: Request[Any, Any, Any],
 ) -> Response[MultilingualGlossaryList | MultilingualGlossary]:
-    key, store = await _store(request)
+    key, glossaries = await _glossaries(request)
     if request.method == "GET":
-        return Response(MultilingualGlossaryList(glossaries=await store.list_v3(key)))
+        return Response(await glossaries.list_v3(key))
     body = await read_body(request, MultilingualGlossaryCreate)
-    dictionaries = distinct_pairs([d.parsed() for d in body.dictionaries])
-    glossary_id = await store.create(key, body.name, dictionaries)
-    return Response(await store.describe(key, glossary_id), status_code=201)
+    return Response(await glossaries.create_v3(key, body), status_code=201)
 
 
 @route(
@@ -90,17 +73,14 @@ async def glossaries_v3(
 async def glossary_v3(
     glossary_id: str, request: Request[Any, Any, Any]
 ) -> Response[MultilingualGlossary | None]:
-    key, store = await _store(request)
+    key, glossaries = await _glossaries(request)
     if request.method == "DELETE":
-        await store.delete(key, glossary_id)
+        await glossaries.delete(key, glossary_id)
         return Response(None, status_code=204)
     if request.method == "PATCH":
         body = await read_body(request, MultilingualGlossaryPatch)
-        if body.name is None and not body.dictionaries:
-            raise InvalidRequestError("Give a `name` or `dictionaries` to change.")
-        dictionaries = distinct_pairs([d.parsed() for d in body.dictionaries or ()])
-        await store.update(key, glossary_id, body.name, dictionaries)
-    return Response(await store.describe(key, glossary_id))
+        return Response(await glossaries.change_v3(key, glossary_id, body))
+    return Response(await glossaries.describe_v3(key, glossary_id))
 
 
 @route(
@@ -115,12 +95,13 @@ async def glossary_v3(
 async def dictionaries_v3(
     glossary_id: str, request: Request[Any, Any, Any]
 ) -> Response[DictionaryInfo | None]:
-    key, store = await _store(request)
+    key, glossaries = await _glossaries(request)
     if request.method == "DELETE":
-        await store.delete_dictionary(key, glossary_id, *_pair(request))
+        source, target = _pair(request)
+        await glossaries.delete_dictionary(key, glossary_id, source, target)
         return Response(None, status_code=204)
-    source, target, entries = (await read_body(request, DictionaryBody)).parsed()
-    return Response(await store.replace(key, glossary_id, source, target, entries))
+    body = await read_body(request, DictionaryBody)
+    return Response(await glossaries.replace_dictionary(key, glossary_id, body))
 
 
 @get(
@@ -131,14 +112,13 @@ async def dictionaries_v3(
     responses=_ERRORS,
 )
 async def entries_v3(glossary_id: str, request: Request[Any, Any, Any]) -> DictionaryEntriesList:
-    key, store = await _store(request)
-    source, target = _pair(request)
-    entries = await store.dictionary(key, glossary_id, source, target)
-    return DictionaryEntriesList(
-        dictionaries=[
-            DictionaryEntries(source_lang=source, target_lang=target, entries=entries_tsv(entries))
-        ]
-    )
+    key, glossaries = await _glossaries(request)
+    return await glossaries.dictionary_entries(key, glossary_id, *_pair(request))
+
+
+def _pair(request: Request[Any, Any, Any]) -> tuple[str | None, str | None]:
+    """The `source_lang` and `target_lang` of the query, as sent."""
+    return request.query_params.get("source_lang"), request.query_params.get("target_lang")
 
 
 GLOSSARY_V3_ROUTES = [glossaries_v3, glossary_v3, dictionaries_v3, entries_v3]

@@ -1,4 +1,4 @@
-"""DeepL glossaries kept per API key in the DeepL database (database.py): a glossary, and its
+"""DeepL glossaries kept per API key in the DeepL accounts' database: a glossary, and its
 dictionaries, one per language pair.
 
 Both APIs see the same glossaries, as DeepL's do: v3 (`/v3/glossaries`) all of them, v2
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import datetime
 import json
-import sqlite3
 import uuid
 from collections.abc import Sequence
 
-from translate_server.compat.deepl.database import Database
+from sqlalchemy import Connection, delete, func, select, update
+
 from translate_server.compat.deepl.glossaries import (
     MAX_DICTIONARIES,
     DictionaryInfo,
@@ -25,36 +25,10 @@ from translate_server.compat.deepl.glossaries import (
 )
 from translate_server.errors import InvalidRequestError
 from translate_server.owners import owner_of
+from translate_server.storage.account_tables import deepl_glossaries, deepl_glossary_dictionaries
+from translate_server.storage.database import Database
 from translate_server.translation.planning.glossary import MAX_ENTRIES
 
-# A glossary made before dictionaries kept its one pair and entries in its own row: they
-# move into its dictionary once, and the row keeps empty strings in their place.
-GLOSSARY_SCHEMA = """
-CREATE TABLE IF NOT EXISTS deepl_glossaries (
-    glossary_id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    name TEXT NOT NULL,
-    source_lang TEXT NOT NULL,
-    target_lang TEXT NOT NULL,
-    creation_time TEXT NOT NULL,
-    entries TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS deepl_glossaries_owner ON deepl_glossaries (owner);
-CREATE TABLE IF NOT EXISTS deepl_glossary_dictionaries (
-    glossary_id TEXT NOT NULL,
-    source_lang TEXT NOT NULL,
-    target_lang TEXT NOT NULL,
-    entries TEXT NOT NULL,
-    PRIMARY KEY (glossary_id, source_lang, target_lang)
-);
-BEGIN;
-INSERT OR IGNORE INTO deepl_glossary_dictionaries
-    SELECT glossary_id, source_lang, target_lang, entries FROM deepl_glossaries
-    WHERE source_lang != '';
-UPDATE deepl_glossaries SET source_lang = '', target_lang = '', entries = ''
-    WHERE source_lang != '';
-COMMIT;
-"""
 Dictionary = tuple[str, str, dict[str, str]]  # source, target, entries
 MAX_GLOSSARY_IDS = 5  # DeepL's
 
@@ -68,15 +42,16 @@ class GlossaryStore:
         now = datetime.datetime.now(datetime.UTC)
         created = now.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
-        def work(connection: sqlite3.Connection) -> None:
-            connection.execute(
-                "INSERT INTO deepl_glossaries VALUES (?, ?, ?, '', '', ?, '')",
-                (glossary_id, owner, name, created),
+        def create(c: Connection) -> None:
+            c.execute(
+                deepl_glossaries.insert().values(
+                    glossary_id=glossary_id, owner=owner, name=name, creation_time=created
+                )
             )
             for source, target, entries in dictionaries:
-                _put(connection, glossary_id, source, target, entries)
+                _put(c, self.database, glossary_id, source, target, entries)
 
-        await self.database.transact(work)
+        await self.database.write(create)
         return glossary_id
 
     async def create_v2(
@@ -93,16 +68,16 @@ class GlossaryStore:
 
     async def list_v3(self, key: str, glossary_id: str | None = None) -> list[MultilingualGlossary]:
         """The key's glossaries (or the one named), oldest first, with their dictionaries."""
-        rows = await self.database.run(
-            "SELECT g.glossary_id, g.name, g.creation_time, d.source_lang, d.target_lang, "
-            "d.entries FROM deepl_glossaries g LEFT JOIN deepl_glossary_dictionaries d "
-            "ON d.glossary_id = g.glossary_id WHERE g.owner = ? AND (? IS NULL OR "
-            "g.glossary_id = ?) ORDER BY g.creation_time, g.glossary_id, d.source_lang, "
-            "d.target_lang",
-            owner_of(key),
-            glossary_id,
-            glossary_id,
+        g, d = deepl_glossaries.c, deepl_glossary_dictionaries.c
+        query = (
+            select(g.glossary_id, g.name, g.creation_time, d.source_lang, d.target_lang, d.entries)
+            .select_from(deepl_glossaries.outerjoin(deepl_glossary_dictionaries))
+            .where(g.owner == owner_of(key))
+            .order_by(g.creation_time, g.glossary_id, d.source_lang, d.target_lang)
         )
+        if glossary_id is not None:
+            query = query.where(g.glossary_id == glossary_id)
+        rows = await self.database.read(lambda c: c.execute(query).all())
         glossaries: dict[str, MultilingualGlossary] = {}
         for found_id, name, created, source, target, entries in rows:
             glossary = glossaries.setdefault(
@@ -142,17 +117,12 @@ class GlossaryStore:
         self, key: str, glossary_id: str, source_lang: str, target_lang: str
     ) -> dict[str, str]:
         await self.describe(key, glossary_id)
-        rows = await self.database.run(
-            "SELECT entries FROM deepl_glossary_dictionaries WHERE glossary_id = ? AND "
-            "source_lang = ? AND target_lang = ?",
-            glossary_id,
-            source_lang,
-            target_lang,
+        found = await self.database.read(
+            lambda c: _entries(c, glossary_id, source_lang, target_lang)
         )
-        if not rows:
+        if found is None:
             raise GlossaryNotFoundError(f"Dictionary {source_lang}-{target_lang}")
-        entries: dict[str, str] = json.loads(rows[0][0])
-        return entries
+        return found
 
     async def entries_for(
         self, key: str, glossary_id: str | None, source_lang: str | None, target_lang: str
@@ -213,68 +183,76 @@ class GlossaryStore:
         missing); an entry's new target replaces its old one."""
         owner = owner_of(key)
 
-        def work(connection: sqlite3.Connection) -> None:
-            _owned(connection, owner, glossary_id)
+        def update_glossary(c: Connection) -> None:
+            _owned(c, owner, glossary_id)
             if name is not None:
-                connection.execute(
-                    "UPDATE deepl_glossaries SET name = ? WHERE glossary_id = ?",
-                    (name, glossary_id),
+                c.execute(
+                    update(deepl_glossaries)
+                    .where(deepl_glossaries.c.glossary_id == glossary_id)
+                    .values(name=name)
                 )
             for source, target, entries in dictionaries:
-                rows = connection.execute(
-                    "SELECT entries FROM deepl_glossary_dictionaries WHERE glossary_id = ? "
-                    "AND source_lang = ? AND target_lang = ?",
-                    (glossary_id, source, target),
-                ).fetchall()
-                merged = {**(json.loads(rows[0][0]) if rows else {}), **entries}
-                _put(connection, glossary_id, source, target, merged)
+                before = _entries(c, glossary_id, source, target)
+                merged = {**(before or {}), **entries}
+                _put(c, self.database, glossary_id, source, target, merged)
 
-        await self.database.transact(work)
+        await self.database.write(update_glossary)
 
     async def replace(
         self, key: str, glossary_id: str, source: str, target: str, entries: dict[str, str]
     ) -> DictionaryInfo:
         owner = owner_of(key)
 
-        def work(connection: sqlite3.Connection) -> None:
-            _owned(connection, owner, glossary_id)
-            _put(connection, glossary_id, source, target, entries)
+        def replace(c: Connection) -> None:
+            _owned(c, owner, glossary_id)
+            _put(c, self.database, glossary_id, source, target, entries)
 
-        await self.database.transact(work)
+        await self.database.write(replace)
         return DictionaryInfo(source_lang=source, target_lang=target, entry_count=len(entries))
 
     async def delete_dictionary(self, key: str, glossary_id: str, source: str, target: str) -> None:
         await self.dictionary(key, glossary_id, source, target)
-        await self.database.run(
-            "DELETE FROM deepl_glossary_dictionaries WHERE glossary_id = ? AND source_lang = ? "
-            "AND target_lang = ?",
-            glossary_id,
-            source,
-            target,
+        d = deepl_glossary_dictionaries.c
+        deleted = delete(deepl_glossary_dictionaries).where(
+            d.glossary_id == glossary_id, d.source_lang == source, d.target_lang == target
         )
+        await self.database.write(lambda c: c.execute(deleted))
 
     async def delete(self, key: str, glossary_id: str) -> None:
         owner = owner_of(key)
 
-        def work(connection: sqlite3.Connection) -> None:
-            _owned(connection, owner, glossary_id)
-            connection.execute(
-                "DELETE FROM deepl_glossary_dictionaries WHERE glossary_id = ?", (glossary_id,)
-            )
-            connection.execute("DELETE FROM deepl_glossaries WHERE glossary_id = ?", (glossary_id,))
+        def delete_glossary(c: Connection) -> None:
+            _owned(c, owner, glossary_id)
+            for table in (deepl_glossary_dictionaries, deepl_glossaries):
+                c.execute(delete(table).where(table.c.glossary_id == glossary_id))
 
-        await self.database.transact(work)
+        await self.database.write(delete_glossary)
 
 
-def _owned(connection: sqlite3.Connection, owner: str, glossary_id: str) -> None:
-    if not connection.execute(
-        "SELECT 1 FROM deepl_glossaries WHERE owner = ? AND glossary_id = ?", (owner, glossary_id)
-    ).fetchall():
+def _owned(c: Connection, owner: str, glossary_id: str) -> None:
+    """The glossary is the owner's (else the 404), its row locked until the transaction ends
+    (PostgreSQL: two changes to one glossary's dictionaries take turns)."""
+    g = deepl_glossaries.c
+    query = select(g.glossary_id).where(g.owner == owner, g.glossary_id == glossary_id)
+    if c.execute(query.with_for_update()).first() is None:
         raise GlossaryNotFoundError
 
 
+def _entries(c: Connection, glossary_id: str, source: str, target: str) -> dict[str, str] | None:
+    d = deepl_glossary_dictionaries.c
+    found = (
+        c.execute(
+            select(d.entries).where(
+                d.glossary_id == glossary_id, d.source_lang == source, d.target_lang == target
+            )
+        )
+    ).scalar()
+    return None if found is None else dict(json.loads(found))
+
+
 def _put(
-    connection: sqlite3.Connection,
+    c: Connection,
+    database: Database,
     glossary_id: str,
     source: str,
     target: str,
@@ -284,14 +262,18 @@ def _put(
         raise InvalidRequestError(
             f"A dictionary may hold at most {MAX_ENTRIES} entries.", param="entries"
         )
-    connection.execute(
-        "INSERT INTO deepl_glossary_dictionaries VALUES (?, ?, ?, ?) ON CONFLICT "
-        "(glossary_id, source_lang, target_lang) DO UPDATE SET entries = excluded.entries",
-        (glossary_id, source, target, json.dumps(entries, ensure_ascii=False)),
+    encoded = json.dumps(entries, ensure_ascii=False)
+    insert = database.insert(deepl_glossary_dictionaries).values(
+        glossary_id=glossary_id, source_lang=source, target_lang=target, entries=encoded
     )
-    (count,) = connection.execute(
-        "SELECT COUNT(*) FROM deepl_glossary_dictionaries WHERE glossary_id = ?", (glossary_id,)
-    ).fetchone()
+    c.execute(
+        insert.on_conflict_do_update(
+            index_elements=["glossary_id", "source_lang", "target_lang"],
+            set_={"entries": insert.excluded.entries},
+        )
+    )
+    d = deepl_glossary_dictionaries.c
+    count = c.execute(select(func.count()).where(d.glossary_id == glossary_id)).scalar_one()
     if count > MAX_DICTIONARIES:
         raise InvalidRequestError(
             f"A glossary may hold at most {MAX_DICTIONARIES} dictionaries.", param="dictionaries"

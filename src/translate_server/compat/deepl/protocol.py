@@ -10,7 +10,7 @@ import msgspec
 from msgspec import Meta
 
 from translate_server.compat.deepl.glossaries import Glossary
-from translate_server.errors import InvalidRequestError
+from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.text.languages import Language
 from translate_server.translation.protocol import (
     CONTEXT_CHARS,
@@ -234,3 +234,10 @@ def deepl_languages(
 
 class DeepLError(msgspec.Struct):
     message: str
+
+
+class NotFoundError(ApiError):
+    """A path, or a thing on it, that DeepL's API does not know: a 404 its clients read."""
+
+    status_code = 404
+    code = "not_found"

@@ -10,6 +10,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.response import Response
 
 from translate_server.compat.common import presented_key
+from translate_server.compat.deepl.keys import DEEPL
 from translate_server.compat.deepl.protocol import DeepLError
 from translate_server.compat.deepl.style_rules import (
     ConfiguredRules,
@@ -19,8 +20,8 @@ from translate_server.compat.deepl.style_rules import (
     StyleRuleCreate,
     StyleRuleList,
     StyleRuleRename,
-    StyleRuleStore,
 )
+from translate_server.compat.deepl.style_service import DeepLStyleRules
 from translate_server.errors import InvalidRequestError
 from translate_server.http.bodies import read_body
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
@@ -33,8 +34,8 @@ _RULE = "/style_rules/{style_id:str}"
 _INSTRUCTION = _RULE + "/custom_instructions/{instruction_id:str}"
 
 
-async def _store(request: Request[Any, Any, Any]) -> tuple[str, StyleRuleStore]:
-    return await presented_key(request, KEY_FIELD), services(request).deepl.style_rules
+async def _rules(request: Request[Any, Any, Any]) -> tuple[str, DeepLStyleRules]:
+    return await presented_key(request, KEY_FIELD), services(request)[DEEPL].style_rules
 
 
 def _number(request: Request[Any, Any, Any], name: str, default: int, least: int) -> int:
@@ -59,15 +60,13 @@ def _number(request: Request[Any, Any, Any], name: str, default: int, least: int
     responses=_ERRORS,
 )
 async def style_rules(request: Request[Any, Any, Any]) -> StyleRuleList | StyleRule:
-    key, store = await _store(request)
+    key, rules = await _rules(request)
     if request.method == "POST":
-        return await store.create(key, await read_body(request, StyleRuleCreate))
+        return await rules.create(key, await read_body(request, StyleRuleCreate))
     detailed = request.query_params.get("detailed", "false").lower() == "true"
     page = _number(request, "page", 0, 0)
-    page_size = min(_number(request, "page_size", 10, 1), 25)
-    return StyleRuleList(
-        style_rules=await store.list(key, page=page, page_size=page_size, detailed=detailed)
-    )
+    page_size = _number(request, "page_size", 10, 1)
+    return await rules.page(key, page, page_size, detailed=detailed)
 
 
 @route(
@@ -79,13 +78,13 @@ async def style_rules(request: Request[Any, Any, Any]) -> StyleRuleList | StyleR
     responses=_DELETED,
 )
 async def style_rule(style_id: str, request: Request[Any, Any, Any]) -> Response[StyleRule | None]:
-    key, store = await _store(request)
+    key, rules = await _rules(request)
     if request.method == "GET":
-        return Response(await store.get(key, style_id))
+        return Response(await rules.get(key, style_id))
     if request.method == "PATCH":
         body = await read_body(request, StyleRuleRename)
-        return Response(await store.rename(key, style_id, body.name))
-    await store.delete(key, style_id)
+        return Response(await rules.rename(key, style_id, body.name))
+    await rules.delete(key, style_id)
     return Response(None, status_code=204)
 
 
@@ -98,9 +97,9 @@ async def style_rule(style_id: str, request: Request[Any, Any, Any]) -> Response
     responses=_ERRORS,
 )
 async def configured_rules(style_id: str, request: Request[Any, Any, Any]) -> StyleRule:
-    key, store = await _store(request)
-    rules = await read_body(request, ConfiguredRules)
-    return await store.configure(key, style_id, rules)
+    key, rules = await _rules(request)
+    configured = await read_body(request, ConfiguredRules)
+    return await rules.configure(key, style_id, configured)
 
 
 @route(
@@ -112,8 +111,8 @@ async def configured_rules(style_id: str, request: Request[Any, Any, Any]) -> St
     responses=_ERRORS,
 )
 async def custom_instructions(style_id: str, request: Request[Any, Any, Any]) -> CustomInstruction:
-    key, store = await _store(request)
-    return await store.add_instruction(key, style_id, await read_body(request, InstructionBody))
+    key, rules = await _rules(request)
+    return await rules.add_instruction(key, style_id, await read_body(request, InstructionBody))
 
 
 @route(
@@ -128,13 +127,13 @@ async def custom_instructions(style_id: str, request: Request[Any, Any, Any]) ->
 async def custom_instruction(
     style_id: str, instruction_id: str, request: Request[Any, Any, Any]
 ) -> Response[CustomInstruction | None]:
-    key, store = await _store(request)
+    key, rules = await _rules(request)
     if request.method == "GET":
-        return Response(await store.instruction(key, style_id, instruction_id))
+        return Response(await rules.instruction(key, style_id, instruction_id))
     if request.method == "PUT":
         body = await read_body(request, InstructionBody)
-        return Response(await store.replace_instruction(key, style_id, instruction_id, body))
-    await store.delete_instruction(key, style_id, instruction_id)
+        return Response(await rules.replace_instruction(key, style_id, instruction_id, body))
+    await rules.delete_instruction(key, style_id, instruction_id)
     return Response(None, status_code=204)
 
 

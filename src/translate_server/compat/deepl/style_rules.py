@@ -1,5 +1,5 @@
-"""DeepL style rules (`/v3/style_rules`), kept per API key in the DeepL database: a name, the
-target language they apply to, configured rules by category and custom instructions.
+"""DeepL style rules (`/v3/style_rules`), kept per API key in the DeepL accounts' database: a
+name, the target language they apply to, configured rules by category and custom instructions.
 
 A translation that names one (`style_id`) gets its rules as instructions to the model
 (`instructions_of`): one line per configured category, and the custom instructions whose
@@ -10,33 +10,21 @@ from __future__ import annotations
 
 import datetime
 import json
-import sqlite3
 import uuid
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import msgspec
 from msgspec import Meta
+from sqlalchemy import Connection, delete, select, update
 
-from translate_server.compat.deepl.database import Database
 from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.owners import owner_of
+from translate_server.storage.account_tables import deepl_style_rules
+from translate_server.storage.database import Database
 from translate_server.text.languages import UnknownLanguageError, resolve_language
 from translate_server.translation.prompts.instructions import MAX_INSTRUCTION_CHARS
 
-STYLE_RULE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS deepl_style_rules (
-    style_id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    name TEXT NOT NULL,
-    language TEXT NOT NULL,
-    creation_time TEXT NOT NULL,
-    updated_time TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    configured_rules TEXT NOT NULL,
-    custom_instructions TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS deepl_style_rules_owner ON deepl_style_rules (owner);
-"""
 # DeepL's seven categories of configured rules.
 CATEGORIES = (
     "dates_and_times",
@@ -170,45 +158,43 @@ class StyleRuleStore:
             configured_rules=checked_rules(body.configured_rules),
             custom_instructions=instructions,
         )
-        await self.database.run(
-            "INSERT INTO deepl_style_rules VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rule.style_id,
-            owner_of(key),
-            rule.name,
-            rule.language,
-            now,
-            now,
-            rule.version,
-            json.dumps(rule.configured_rules),
-            msgspec.json.encode(instructions).decode(),
+        made = deepl_style_rules.insert().values(
+            style_id=rule.style_id,
+            owner=owner_of(key),
+            name=rule.name,
+            language=rule.language,
+            creation_time=now,
+            updated_time=now,
+            version=rule.version,
+            configured_rules=json.dumps(rule.configured_rules),
+            custom_instructions=msgspec.json.encode(instructions).decode(),
         )
+        await self.database.write(lambda c: c.execute(made))
         return rule
 
     async def list(self, key: str, *, page: int, page_size: int, detailed: bool) -> list[StyleRule]:
-        rows = await self.database.run(
-            f"{_SELECT} WHERE owner = ? ORDER BY creation_time, style_id LIMIT ? OFFSET ?",
-            owner_of(key),
-            page_size,
-            page * page_size,
+        query = (
+            _SELECT.where(_RULES.owner == owner_of(key))
+            .order_by(_RULES.creation_time, _RULES.style_id)
+            .limit(page_size)
+            .offset(page * page_size)
         )
-        rules = [_rule(row) for row in rows]
+        rules = await self.database.read(lambda c: [_rule(row) for row in c.execute(query)])
         return rules if detailed else [rule.brief() for rule in rules]
 
     async def get(self, key: str, style_id: str) -> StyleRule:
-        rows = await self.database.run(
-            f"{_SELECT} WHERE owner = ? AND style_id = ?", owner_of(key), style_id
-        )
-        if not rows:
+        query = _SELECT.where(_RULES.owner == owner_of(key), _RULES.style_id == style_id)
+        row = await self.database.read(lambda c: c.execute(query).first())
+        if row is None:
             raise StyleRuleNotFoundError
-        return _rule(rows[0])
+        return _rule(row)
 
     async def delete(self, key: str, style_id: str) -> None:
         await self.get(key, style_id)
-        await self.database.run(
-            "DELETE FROM deepl_style_rules WHERE owner = ? AND style_id = ?",
-            owner_of(key),
-            style_id,
+        deleted = delete(deepl_style_rules).where(
+            _RULES.owner == owner_of(key), _RULES.style_id == style_id
         )
+        await self.database.write(lambda c: c.execute(deleted))
 
     async def rename(self, key: str, style_id: str, name: str) -> StyleRule:
         return await self._change(key, style_id, lambda rule: _replace(rule, name=name))
@@ -262,40 +248,47 @@ class StyleRuleStore:
         await self._change(key, style_id, delete)
 
     async def _change(self, key: str, style_id: str, change: Any) -> StyleRule:
-        """The rule read, changed and written back in one transaction, its version one up."""
-        owner = owner_of(key)
+        """The rule read (its row locked), changed and written back in one transaction, its
+        version one up."""
+        query = _SELECT.where(_RULES.owner == owner_of(key), _RULES.style_id == style_id)
 
-        def work(connection: sqlite3.Connection) -> StyleRule:
-            rows = connection.execute(
-                f"{_SELECT} WHERE owner = ? AND style_id = ?", (owner, style_id)
-            ).fetchall()
-            if not rows:
+        def change_rule(c: Connection) -> StyleRule:
+            row = c.execute(query.with_for_update()).first()
+            if row is None:
                 raise StyleRuleNotFoundError
-            rule: StyleRule = change(_rule(rows[0]))
-            connection.execute(
-                "UPDATE deepl_style_rules SET name = ?, updated_time = ?, version = ?, "
-                "configured_rules = ?, custom_instructions = ? WHERE style_id = ?",
-                (
-                    rule.name,
-                    rule.updated_time,
-                    rule.version,
-                    json.dumps(rule.configured_rules or {}),
-                    msgspec.json.encode(rule.custom_instructions or []).decode(),
-                    style_id,
-                ),
+            rule: StyleRule = change(_rule(row))
+            c.execute(
+                update(deepl_style_rules)
+                .where(_RULES.style_id == style_id)
+                .values(
+                    name=rule.name,
+                    updated_time=rule.updated_time,
+                    version=rule.version,
+                    configured_rules=json.dumps(rule.configured_rules or {}),
+                    custom_instructions=msgspec.json.encode(
+                        rule.custom_instructions or []
+                    ).decode(),
+                )
             )
             return rule
 
-        return await self.database.transact(work)
+        return await self.database.write(change_rule)
 
 
-_SELECT = (
-    "SELECT style_id, name, language, creation_time, updated_time, version, configured_rules, "
-    "custom_instructions FROM deepl_style_rules"
+_RULES = deepl_style_rules.c
+_SELECT = select(
+    _RULES.style_id,
+    _RULES.name,
+    _RULES.language,
+    _RULES.creation_time,
+    _RULES.updated_time,
+    _RULES.version,
+    _RULES.configured_rules,
+    _RULES.custom_instructions,
 )
 
 
-def _rule(row: tuple[Any, ...]) -> StyleRule:
+def _rule(row: Sequence[Any]) -> StyleRule:
     style_id, name, language, created, updated, version, configured, instructions = row
     return StyleRule(
         style_id=style_id,

@@ -1,16 +1,12 @@
-"""The characters billed to each API key (its owner digest) in the DeepL database
-(database.py): its translated texts and documents, counted across restarts."""
+"""The characters billed to each API key (its owner digest, `owners`) in the DeepL accounts'
+database: its translated texts and documents, counted across restarts and replicas."""
 
 from __future__ import annotations
 
-from translate_server.compat.deepl.database import Database
+from sqlalchemy import select
 
-USAGE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS deepl_usage (
-    owner TEXT PRIMARY KEY,
-    characters INTEGER NOT NULL
-);
-"""
+from translate_server.storage.account_tables import deepl_usage
+from translate_server.storage.database import Database
 
 
 class UsageStore:
@@ -18,14 +14,16 @@ class UsageStore:
         self.database = database
 
     async def add(self, owner: str, characters: int) -> None:
-        # One statement: concurrent requests of one key each add theirs, none lost.
-        await self.database.run(
-            "INSERT INTO deepl_usage (owner, characters) VALUES (?, ?) ON CONFLICT (owner) "
-            "DO UPDATE SET characters = characters + excluded.characters",
-            owner,
-            characters,
+        # One statement (an upsert adding to the count in place): concurrent requests of one
+        # key, on any replica, each add theirs and none is lost.
+        insert = self.database.insert(deepl_usage).values(owner=owner, characters=characters)
+        upsert = insert.on_conflict_do_update(
+            index_elements=["owner"],
+            set_={"characters": deepl_usage.c.characters + insert.excluded.characters},
         )
+        await self.database.write(lambda c: c.execute(upsert))
 
     async def characters(self, owner: str) -> int:
-        rows = await self.database.run("SELECT characters FROM deepl_usage WHERE owner = ?", owner)
-        return rows[0][0] if rows else 0
+        query = select(deepl_usage.c.characters).where(deepl_usage.c.owner == owner)
+        found = await self.database.read(lambda c: c.execute(query).scalar())
+        return int(found or 0)

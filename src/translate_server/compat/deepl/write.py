@@ -135,7 +135,7 @@ class DeepLWrite:
         """The text's language, detected; with a target named, that where none is found."""
         param = f"text[{index}]"
         if target is None:
-            return self.translation.detection.detect(text, param).language
+            return self.translation.detection.detect(text, param, index).language
         found = self.translation.detection.candidates(text, 1)
         return found[0].language if found else target
 

@@ -9,10 +9,8 @@ from typing import Any
 from litestar import Request, Router, get, post
 
 from translate_server.compat.common import body_key_check, compat_status
+from translate_server.compat.libretranslate.keys import LIBRETRANSLATE
 from translate_server.compat.libretranslate.protocol import (
-    LIBRE_VARIANTS,
-    FrontendLanguage,
-    FrontendLanguages,
     FrontendSettings,
     LibreDetected,
     LibreDetectRequest,
@@ -20,16 +18,14 @@ from translate_server.compat.libretranslate.protocol import (
     LibreLanguage,
     LibreTranslateRequest,
     LibreTranslateResponse,
-    libre_detections,
 )
 from translate_server.errors import ApiError
 from translate_server.http.bodies import read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
-from translate_server.http.route_paths import OPEN, compatible
+from translate_server.http.route_paths import OPEN, STORES, compatible
 from translate_server.services import services
-from translate_server.translation.protocol import DetectRequest
 from translate_server.wire import ErrorBody
 
 PREFIX = "/libretranslate"
@@ -48,13 +44,10 @@ _ERRORS = error_responses(*COMPAT_ERRORS, shape=LibreError)
 )
 async def libre_translate(request: Request[Any, Any, Any]) -> LibreTranslateResponse:
     body = await read_body(request, LibreTranslateRequest)
-    found = services(request)
-    deadline = deadline_for(found.limits.request_timeout, None)
-    response = await unless_disconnected(
-        request,
-        found.translation.translate(body.to_translate_request(), record_of(request), deadline),
+    deadline = deadline_for(services(request).limits.request_timeout, None)
+    return await unless_disconnected(
+        request, services(request)[LIBRETRANSLATE].translate(body, record_of(request), deadline)
     )
-    return LibreTranslateResponse.of(response)
 
 
 @post(
@@ -66,8 +59,7 @@ async def libre_translate(request: Request[Any, Any, Any]) -> LibreTranslateResp
 )
 async def libre_detect(request: Request[Any, Any, Any]) -> list[LibreDetected]:
     body = await read_body(request, LibreDetectRequest)
-    response = services(request).translation.detect(DetectRequest(text=body.q))
-    return libre_detections(response)
+    return services(request)[LIBRETRANSLATE].detect(body)
 
 
 @get(
@@ -78,41 +70,18 @@ async def libre_detect(request: Request[Any, Any, Any]) -> list[LibreDetected]:
     opt=OPEN,
 )  # open, as LibreTranslate's own
 async def libre_languages(request: Request[Any, Any, Any]) -> list[LibreLanguage]:
-    languages = [
-        (language.code, language.name)
-        for language in services(request).translation.languages().languages
-    ]
-    languages = sorted([*languages, *LIBRE_VARIANTS])
-    codes = [code for code, _ in languages]
-    return [LibreLanguage(code=code, name=name, targets=codes) for code, name in languages]
+    return services(request)[LIBRETRANSLATE].languages()
 
 
 @get(
     "/frontend/settings",
     summary="LibreTranslate: settings its web page reads",
     tags=["libretranslate"],
-    opt=OPEN,
+    # Whether files are translated is the owner of the stores' to say.
+    opt={**OPEN, STORES: "always"},
 )
 async def libre_frontend_settings(request: Request[Any, Any, Any]) -> FrontendSettings:
-    found = services(request)
-    keys = bool(request.app.state.get("api_keys_required"))
-    files = found.documents is not None
-    if files:
-        # Imported only when documents are served: the formats pull in their libraries.
-        from translate_server.documents.formats import known_extensions
-    return FrontendSettings(
-        charLimit=found.limits.max_text_chars,
-        frontendTimeout=500,
-        apiKeys=keys,
-        keyRequired=keys,
-        suggestions=False,
-        filesTranslation=files,
-        supportedFilesFormat=list(known_extensions()) if files else [],
-        language=FrontendLanguages(
-            source=FrontendLanguage(code="auto", name="Auto Detect"),
-            target=FrontendLanguage(code="en", name="English"),
-        ),
-    )
+    return services(request)[LIBRETRANSLATE].frontend_settings()
 
 
 class SuggestionsDisabledError(ApiError):

@@ -7,7 +7,6 @@ from translate_server.inference.engine.protocol import (
     EngineInfo,
     EngineOutput,
     EngineRejectedError,
-    EngineTimings,
     GenerationStep,
     LoraAdapter,
     PromptTooLongError,
@@ -15,6 +14,7 @@ from translate_server.inference.engine.protocol import (
     StructuredOutput,
     TokenLogprob,
 )
+from translate_server.observability.engine_figures import EngineTimings
 
 __all__ = [
     "ChatMessage",

@@ -11,6 +11,8 @@ from typing import Protocol, TypedDict
 
 import msgspec
 
+from translate_server.observability.engine_figures import EngineTimings
+
 
 class ChatMessage(TypedDict):
     role: str
@@ -90,26 +92,6 @@ class GenerationStep(msgspec.Struct, frozen=True):
     finish_reason: str | None = None
     # The tokens of `text`, when the options asked for log probabilities.
     logprobs: tuple[TokenLogprob, ...] | None = None
-
-
-class EngineTimings(msgspec.Struct, frozen=True):
-    """What the engine measured of one request, in seconds (vLLM's per-request statistics).
-
-    Only the finished output carries them, and only when the engine keeps statistics.
-    """
-
-    # Queued in the engine -> first scheduled into a batch: the wait for a batch slot.
-    wait: float
-    # First scheduled -> first token: the prompt's prefill (several steps when chunked).
-    prefill: float
-    # Arrival in the engine -> first token, as the engine's front end saw it.
-    first_token: float
-    # First token -> last token.
-    decode: float
-    # Times the scheduler took the request out of the batch to free KV cache.
-    preemptions: int = 0
-    # Prompt tokens whose KV came from the prefix cache (not prefilled again).
-    cached_tokens: int = 0
 
 
 class EngineOutput(msgspec.Struct, frozen=True):

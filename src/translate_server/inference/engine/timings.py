@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from translate_server.inference.engine.protocol import EngineTimings
+from translate_server.observability.engine_figures import EngineTimings
 
 
 def engine_timings(output: Any) -> EngineTimings | None:

@@ -12,6 +12,7 @@ from translate_server.openai_api.fields import (
     ResponseFormat,
     SamplingFields,
 )
+from translate_server.openai_api.logprobs import ChoiceLogprobs
 from translate_server.wire import JsonObject, RequestStruct, ResponseStruct, Usage
 
 
@@ -48,24 +49,6 @@ class ChatCompletionRequest(SamplingFields, kw_only=True):
 class AssistantMessage(msgspec.Struct, kw_only=True):
     role: Literal["assistant"] = "assistant"
     content: str
-
-
-class TopLogprob(msgspec.Struct, kw_only=True):
-    token: str
-    logprob: float
-    bytes: list[int] | None
-
-
-class TokenLogprobOut(msgspec.Struct, kw_only=True):
-    token: str
-    logprob: float
-    bytes: list[int] | None
-    top_logprobs: list[TopLogprob]
-
-
-class ChoiceLogprobs(msgspec.Struct, kw_only=True):
-    content: list[TokenLogprobOut] | None
-    refusal: None = None
 
 
 class Choice(msgspec.Struct, kw_only=True):
@@ -106,18 +89,3 @@ class ChatCompletionChunk(ResponseStruct, kw_only=True):
     system_fingerprint: str | None = None
     choices: list[ChunkChoice]
     usage: Usage | None = None
-
-
-class Model(msgspec.Struct, kw_only=True):
-    id: str
-    object: Literal["model"] = "model"
-    created: int
-    owned_by: str = "translate-server"
-    max_model_len: int | None = None
-    # A LoRA adapter's base model (as vLLM's server lists them); null for the base model.
-    parent: str | None = None
-
-
-class ModelList(msgspec.Struct, kw_only=True):
-    object: Literal["list"] = "list"
-    data: list[Model]

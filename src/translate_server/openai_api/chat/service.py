@@ -5,15 +5,18 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 
 import msgspec
 
 from translate_server.errors import InvalidRequestError
 from translate_server.inference.admission import Ticket
-from translate_server.inference.engine import ChatMessage, SamplingOptions
+from translate_server.inference.engine import ChatMessage, SamplingOptions, StructuredOutput
 from translate_server.inference.generation import Prompt, StartedStream
+from translate_server.inference.owned_streams import STARTED, opened
 from translate_server.observability.record import RequestRecord
 from translate_server.openai_api import sampling
+from translate_server.openai_api.chat import checks
 from translate_server.openai_api.chat.chunks import ChatChunk, ChatStream, ChunkHead
 from translate_server.openai_api.chat.protocol import (
     AssistantMessage,
@@ -33,10 +36,10 @@ class ChatService(OpenAIService):
     async def complete(
         self, request: ChatCompletionRequest, record: RequestRecord, deadline: float
     ) -> ChatCompletion:
-        messages = self._validate(request, record)
+        checked = self._validate(request, record)
         ticket = self.admission.admit(request.n)
         try:
-            prompt, options = await self._prepare(request, messages)
+            prompt, options = await self._prepare(request, checked)
             completion = await self.generation.complete(prompt, options, record, deadline)
         finally:
             ticket.release()
@@ -70,11 +73,12 @@ class ChatService(OpenAIService):
         """The completion's chunks. Everything that can fail before the first token fails
         here, while an error status can still be sent; later failures are raised from the
         chunks."""
-        prompt, started, ticket = await self.start_stream(request, record, deadline)
+        prompt, stream, ticket = await self.start_stream(request, record, deadline)
         head = ChunkHead(
             _completion_id(), int(time.time()), self.served(request.model), self.fingerprint
         )
-        return ChatStream(head, self._chunks(request, head, prompt, started, ticket, record))
+        chunks = self._chunks(request, head, prompt, stream, ticket, record)
+        return ChatStream(head, await opened(chunks))
 
     async def start_stream(
         self, request: ChatCompletionRequest, record: RequestRecord, deadline: float
@@ -82,10 +86,10 @@ class ChatService(OpenAIService):
         """Admitted, prompted, and the engine's first output in: what a stream of any shape
         (chat chunks, Responses events) begins with. The caller releases the ticket and
         closes the stream."""
-        messages = self._validate(request, record)
+        checked = self._validate(request, record)
         ticket = self.admission.admit(request.n)
         try:
-            prompt, options = await self._prepare(request, messages)
+            prompt, options = await self._prepare(request, checked)
             started = await self.generation.start_stream(prompt, options, record, deadline)
         except BaseException:
             ticket.release()
@@ -104,6 +108,7 @@ class ChatService(OpenAIService):
         with_logprobs = request.logprobs
         completion_tokens = [0] * request.n
         try:
+            yield STARTED
             for index in range(request.n):
                 yield head.chunk(
                     [ChunkChoice(index=index, delta=Delta(role="assistant", content=""))]
@@ -137,7 +142,7 @@ class ChatService(OpenAIService):
             ticket.release()
             await started.rest.aclose()
 
-    def _validate(self, request: ChatCompletionRequest, record: RequestRecord) -> list[ChatMessage]:
+    def _validate(self, request: ChatCompletionRequest, record: RequestRecord) -> _Checked:
         record.model = self.served(request.model)
         if not self.generation.engine.info.chat_template:
             # A base model prompted through a made-up chat format loops; it translates only.
@@ -151,33 +156,37 @@ class ChatService(OpenAIService):
             raise InvalidRequestError(
                 f"At most {self.limits.max_messages} messages per request.", param="messages"
             )
-        sampling.refuse_tools(request)
-        sampling.refuse_audio(request)
+        checks.refuse_tools(request)
+        checks.refuse_audio(request)
         # Refused before admission and tokenizing, as every other client mistake.
-        sampling.chat_logprobs(request)
-        sampling.structured_output(request.response_format)
         sampling.logit_bias(request)
-        return [_chat_message(i, message) for i, message in enumerate(request.messages)]
+        return _Checked(
+            [_chat_message(i, message) for i, message in enumerate(request.messages)],
+            logprobs=checks.logprobs_asked(request),
+            structured=sampling.structured_output(request.response_format),
+        )
 
     async def _prepare(
-        self, request: ChatCompletionRequest, messages: list[ChatMessage]
+        self, request: ChatCompletionRequest, checked: _Checked
     ) -> tuple[Prompt, SamplingOptions]:
-        prompt = await self.generation.prepare(messages, "messages")
+        prompt = await self.generation.prepare(checked.messages, "messages")
         remaining = self.generation.remaining_context(prompt)
         max_tokens = sampling.max_tokens_for(
             request.max_completion_tokens or request.max_tokens, self.limits.max_tokens, remaining
         )
-        options = to_sampling_options(request, max_tokens)
+        options = sampling.sampling_options(
+            request, max_tokens, logprobs=checked.logprobs, structured=checked.structured
+        )
         return prompt, msgspec.structs.replace(options, adapter=self.adapter(request.model))
 
 
-def to_sampling_options(request: ChatCompletionRequest, max_tokens: int) -> SamplingOptions:
-    return sampling.sampling_options(
-        request,
-        max_tokens,
-        logprobs=sampling.chat_logprobs(request),
-        structured=sampling.structured_output(request.response_format),
-    )
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    """A chat request as its checks found it: its messages, and the sampling it asked for."""
+
+    messages: list[ChatMessage]
+    logprobs: int | None
+    structured: StructuredOutput | None
 
 
 def _chat_message(index: int, message: ChatMessageIn) -> ChatMessage:

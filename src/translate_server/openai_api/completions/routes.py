@@ -11,6 +11,7 @@ from translate_server.http import sse
 from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.route_paths import JSON
+from translate_server.openai_api.completions.keys import COMPLETIONS
 from translate_server.openai_api.completions.protocol import CompletionRequest, TextCompletion
 from translate_server.services import services
 
@@ -37,6 +38,6 @@ async def completions(
     record = record_of(request)
     deadline = deadline_for(found.limits.request_timeout, data.timeout)
     if data.stream:
-        chunks = await found.completions.open_stream(data, record, deadline)
+        chunks = await found[COMPLETIONS].open_stream(data, record, deadline)
         return sse.EventStream(chunks, sse.event, sse.failure_event(record))
-    return await unless_disconnected(request, found.completions.complete(data, record, deadline))
+    return await unless_disconnected(request, found[COMPLETIONS].complete(data, record, deadline))

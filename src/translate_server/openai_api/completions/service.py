@@ -19,6 +19,7 @@ from translate_server.inference.generation import (
     Prompt,
     StartedStream,
 )
+from translate_server.inference.owned_streams import STARTED, opened
 from translate_server.observability.record import RequestRecord
 from translate_server.openai_api import sampling
 from translate_server.openai_api.completions.protocol import (
@@ -81,12 +82,12 @@ class CompletionService(OpenAIService):
         ticket = self.admission.admit(request.n)
         try:
             prompt, options = await self._prepare(request, prompts[0])
-            started = await self.generation.start_stream(prompt, options, record, deadline)
+            stream = await self.generation.start_stream(prompt, options, record, deadline)
         except BaseException:
             ticket.release()
             raise
         echoed = prompts[0] if request.echo and isinstance(prompts[0], str) else ""
-        return self._chunks(request, prompt, echoed, started, ticket, record)
+        return await opened(self._chunks(request, prompt, echoed, stream, ticket, record))
 
     async def _chunks(
         self,
@@ -116,6 +117,7 @@ class CompletionService(OpenAIService):
         counts = [0] * request.n
         offsets = [len(echoed)] * request.n
         try:
+            yield STARTED
             if echoed:
                 for index in range(request.n):
                     yield chunk([CompletionChoice(index=index, text=echoed, finish_reason=None)])

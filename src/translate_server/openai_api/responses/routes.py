@@ -13,6 +13,7 @@ from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_re
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.route_paths import JSON
 from translate_server.observability.record import RequestRecord
+from translate_server.openai_api.responses.keys import RESPONSES
 from translate_server.openai_api.responses.protocol import (
     Response,
     ResponseEvent,
@@ -44,11 +45,11 @@ async def create_response(
     record = record_of(request)
     deadline = deadline_for(found.limits.request_timeout, data.timeout)
     if data.stream:
-        events = await found.responses.open_stream(data, record, deadline)
+        events = await found[RESPONSES].open_stream(data, record, deadline)
         written = _Written(record)
         # The Responses API ends without `[DONE]`.
         return sse.EventStream(events, written.event, written.failure, done=b"")
-    return await unless_disconnected(request, found.responses.create(data, record, deadline))
+    return await unless_disconnected(request, found[RESPONSES].create(data, record, deadline))
 
 
 class _Written:

@@ -9,12 +9,16 @@ tools are refused with a 400 that names the field.
 
 from __future__ import annotations
 
+import itertools
 import time
 import uuid
 from collections.abc import AsyncGenerator
 from typing import Any, Literal
 
 from translate_server.errors import InvalidRequestError
+from translate_server.inference.admission import Ticket
+from translate_server.inference.generation import StartedStream
+from translate_server.inference.owned_streams import STARTED, opened
 from translate_server.observability.record import RequestRecord
 from translate_server.openai_api.chat.protocol import (
     ChatCompletionRequest,
@@ -89,33 +93,23 @@ class ResponsesService:
     ) -> AsyncGenerator[ResponseEvent, None]:
         """The events of a streamed response. Whatever can fail before the first token fails
         here, while an error status can still be sent."""
-        prompt, started, ticket = await self.chat.start_stream(as_chat(request), record, deadline)
-        return self._events(request, prompt.tokens, started, ticket, record)
+        prompt, stream, ticket = await self.chat.start_stream(as_chat(request), record, deadline)
+        return await opened(self._events(request, prompt.tokens, stream, ticket, record))
 
     async def _events(
         self,
         request: ResponsesRequest,
         prompt_tokens: int,
-        started: Any,
-        ticket: Any,
+        started: StartedStream,
+        ticket: Ticket,
         record: RequestRecord,
     ) -> AsyncGenerator[ResponseEvent, None]:
-        response_id, item_id, created = _id("resp"), _id("msg"), int(time.time())
-        model = self.chat.served(request.model)  # the base model's name or the adapter's
-        sequence = iter(range(1 << 62))
-        begun = _response(request, model, response_id, created, [], None, None)
-        empty = OutputMessage(id=item_id, status="in_progress", content=[])
+        # The model's name is the base model's or the adapter's.
+        events = _MessageEvents(request, self.chat.served(request.model))
         try:
-            yield ResponseCreated(sequence_number=next(sequence), response=begun)
-            yield ResponseInProgress(sequence_number=next(sequence), response=begun)
-            yield OutputItemAdded(sequence_number=next(sequence), output_index=0, item=empty)
-            yield ContentPartAdded(
-                sequence_number=next(sequence),
-                item_id=item_id,
-                output_index=0,
-                content_index=0,
-                part=OutputText(text=""),
-            )
+            yield STARTED
+            for event in events.opening():
+                yield event
             texts: list[str] = []
             reason, completion_tokens = None, 0
             step, steps = started
@@ -124,40 +118,88 @@ class ResponsesService:
                 reason = step.finish_reason or reason
                 if step.text:
                     texts.append(step.text)
-                    yield OutputTextDelta(
-                        sequence_number=next(sequence),
-                        item_id=item_id,
-                        output_index=0,
-                        content_index=0,
-                        delta=step.text,
-                    )
+                    yield events.delta(step.text)
                 step = await anext(steps, None)
             record.finish_reason = reason
-            text = "".join(texts)
-            part = OutputText(text=text)
-            message = OutputMessage(id=item_id, status=_status(reason), content=[part])
-            yield OutputTextDone(
-                sequence_number=next(sequence),
-                item_id=item_id,
-                output_index=0,
-                content_index=0,
-                text=text,
-            )
-            yield ContentPartDone(
-                sequence_number=next(sequence),
-                item_id=item_id,
-                output_index=0,
-                content_index=0,
-                part=part,
-            )
-            yield OutputItemDone(sequence_number=next(sequence), output_index=0, item=message)
             usage = ResponseUsage.of(prompt_tokens, completion_tokens, record.cached_tokens)
-            done = _response(request, model, response_id, created, [message], reason, usage)
-            ended = ResponseIncomplete if done.status == "incomplete" else ResponseCompleted
-            yield ended(sequence_number=next(sequence), response=done)
+            for event in events.closing("".join(texts), reason, usage):
+                yield event
         finally:
             ticket.release()
             await started.rest.aclose()
+
+
+class _MessageEvents:
+    """The Responses API's events of one streamed message, in their documented order and
+    numbered as they go: the response created and in progress, its message item and text
+    part added, the text's deltas, then the text, the part and the item done, and the
+    response completed (or incomplete)."""
+
+    def __init__(self, request: ResponsesRequest, model: str) -> None:
+        self.request = request
+        self.model = model
+        self.response_id, self.item_id = _id("resp"), _id("msg")
+        self.created = int(time.time())
+        self._numbers = itertools.count()
+
+    def opening(self) -> list[ResponseEvent]:
+        begun = self._response([], None, None)
+        empty = OutputMessage(id=self.item_id, status="in_progress", content=[])
+        return [
+            ResponseCreated(sequence_number=self._next(), response=begun),
+            ResponseInProgress(sequence_number=self._next(), response=begun),
+            OutputItemAdded(sequence_number=self._next(), output_index=0, item=empty),
+            ContentPartAdded(
+                sequence_number=self._next(),
+                item_id=self.item_id,
+                output_index=0,
+                content_index=0,
+                part=OutputText(text=""),
+            ),
+        ]
+
+    def delta(self, text: str) -> OutputTextDelta:
+        return OutputTextDelta(
+            sequence_number=self._next(),
+            item_id=self.item_id,
+            output_index=0,
+            content_index=0,
+            delta=text,
+        )
+
+    def closing(self, text: str, reason: str | None, usage: ResponseUsage) -> list[ResponseEvent]:
+        part = OutputText(text=text)
+        message = OutputMessage(id=self.item_id, status=_status(reason), content=[part])
+        done = self._response([message], reason, usage)
+        ended = ResponseIncomplete if done.status == "incomplete" else ResponseCompleted
+        return [
+            OutputTextDone(
+                sequence_number=self._next(),
+                item_id=self.item_id,
+                output_index=0,
+                content_index=0,
+                text=text,
+            ),
+            ContentPartDone(
+                sequence_number=self._next(),
+                item_id=self.item_id,
+                output_index=0,
+                content_index=0,
+                part=part,
+            ),
+            OutputItemDone(sequence_number=self._next(), output_index=0, item=message),
+            ended(sequence_number=self._next(), response=done),
+        ]
+
+    def _next(self) -> int:
+        return next(self._numbers)
+
+    def _response(
+        self, output: list[OutputMessage], reason: str | None, usage: ResponseUsage | None
+    ) -> Response:
+        return _response(
+            self.request, self.model, self.response_id, self.created, output, reason, usage
+        )
 
 
 def as_chat(request: ResponsesRequest) -> ChatCompletionRequest:

@@ -27,12 +27,10 @@ class CachedTranslation(msgspec.Struct, frozen=True):
     estimate: float | None = None
 
 
-class TranslationCache:
-    def __init__(self, max_entries: int, registry: CollectorRegistry) -> None:
-        self.max_entries = max_entries
-        self._entries: LRUCache[Hashable, CachedTranslation] | None = (
-            LRUCache(maxsize=max_entries) if max_entries > 0 else None
-        )
+class CacheMetrics:
+    """The cache's collectors (the translation domain's registration declares them)."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
         self.hits = Counter(
             "translate_cache_hits", "Translations answered from the cache.", registry=registry
         )
@@ -47,6 +45,17 @@ class TranslationCache:
             registry=registry,
             multiprocess_mode="livesum",  # one cache per front-end process
         )
+
+
+class TranslationCache:
+    def __init__(self, max_entries: int, metrics: CacheMetrics) -> None:
+        self.max_entries = max_entries
+        self._entries: LRUCache[Hashable, CachedTranslation] | None = (
+            LRUCache(maxsize=max_entries) if max_entries > 0 else None
+        )
+        self.hits = metrics.hits
+        self.misses = metrics.misses
+        self.size = metrics.size
 
     def get(self, key: Hashable) -> CachedTranslation | None:
         if self._entries is None:

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 import msgspec
 
 from translate_server.inference.engine import LoraAdapter
-from translate_server.memory.entries import Found
 from translate_server.observability.record import RequestRecord
 from translate_server.text.detection import Detection
 from translate_server.text.languages import Language
 from translate_server.translation.estimate.signals import AnswerSignals, memory_signals
 from translate_server.translation.planning.cache import CachedTranslation
+from translate_server.translation.planning.ports import FoundInMemory
 from translate_server.translation.protocol import TranslateRequest
 from translate_server.translation.segmentation.segments import Document
 
@@ -50,7 +50,7 @@ class Piece:
     param: str
     cached: CachedTranslation | None
     # Its best match in the request's translation memory: an exact one answers it.
-    found: Found | None = None
+    found: FoundInMemory | None = None
     # The LoRA adapter that translates it (adapters/routing.py); None: the base model.
     adapter: LoraAdapter | None = None
 

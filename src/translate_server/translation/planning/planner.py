@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from translate_server.errors import InvalidRequestError
 from translate_server.inference.engine import LoraAdapter
-from translate_server.inference.request_limits import check_max_tokens, check_model
+from translate_server.inference.request_limits import check_max_tokens
+from translate_server.inference.served_models import ServedModels
 from translate_server.settings import LimitSettings
 from translate_server.text.detection import Detection, LanguageDetection
 from translate_server.text.languages import Language, requested_language
@@ -30,13 +30,11 @@ from translate_server.translation.prompts.instructions import (
 from translate_server.translation.protocol import TranslateRequest
 from translate_server.translation.segmentation.markup import parse_html
 from translate_server.translation.segmentation.segments import (
+    Document,
     split_document,
     split_lines,
     split_sentences,
 )
-
-if TYPE_CHECKING:
-    from translate_server.adapters.catalog import AdapterCatalog
 
 # Source tokens per engine request unless the model's family says otherwise (templates.toml):
 # small pieces translate better with small models and spread over the batch; the model's
@@ -57,7 +55,8 @@ class Planner:
     the detector and the cache."""
 
     limits: LimitSettings
-    model_name: str
+    # The base model and the LoRA adapters beside it, where there are some.
+    models: ServedModels
     max_model_len: int
     detection: LanguageDetection
     cache: TranslationCache | None = None
@@ -71,8 +70,10 @@ class Planner:
     refuse_unsupported: bool = False
     # Whether the model follows a client's instructions (a chat family with a chat template).
     follows_instructions: bool = True
-    # The LoRA adapters served beside the base model, where there are some.
-    adapters: AdapterCatalog | None = None
+
+    @property
+    def model_name(self) -> str:
+        return self.models.base
 
     def plan(self, request: TranslateRequest, memory: Hashable = None) -> Plan:
         return self.look_up(self.prepare(request, memory))
@@ -96,9 +97,51 @@ class Planner:
         examples a prompt may show: part of every cache key."""
         texts, is_batch = self._texts(request)
         target = requested_language(request.target_lang, "target_lang")
-        detect = is_auto(request.source_lang)
-        source = None if detect else requested_language(request.source_lang, "source_lang")
-        named = self._named_adapter(request)
+        source = (
+            None
+            if is_auto(request.source_lang)
+            else (requested_language(request.source_lang, "source_lang"))
+        )
+        named = self.models.named(request.model)  # a 404 for one not served
+        self._check_options(request, is_batch)
+        glossary = validate_glossary(request.glossary)
+        instructions = self._instructions(request)
+        plan = Plan(
+            request,
+            is_batch,
+            target,
+            glossary,
+            [],
+            {},
+            notices=self._target_notices(target),
+            instructions=instructions,
+        )
+        keys = _PieceKeys(self.model_name, request, target, glossary, instructions, memory)
+        for i, text in enumerate(texts):
+            param = text_param(is_batch, i)
+            document = self._split(text, request)
+            plan.spans += len(document.pieces)
+            document = split_sentences(document, self.piece_sentences)
+            detection = self._detect(
+                document, source is None, target, param, i if is_batch else None
+            )
+            language = detection.language if detection else source or target
+            adapter = named
+            if request.model is None:
+                adapter = self.models.route(language.tag, target.tag, request.domain)
+            plan.models.append(self.models.name_of(adapter))
+            slots = [keys.piece(plan, text, language, adapter, param) for text in document.pieces]
+            if len(plan.pieces) > self.limits.max_pieces:
+                raise InvalidRequestError(
+                    f"This request would need more than {self.limits.max_pieces} engine "
+                    "requests (text nodes, parts of long texts); send fewer or shorter texts.",
+                    param=param,
+                    code="too_many_pieces",
+                )
+            plan.texts.append(PlannedText(document, language, detection, slots))
+        return plan
+
+    def _check_options(self, request: TranslateRequest, is_batch: bool) -> None:
         check_max_tokens(request.max_tokens, self.limits.max_tokens, "max_tokens")
         if request.stream and is_batch:
             raise InvalidRequestError("Streaming takes a single text, not a list.", param="stream")
@@ -112,7 +155,8 @@ class Planner:
                 "A stream is not translated again: `min_quality` needs `stream: false`.",
                 param="min_quality",
             )
-        glossary = validate_glossary(request.glossary)
+
+    def _instructions(self, request: TranslateRequest) -> tuple[str, ...]:
         # The wire's own limits are checked where it is decoded; this bounds a prompt.
         instructions = validate_instructions(
             request.instructions,
@@ -122,94 +166,33 @@ class Planner:
         )
         if instructions:
             refuse_on_base_model(self.model_name, self.follows_instructions, "instructions")
-        notices = self._target_notices(target)
-        max_chars = piece_chars(self.max_model_len, self.piece_tokens)
-        planned: list[PlannedText] = []
-        pieces: dict[Hashable, Piece] = {}
-        spans = 0
-        models: list[str] = []
-        entries_of: dict[str, dict[str, str]] = {}  # a repeated piece is looked up once
-        for i, text in enumerate(texts):
-            param = text_param(is_batch, i)
-            document = (
-                parse_html(
-                    text,
-                    max_chars,
-                    xml=request.format == "xml",
-                    ignore_tags=tuple(request.ignore_tags or ()),
-                )
-                if request.format != "text"
-                else split_document(text, max_chars)
-            )
-            if self.line_by_line:
-                # Few-shot completion prompts answer one line: each line is its own piece.
-                document = split_lines(document)
-            spans += len(document.pieces)
-            document = split_sentences(document, self.piece_sentences)
-            detection = None
-            if detect and document.pieces:
-                detection = self.detection.detect(" ".join(document.pieces), param)
-            elif detect:
-                # Markup alone: nothing to translate, nothing to detect. It comes back as it
-                # is, which is its "translation" into the target; confidence 0 says so.
-                detection = Detection(language=target, confidence=0.0)
-            language = detection.language if detection else source or target
-            adapter = named
-            if request.model is None and self.adapters is not None:
-                adapter = self.adapters.route(language.tag, target.tag, request.domain)
-            models.append(self.model_name if adapter is None else adapter.name)
-            # A translation made by one adapter (or one load of it) is never another's.
-            model_key = self.model_name if adapter is None else (adapter.name, adapter.id)
-            slots: list[Hashable] = []
-            for piece_text in document.pieces:
-                entries = entries_of.get(piece_text)
-                if entries is None:
-                    entries = entries_of[piece_text] = entries_in(piece_text, glossary)
-                key = (
-                    model_key,
-                    language.tag,
-                    target.tag,
-                    tuple(entries.items()),
-                    request.formality,
-                    instructions,
-                    request.max_tokens,
-                    memory,
-                    request.context,
-                    request.candidates,  # the best of several answers is not the greedy one
-                    piece_text,
-                )
-                if key not in pieces:
-                    pieces[key] = Piece(
-                        piece_text, language, entries, key, param, None, adapter=adapter
-                    )
-                slots.append(key)
-            if len(pieces) > self.limits.max_pieces:
-                raise InvalidRequestError(
-                    f"This request would need more than {self.limits.max_pieces} engine "
-                    "requests (text nodes, parts of long texts); send fewer or shorter texts.",
-                    param=param,
-                    code="too_many_pieces",
-                )
-            planned.append(PlannedText(document, language, detection, slots))
-        return Plan(
-            request,
-            is_batch,
-            target,
-            glossary,
-            planned,
-            pieces,
-            notices=notices,
-            spans=spans,
-            instructions=instructions,
-            models=models,
-        )
+        return instructions
 
-    def _named_adapter(self, request: TranslateRequest) -> LoraAdapter | None:
-        """The adapter the request names as `model` (a 404 for one not loaded)."""
-        if self.adapters is None:
-            check_model(request.model, self.model_name)
+    def _split(self, text: str, request: TranslateRequest) -> Document:
+        """A text's pieces by characters (HTML and XML: its text nodes)."""
+        max_chars = piece_chars(self.max_model_len, self.piece_tokens)
+        if request.format == "text":
+            document = split_document(text, max_chars)
+        else:
+            document = parse_html(
+                text,
+                max_chars,
+                xml=request.format == "xml",
+                ignore_tags=tuple(request.ignore_tags or ()),
+            )
+        # Few-shot completion prompts answer one line: each line is its own piece.
+        return split_lines(document) if self.line_by_line else document
+
+    def _detect(
+        self, document: Document, detect: bool, target: Language, param: str, index: int | None
+    ) -> Detection | None:
+        if not detect:
             return None
-        return self.adapters.named(request.model)
+        if document.pieces:
+            return self.detection.detect(" ".join(document.pieces), param, index)
+        # Markup alone: nothing to translate, nothing to detect. It comes back as it is,
+        # which is its "translation" into the target; confidence 0 says so.
+        return Detection(language=target, confidence=0.0)
 
     def _target_notices(self, target: Language) -> tuple[str, ...]:
         if self.support(target.tag) != "unsupported":
@@ -253,3 +236,52 @@ def piece_chars(max_model_len: int, piece_tokens: int = MAX_PIECE_TOKENS) -> int
 
 def text_param(is_batch: bool, index: int) -> str:
     return f"text[{index}]" if is_batch else "text"
+
+
+class _PieceKeys:
+    """The cache key of each piece, and the plan's pieces deduplicated by it: everything that
+    shapes a piece's prompt and sampling is in its key."""
+
+    def __init__(
+        self,
+        model_name: str,
+        request: TranslateRequest,
+        target: Language,
+        glossary: dict[str, str],
+        instructions: tuple[str, ...],
+        memory: Hashable,
+    ) -> None:
+        self.model_name = model_name
+        self.request = request
+        self.target = target
+        self.glossary = glossary
+        self.instructions = instructions
+        self.memory = memory
+        self._entries_of: dict[str, dict[str, str]] = {}  # a repeated piece is looked up once
+
+    def piece(
+        self, plan: Plan, text: str, language: Language, adapter: LoraAdapter | None, param: str
+    ) -> Hashable:
+        """The piece's key, its piece added to the plan where it is new."""
+        entries = self._entries_of.get(text)
+        if entries is None:
+            entries = self._entries_of[text] = entries_in(text, self.glossary)
+        request = self.request
+        # A translation made by one adapter (or one load of it) is never another's.
+        model_key = self.model_name if adapter is None else (adapter.name, adapter.id)
+        key = (
+            model_key,
+            language.tag,
+            self.target.tag,
+            tuple(entries.items()),
+            request.formality,
+            self.instructions,
+            request.max_tokens,
+            self.memory,
+            request.context,
+            request.candidates,  # the best of several answers is not the greedy one
+            text,
+        )
+        if key not in plan.pieces:
+            plan.pieces[key] = Piece(text, language, entries, key, param, None, adapter=adapter)
+        return key

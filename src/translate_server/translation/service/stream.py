@@ -13,6 +13,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from contextlib import aclosing
 
 from translate_server.inference.admission import Admission, Ticket
+from translate_server.inference.owned_streams import STARTED, opened
 from translate_server.observability.record import RequestRecord
 from translate_server.translation.planning.plan import FAN_OUT_SLICE, PieceResult, Plan
 from translate_server.translation.protocol import TranslateChunk, TranslateResponse
@@ -55,7 +56,7 @@ class TranslationStream:
             if ticket is not None:
                 ticket.release()
             raise
-        return _chunks(plan, sources, tasks, ticket, record, respond)
+        return await opened(_chunks(plan, sources, tasks, ticket, record, respond))
 
 
 async def _chunks(
@@ -69,6 +70,7 @@ async def _chunks(
     text = plan.texts[0]
     escape = text.document.escape or (lambda s: s)
     try:
+        yield STARTED
         plan.take_cached()
         for part in text.document.layout:
             if isinstance(part, str):

@@ -16,6 +16,7 @@ from translate_server.errors import InvalidRequestError
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import EngineDeadError
 from translate_server.inference.generation import GenerationService
+from translate_server.inference.served_models import ServedModels
 from translate_server.observability.record import RequestRecord
 from translate_server.settings import LimitSettings
 from translate_server.text.detection import (
@@ -49,8 +50,7 @@ from translate_server.translation.service.response import build_response
 from translate_server.translation.service.stream import TranslationStream
 
 if TYPE_CHECKING:
-    from translate_server.adapters.catalog import AdapterCatalog
-    from translate_server.memory.service import Memories
+    from translate_server.translation.planning.ports import MemoryLookup
 
 
 class TranslationService:
@@ -68,19 +68,19 @@ class TranslationService:
         priority: int = 0,
         quality_guard: bool = True,
         refuse_unsupported_targets: bool = False,
-        memories: Memories | None = None,
-        adapters: AdapterCatalog | None = None,
+        memories: MemoryLookup | None = None,
+        models: ServedModels | None = None,
     ) -> None:
         self.generation = generation
         self.memories = memories
-        self.adapters = adapters
+        self.models = models or ServedModels(model_name)
         self.admission = admission
         self.limits = limits
         self.model_name = model_name
         self.detection = detection or LanguageDetection()
         self.planner = Planner(
             limits,
-            model_name,
+            self.models,
             generation.max_model_len,
             self.detection,
             cache,
@@ -91,7 +91,6 @@ class TranslationService:
             refuse_unsupported=refuse_unsupported_targets,
             follows_instructions=(template is None or template.kind == "chat")
             and generation.engine.info.chat_template,
-            adapters=adapters,
         )
         # Only a completion prompt shows the examples: only there can an answer copy one.
         shown = template.examples if template is not None and template.kind == "completion" else ()

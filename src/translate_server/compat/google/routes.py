@@ -1,0 +1,269 @@
+"""Google Cloud Translation's REST API: Google's client libraries and plugins work against this
+server by changing their API endpoint.
+
+- The basic edition (v2), under `/language/translate/v2`: parameters in the query, a form or a
+  JSON body, on GET or POST alike.
+- The advanced edition's (v3) text methods, under `/v3/projects/`: `translateText` and
+  `detectLanguage` on a project or a project's location (`projects/p/locations/global:
+  translateText`), and `supportedLanguages`; beside DeepL's own `/v3` routes (DeepL has no
+  `projects`). Google's custom methods end a path segment, which a route cannot split: the
+  method is read from the segment.
+
+Keys come as Google's clients send them: `X-Goog-Api-Key` (the client libraries' API-key
+credentials), a `key` query parameter (everyone else), or a bearer token, which the gate
+checks itself."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Request, Router, get, post, route
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import Parameter
+
+from translate_server.compat.common import presented_key
+from translate_server.compat.google.envelope import (
+    ApiKeyInvalidError,
+    ApiKeyMissingError,
+    google_error,
+)
+from translate_server.compat.google.keys import GOOGLE
+from translate_server.compat.google.protocol import (
+    REPEATED,
+    GoogleDetectParams,
+    GoogleDetectResponse,
+    GoogleError,
+    GoogleLanguagesParams,
+    GoogleLanguagesResponse,
+    GoogleTranslateParams,
+    GoogleTranslateResponse,
+    GoogleV3DetectRequest,
+    GoogleV3DetectResponse,
+    GoogleV3Languages,
+    GoogleV3TranslateRequest,
+    GoogleV3TranslateResponse,
+)
+from translate_server.errors import ApiError
+from translate_server.http.bodies import read_body, read_params
+from translate_server.http.errors import exception_handlers
+from translate_server.http.gate import KEY_IN_BODY, PRESENTED_KEY
+from translate_server.http.requests import deadline_for, record_of, unless_disconnected
+from translate_server.http.route_paths import compatible
+from translate_server.services import services
+from translate_server.wire import ErrorBody
+
+V2_PREFIX = "/language/translate/v2"
+V3_PREFIX = "/v3/projects"
+KEY_FIELD = "key"
+KEY_HEADER = "x-goog-api-key"
+
+ERRORS = {
+    status: ResponseSpec(data_container=GoogleError, generate_examples=False, description=text)
+    for status, text in {
+        400: "Invalid request (v2's `errors[].location` names the parameter), or an API key "
+        "that is not one of the server's (`API_KEY_INVALID`)",
+        401: "An `Authorization` bearer token that is not one of the server's keys",
+        403: "No API key, where the server has keys",
+        404: "Unknown model, or a method not served",
+        413: "Request body too large",
+        502: "The engine stopped while generating this request",
+        503: "Overloaded (with Retry-After), shutting down, or the engine is not running",
+        504: "The request missed its deadline and was aborted",
+    }.items()
+}
+_GET_OR_POST: list[Any] = ["GET", "POST"]
+
+
+class NotFoundError(ApiError):
+    status_code = 404
+    code = "not_found"
+
+
+# -- v2 ------------------------------------------------------------------------------------
+
+
+@route(
+    "/",
+    http_method=_GET_OR_POST,
+    status_code=200,
+    summary="Google v2: translate (`q` repeated, `target`, `source`, `format`, `model`)",
+    tags=["google"],
+    responses=ERRORS,
+)
+async def google_translate(request: Request[Any, Any, Any]) -> GoogleTranslateResponse:
+    params = await read_params(request, GoogleTranslateParams, REPEATED)
+    found = services(request)
+    deadline = deadline_for(found.limits.request_timeout, None)
+    return await unless_disconnected(
+        request,
+        found[GOOGLE].translate_v2(params, record_of(request), deadline),
+    )
+
+
+@route(
+    "/detect",
+    http_method=_GET_OR_POST,
+    status_code=200,
+    summary="Google v2: detect the language of each `q`",
+    tags=["google"],
+    responses=ERRORS,
+)
+async def google_detect(request: Request[Any, Any, Any]) -> GoogleDetectResponse:
+    params = await read_params(request, GoogleDetectParams, REPEATED)
+    return await services(request)[GOOGLE].detect_v2(params)
+
+
+@route(
+    "/languages",
+    http_method=_GET_OR_POST,
+    status_code=200,
+    summary="Google v2: languages, named in `target` where it is given",
+    tags=["google"],
+    responses=ERRORS,
+)
+async def google_languages(request: Request[Any, Any, Any]) -> GoogleLanguagesResponse:
+    params = await read_params(request, GoogleLanguagesParams)
+    return services(request)[GOOGLE].languages_v2(params)
+
+
+@route(
+    "/{unknown:path}",
+    http_method=["GET", "POST", "PUT", "PATCH", "DELETE"],
+    include_in_schema=False,
+)
+async def google_unknown(unknown: str, request: Request[Any, Any, Any]) -> None:
+    """Any other path of the v2 API: a 404 in Google's shape."""
+    raise NotFoundError(f"Not found: {request.url.path}")
+
+
+# -- v3 ------------------------------------------------------------------------------------
+
+V3_METHODS = ("translateText", "detectLanguage", "supportedLanguages")
+DisplayLanguage = Annotated[
+    str | None,
+    Parameter(query="displayLanguageCode", description="The language of the languages' names."),
+]
+
+
+@post(
+    "/{parent:str}",
+    status_code=200,
+    summary="Google v3: `projects/{project}:translateText` or `:detectLanguage`",
+    tags=["google"],
+    responses=ERRORS,
+)
+async def project_method(
+    parent: str, request: Request[Any, Any, Any]
+) -> GoogleV3TranslateResponse | GoogleV3DetectResponse:
+    return await _v3_call(request, parent)
+
+
+@post(
+    "/{project:str}/locations/{location:str}",
+    status_code=200,
+    summary="Google v3: `projects/{project}/locations/{location}:translateText` or "
+    "`:detectLanguage`",
+    tags=["google"],
+    responses=ERRORS,
+)
+async def location_method(
+    project: str, location: str, request: Request[Any, Any, Any]
+) -> GoogleV3TranslateResponse | GoogleV3DetectResponse:
+    return await _v3_call(request, location)
+
+
+async def _v3_call(
+    request: Request[Any, Any, Any], segment: str
+) -> GoogleV3TranslateResponse | GoogleV3DetectResponse:
+    _, _, method = segment.rpartition(":")
+    found = services(request)
+    google = found[GOOGLE]
+    if method == "translateText":
+        body = await read_body(request, GoogleV3TranslateRequest)
+        deadline = deadline_for(found.limits.request_timeout, None)
+        return await unless_disconnected(
+            request, google.translate_v3(body, record_of(request), deadline)
+        )
+    if method == "detectLanguage":
+        return google.detect_v3(await read_body(request, GoogleV3DetectRequest))
+    raise NotFoundError(
+        f"No method `{method or segment}` here: this server serves {', '.join(V3_METHODS)}."
+    )
+
+
+@get(
+    "/{project:str}/supportedLanguages",
+    summary="Google v3: languages, named in `displayLanguageCode` where it is given",
+    tags=["google"],
+    responses=ERRORS,
+)
+async def supported_languages(
+    project: str, request: Request[Any, Any, Any], display: DisplayLanguage = None
+) -> GoogleV3Languages:
+    return services(request)[GOOGLE].languages_v3(display)
+
+
+# Its own handler, not a second path of the one above: a handler's path parameters are then
+# the ones it names, in its path's order, so the OpenAPI document is the same on every run.
+@get(
+    "/{project:str}/locations/{location:str}/supportedLanguages",
+    summary="Google v3: languages, named in `displayLanguageCode` where it is given",
+    tags=["google"],
+    responses=ERRORS,
+)
+async def location_supported_languages(
+    project: str, location: str, request: Request[Any, Any, Any], display: DisplayLanguage = None
+) -> GoogleV3Languages:
+    return services(request)[GOOGLE].languages_v3(display)
+
+
+# -- both ----------------------------------------------------------------------------------
+
+
+async def check_key(request: Request[Any, Any, Any]) -> None:
+    """A Router `before_request` hook: where the gate left the check to the route (no
+    `Authorization` header came), the key must be one of the server's."""
+    keys = request.scope.get("state", {}).get(KEY_IN_BODY)
+    if keys is None:
+        return
+    key = request.headers.get(KEY_HEADER) or await presented_key(request, KEY_FIELD)
+    if not key:
+        raise ApiKeyMissingError(
+            "The request is missing a valid API key: send it as `key` or `X-Goog-Api-Key`."
+        )
+    if not keys.accepts(b"Bearer " + key.encode("utf-8")):
+        raise ApiKeyInvalidError("API key not valid. Please pass a valid API key.")
+    request.scope["state"][PRESENTED_KEY] = key
+
+
+def v2_error(status: int, error: ErrorBody) -> tuple[int, GoogleError]:
+    return google_error(status, error, "v2")
+
+
+def v3_error(status: int, error: ErrorBody) -> tuple[int, GoogleError]:
+    return google_error(status, error, "v3")
+
+
+def google_routers() -> list[Router]:
+    """Both editions, each with its error envelope; the browsers' extensions call them too."""
+    return [
+        Router(
+            path=V2_PREFIX,
+            route_handlers=[google_translate, google_detect, google_languages, google_unknown],
+            exception_handlers=exception_handlers(v2_error),
+            before_request=check_key,
+            opt=compatible(v2_error, cors=True),
+        ),
+        Router(
+            path=V3_PREFIX,
+            route_handlers=[
+                project_method,
+                location_method,
+                supported_languages,
+                location_supported_languages,
+            ],
+            exception_handlers=exception_handlers(v3_error),
+            before_request=check_key,
+            opt=compatible(v3_error, cors=True, prefix=V3_PREFIX + "/"),
+        ),
+    ]

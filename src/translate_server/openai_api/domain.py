@@ -1,0 +1,39 @@
+"""The OpenAI domain: /v1/chat/completions, /v1/responses, /v1/completions and /v1/models."""
+
+from __future__ import annotations
+
+from translate_server.openai_api.chat.keys import CHAT
+from translate_server.openai_api.chat.routes import chat_completions
+from translate_server.openai_api.completions.keys import COMPLETIONS
+from translate_server.openai_api.completions.routes import completions
+from translate_server.openai_api.models.routes import list_models, retrieve_model
+from translate_server.openai_api.responses.keys import RESPONSES
+from translate_server.openai_api.responses.routes import create_response
+from translate_server.registration import Domain, Opening
+from translate_server.services import SERVED_MODELS
+
+
+async def _open(opening: Opening) -> None:
+    from translate_server.openai_api.chat.service import ChatService
+    from translate_server.openai_api.completions.service import CompletionService
+    from translate_server.openai_api.responses.service import ResponsesService
+
+    found = opening.services
+    parts = (found.generation, found.admission, found.limits, found.model_name)
+    chat = ChatService(*parts, found[SERVED_MODELS])
+    found.provide(CHAT, chat)
+    found.provide(RESPONSES, ResponsesService(chat))
+    found.provide(COMPLETIONS, CompletionService(*parts, found[SERVED_MODELS]))
+
+
+DOMAIN = Domain(
+    "openai",
+    routes=lambda settings: [
+        chat_completions,
+        create_response,
+        completions,
+        list_models,
+        retrieve_model,
+    ],
+    open=_open,
+)

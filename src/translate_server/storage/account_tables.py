@@ -1,0 +1,65 @@
+"""The DeepL accounts' tables: glossaries and their dictionaries (one per language pair),
+style rules, and the characters billed to each key. Owners are key digests (`owners`)."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+deepl_glossaries = Table(
+    "deepl_glossaries",
+    metadata,
+    Column("glossary_id", Text, primary_key=True),
+    Column("owner", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("creation_time", Text, nullable=False),
+    Index("deepl_glossaries_owner", "owner"),
+)
+
+deepl_glossary_dictionaries = Table(
+    "deepl_glossary_dictionaries",
+    metadata,
+    Column(
+        "glossary_id",
+        Text,
+        ForeignKey("deepl_glossaries.glossary_id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("source_lang", Text, nullable=False),
+    Column("target_lang", Text, nullable=False),
+    Column("entries", Text, nullable=False),  # JSON: {source term: target term}
+    PrimaryKeyConstraint("glossary_id", "source_lang", "target_lang"),
+)
+
+deepl_style_rules = Table(
+    "deepl_style_rules",
+    metadata,
+    Column("style_id", Text, primary_key=True),
+    Column("owner", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("language", Text, nullable=False),
+    Column("creation_time", Text, nullable=False),
+    Column("updated_time", Text, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("configured_rules", Text, nullable=False),  # JSON
+    Column("custom_instructions", Text, nullable=False),  # JSON
+    Index("deepl_style_rules_owner", "owner"),
+)
+
+deepl_usage = Table(
+    "deepl_usage",
+    metadata,
+    Column("owner", Text, primary_key=True),
+    Column("characters", BigInteger, nullable=False),
+)

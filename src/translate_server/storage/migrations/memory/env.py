@@ -1,0 +1,3 @@
+from translate_server.storage.migrate import run_migrations
+
+run_migrations()
