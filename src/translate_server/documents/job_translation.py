@@ -110,6 +110,18 @@ async def translate_job(
         for _ in range(limits.batches_in_flight):
             group.create_task(worker(running_options))
     timings.mark("translate")
+    return await _finish(job, extracted, done, store, timings)
+
+
+async def _finish(
+    job: Job,
+    extracted: Extracted,
+    done: dict[int, SegmentTranslation],
+    store: JobStore,
+    timings: Timings,
+) -> Job:
+    """The file rebuilt with every translation, those that need review marked where its
+    format can say so; the job recorded as done with its report of them."""
     ordered = [done[i] for i in range(len(extracted.segments))]
     result = await asyncio.to_thread(
         extracted.rebuild_reviewed,

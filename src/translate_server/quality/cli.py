@@ -256,10 +256,7 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     scores, estimated = _score(args, sets, answers, out / "answers.jsonl")
     means = mean_scores(scores, set_wall_s)
-    run = _run_fields(args, model, sets, started, wall_s, set_wall_s) | {
-        "runs": labels,
-        "candidates": args.candidates,
-    }
+    run = _run_fields(args, model, sets, started, wall_s, set_wall_s)
     document = build_document(
         run | {"available": _available(names)}, [_set_fields(s) for s in sets], scores, means
     )
@@ -330,6 +327,8 @@ def _run_fields(
     return {
         "base_url": args.base_url,
         "apis": args.api,
+        "runs": [run.label for run in planned_runs(args)],
+        "candidates": args.candidates,
         "model": model,
         "sets": list(dict.fromkeys(s.name for s in sets)),
         "pairs": list(dict.fromkeys(s.pair for s in sets)),
