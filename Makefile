@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 ENGINE ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo gpu || echo cpu)
 STAMP  := $(VENV)/.installed-$(ENGINE)
 
-.PHONY: install model browser haproxy postgresql serve lint test test-fast test-docker bench openapi clean
+.PHONY: install model browser haproxy postgresql serve lint test test-fast test-docker bench openapi docs clean
 
 # Test tiers: each a folder under tests/ and a pytest marker (conftest.py, pyproject.toml).
 # `make test-unit`, `make test-engine`... run one tier.
@@ -107,6 +107,10 @@ bench: $(STAMP)
 # Regenerate the committed OpenAPI document from the app.
 openapi: $(STAMP)
 	$(BIN)/translate-server openapi > openapi/openapi.json
+
+# Regenerate the generated parts of docs/: the settings table, the error codes.
+docs: $(STAMP)
+	$(BIN)/python docs/generated.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

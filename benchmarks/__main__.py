@@ -8,7 +8,7 @@ import sys
 from benchmarks import adapters, api_processes, ceiling, compare, http_layer
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m benchmarks")
     sub = parser.add_subparsers(dest="command", required=True)
     compare.add_parser(sub)
@@ -16,7 +16,11 @@ def main(argv: list[str] | None = None) -> int:
     ceiling.add_parser(sub)
     api_processes.add_parser(sub)
     adapters.add_parser(sub)
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     return int(args.handler(args))
 
 

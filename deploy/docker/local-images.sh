@@ -5,7 +5,7 @@
 # `docker import`. Use them through deploy/docker/compose.local.yml:
 #
 #   deploy/docker/local-images.sh
-#   docker compose -f docker-compose.yml -f deploy/docker/compose.local.yml --profile cpu up
+#   docker compose -f docker-compose.yml -f deploy/docker/compose.local.yml up
 #
 #   translate-server-local/python:3.11   python:3.12-slim's place (Debian's Python 3.11)
 #   translate-server-local/haproxy:2.6   haproxy:2.6's place (Debian's HAProxy 2.6)

@@ -184,8 +184,10 @@ def _front_door(
         error_shapes=paths.error_shapes,
         body_key_prefixes=paths.body_key_prefixes,
     )
-    # LibreTranslate's browser clients need CORS, its preflights answered before the gate.
-    return RequestObserver(Cors(gate, paths.cors_prefixes), metrics_, paths.known, tracing)
+    # CORS (--cors-origins, and the compatible APIs' browser clients): preflights are
+    # answered before the gate.
+    cors = Cors(gate, paths.cors_prefixes, settings.server.cors_origins)
+    return RequestObserver(cors, metrics_, paths.known, tracing)
 
 
 def service_metrics(settings: Settings | None = None) -> ServiceMetrics:

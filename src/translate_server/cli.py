@@ -107,7 +107,7 @@ def _parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     commands.add_parser(
-        "bench", help="load generator and comparisons (see `bench --help`)", add_help=False
+        "bench", help="load generator and translation quality (see `bench --help`)", add_help=False
     )
     return parser
 

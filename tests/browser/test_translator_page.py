@@ -446,7 +446,7 @@ SHOWN_TRANSLATION = (
 
 
 def test_screenshots(page: Any, served: Any) -> None:
-    """The README's picture of the page, and one at phone width."""
+    """The picture of the page in docs/translator-page.md, and one at phone width."""
     engine = FakeEngine(responder=lambda prompt, options: SHOWN_TRANSLATION)
     open_page(page, served(engine))
     page.select_option("#target-lang", "de")

@@ -1,4 +1,7 @@
-"""docker-compose.yml follows the Compose specification and wires the stack together."""
+"""The compose files follow the Compose specification and wire the stack together: a plain
+`docker compose up` runs the CPU server, Prometheus and Grafana; docker-compose.gpu.yml turns
+the server into the GPU one, docker-compose.scale.yml into replicas behind HAProxy; every
+TRANSLATE_* setting reaches the server."""
 
 from __future__ import annotations
 
@@ -10,44 +13,29 @@ from typing import Any
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.compose_files import (
+    GPU,
+    LOCAL,
+    LOCAL_SCALE,
+    ROOT,
+    SCALE,
+    interpolate,
+    merge,
+    read,
+    stack,
+)
+
 SCHEMA = Path(__file__).resolve().parent / "schemas" / "compose-spec.json"
-_VARIABLE = re.compile(r"\$(?:(\$)|\{(\w+)(?:(:?[-?])([^}]*))?\}|(\w+))")
-
-
-def interpolate(value: Any, environ: dict[str, str]) -> Any:
-    """Compose's variable substitution: $VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, $$."""
-    if isinstance(value, dict):
-        return {key: interpolate(item, environ) for key, item in value.items()}
-    if isinstance(value, list):
-        return [interpolate(item, environ) for item in value]
-    if not isinstance(value, str):
-        return value
-
-    def substitute(match: re.Match) -> str:
-        escaped, name, operator, default, bare = match.groups()
-        if escaped:
-            return "$"
-        name = name or bare
-        current = environ.get(name)
-        if operator == ":-" and not current:
-            return default
-        if operator == "-" and current is None:
-            return default
-        if operator in (":?", "?") and not current:
-            raise KeyError(f"{name} is required: {default}")
-        return current or ""
-
-    return _VARIABLE.sub(substitute, value)
-
-
-def load_compose(environ: dict[str, str] | None = None) -> dict[str, Any]:
-    return interpolate(yaml.safe_load((ROOT / "docker-compose.yml").read_text()), environ or {})
-
-
-@pytest.fixture(scope="module")
-def compose() -> dict[str, Any]:
-    return load_compose()
+SERVER = "translate-server"
+# What compose sets in the container itself, whatever the shell says.
+CONTAINER_OWN = {"TRANSLATE_HOST", "TRANSLATE_PORT", "TRANSLATE_MODEL_CACHE_DIR"}
+FILE_SETS = {
+    "plain": (),
+    "gpu": (GPU,),
+    "scale": (SCALE,),
+    "local": (LOCAL,),
+    "local scale": (SCALE, LOCAL, LOCAL_SCALE),
+}
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +46,16 @@ def validator():
     return jsonschema.Draft7Validator(schema)
 
 
+def image_environment(dockerfile: str) -> dict[str, str]:
+    """The `ENV` a Dockerfile sets, by name."""
+    text = (ROOT / "deploy/docker" / dockerfile).read_text().replace("\\\n", " ")
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("ENV "):
+            found.update(dict(re.findall(r"(\w+)=(\S+)", line)))
+    return found
+
+
 def test_interpolation() -> None:
     environ = {"SET": "x", "EMPTY": ""}
     assert (
@@ -66,83 +64,142 @@ def test_interpolation() -> None:
     )
 
 
-def test_compose_file_follows_the_compose_specification(compose, validator) -> None:
-    errors = sorted(validator.iter_errors(compose), key=lambda e: list(e.path))
+def test_merge_follows_compose() -> None:
+    base = {"a": {"ports": ["1:1"], "env": {"X": "1", "Y": "2"}, "shm_size": "2gb"}}
+    over = yaml.safe_load("a: {ports: ['2:2'], env: {X: '3'}}")
+    assert merge(base, over) == {
+        "a": {"ports": ["1:1", "2:2"], "env": {"X": "3", "Y": "2"}, "shm_size": "2gb"}
+    }
+    # `!reset` removes what earlier files set: the scale file's replicas publish no port.
+    scaled = merge({"services": {SERVER: base["a"]}}, read(SCALE))["services"][SERVER]
+    assert "ports" not in scaled and scaled["shm_size"] == "2gb"
+    assert scaled["env"] == base["a"]["env"]
+
+
+@pytest.mark.parametrize("name", FILE_SETS)
+def test_each_documented_file_set_follows_the_compose_specification(name, validator) -> None:
+    merged = stack(*FILE_SETS[name])
+    errors = sorted(validator.iter_errors(merged), key=lambda e: list(e.path))
     assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
 
 
-def test_schema_catches_mistakes(compose, validator) -> None:
-    broken = json.loads(json.dumps(compose))
-    broken["services"]["translate-server"]["healthchek"] = {"test": ["CMD", "true"]}
+def test_schema_catches_mistakes(validator) -> None:
+    broken = json.loads(json.dumps(stack(GPU)))
+    broken["services"][SERVER]["healthchek"] = {"test": ["CMD", "true"]}
     assert not validator.is_valid(broken)
-    broken = json.loads(json.dumps(compose))
-    broken["services"]["translate-server"]["deploy"]["resources"]["reservations"]["devices"] = [
+    broken = json.loads(json.dumps(stack(GPU)))
+    broken["services"][SERVER]["deploy"]["resources"]["reservations"]["devices"] = [
         {"driver": "nvidia", "count": 1}
     ]  # capabilities are required
     assert not validator.is_valid(broken)
 
 
-def test_each_server_variant_is_a_profile(compose) -> None:
-    # A service without a profile starts with every profile: `--profile cpu` on a laptop
-    # would build the GPU image too.
-    services = compose["services"]
-    gpu, cpu = services["translate-server"], services["translate-server-cpu"]
-    assert gpu["profiles"] == ["gpu"]
-    assert cpu["profiles"] == ["cpu"]
-    (device,) = gpu["deploy"]["resources"]["reservations"]["devices"]
+def test_a_plain_up_runs_the_cpu_server_prometheus_and_grafana() -> None:
+    services = stack()["services"]
+    # A service without profiles starts with a plain `up`; only Jaeger waits to be asked for.
+    started = {name for name, service in services.items() if not service.get("profiles")}
+    assert started == {SERVER, "prometheus", "grafana"}
+    assert services["jaeger"]["profiles"] == ["tracing"]
+    server = services[SERVER]
+    assert server["build"]["dockerfile"] == "deploy/docker/Dockerfile.cpu"
+    assert (ROOT / server["build"]["context"] / server["build"]["dockerfile"]).is_file()
+    assert server["image"].endswith("-cpu")
+    assert server["ports"] == ["8000:8000"]
+    assert "deploy" not in server and "ipc" not in server
+    environment = server["environment"]
+    assert environment["TRANSLATE_HOST"] == "0.0.0.0"
+    assert f"model-cache:{environment['TRANSLATE_MODEL_CACHE_DIR']}" in server["volumes"]
+    # Document jobs, glossaries, usage and memories (their paths below) outlive `down`.
+    assert "translate-data:/var/lib/translate-server" in server["volumes"]
+    for name in ("TRANSLATE_DOCUMENT_DIR", "TRANSLATE_GLOSSARY_DB", "TRANSLATE_MEMORY_DB"):
+        assert environment[name].startswith("/var/lib/translate-server/"), name
+    grace = float(environment["TRANSLATE_SHUTDOWN_GRACE"])
+    assert float(server["stop_grace_period"].removesuffix("s")) > grace
+    assert server["init"] is True
+
+
+def test_every_setting_reaches_the_server(translate_env_names) -> None:
+    environment = read("docker-compose.yml")["x-translate-environment"]
+    named = {name for name in environment if name.startswith("TRANSLATE_")}
+    missing = translate_env_names - named
+    assert not missing, (
+        f"add {sorted(missing)} to x-translate-environment in docker-compose.yml "
+        "(`NAME:` with no value passes it through from the shell or .env)"
+    )
+    assert named <= translate_env_names, sorted(named - translate_env_names)
+    # The rest pass through as they are: no value, or the variable itself with a default.
+    for name in named - CONTAINER_OWN:
+        value = environment[name]
+        assert value is None or value.startswith(f"${{{name}:-"), (name, value)
+
+
+def test_a_setting_in_the_shell_or_dotenv_reaches_the_server() -> None:
+    given = {"TRANSLATE_ADMIN_KEY": "secret", "TRANSLATE_SHUTDOWN_GRACE": "20"}
+    environment = stack(environ=given)["services"][SERVER]["environment"]
+    assert environment["TRANSLATE_SHUTDOWN_GRACE"] == "20"
+    # No value: compose takes it from the shell or .env, and leaves it unset where neither
+    # has it (the server's default), which `docker compose config` shows for real in the
+    # docker tier.
+    assert "TRANSLATE_ADMIN_KEY" in environment and environment["TRANSLATE_ADMIN_KEY"] is None
+    assert stack()["services"][SERVER]["environment"]["TRANSLATE_SHUTDOWN_GRACE"] == "30"
+
+
+@pytest.mark.parametrize("dockerfile", ["Dockerfile.cpu", "Dockerfile.gpu"])
+def test_the_images_settings_survive_compose(dockerfile: str) -> None:
+    """An entry without a value unsets the variable in the container, the image's own too:
+    every TRANSLATE_* the image sets must have a value in compose, the image's."""
+    files = (GPU,) if dockerfile.endswith("gpu") else ()
+    environment = stack(*files)["services"][SERVER]["environment"]
+    for name, value in image_environment(dockerfile).items():
+        if name.startswith("TRANSLATE_") and name != "TRANSLATE_LOG_FORMAT":
+            assert environment[name] == value, (name, environment[name], value)
+    assert environment["TRANSLATE_LOG_FORMAT"] == "json"
+
+
+def test_the_gpu_file_turns_the_server_into_the_gpu_one() -> None:
+    server = stack(GPU)["services"][SERVER]
+    assert server["build"]["dockerfile"] == "deploy/docker/Dockerfile.gpu"
+    assert (ROOT / server["build"]["context"] / server["build"]["dockerfile"]).is_file()
+    assert server["image"].endswith("-gpu")
+    (device,) = server["deploy"]["resources"]["reservations"]["devices"]
     assert device["driver"] == "nvidia" and int(device["count"]) == 1
     assert "gpu" in device["capabilities"]
-    assert "deploy" not in cpu
-    assert gpu["build"]["dockerfile"] == "deploy/docker/Dockerfile.gpu"
-    assert cpu["build"]["dockerfile"] == "deploy/docker/Dockerfile.cpu"
-    for service in (gpu, cpu):
-        assert (ROOT / service["build"]["context"] / service["build"]["dockerfile"]).is_file()
-        environment = service["environment"]
-        assert environment["TRANSLATE_HOST"] == "0.0.0.0"
-        cache = environment["TRANSLATE_MODEL_CACHE_DIR"]
-        assert f"model-cache:{cache}" in service["volumes"]
-        # Document jobs, glossaries and usage (the image puts them there) outlive `down`.
-        assert "translate-data:/var/lib/translate-server" in service["volumes"]
-        grace = float(environment["TRANSLATE_SHUTDOWN_GRACE"])
-        assert float(service["stop_grace_period"].removesuffix("s")) > grace
-        assert service["init"] is True
-
-
-def test_configuration_is_only_known_translate_variables(compose, translate_env_names) -> None:
-    for name in ("translate-server", "translate-server-cpu"):
-        names = {k for k in compose["services"][name]["environment"] if k.startswith("TRANSLATE_")}
-        assert names <= translate_env_names, sorted(names - translate_env_names)
-
-
-def test_environment_overrides_reach_the_server() -> None:
-    compose = load_compose({"TRANSLATE_MODEL": "Qwen/Qwen2.5-1.5B-Instruct"})
     assert (
-        compose["services"]["translate-server"]["environment"]["TRANSLATE_MODEL"]
-        == "Qwen/Qwen2.5-1.5B-Instruct"
+        int(
+            stack(GPU, environ={"TRANSLATE_GPUS": "2"})["services"][SERVER]["deploy"]["resources"][
+                "reservations"
+            ]["devices"][0]["count"]
+        )
+        == 2
     )
-    # Unset stays empty, which the server reads as "not given".
-    assert load_compose()["services"]["translate-server"]["environment"]["TRANSLATE_MODEL"] == ""
+    # The host's shared memory, and nothing of the CPU engine's.
+    assert server["ipc"] == "host" and "shm_size" not in server
+    assert "VLLM_CPU_KVCACHE_SPACE" not in server["environment"]
+    assert server["ports"] == ["8000:8000"]
+    assert server["environment"] == {
+        k: v
+        for k, v in stack()["services"][SERVER]["environment"].items()
+        if k != "VLLM_CPU_KVCACHE_SPACE"
+    }
 
 
-def test_prometheus_scrapes_whichever_server_variant_runs(compose) -> None:
+def test_prometheus_scrapes_whichever_server_runs() -> None:
     config = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())
-    (job,) = [j for j in config["scrape_configs"] if j["job_name"] == "translate-server"]
+    (job,) = [j for j in config["scrape_configs"] if j["job_name"] == SERVER]
     assert job.get("metrics_path", "/metrics") == "/metrics"
-    # Every address of the name: one server, or each replica behind the router.
+    # Every address of the service's name: one server, or each replica behind the router.
     (discovery,) = job["dns_sd_configs"]
     (host,) = discovery["names"]
-    assert discovery["type"] == "A"
-    port = str(discovery["port"])
-    assert port == compose["services"]["translate-server"]["environment"]["TRANSLATE_PORT"]
-    for variant in ("translate-server-cpu", "translate-server-replica"):
-        aliases = compose["services"][variant]["networks"]["default"]["aliases"]
-        assert host == "translate-server" and host in aliases
-    mounts = compose["services"]["prometheus"]["volumes"]
-    assert "./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro" in mounts
+    assert discovery["type"] == "A" and host == SERVER
+    for files in ((), (SCALE,)):
+        services = stack(*files)["services"]
+        assert str(discovery["port"]) == services[SERVER]["environment"]["TRANSLATE_PORT"]
+        mounts = services["prometheus"]["volumes"]
+        assert "./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro" in mounts
 
 
-def test_grafana_is_provisioned_with_the_dashboard(compose, dashboard) -> None:
-    grafana = compose["services"]["grafana"]
+def test_grafana_is_provisioned_with_the_dashboard(dashboard) -> None:
+    grafana = stack()["services"]["grafana"]
     mounts = dict(
         v.rsplit(":", 1)[0].split(":", 1) for v in grafana["volumes"] if v.startswith("./")
     )
@@ -153,7 +210,6 @@ def test_grafana_is_provisioned_with_the_dashboard(compose, dashboard) -> None:
     datasources = yaml.safe_load((provisioning / "datasources" / "prometheus.yml").read_text())
     (source,) = datasources["datasources"]
     assert source["type"] == "prometheus" and source["url"] == "http://prometheus:9090"
-    assert "prometheus" in compose["services"]
     providers = yaml.safe_load((provisioning / "dashboards" / "translate-server.yml").read_text())
     (provider,) = providers["providers"]
     assert provider["options"]["path"] == mounts["./deploy/grafana/dashboards"]
@@ -163,38 +219,50 @@ def test_grafana_is_provisioned_with_the_dashboard(compose, dashboard) -> None:
     assert dashboard["uid"] == "translate-server"
 
 
-def test_third_party_images_are_pinned(compose) -> None:
-    for name, service in compose["services"].items():
+@pytest.mark.parametrize("name", FILE_SETS)
+def test_third_party_images_are_pinned(name: str) -> None:
+    for service_name, service in stack(*FILE_SETS[name])["services"].items():
         image = service["image"]
         repository, _, tag = image.rpartition(":")
-        assert repository and re.search(r"\d", tag) and tag != "latest", (name, image)
+        assert repository and re.search(r"\d", tag) and tag != "latest", (service_name, image)
 
 
-def test_scale_profile_runs_replicas_behind_the_router(compose, root) -> None:
-    services = compose["services"]
-    replica, router = services["translate-server-replica"], services["router"]
-    assert replica["profiles"] == router["profiles"] == ["scale"]
+def test_the_scale_file_runs_replicas_behind_the_router() -> None:
+    services = stack(SCALE)["services"]
+    replica, router = services[SERVER], services["router"]
     assert int(replica["deploy"]["replicas"]) == 2
     assert replica["build"]["dockerfile"] == "deploy/docker/Dockerfile.cpu"
     # Only the router is published, on the port a single server would use.
     assert "ports" not in replica
-    assert router["ports"][0] == services["translate-server"]["ports"][0] == "8000:8000"
+    assert router["ports"][0] == stack()["services"][SERVER]["ports"][0] == "8000:8000"
     # The router runs the repository's HAProxy configuration and finds the replicas by name.
     mounts = dict(v.rsplit(":", 1)[0].split(":", 1) for v in router["volumes"])
     assert mounts["./deploy/haproxy/haproxy.cfg"] == "/usr/local/etc/haproxy/haproxy.cfg"
     host, port = router["environment"]["REPLICAS_DNS"].split(":")
-    assert host == "translate-server-replica"
+    assert host == SERVER
     assert port == replica["environment"]["TRANSLATE_PORT"]
     assert router["image"].startswith("haproxy:")
     grace = float(replica["environment"]["TRANSLATE_SHUTDOWN_GRACE"])
     assert float(replica["stop_grace_period"].removesuffix("s")) > grace
+    # Document jobs stay with the replica that took them, in the container's own folder.
+    assert not replica["environment"]["TRANSLATE_DOCUMENT_DIR"].startswith("/var/lib/")
 
 
-def test_replicas_on_one_host_do_not_claim_a_core_each(compose) -> None:
+def test_replicas_on_one_host_do_not_claim_a_core_each() -> None:
     # `--cpu-placement split` pins a serving process to the last core it may use: every
     # replica on a host would take the same one. Replicas share the cores instead, and one
     # server alone keeps the default.
-    replica = compose["services"]["translate-server-replica"]["environment"]
+    replica = stack(SCALE)["services"][SERVER]["environment"]
     assert replica["TRANSLATE_CPU_PLACEMENT"] == "shared"
-    for name in ("translate-server", "translate-server-cpu"):
-        assert "TRANSLATE_CPU_PLACEMENT" not in compose["services"][name]["environment"]
+    assert replica["VLLM_CPU_OMP_THREADS_BIND"] == "nobind"
+    assert stack()["services"][SERVER]["environment"]["TRANSLATE_CPU_PLACEMENT"] is None
+
+
+def test_the_local_images_stand_in_for_docker_hub() -> None:
+    services: dict[str, Any] = stack(SCALE, LOCAL, LOCAL_SCALE)["services"]
+    assert services[SERVER]["build"]["args"]["PYTHON_IMAGE"].startswith("translate-server-local/")
+    assert services[SERVER]["build"]["dockerfile"] == "deploy/docker/Dockerfile.cpu"
+    assert services["prometheus"]["image"].startswith("translate-server-local/")
+    assert services["router"]["image"].startswith("translate-server-local/")
+    # Debian packages no Grafana: it waits for its profile.
+    assert services["grafana"]["profiles"] == ["grafana"]

@@ -20,11 +20,17 @@ import httpx
 import pytest
 
 from tests.support.compose_stack import (
+    ADMIN_KEY,
+    CLIENT_TIMEOUT,
+    ENV_FILE,
     FIGURES,
     IMAGE,
     LOCAL_IMAGES,
+    MAX_TEXT_CHARS,
     PORT,
+    REQUEST_TIMEOUT,
     ROOT,
+    SCALE_FILES,
     compose,
     run,
     wait_healthy,
@@ -115,40 +121,54 @@ def cpu_image() -> str:
 
 @pytest.fixture(scope="session")
 def client() -> httpx.Client:
-    with httpx.Client(base_url=f"http://127.0.0.1:{PORT}", timeout=120) as http:
+    with httpx.Client(base_url=f"http://127.0.0.1:{PORT}", timeout=CLIENT_TIMEOUT) as http:
         yield http
 
 
 @pytest.fixture(scope="session")
 def environment() -> None:
-    os.environ["TRANSLATE_PUBLISH_PORT"] = str(PORT)
-    # The CPU engine's KV cache: 1 GiB fits the default model and two replicas on a laptop.
-    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
-    # A request's deadline (60 s by default) is a latency promise, which a shared 2-core host
-    # cannot keep while a replica starts beside the other one: the tier checks that no request
-    # is lost, and a slow one is not lost.
-    os.environ.setdefault("TRANSLATE_REQUEST_TIMEOUT", "300")
+    """The tier's `.env`: settings written where a user writes them, which the server must
+    see (compose passes every TRANSLATE_* setting through; test_docker_stack.py checks two)."""
+    ENV_FILE.parent.mkdir(parents=True, exist_ok=True)
+    ENV_FILE.write_text(
+        f"TRANSLATE_PUBLISH_PORT={PORT}\n"
+        f"TRANSLATE_ADMIN_KEY={ADMIN_KEY}\n"
+        f"TRANSLATE_MAX_TEXT_CHARS={MAX_TEXT_CHARS}\n"
+        # The CPU engine's KV cache: 1 GiB fits the default model and two replicas on a laptop.
+        "VLLM_CPU_KVCACHE_SPACE=1\n"
+        # A request's deadline (60 s by default) is a latency promise, which a shared 2-core
+        # host cannot keep while a replica starts beside the other one: the tier checks that
+        # no request is lost, and a slow one is not lost.
+        f"TRANSLATE_REQUEST_TIMEOUT={REQUEST_TIMEOUT}\n"
+    )
 
 
 @pytest.fixture(scope="session")
 def cpu_stack(cpu_image, environment):
-    """`docker compose --profile cpu up`: one server on the default model, and Prometheus."""
-    compose("--profile", "cpu", "--profile", "scale", "down", "-v", "--remove-orphans", check=False)
+    """A plain `docker compose up`: the CPU server on the default model, and Prometheus
+    (Grafana too where its public image can be pulled)."""
+    compose("down", "-v", "--remove-orphans", files=SCALE_FILES, check=False)
+    compose("down", "-v", "--remove-orphans", check=False)
     start = time.monotonic()
-    compose("--profile", "cpu", "up", "-d", "--no-build")
-    wait_healthy("translate-server-cpu")
-    FIGURES["first_start_to_healthy_s"] = round(time.monotonic() - start, 1)
-    yield
-    compose("--profile", "cpu", "down", check=False)
+    compose("up", "-d")
+    try:  # a stack that never became healthy is taken down too
+        wait_healthy()
+        FIGURES["first_start_to_healthy_s"] = round(time.monotonic() - start, 1)
+        yield
+    finally:
+        compose("down", check=False)
 
 
 @pytest.fixture(scope="session")
 def scale_stack(cpu_image, environment):
-    """`docker compose --profile scale up`: two replicas behind HAProxy."""
-    compose("--profile", "cpu", "down", check=False)
+    """`docker compose -f docker-compose.yml -f docker-compose.scale.yml up`: two replicas
+    behind HAProxy."""
+    compose("down", "--remove-orphans", check=False)
     start = time.monotonic()
-    compose("--profile", "scale", "up", "-d", "--no-build")
-    wait_healthy("translate-server-replica", count=2)
-    FIGURES["scale_start_to_healthy_s"] = round(time.monotonic() - start, 1)
-    yield
-    compose("--profile", "scale", "down", "-v", check=False)
+    compose("up", "-d", files=SCALE_FILES)
+    try:
+        wait_healthy(count=2, files=SCALE_FILES)
+        FIGURES["scale_start_to_healthy_s"] = round(time.monotonic() - start, 1)
+        yield
+    finally:
+        compose("down", "-v", files=SCALE_FILES, check=False)

@@ -21,9 +21,19 @@ HEALTHY_WITHIN = float(os.environ.get("DOCKER_TIER_HEALTHY_WITHIN", "600"))
 FIGURES: dict[str, float | str] = {}
 
 
-def run(*args: str, timeout: float = 600, check: bool = True) -> subprocess.CompletedProcess:
+def run(
+    *args: str, timeout: float = 600, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """`args` from the repository's root; `env` adds to this process's environment (a
+    variable set in the shell, as a user would)."""
     done = subprocess.run(
-        args, check=False, cwd=ROOT, capture_output=True, text=True, timeout=timeout
+        args,
+        check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **env} if env else None,
     )
     if check and done.returncode != 0:
         raise AssertionError(
@@ -33,16 +43,39 @@ def run(*args: str, timeout: float = 600, check: bool = True) -> subprocess.Comp
     return done
 
 
-def compose(*args: str, timeout: float = 900, check: bool = True) -> subprocess.CompletedProcess:
-    files = [
-        "-f",
-        "docker-compose.yml",
-        "-f",
-        "deploy/docker/compose.local.yml",
-        "-f",
-        "tests/docker/compose.tier.yml",
-    ]
-    return run("docker", "compose", "-p", PROJECT, *files, *args, timeout=timeout, check=check)
+# The stack as docker-compose.yml describes it, on the local images (compose.local.yml), with
+# the tier's settings in an env file: the `.env` a user writes, at a path of the tier's own.
+PLAIN_FILES = ("docker-compose.yml", "deploy/docker/compose.local.yml")
+SCALE_FILES = (
+    "docker-compose.yml",
+    "docker-compose.scale.yml",
+    "deploy/docker/compose.local.yml",
+    "deploy/docker/compose.local-scale.yml",
+    "tests/docker/compose.tier-scale.yml",
+)
+ENV_FILE = ROOT / ".docker-tier" / "env"
+ADMIN_KEY = "docker-tier-admin"  # two of the settings the env file gives the server
+MAX_TEXT_CHARS = 5000
+# The servers' request deadline, and the clients' wait, longer: a slow request is answered
+# (or refused with a 504) by the server, never given up by the client.
+REQUEST_TIMEOUT = 300
+CLIENT_TIMEOUT = REQUEST_TIMEOUT + 30
+SERVICE = "translate-server"
+
+
+def compose(
+    *args: str,
+    files: tuple[str, ...] = PLAIN_FILES,
+    timeout: float = 900,
+    check: bool = True,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess:
+    options = [item for file in files for item in ("-f", file)]
+    if ENV_FILE.exists():
+        options += ["--env-file", str(ENV_FILE)]
+    return run(
+        "docker", "compose", "-p", PROJECT, *options, *args, timeout=timeout, check=check, env=env
+    )
 
 
 def container_health(container: str) -> str:
@@ -50,20 +83,33 @@ def container_health(container: str) -> str:
     return state.stdout.strip() or "gone"
 
 
-def containers(service: str) -> list[str]:
-    listed = compose("ps", "-q", service, check=False)
+def container_failed(container: str) -> bool:
+    """The server has exited (or is being restarted after exiting): it is not starting. An
+    `unhealthy` one that still runs may yet become healthy: the image's start period (10
+    minutes) can run out on a host busy with other work before a first start is done."""
+    state = run("docker", "inspect", "--format", "{{.State.Status}}", container, check=False)
+    return state.stdout.strip() in ("", "exited", "dead", "restarting")
+
+
+def containers(service: str = SERVICE, files: tuple[str, ...] = PLAIN_FILES) -> list[str]:
+    listed = compose("ps", "-q", service, files=files, check=False)
     return listed.stdout.split()
 
 
-def wait_healthy(service: str, count: int = 1, within: float = HEALTHY_WITHIN) -> float:
+def wait_healthy(
+    service: str = SERVICE,
+    count: int = 1,
+    within: float = HEALTHY_WITHIN,
+    files: tuple[str, ...] = PLAIN_FILES,
+) -> float:
     """Seconds until `count` containers of `service` report healthy (Docker's health check)."""
     start = time.monotonic()
     while time.monotonic() - start < within:
-        ids = containers(service)
+        ids = containers(service, files)
         if len(ids) >= count and all(container_health(c) == "healthy" for c in ids):
             return time.monotonic() - start
-        if any(container_health(c) == "unhealthy" for c in ids):
+        if any(container_failed(c) for c in ids):
             break
         time.sleep(2)
-    logs = compose("logs", "--tail", "60", service, check=False).stdout
+    logs = compose("logs", "--tail", "60", service, files=files, check=False).stdout
     raise AssertionError(f"{service} not healthy within {within:.0f} s:\n{logs}")

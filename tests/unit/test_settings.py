@@ -84,15 +84,6 @@ def test_every_option_is_a_flag_and_in_the_table() -> None:
         assert f"`{option.env}`" in table
 
 
-def test_readme_configuration_table_is_current() -> None:
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    assert configuration_table() in readme, (
-        "README's configuration table drifted: "
-        "paste `python -c 'from translate_server.settings import configuration_table as t; "
-        "print(t())'`"
-    )
-
-
 def test_flags_reach_the_settings_including_the_special_cases(tmp_path: Path) -> None:
     key_file = tmp_path / "keys"
     key_file.write_text("file-key\n")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from litestar import Request, get
 
 from translate_server.errors import UnavailableError
-from translate_server.http.openapi import error_responses
+from translate_server.http.openapi import OPEN_SECURITY, error_responses
 from translate_server.http.route_paths import METRICS, OPEN
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ def services(request: Request[Any, Any, Any]) -> _Running:
 
 @get(
     "/health",
+    security=OPEN_SECURITY,
     summary="Ready: the engine is alive and requests are being admitted",
     tags=["operations"],
     responses=error_responses(503),
@@ -51,6 +52,7 @@ async def health(request: Request[Any, Any, Any]) -> dict[str, str]:
 
 @get(
     "/health/live",
+    security=OPEN_SECURITY,
     summary="Alive: the engine is running (stays up while draining)",
     tags=["operations"],
     responses=error_responses(503),

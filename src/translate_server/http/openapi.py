@@ -9,12 +9,14 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import (
+    Components,
     OpenAPIFormat,
     OpenAPIMediaType,
     OpenAPIType,
     Operation,
     RequestBody,
     Schema,
+    SecurityScheme,
 )
 
 from translate_server import __version__
@@ -22,14 +24,41 @@ from translate_server.wire import ErrorResponse
 
 DOCS_PATH = "/docs"
 
+# The two ways the gate accepts a key (http/gate.py), so that /docs can send one. Either
+# satisfies a route; where the server has no keys (`--api-key`), neither is needed, which the
+# document says with OpenAPI's empty requirement beside them.
+SECURITY_SCHEMES = {
+    "bearer": SecurityScheme(
+        type="http",
+        scheme="bearer",
+        description="`Authorization: Bearer <key>`: one of the server's `--api-key` keys "
+        "(none needed where the server has no keys).",
+    ),
+    "deepl_auth_key": SecurityScheme(
+        type="apiKey",
+        name="Authorization",
+        security_scheme_in="header",
+        description="`Authorization: DeepL-Auth-Key <key>`, as DeepL's clients send it: type "
+        "`DeepL-Auth-Key ` and the key. The same keys as `bearer`.",
+    ),
+}
+SECURITY: list[dict[str, list[str]]] = [{name: []} for name in SECURITY_SCHEMES]
+# Routes that never need a key (health) say `security=OPEN_SECURITY`: the empty requirement
+# alone, "no key" (an empty list would be dropped from the document).
+OPEN_SECURITY: list[dict[str, list[str]]] = [{}]
+
 
 def openapi_config() -> OpenAPIConfig:
     return OpenAPIConfig(
         title="translate-server",
         version=__version__,
-        description="A translation API and an OpenAI-compatible chat API over one vLLM engine.",
+        description="A translation API, OpenAI-compatible chat, completions and Responses "
+        "APIs, and DeepL- and LibreTranslate-compatible APIs over one vLLM engine. Where the "
+        "server has API keys, authorize with one (Bearer or DeepL-Auth-Key).",
         path=DOCS_PATH,
         render_plugins=[SwaggerRenderPlugin()],
+        components=Components(security_schemes=dict(SECURITY_SCHEMES)),
+        security=[*SECURITY, {}],
     )
 
 

@@ -12,8 +12,8 @@ call it another language (`checks.LanguageJudge`, high accuracy). The level:
   answer in the right script that says nothing of the source is not writing the language);
 - `unsupported`: the rest.
 
-It prints a table and, with `--toml`, the `[<family>.support]` table that
-`translation/language_support.toml` holds for the model's family.
+It prints a table and, with `--toml`, the `[<family>.support]` table that the model's family
+holds in `translation/prompts/templates.toml` (or in a `--prompt-templates` file).
 """
 
 from __future__ import annotations
@@ -145,7 +145,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--toml",
         metavar="FAMILY",
         default=None,
-        help="print the [FAMILY.support] table for language_support.toml",
+        help="also print the [FAMILY.support] table for the prompt templates "
+        "(translation/prompts/templates.toml, or a --prompt-templates file)",
     )
     parser.set_defaults(handler=cmd_languages)
 

@@ -1,12 +1,12 @@
 """Configuration: one frozen struct per concern, loaded from flags and `TRANSLATE_*` variables.
 
 Every option is declared once, as an annotated field in `sections.py` (the engine's in
-`engine_section.py`); its flag, its variable, its `--help` line and its README row are derived
-from that field (`options.py`), and `load_settings` (`loading.py`) reads the variables and flags
-into the structs.
+`engine_section.py`); its flag, its variable, its `--help` line and its row in
+docs/configuration.md are derived from that field (`options.py`), and `load_settings`
+(`loading.py`) reads the variables and flags into the structs.
 
 Adding an option: add ONE field to the struct of its section (`sections.py`, or
-`engine_section.py` for `EngineSettings`), where it should appear in `--help` and the README,
+`engine_section.py` for `EngineSettings`), where it should appear in `--help` and the table,
 e.g. in `LimitSettings`:
 
     max_widgets: Annotated[int, Meta(gt=0, description="Widgets per request (413 beyond).")] = 8
@@ -22,8 +22,10 @@ e.g. in `LimitSettings`:
   shows how `Meta(extra=...)` renames its flag and adds a file of values; `lora` how
   `extra={"separator": ";"}` splits the variable where a value itself holds commas.
 
-Then regenerate the README table (tests/unit/test_settings.py says how). There is no second
-list to update: an `Option(...)` written elsewhere is the old style; turn it into the field.
+Then `make docs` regenerates the table in docs/configuration.md (tests/unit/docs fails until
+it does), and one line in docker-compose.yml passes the variable through to the container
+(tests/deploy says where). An `Option(...)` written elsewhere is the old style; turn it into
+the field.
 """
 
 from translate_server.settings.loading import SettingsError, load_settings, parse_bool

@@ -114,8 +114,8 @@ OPTIONS: tuple[Option, ...] = _options()
 
 
 def _shown_default(default: Any) -> str:
-    """A default as the README shows it: paths under the home directory as `~/...`, not this
-    machine's own home."""
+    """A default as docs/configuration.md shows it: paths under the home directory as `~/...`,
+    not this machine's own home."""
     if default in (None, ()):
         return ""
     if isinstance(default, str) and Path(default).is_absolute():
@@ -126,7 +126,7 @@ def _shown_default(default: Any) -> str:
 
 
 def configuration_table(options: Sequence[Option] = OPTIONS) -> str:
-    """The Markdown table of every option, as the README shows it."""
+    """The Markdown table of every option, as docs/configuration.md shows it."""
     rows = ["| flag | environment variable | default | meaning |", "|---|---|---|---|"]
     rows.extend(
         f"| `{option.flag}` | `{option.env}` | {_shown_default(option.default)} | {option.help} |"

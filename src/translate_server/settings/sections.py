@@ -1,8 +1,9 @@
 """The settings: one frozen struct per concern, each field its option's only declaration.
 
 A field's annotation says everything `options.py` turns into a flag, a variable, `--help` and
-the README row: `Annotated[T, Meta(description=..., <bounds>)]`, `| None` outside when unset
-is allowed, `Literal[...]` for a choice. The order of the fields is the order of the options.
+the row of docs/configuration.md: `Annotated[T, Meta(description=..., <bounds>)]`, `| None`
+outside when unset is allowed, `Literal[...]` for a choice. The order of the fields is the
+order of the options.
 
 The engine's section, the largest, is in `engine_section.py`; `Settings` here lists them all.
 """
@@ -12,9 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
+import msgspec
 from msgspec import Meta
 
 from translate_server.settings.engine_section import DEFAULT_MODEL, EngineSettings
+from translate_server.settings.origins import normalized_origin
 from translate_server.settings.section import Section
 
 __all__ = [
@@ -240,6 +243,15 @@ class ServerSettings(Section, frozen=True):
     metrics_require_key: Annotated[
         bool, Meta(description="Put /metrics behind the API key too.")
     ] = False
+    cors_origins: Annotated[
+        tuple[str, ...],
+        Meta(
+            description="Origins whose browser pages may call the API (CORS), e.g. "
+            "`https://app.example.com`, or `*` for any (repeatable; comma-separated in the "
+            "variable). None by default: no CORS headers, except on LibreTranslate's routes "
+            "(`/libretranslate/`), which answer any origin as LibreTranslate does."
+        ),
+    ] = ()
     ui: Annotated[
         bool, Meta(description="Serve the translator page at `/` (`--no-ui` turns it off).")
     ] = True
@@ -264,6 +276,12 @@ class ServerSettings(Section, frozen=True):
         | None
     ) = None
 
+    def __post_init__(self) -> None:
+        # Compared with the browser's `Origin` header as it spells it; a malformed one is a
+        # settings error at start, not a page that is silently refused.
+        origins = tuple(normalized_origin(origin) for origin in self.cors_origins)
+        msgspec.structs.force_setattr(self, "cors_origins", origins)
+
 
 class StorageSettings(Section, frozen=True):
     database_url: (
@@ -281,7 +299,7 @@ class StorageSettings(Section, frozen=True):
 
 
 class Settings(Section, frozen=True):
-    # The sections in the order `--help` and the README table list their options.
+    # The sections in the order `--help` and the configuration table list their options.
     engine: EngineSettings = EngineSettings()
     limits: LimitSettings = LimitSettings()
     translation: TranslationSettings = TranslationSettings()

@@ -157,6 +157,25 @@ async def test_committed_openapi_document_is_what_the_app_serves(
     assert {"/translate", "/v1/chat/completions", "/v1/models", "/health"} <= set(served["paths"])
 
 
+async def test_the_docs_page_can_send_either_kind_of_key(make_app) -> None:
+    """The document declares the two schemes the gate accepts, so /docs's Authorize sends a
+    key; each, sent as Swagger UI sends it, is accepted."""
+    async with running(make_app(api_key=["k-one"])) as client:
+        document = (await client.get("/docs/openapi.json")).json()
+        schemes = document["components"]["securitySchemes"]
+        assert schemes["bearer"] == {**schemes["bearer"], "type": "http", "scheme": "bearer"}
+        deepl = schemes["deepl_auth_key"]
+        assert (deepl["type"], deepl["in"], deepl["name"]) == ("apiKey", "header", "Authorization")
+        # Either scheme, or none where the server has no keys; health never needs one.
+        assert document["security"] == [{"bearer": []}, {"deepl_auth_key": []}, {}]
+        assert document["paths"]["/health"]["get"]["security"] == [{}]
+        for header in ("Bearer k-one", "DeepL-Auth-Key k-one"):
+            answer = await client.post(
+                "/translate", json=TRANSLATE, headers={"authorization": header}
+            )
+            assert answer.status_code == 200, (header, answer.text)
+
+
 @pytest.mark.parametrize("hash_seed", ["0", "1", "5"])
 def test_the_openapi_document_is_the_same_whatever_the_hash_seed(hash_seed: str) -> None:
     """A list built from a set (a handler's parameters, say) would change with Python's

@@ -58,4 +58,10 @@ async def test_the_chat_api_refuses_a_model_without_a_chat_template(make_app) ->
     error = response.json()["error"]
     assert error["code"] == "chat_not_supported" and error["param"] == "model"
     assert "/translate" in error["message"]
+    # It names the fix: the command that serves the bundled instruction-tuned model.
+    assert "translate-server serve --model HuggingFaceTB/SmolLM2-135M-Instruct" in error["message"]
+    assert (
+        "TRANSLATE_MODEL=HuggingFaceTB/SmolLM2-135M-Instruct docker compose up"
+        in (error["message"])
+    )
     assert engine.requests == []

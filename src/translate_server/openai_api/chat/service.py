@@ -13,6 +13,7 @@ from translate_server.errors import InvalidRequestError
 from translate_server.inference.admission import Ticket
 from translate_server.inference.engine import ChatMessage, SamplingOptions, StructuredOutput
 from translate_server.inference.generation import Prompt, StartedStream
+from translate_server.inference.model_files import SMOLLM2_135M
 from translate_server.inference.owned_streams import STARTED, opened
 from translate_server.observability.record import RequestRecord
 from translate_server.openai_api import sampling
@@ -146,9 +147,13 @@ class ChatService(OpenAIService):
         record.model = self.served(request.model)
         if not self.generation.engine.info.chat_template:
             # A base model prompted through a made-up chat format loops; it translates only.
+            # The message names the fix: the default model is such a model.
             raise InvalidRequestError(
                 f"The model {self.model_name} is a base model without a chat template: it "
-                "serves /translate only.",
+                "serves /translate and /v1/completions, not chat. For chat, serve an "
+                f"instruction-tuned model, e.g. the bundled one: `translate-server serve "
+                f"--model {SMOLLM2_135M}` (with Docker: `TRANSLATE_MODEL={SMOLLM2_135M} "
+                "docker compose up`).",
                 param="model",
                 code="chat_not_supported",
             )
