@@ -202,17 +202,27 @@ def test_a_paragraph_comes_back_with_every_sentence(server):
 
 
 def test_an_echoed_answer_is_estimated_below_a_good_one(server):
-    # A German sentence sent as English into German: the model sends it back (an echo).
-    texts = ["Where is the train station?", "Guten Morgen, wie geht es Ihnen heute?"]
+    # German sentences sent as English into German: the model sends some of them back (an
+    # echo; which ones depends on the model and its prompt, so there are three).
+    texts = [
+        "Where is the train station?",
+        "Wo ist der Bahnhof?",
+        "Bitte geben Sie Ihr Passwort ein.",
+        "Guten Morgen, wie geht es Ihnen heute?",
+    ]
     answer = translate(
         server,
         {"text": texts, "source_lang": "en", "target_lang": "de", "quality_signals": True},
     )
     print(f"\n{answer['translations']!r} {answer['quality_estimate']!r}")
-    good, echoed = answer["quality_estimate"]
-    assert "echo" in answer["warnings"][1]
-    assert echoed < good
-    assert answer["needs_review"] == [False, True]
+    warnings = answer.get("warnings") or [[] for _ in texts]
+    echoed = [i for i, found in enumerate(warnings) if "echo" in found]
+    assert echoed, "the model translated every German sentence: no echo to estimate"
+    good = answer["quality_estimate"][0]
+    assert not warnings[0] and not answer["needs_review"][0]
+    for i in echoed:
+        assert answer["quality_estimate"][i] < good
+        assert answer["needs_review"][i]
     # The estimate read the engine's own log probabilities of the answer's tokens.
     for signals in answer["quality_signals"]:
         assert signals["features"]["mean_logprob"] < 0
