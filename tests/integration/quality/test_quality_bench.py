@@ -17,6 +17,7 @@ from translate_server.quality.client import chat_max_tokens
 from translate_server.quality.datasets import load_sets, memory_entries
 from translate_server.translation.guard.checks import FAILURE_KINDS
 
+from tests.support.estimate_models import estimate_models
 from tests.support.fakes import _SOURCE, _USER, FakeEngine
 from tests.support.harness import served
 
@@ -31,8 +32,8 @@ def _source_of(prompt: str) -> str:
     return match.group(1) if match else _USER.findall(prompt)[-1].split("\n\n", 1)[1]
 
 
-async def _bench(make_app, engine: FakeEngine, out: Path, *extra: str) -> dict:
-    async with served(make_app(engine)) as url:
+async def _bench(make_app, engine: FakeEngine, out: Path, *extra: str, **app_options) -> dict:
+    async with served(make_app(engine, **app_options)) as url:
         code = await asyncio.to_thread(
             bench_main,
             [
@@ -391,6 +392,9 @@ async def test_the_estimate_is_scored_and_candidates_run_side_by_side(
         "--candidates",
         "1,2",
         "--quality-signals",
+        # The double's own estimate model: its log probabilities, whatever the bundled
+        # models were last fitted to.
+        quality_estimate_models=estimate_models(tmp_path),
     )
     assert report["run"]["runs"] == ["translate", "translate c=2"]
     rows = {(row["api"], row["pair"]): row for row in report["estimate"]}
