@@ -7,6 +7,8 @@ comparison app, each around the zero-latency engine, logging one JSON line per r
 
 from __future__ import annotations
 
+import tempfile
+
 from translate_server.server.heap import freeze_startup_heap
 from translate_server.server.logging_setup import configure_logging
 from translate_server.settings import Settings, load_settings
@@ -17,10 +19,15 @@ SERVED_NAME = "bench-model"
 
 
 def settings(quality_guard: bool = True, **more: object) -> Settings:
+    # Stores of its own, never the user's files (the server's default folder).
+    stores = tempfile.mkdtemp(prefix="translate-bench-")
     # No translation cache: repeated texts would skip the work the comparison app does.
     return load_settings(
         {
             "served_model_name": SERVED_NAME,
+            "memory_db": f"{stores}/memories.sqlite3",
+            "glossary_db": f"{stores}/glossaries.sqlite3",
+            "document_dir": f"{stores}/documents",
             "translation_cache_size": 0,
             "quality_guard": quality_guard,
             **more,

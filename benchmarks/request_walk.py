@@ -11,6 +11,8 @@ sees every Python call and return of `translate_server`'s modules. It prints:
 - stays: the times the running code moved from one module into another (a call into, or a
   return back to, another module), counted from the route handler's first line until the
   answer is written (coroutines resumed and suspended count as calls and returns);
+- calls: every Python function call made in that time, in any module (the library's too): a
+  count that machine load does not blur, beside the timed benchmarks;
 - climbs: the calls from a module into one of a package that is not below its own in the
   layers of this checkout's pyproject.toml import contract (`layers`): a domain calling a
   sibling domain, or a lower package calling a higher one. Modules of packages the layers do
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 from types import FrameType
@@ -55,6 +58,7 @@ class Walk:
         self.ranks = ranks
         self.rooms: set[str] = set()
         self.stays = 0
+        self.calls = 0
         self.climbs: list[tuple[str, str]] = []
         self.recording = False
         self._where: str | None = None
@@ -67,6 +71,7 @@ class Walk:
             self.recording = True
         if not self.recording:
             return
+        self.calls += event == "call"
         here = module if module.startswith("translate_server") else None
         if event == "return" and frame.f_back is not None:
             caller = frame.f_back.f_globals.get("__name__", "")
@@ -96,7 +101,14 @@ async def walk_once(path: str, ranks: dict[str, int]) -> Walk:
     from tests.support.fakes import FakeEngine
     from tests.support.harness import running
 
-    settings = load_settings({"served_model_name": "fake-model"}, environ={})
+    # Stores of its own, in a folder that goes with the run: never the user's files.
+    folder = tempfile.TemporaryDirectory()
+    overrides = {
+        "memory_db": f"{folder.name}/memories.sqlite3",
+        "glossary_db": f"{folder.name}/glossaries.sqlite3",
+        "document_dir": f"{folder.name}/documents",
+    }
+    settings = load_settings({"served_model_name": "fake-model", **overrides}, environ={})
     engine = FakeEngine()
     async with running(create_app(settings, lambda: engine)) as client:
         warm = await client.post(path, json={**BODY, "text": "Warm up."})
@@ -108,6 +120,7 @@ async def walk_once(path: str, ranks: dict[str, int]) -> Walk:
         finally:
             sys.setprofile(None)
         assert answer.status_code == 200, answer.text
+    folder.cleanup()
     return walk
 
 
@@ -123,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"checkout: {checkout}")
     print(f"rooms (modules): {len(walk.rooms)}")
     print(f"stays (moves between modules): {walk.stays}")
+    print(f"calls (any module): {walk.calls}")
     print(f"climbs against the layers: {len(walk.climbs)}")
     for caller, callee in sorted(set(walk.climbs)):
         print(f"  {caller} -> {callee}")

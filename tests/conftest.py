@@ -20,6 +20,7 @@ from tests.support.databases import (  # noqa: F401 - fixtures
 )
 from tests.support.fakes import FakeEngine
 from tests.support.harness import AppClient, running
+from tests.support.stores import own_stores
 
 AppFactory = Callable[..., Litestar]
 
@@ -46,9 +47,7 @@ def make_app(engine: FakeEngine, tmp_path: Path, request: pytest.FixtureRequest)
         settings: Settings = load_settings(
             {
                 "served_model_name": "fake-model",
-                "document_dir": str(tmp_path / "documents"),
-                "glossary_db": str(tmp_path / "glossaries.sqlite3"),
-                "memory_db": str(tmp_path / "memories.sqlite3"),
+                **own_stores(tmp_path),
                 "quality_guard": False,
                 **shared,
                 **overrides,

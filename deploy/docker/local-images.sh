@@ -10,6 +10,8 @@
 #   translate-server-local/python:3.11   python:3.12-slim's place (Debian's Python 3.11)
 #   translate-server-local/haproxy:2.6   haproxy:2.6's place (Debian's HAProxy 2.6)
 #   translate-server-local/prometheus:2  prom/prometheus's place (Debian's Prometheus 2.42)
+#   translate-server-local/postgres:15   postgres:15's place (Debian's PostgreSQL 15), with
+#                                        postgres-entrypoint.sh as the official entrypoint
 #
 # The Python image is the one the CPU image is built FROM, so whatever lets pip reach PyPI on
 # this host goes into it: the CA certificates in /usr/local/share/ca-certificates (a TLS proxy's
@@ -91,7 +93,26 @@ prometheus_image() {
         "$WORK/prometheus.tar" "$image"
 }
 
-for image in ${*:-python haproxy prometheus}; do
+postgres_image() {
+    local image=$PREFIX/postgres:15
+    have "$image" && { echo "$image exists"; return; }
+    # As the official image: the server as postgres, data in /var/lib/postgresql/data (owned by
+    # postgres, so a new volume mounted there is too), initialized from POSTGRES_* variables.
+    rootfs postgres postgresql-15 \
+        --customize-hook="upload $(dirname "$0")/postgres-entrypoint.sh /usr/local/bin/docker-entrypoint.sh" \
+        --customize-hook='chmod 0755 "$1"/usr/local/bin/docker-entrypoint.sh' \
+        --customize-hook='mkdir -p "$1"/var/lib/postgresql/data' \
+        --customize-hook='chroot "$1" chown -R postgres:postgres /var/lib/postgresql'
+    # mmdebstrap empties /run, where Debian's server puts its socket: PGHOST moves it (for the
+    # server, pg_isready and psql alike) to a folder postgres owns.
+    docker import \
+        --change 'USER postgres' \
+        --change 'ENV LANG=C.UTF-8 PGDATA=/var/lib/postgresql/data PGHOST=/var/lib/postgresql PATH=/usr/lib/postgresql/15/bin:/usr/local/bin:/usr/bin:/bin' \
+        --change 'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]' \
+        "$WORK/postgres.tar" "$image"
+}
+
+for image in ${*:-python haproxy prometheus postgres}; do
     start=$SECONDS
     "${image}_image"
     echo "$image: $((SECONDS - start)) s"

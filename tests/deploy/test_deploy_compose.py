@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -54,6 +55,13 @@ def image_environment(dockerfile: str) -> dict[str, str]:
         if line.startswith("ENV "):
             found.update(dict(re.findall(r"(\w+)=(\S+)", line)))
     return found
+
+
+def test_interpolation_of_a_variable_in_a_default() -> None:
+    nested = "${URL:-pg://${PASSWORD:-pw}@db}"
+    assert interpolate(nested, {}) == "pg://pw@db"
+    assert interpolate(nested, {"PASSWORD": "s"}) == "pg://s@db"
+    assert interpolate(nested, {"URL": "mine", "PASSWORD": "s"}) == "mine"
 
 
 def test_interpolation() -> None:
@@ -244,8 +252,37 @@ def test_the_scale_file_runs_replicas_behind_the_router() -> None:
     assert router["image"].startswith("haproxy:")
     grace = float(replica["environment"]["TRANSLATE_SHUTDOWN_GRACE"])
     assert float(replica["stop_grace_period"].removesuffix("s")) > grace
-    # Document jobs stay with the replica that took them, in the container's own folder.
-    assert not replica["environment"]["TRANSLATE_DOCUMENT_DIR"].startswith("/var/lib/")
+
+
+def test_the_scale_file_keeps_every_store_in_one_postgresql() -> None:
+    services = stack(SCALE)["services"]
+    replica, database = services[SERVER], services["postgres"]
+    url = urlsplit(replica["environment"]["TRANSLATE_DATABASE_URL"])
+    # The replicas reach the stack's database by its service name, with its own credentials.
+    assert url.scheme == "postgresql" and url.hostname == "postgres" and url.port == 5432
+    variables = database["environment"]
+    assert (url.username, url.password, url.path) == (
+        variables["POSTGRES_USER"],
+        variables["POSTGRES_PASSWORD"],
+        "/" + variables["POSTGRES_DB"],
+    )
+    # They start once it answers, and its data outlives `down` on a volume of its own.
+    assert replica["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert "pg_isready" in database["healthcheck"]["test"]
+    (volume,) = database["volumes"]
+    name, mount = volume.split(":")[:2]
+    assert mount == "/var/lib/postgresql/data" and name in stack(SCALE)["volumes"]
+    assert "ports" not in database
+    assert database["image"].startswith("postgres:")
+
+
+def test_a_database_url_of_your_own_replaces_the_stack_s() -> None:
+    own = "postgresql://team:pw@db.example.com:5432/translations"
+    replica = stack(SCALE, environ={"TRANSLATE_DATABASE_URL": own})["services"][SERVER]
+    assert replica["environment"]["TRANSLATE_DATABASE_URL"] == own
+    password = stack(SCALE, environ={"TRANSLATE_POSTGRES_PASSWORD": "s3cret"})["services"]
+    assert ":s3cret@postgres:" in password[SERVER]["environment"]["TRANSLATE_DATABASE_URL"]
+    assert password["postgres"]["environment"]["POSTGRES_PASSWORD"] == "s3cret"
 
 
 def test_replicas_on_one_host_do_not_claim_a_core_each() -> None:
@@ -264,5 +301,6 @@ def test_the_local_images_stand_in_for_docker_hub() -> None:
     assert services[SERVER]["build"]["dockerfile"] == "deploy/docker/Dockerfile.cpu"
     assert services["prometheus"]["image"].startswith("translate-server-local/")
     assert services["router"]["image"].startswith("translate-server-local/")
+    assert services["postgres"]["image"].startswith("translate-server-local/")
     # Debian packages no Grafana: it waits for its profile.
     assert services["grafana"]["profiles"] == ["grafana"]

@@ -23,14 +23,28 @@ from tests.support.deploy_kustomize import (
 )
 
 K8S = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
-OVERLAYS = ["gpu", "cpu"]
+# Each overlay: its engine variant, and where its stores live.
+OVERLAYS = {"gpu": "gpu", "cpu": "cpu", "shared-database": "gpu"}
+ONE_SERVER = ["gpu", "cpu"]
 # Custom resources: no schema in Kubernetes' own; checked by the consistency tests below.
 CUSTOM_KINDS = {"ServiceMonitor"}
+DATABASE = "translate-postgres"
 
 
-@pytest.fixture(scope="module", params=OVERLAYS)
-def overlay(request) -> tuple[str, list[dict]]:
+def is_database(obj: dict) -> bool:
+    return obj["metadata"].get("labels", {}).get("app.kubernetes.io/name") == DATABASE
+
+
+@pytest.fixture(scope="module", params=list(OVERLAYS))
+def everything(request) -> tuple[str, list[dict]]:
     return request.param, render(K8S / "overlays" / request.param)
+
+
+@pytest.fixture(scope="module")
+def overlay(everything) -> tuple[str, list[dict]]:
+    """The server's own objects (not its database's)."""
+    name, objects = everything
+    return name, [obj for obj in objects if not is_database(obj)]
 
 
 def container(objects: list[dict]) -> dict:
@@ -90,17 +104,11 @@ def test_renderer_agrees_with_kustomize(name: str) -> None:
 # --- schemas ---------------------------------------------------------------------------
 
 
-def test_every_object_validates_against_kubernetes_schemas(overlay) -> None:
+def test_every_object_validates_against_kubernetes_schemas(everything) -> None:
     kubernetes_validate = pytest.importorskip("kubernetes_validate")
-    _, objects = overlay
+    _, objects = everything
     kinds = {obj["kind"] for obj in objects}
-    assert {
-        "Deployment",
-        "Service",
-        "PodDisruptionBudget",
-        "HorizontalPodAutoscaler",
-        "ServiceMonitor",
-    } <= kinds
+    assert {"Deployment", "Service", "PodDisruptionBudget", "ServiceMonitor"} <= kinds
     for version in kubernetes_versions():
         for obj in objects:
             if obj["kind"] in CUSTOM_KINDS:
@@ -215,14 +223,14 @@ def test_image_is_pinned_per_variant(overlay) -> None:
     image = container(objects)["image"]
     repository, _, tag = image.rpartition(":")
     assert repository and tag and tag != "latest"
-    assert tag.endswith(f"-{name}")
+    assert tag.endswith(f"-{OVERLAYS[name]}")
 
 
 def test_gpu_resources_match_tensor_parallelism(overlay) -> None:
     name, objects = overlay
     resources = container(objects)["resources"]
     gpus = resources.get("limits", {}).get("nvidia.com/gpu")
-    if name == "gpu":
+    if OVERLAYS[name] == "gpu":
         assert gpus is not None
         assert int(gpus) == int(env(objects)["TRANSLATE_TENSOR_PARALLEL_SIZE"])
         assert resources["requests"]["nvidia.com/gpu"] == gpus
@@ -232,7 +240,11 @@ def test_gpu_resources_match_tensor_parallelism(overlay) -> None:
 
 
 def test_autoscaler_scales_the_deployment_on_requests_waiting(overlay, root: Path) -> None:
-    _, objects = overlay
+    name, objects = overlay
+    if name in ONE_SERVER:
+        # Pods that each keep their own stores must not be added by an autoscaler.
+        assert not [obj for obj in objects if obj["kind"] == "HorizontalPodAutoscaler"]
+        return
     hpa = by_kind(objects, "HorizontalPodAutoscaler")
     target = hpa["spec"]["scaleTargetRef"]
     deployment = by_kind(objects, "Deployment")
@@ -279,3 +291,68 @@ def test_disruption_budget_never_blocks_a_drain(overlay) -> None:
     _, objects = overlay
     pdb = by_kind(objects, "PodDisruptionBudget")["spec"]
     assert pdb.get("maxUnavailable") == 1 and "minAvailable" not in pdb
+
+
+# --- where the stores live -------------------------------------------------------------
+
+
+STORE_VARIABLES = {"TRANSLATE_MEMORY_DB", "TRANSLATE_GLOSSARY_DB", "TRANSLATE_DOCUMENT_DIR"}
+
+
+@pytest.mark.parametrize("name", ONE_SERVER)
+def test_one_server_keeps_its_stores_on_a_volume_that_outlives_the_pod(name: str) -> None:
+    objects = render(K8S / "overlays" / name)
+    deployment = by_kind(objects, "Deployment")
+    claim = by_kind(objects, "PersistentVolumeClaim")
+    volumes = {v["name"]: v for v in deployment["spec"]["template"]["spec"]["volumes"]}
+    (data,) = [v for v in volumes.values() if "persistentVolumeClaim" in v]
+    assert data["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"]
+    mounts = {m["name"]: m["mountPath"] for m in container(objects)["volumeMounts"]}
+    variables = env(objects)
+    # Every store's file or folder is on that volume.
+    assert set(variables) >= STORE_VARIABLES
+    for variable in STORE_VARIABLES:
+        assert variables[variable].startswith(mounts[data["name"]] + "/"), variable
+    assert "TRANSLATE_DATABASE_URL" not in variables
+    # One pod at a time writes the files.
+    assert deployment["spec"]["replicas"] == 1
+    assert deployment["spec"]["strategy"] == {"type": "Recreate"}
+
+
+def test_replicas_share_one_postgresql_database() -> None:
+    objects = render(K8S / "overlays" / "shared-database")
+    deployment = by_kind([o for o in objects if not is_database(o)], "Deployment")
+    variables = {e["name"]: e for e in container(objects)["env"]}
+    url = variables["TRANSLATE_DATABASE_URL"]["valueFrom"]["secretKeyRef"]
+    assert url["key"] == "url" and "optional" not in url
+    # No SQLite file, no volume for one: nothing a pod keeps is its own.
+    assert not STORE_VARIABLES & set(variables)
+    assert not [o for o in objects if o["kind"] == "PersistentVolumeClaim"]
+    pod = deployment["spec"]["template"]["spec"]
+    assert not [v for v in pod["volumes"] if "persistentVolumeClaim" in v]
+    # The autoscaler owns the count; rollouts keep serving.
+    assert "replicas" not in deployment["spec"]
+    assert deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
+    assert by_kind(objects, "HorizontalPodAutoscaler")["spec"]["minReplicas"] >= 2
+    # The database: one StatefulSet with a claimed volume, reached through its Service.
+    database = [o for o in objects if is_database(o)]
+    statefulset = by_kind(database, "StatefulSet")
+    service = by_kind(database, "Service")
+    labels = statefulset["spec"]["template"]["metadata"]["labels"]
+    assert selects(service["spec"]["selector"], labels)
+    assert statefulset["spec"]["serviceName"] == service["metadata"]["name"]
+    (claim,) = statefulset["spec"]["volumeClaimTemplates"]
+    (postgres,) = statefulset["spec"]["template"]["spec"]["containers"]
+    assert {m["name"]: m["mountPath"] for m in postgres["volumeMounts"]} == {
+        claim["metadata"]["name"]: "/var/lib/postgresql/data"
+    }
+    database_env = {e["name"]: e for e in postgres["env"]}
+    assert database_env["PGDATA"]["value"].startswith("/var/lib/postgresql/data/")
+    assert "secretKeyRef" in database_env["POSTGRES_PASSWORD"]["valueFrom"]
+    # The URL the overlay's instructions put in the Secret names that Service and database.
+    instructions = (K8S / "overlays" / "shared-database" / "kustomization.yaml").read_text()
+    user, name = database_env["POSTGRES_USER"]["value"], database_env["POSTGRES_DB"]["value"]
+    port = service["spec"]["ports"][0]["port"]
+    assert re.search(
+        rf"postgresql://{user}:[^\"]*@{service['metadata']['name']}:{port}/{name}\"", instructions
+    )

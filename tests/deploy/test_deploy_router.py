@@ -32,7 +32,14 @@ def router() -> list[dict]:
 
 @pytest.fixture(scope="module")
 def servers() -> list[dict]:
-    return render(K8S / "overlays" / "gpu")
+    """Replicas: the overlay where several servers share their stores (without their
+    database's objects)."""
+    objects = render(K8S / "overlays" / "shared-database")
+    return [
+        o
+        for o in objects
+        if o["metadata"].get("labels", {}).get("app.kubernetes.io/name") != "translate-postgres"
+    ]
 
 
 def router_container(objects: list[dict]) -> dict:

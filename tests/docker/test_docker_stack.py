@@ -317,6 +317,27 @@ def test_scale_streams_through_the_router(scale_stack, client) -> None:
     assert "delta" in events[0]
 
 
+def test_replicas_share_their_stores_in_postgresql(scale_stack, client) -> None:
+    """What one replica stores, the other answers with: a glossary made through the router
+    is found through both replicas, and the usage both count is one figure."""
+    key = "docker-tier-shared"
+    translator = deepl.Translator(key, server_url=f"http://127.0.0.1:{PORT}")
+    glossary = translator.create_glossary("replicas", "EN", "DE", {"stack": "Stapel"})
+    headers = {"Authorization": f"DeepL-Auth-Key {key}"}
+    answered_by: dict[str, int] = {}
+    for _ in range(12):
+        answer = client.get(f"/v2/glossaries/{glossary.glossary_id}", headers=headers)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["entry_count"] == 1
+        replica = answer.headers["x-replica"]
+        answered_by[replica] = answered_by.get(replica, 0) + 1
+    assert len(answered_by) == 2, answered_by
+    texts = [f"Shared usage {n}." for n in range(6)]
+    for text in texts:
+        translator.translate_text(text, target_lang="DE")
+    assert translator.get_usage().character.count == sum(len(text) for text in texts)
+
+
 def test_restarting_one_replica_under_load_loses_no_request(scale_stack, client) -> None:
     """A few clients keep asking through HAProxy while one replica's container restarts:
     every request is answered 200, and the restarted replica is taken back afterwards."""

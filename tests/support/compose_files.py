@@ -18,7 +18,8 @@ GPU = "docker-compose.gpu.yml"
 SCALE = "docker-compose.scale.yml"
 LOCAL = "deploy/docker/compose.local.yml"
 LOCAL_SCALE = "deploy/docker/compose.local-scale.yml"
-_VARIABLE = re.compile(r"\$(?:(\$)|\{(\w+)(?:(:?[-?])([^}]*))?\}|(\w+))")
+# A default may hold a variable of its own, as compose allows: ${URL:-x://${PASSWORD:-pw}@h}.
+_VARIABLE = re.compile(r"\$(?:(\$)|\{(\w+)(?:(:?[-?])((?:\$\{[^}]*\}|[^}])*))?\}|(\w+))")
 
 
 class Reset:
@@ -81,7 +82,8 @@ def _plain(value: Any) -> Any:
 
 
 def interpolate(value: Any, environ: dict[str, str]) -> Any:
-    """Compose's variable substitution: $VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, $$."""
+    """Compose's variable substitution: $VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, $$, and
+    a variable in a default."""
     if isinstance(value, dict):
         return {key: interpolate(item, environ) for key, item in value.items()}
     if isinstance(value, list):
@@ -96,9 +98,9 @@ def interpolate(value: Any, environ: dict[str, str]) -> Any:
         name = name or bare
         current = environ.get(name)
         if operator == ":-" and not current:
-            return str(default)
+            return str(interpolate(default, environ))
         if operator == "-" and current is None:
-            return str(default)
+            return str(interpolate(default, environ))
         if operator in (":?", "?") and not current:
             raise KeyError(f"{name} is required: {default}")
         return current or ""

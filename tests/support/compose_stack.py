@@ -15,6 +15,7 @@ LOCAL_IMAGES = [
     "translate-server-local/python:3.11",
     "translate-server-local/haproxy:2.6",
     "translate-server-local/prometheus:2",
+    "translate-server-local/postgres:15",
 ]
 # First start prepares Gemma 3 270M from its wheels (about 50 s) before the engine starts.
 HEALTHY_WITHIN = float(os.environ.get("DOCKER_TIER_HEALTHY_WITHIN", "600"))

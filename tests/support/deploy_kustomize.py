@@ -1,6 +1,7 @@
 """A small kustomize renderer for the subset deploy/k8s uses, so that tests need no binary.
 
-Supported kustomization fields: resources (files and directories), patches (JSON 6902
+Supported kustomization fields: resources (files and directories), components (each a
+`kind: Component` directory, applied in order to what the resources made), patches (JSON 6902
 operations, inline or from a file, with a group/version/kind/name target), labels (with
 includeTemplates; not includeSelectors) and images (newName, newTag, digest). Anything else
 raises `Unsupported`, so a manifest change the renderer cannot follow fails loudly instead of
@@ -22,7 +23,7 @@ import yaml
 # Oldest Kubernetes release the manifests promise to work on.
 OLDEST_KUBERNETES = "1.29.0"
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-SUPPORTED_FIELDS = {"apiVersion", "kind", "resources", "patches", "labels", "images"}
+SUPPORTED_FIELDS = {"apiVersion", "kind", "resources", "components", "patches", "labels", "images"}
 # Where kustomize puts pod template labels (`includeTemplates`) and finds containers.
 TEMPLATE_PATHS = {
     "Deployment": ("spec", "template"),
@@ -45,10 +46,19 @@ class PatchError(Exception):
 def render(directory: str | Path) -> list[dict[str, Any]]:
     directory = Path(directory)
     kustomization = _load_kustomization(directory)
+    if kustomization.get("kind") == "Component":
+        raise Unsupported(f"{directory}: a Component is rendered through a kustomization")
+    return _build(directory, kustomization, [])
+
+
+def _build(
+    directory: Path, kustomization: dict[str, Any], objects: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """As kustomize builds: the resources (after what a component was given), then each
+    component over them all, then this kustomization's own transformers."""
     unknown = set(kustomization) - SUPPORTED_FIELDS
     if unknown:
         raise Unsupported(f"{directory}: fields {sorted(unknown)}")
-    objects: list[dict[str, Any]] = []
     for entry in kustomization.get("resources", []):
         path = directory / entry
         if path.is_dir():
@@ -63,6 +73,11 @@ def render(directory: str | Path) -> list[dict[str, Any]]:
         if key in seen:
             raise ValueError(f"{directory}: {key} defined twice")
         seen.add(key)
+    for entry in kustomization.get("components", []):
+        component = _load_kustomization(directory / entry)
+        if component.get("kind") != "Component":
+            raise Unsupported(f"{directory}: component {entry!r} is not a kind: Component")
+        objects = _build(directory / entry, component, objects)
     for patch in kustomization.get("patches", []):
         _apply_patch(directory, patch, objects)
     for entry in kustomization.get("labels", []):

@@ -33,6 +33,21 @@ def command() -> list[str]:
     return [sys.executable, "-m", "translate_server.cli"]
 
 
+def _with_stores(args: list[str], log_path: Path) -> list[str]:
+    """The stores a test names, or else ones beside its log: never the user's own (the model
+    cache's SQLite files)."""
+    folder = log_path.parent / "stores"
+    defaults = {
+        "--memory-db": folder / "memories.sqlite3",
+        "--glossary-db": folder / "glossaries.sqlite3",
+        "--document-dir": folder / "documents",
+    }
+    if "--database-url" in args:
+        return args
+    named = [[flag, str(path)] for flag, path in defaults.items() if flag not in args]
+    return [*args, *(word for pair in named for word in pair)]
+
+
 class ServerProcess:
     """Started by `start()`; its output goes to a file, shown when something fails."""
 
@@ -43,7 +58,7 @@ class ServerProcess:
         env = {**os.environ, **ENGINE_ENV, "TRANSLATE_LOG_FORMAT": "console"}
         with log_path.open("wb") as log:
             self.process = subprocess.Popen(
-                [*command(), "serve", "--port", str(self.port), *args],
+                [*command(), "serve", "--port", str(self.port), *_with_stores(args, log_path)],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=env,

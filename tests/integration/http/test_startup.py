@@ -19,12 +19,13 @@ from translate_server.translation.prompts.templates import TemplateError
 
 from tests.support.fakes import FakeEngine
 from tests.support.harness import running
+from tests.support.stores import own_stores
 
 
 async def test_on_ready_comes_after_the_services_and_the_document_libraries(tmp_path) -> None:
     seen: dict[str, object] = {}
     settings = load_settings(
-        {"served_model_name": "fake-model", "quality_guard": False, "document_dir": str(tmp_path)},
+        {"served_model_name": "fake-model", "quality_guard": False, **own_stores(tmp_path)},
         environ={},
     )
     app = create_app(
@@ -81,9 +82,7 @@ async def test_a_start_that_fails_halfway_leaves_nothing_open(
         {
             "served_model_name": "fake-model",
             "quality_guard": False,
-            "document_dir": str(tmp_path / "documents"),
-            "glossary_db": str(tmp_path / "glossaries.sqlite3"),
-            "memory_db": str(tmp_path / "memories.sqlite3"),
+            **own_stores(tmp_path),
             **overrides,
         },
         environ={},

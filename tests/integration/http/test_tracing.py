@@ -4,6 +4,7 @@ admission, tokenizing and one span per engine request with the engine's phases."
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,7 @@ from translate_server.settings import load_settings
 
 from tests.support.fakes import FakeEngine
 from tests.support.harness import eventually, running
+from tests.support.stores import own_stores
 
 sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
 # Imported only once the SDK is known to be there (the `tracing` extra).
@@ -34,11 +36,12 @@ def exporter() -> InMemorySpanExporter:
 
 
 @pytest.fixture
-def traced(exporter: InMemorySpanExporter, engine: FakeEngine):
+def traced(exporter: InMemorySpanExporter, engine: FakeEngine, tmp_path: Path):
     provider = sdk_trace.TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     settings = load_settings(
-        {"served_model_name": "fake-model", "quality_guard": False}, environ={}
+        {"served_model_name": "fake-model", "quality_guard": False, **own_stores(tmp_path)},
+        environ={},
     )
     engine.timings = FIGURES
     return create_app(settings, lambda: engine, tracing=Tracing(provider))
@@ -106,11 +109,16 @@ async def test_pieces_are_engine_requests_of_one_request(traced, exporter) -> No
     ]
 
 
-async def test_a_quality_retry_is_a_span_over_its_engine_request(exporter, engine) -> None:
+async def test_a_quality_retry_is_a_span_over_its_engine_request(
+    exporter, engine, tmp_path: Path
+) -> None:
     provider = sdk_trace.TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     # The engine double answers the source upper-cased: the guard calls it an echo and retries.
-    settings = load_settings({"served_model_name": "fake-model", "quality_guard": True}, environ={})
+    settings = load_settings(
+        {"served_model_name": "fake-model", "quality_guard": True, **own_stores(tmp_path)},
+        environ={},
+    )
     async with running(create_app(settings, lambda: engine, tracing=Tracing(provider))) as client:
         response = await client.post("/translate", json=TRANSLATE)
         assert response.status_code == 200 and response.json()["warnings"] == ["echo"]
@@ -151,7 +159,9 @@ async def test_a_stream_and_a_callers_trace(traced, exporter) -> None:
     ]
 
 
-async def test_a_refusal_is_a_failed_admission(exporter, engine: FakeEngine) -> None:
+async def test_a_refusal_is_a_failed_admission(
+    exporter, engine: FakeEngine, tmp_path: Path
+) -> None:
     provider = sdk_trace.TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     settings = load_settings(
@@ -160,6 +170,7 @@ async def test_a_refusal_is_a_failed_admission(exporter, engine: FakeEngine) -> 
             "quality_guard": False,
             "max_num_seqs": 1,
             "max_queued_requests": 0,
+            **own_stores(tmp_path),
         },
         environ={},
     )
@@ -176,13 +187,16 @@ async def test_a_refusal_is_a_failed_admission(exporter, engine: FakeEngine) -> 
     assert [s.status.is_ok for s in admissions].count(False) == 1
 
 
-async def test_requests_left_out_by_the_sampler_leave_no_spans(exporter, engine) -> None:
+async def test_requests_left_out_by_the_sampler_leave_no_spans(
+    exporter, engine, tmp_path: Path
+) -> None:
     from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
 
     provider = sdk_trace.TracerProvider(sampler=ALWAYS_OFF)
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     settings = load_settings(
-        {"served_model_name": "fake-model", "quality_guard": False}, environ={}
+        {"served_model_name": "fake-model", "quality_guard": False, **own_stores(tmp_path)},
+        environ={},
     )
     engine.timings = FIGURES
     async with running(create_app(settings, lambda: engine, tracing=Tracing(provider))) as client:
