@@ -20,6 +20,8 @@ from translate_server.compat.deepl import domain as deepl
 from translate_server.compat.google import domain as google
 from translate_server.compat.libretranslate import domain as libretranslate
 from translate_server.documents import domain as documents
+from translate_server.glossaries import domain as glossaries
+from translate_server.glossaries.keys import GLOSSARIES
 from translate_server.http.cors import Cors
 from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate, ApiKeys
@@ -39,7 +41,7 @@ from translate_server.openai_api import domain as openai_api
 from translate_server.registration import Domain, fill
 from translate_server.settings import Settings
 from translate_server.translation import domain as translation
-from translate_server.translation.planning.ports import MEMORY_LOOKUP
+from translate_server.translation.planning.ports import GLOSSARY_LOOKUP, MEMORY_LOOKUP
 from translate_server.ui import domain as page
 
 if TYPE_CHECKING:
@@ -51,6 +53,8 @@ DOMAINS: tuple[Domain, ...] = (
     adapters.DOMAIN,  # first: every surface resolves `model` against the served models
     memory.DOMAIN,
     fill("memories for translation", MEMORY_LOOKUP, MEMORIES, lambda memories: memories),
+    glossaries.DOMAIN,
+    fill("glossaries for translation", GLOSSARY_LOOKUP, GLOSSARIES, lambda found: found.store),
     translation.DOMAIN,
     openai_api.DOMAIN,
     deepl.ACCOUNTS,  # before the documents: DeepL's are billed to its keys once translated

@@ -43,6 +43,12 @@ MEANINGS: dict[str, str] = {
     "with room for an answer.",
     "invalid_glossary_entry": "A glossary term or translation with a line break or a control "
     "character.",
+    "glossary_entry_exists": "Our glossary API: an entry added or edited onto a term the "
+    "glossary's dictionary for that pair already has.",
+    "glossary_pair_missing": "`glossary_id` names a glossary with no dictionary for the "
+    "request's language pair.",
+    "glossary_term_too_long": "A glossary term or translation over the limit (1,000 characters).",
+    "invalid_tbx_file": "A TBX file translate-toolkit cannot read: the message names the line.",
     "instructions_not_supported": "`instructions` (DeepL: `custom_instructions`, `style_id`, "
     "Write) on a base model, which cannot follow them: serve an instruction-tuned model.",
     "chat_not_supported": "Chat or Responses on a base model without a chat template: the "
@@ -83,8 +89,11 @@ MEANINGS: dict[str, str] = {
     "same answer, so ids cannot be probed.",
     "memory_not_found": "No translation memory with this id, or another key's.",
     "glossary_not_found": "No DeepL glossary with this id for this key.",
+    "memory_entry_not_found": "No entry with this id in that memory.",
     "style_rule_not_found": "No DeepL style rule with this id for this key.",
     # 409
+    "memory_entry_exists": "An entry edited onto the source (and language pair) of another "
+    "entry of the memory.",
     "document_not_ready": "A document's result asked for before its job is done (503 on "
     "DeepL's `/v2/document/{id}/result`, which DeepL's clients read as \"not yet\").",
     "adapter_conflict": "The adapter's name is taken (the base model's, or a loaded adapter's).",
@@ -94,6 +103,8 @@ MEANINGS: dict[str, str] = {
     "document_too_large": "A document over `--max-document-bytes`.",
     "document_too_long": "A document with more than `--max-document-chars` characters to "
     "translate.",
+    "glossary_too_large": "A glossary with more entries than the limit: 10,000 per dictionary "
+    "stored, 256 in a request's own `glossary` (the message names `glossary_id` for more).",
     "memory_too_large": "An import that would leave a memory with more than "
     "`--max-memory-entries` entries (nothing of it is added).",
     "memory_file_too_large": "A translation memory file over `--max-memory-bytes`.",

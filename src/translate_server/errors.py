@@ -110,6 +110,22 @@ class MemoryNotFoundError(ApiError):
     code = "memory_not_found"
 
 
+class MemoryEntryNotFoundError(ApiError):
+    """An entry id that the memory does not hold (its memory found, or the same 404 as an
+    unknown memory where it is not)."""
+
+    status_code = 404
+    code = "memory_entry_not_found"
+
+
+class MemoryEntryConflictError(ApiError):
+    """An edit that would give an entry the source and languages another entry of the same
+    memory has: the memory holds one translation per source."""
+
+    status_code = 409
+    code = "memory_entry_exists"
+
+
 class InvalidMemoryFileError(ApiError):
     """A memory file that cannot be read: its message names the line or the unit."""
 

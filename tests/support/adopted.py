@@ -85,29 +85,26 @@ async def check_memories(database: Database) -> None:
 
 async def check_accounts(database: Database) -> None:
     accounts = DeepLAccounts.over(database)
-    glossaries = accounts.glossaries
-    (pets,) = await glossaries.list("alice")  # v2: the glossaries of one dictionary
-    assert (pets.name, pets.source_lang, pets.target_lang, pets.entry_count) == (
-        "Pets",
-        "en",
-        "de",
-        2,
-    )
-    assert await glossaries.entries_for("alice", pets.glossary_id, "EN", "DE") == {
+    glossaries, alice = accounts.glossaries, owner_of("alice")
+    listed = {g.name: g for g in await glossaries.list(alice)}
+    assert set(listed) == {"Pets", "Trilingual"}
+    pets, trilingual = listed["Pets"], listed["Trilingual"]
+    # Each dictionary's entries counted by the migration that keeps the count.
+    assert [(d.source_lang, d.target_lang, d.entry_count) for d in pets.dictionaries] == [
+        ("en", "de", 2)
+    ]
+    assert await glossaries.entries(alice, pets.glossary_id, "en", "de") == {
         "cat": "Katze",
         "dog": "Hund",
     }
-    listed = {g.name: g for g in await glossaries.list_v3("alice")}
-    assert set(listed) == {"Pets", "Trilingual"}
-    trilingual = listed["Trilingual"]
     assert [(d.source_lang, d.target_lang) for d in trilingual.dictionaries] == [
         ("en", "es"),
         ("en", "fr"),
     ]
-    assert await glossaries.dictionary("alice", trilingual.glossary_id, "en", "fr") == {
+    assert await glossaries.entries(alice, trilingual.glossary_id, "en", "fr") == {
         "window": "fenêtre"
     }
-    assert [g.name for g in await glossaries.list_v3("bob")] == ["Bob's"]
+    assert [g.name for g in await glossaries.list(owner_of("bob"))] == ["Bob's"]
     (rule,) = await accounts.style_rules.list("alice", page=0, page_size=10, detailed=True)
     assert (rule.name, rule.language, rule.version) == ("House style", "de", 1)
     assert rule.configured_rules == {"numbers": {"decimal_separator": "comma"}}

@@ -13,6 +13,7 @@ from translate_server.inference.admission import Admission
 from translate_server.inference.generation import GenerationService
 from translate_server.observability.metrics import ServiceMetrics
 from translate_server.settings import LimitSettings
+from translate_server.translation.planning.ports import GlossaryLookup
 from translate_server.translation.service.translation_service import TranslationService
 
 from tests.support.fakes import FakeEngine
@@ -27,7 +28,9 @@ SRT = "".join(
 DocumentsFactory = Callable[..., Awaitable[Documents]]
 
 
-def translation_over(engine: FakeEngine) -> TranslationService:
+def translation_over(
+    engine: FakeEngine, glossaries: GlossaryLookup | None = None
+) -> TranslationService:
     # The double answers with the source upper-cased, which the quality guard rightly calls
     # an echo: the guard's own tests turn it on.
     return TranslationService(
@@ -36,6 +39,7 @@ def translation_over(engine: FakeEngine) -> TranslationService:
         LimitSettings(),
         "fake-model",
         quality_guard=False,
+        glossaries=glossaries,
     )
 
 

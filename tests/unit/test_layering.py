@@ -17,7 +17,16 @@ import translate_server
 
 PACKAGE = Path(translate_server.__file__).parent
 ROOT = Path(__file__).parents[2]
-DOMAINS = ("translation", "openai_api", "compat", "documents", "memory", "ui", "adapters")
+DOMAINS = (
+    "translation",
+    "openai_api",
+    "compat",
+    "documents",
+    "memory",
+    "ui",
+    "adapters",
+    "glossaries",
+)
 
 
 def imported(path: Path) -> set[str]:

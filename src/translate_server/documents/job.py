@@ -20,6 +20,10 @@ class DocumentOptions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=T
 
     formality: str | None = None
     glossary: dict[str, str] | None = None  # terms to translate as given
+    # A stored glossary (`glossary_id`), read as it stands when each batch is translated,
+    # and whose owner (owners.py) it is.
+    glossary_id: str | None = None
+    glossary_owner: str = ""
     retranslate: bool = False
     # A translation memory its segments are looked up in, whose owner (memory.service) it is.
     memory: str | None = None

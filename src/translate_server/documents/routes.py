@@ -134,7 +134,8 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
     summary="Translate a document (background job)",
     description="Multipart form: `file`, `target_lang`, optional `source_lang` (default: "
     "detected), `formality` (default, formal, informal), `glossary` (a JSON object of "
-    "required term translations), `retranslate` (catalogs: translate entries that already "
+    "required term translations), `glossary_id` (a stored glossary, as on /translate), "
+    "`retranslate` (catalogs: translate entries that already "
     "have a translation), `memory` and `memory_threshold` (a translation memory, as on "
     "/translate), `instructions` (repeated; as on /translate), `candidates` and `min_quality` "
     "(as on /translate). Answers the job's id and key and where to follow it; once done, its "
@@ -149,6 +150,7 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
             FormField("source_lang", "Language of the document (default: detected)."),
             FormField("formality", "Formality of the translation.", enum=_FORMALITY),
             FormField("glossary", "A JSON object of required term translations."),
+            FormField("glossary_id", "A stored glossary's id (GET /glossaries), as on /translate."),
             FormField(
                 "retranslate",
                 "Catalogs: translate entries that already have a translation (true or false).",
@@ -216,11 +218,14 @@ async def _order(upload: Upload, documents: Documents, memory_owner: str) -> Doc
         upload.value("memory"), upload.value("memory_threshold"), memory_owner
     )
     instructions = documents.instructions(upload.lists.get("instructions"), "instructions")
+    glossary_id = await documents.glossary(upload.value("glossary_id"), memory_owner)
     return DocumentOrder(
         target_lang=target,
         source_lang=upload.source_language("source_lang"),
         formality=formality,
         glossary=_glossary(upload.value("glossary")),
+        glossary_id=glossary_id,
+        glossary_owner=memory_owner,
         instructions=instructions,
         memory=memory,
         retranslate=upload.flag("retranslate", default=False),

@@ -60,6 +60,13 @@ class Documents:
         memory or another key's is a 404 at upload, not a failed job later."""
         return await job_memory(self.memories, owner, memory_id, threshold, names=names)
 
+    async def glossary(self, glossary_id: str | None, owner: str) -> str | None:
+        """An upload's stored glossary, checked now: an unknown one or another key's is a
+        404 at upload, not a failed job later."""
+        if glossary_id:
+            await self.translation.glossaries.check(owner, glossary_id)
+        return glossary_id
+
     def instructions(self, given: list[str] | None, param: str) -> tuple[str, ...]:
         """An upload's instructions, checked as /translate checks them (its limits, a base
         model's 400), so that a job never fails on them halfway."""

@@ -130,6 +130,7 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
             # `_FORMALITY`'s values are the request's formality literals.
             formality=_FORMALITY.get((options.formality or "").lower(), "default"),  # type: ignore[arg-type]
             glossary=options.glossary or None,
+            glossary_id=options.glossary_id,
             instructions=list(options.instructions) or None,
             memory=options.memory,
             memory_threshold=MEMORY_THRESHOLD if threshold is None else threshold,
@@ -149,14 +150,14 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
                                 request, text=[texts[i]], context=neighbour_context(texts, i)
                             ),
                             deadline,
-                            options.memory_owner,
+                            options,
                         )
                         for i in wanted
                     )
                 )
                 found = [answer[0] for answer in answers]
             else:
-                found = await _one(service, request, deadline, options.memory_owner)
+                found = await _one(service, request, deadline, options)
         finally:
             await budget.give(len(batch))
         for index, text in zip(wanted, found, strict=True):
@@ -167,10 +168,19 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
 
 
 async def _one(
-    service: TranslationService, request: TranslateRequest, deadline: float, owner: str
+    service: TranslationService,
+    request: TranslateRequest,
+    deadline: float,
+    options: DocumentOptions,
 ) -> list[SegmentTranslation]:
     record = RequestRecord(f"document-{next(_ids)}", "document", "JOB")
-    response = await service.translate(request, record, deadline, owner=owner)
+    response = await service.translate(
+        request,
+        record,
+        deadline,
+        owner=options.memory_owner,
+        glossary_owner=options.glossary_owner,
+    )
     texts = response.translations or []
     estimates = response.quality_estimate
     flags = response.needs_review

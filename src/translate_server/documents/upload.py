@@ -72,6 +72,9 @@ class DocumentOrder:
     source_lang: str | None = None  # None: detected
     formality: str | None = None
     glossary: dict[str, str] | None = None  # terms to translate as given
+    # A stored glossary, checked at upload (`Documents.glossary`), and its owner.
+    glossary_id: str | None = None
+    glossary_owner: str = ""
     instructions: tuple[str, ...] = ()  # checked, as the model will be given them
     memory: JobMemory = field(default_factory=JobMemory)  # checked: the owner has it
     # Catalogs: entries that have a translation translated again; the file's own translated
@@ -90,6 +93,8 @@ class DocumentOrder:
         return DocumentOptions(
             formality=self.formality,
             glossary=self.glossary,
+            glossary_id=self.glossary_id,
+            glossary_owner=self.glossary_owner,
             retranslate=self.retranslate,
             file_memory=self.file_memory,
             neighbours=self.neighbours,

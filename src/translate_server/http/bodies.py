@@ -16,6 +16,7 @@ T = TypeVar("T")
 
 FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
 _PATH = re.compile(r" - at `\$\.?(.*)`$")
+_MISSING = re.compile(r"^Object missing required field `([^`]+)`")
 
 
 async def read_body(
@@ -63,4 +64,6 @@ def _convert(data: Any, struct: type[T]) -> T:
         message = str(exc)
         match = _PATH.search(message)
         param = match.group(1) if match else None
+        if missing := _MISSING.search(message):  # the field itself, not the object holding it
+            param = f"{param}.{missing.group(1)}" if param else missing.group(1)
         raise InvalidRequestError(_PATH.sub("", message), param=param or None) from None

@@ -26,8 +26,9 @@ ERROR_SHAPE = "error_shape"  # the shape of the gate's refusals there
 KEY_IN_BODY = "key_in_body"  # True: a request without a key header may carry one in its body
 CORS = "cors"  # True: browsers on other origins may call it
 PREFIX = "prefix"  # where a compatible API shares its first segment with another ("/v3/")
-# What a route reads or writes of the stores (memories, DeepL's accounts, document jobs):
-# "always", or "memory" where its JSON body may name a translation memory. With several
+# What a route reads or writes of the stores (memories, glossaries and DeepL's accounts,
+# document jobs): "always", or "memory" where its JSON body may name a translation memory or a
+# stored glossary (server/owner_forwarding.py looks for either). With several
 # front-end processes, such requests go to the one that owns the stores.
 STORES = "stores"
 

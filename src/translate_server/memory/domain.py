@@ -1,8 +1,10 @@
-"""The memory domain: translation memories in their database, /memories, and DeepL's memory
-import and export jobs kept beside them."""
+"""The memory domain: translation memories in their database, /memories and their entries,
+corrections (/translate/corrections, counted in its metrics), and DeepL's memory import and
+export jobs kept beside them."""
 
 from __future__ import annotations
 
+from translate_server.memory.corrections import CorrectionMetrics
 from translate_server.memory.keys import MEMORIES
 from translate_server.memory.routes import memory_router
 from translate_server.registration import Domain, Opening
@@ -26,4 +28,5 @@ DOMAIN = Domain(
     routes=lambda settings: [memory_router(settings.translation.max_memory_bytes)],
     open=_open,
     stores=lambda settings: ["memory"],
+    metrics=lambda settings: [CorrectionMetrics],
 )

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, select, update
+from sqlalchemy import Connection, bindparam, delete, func, select, update
 
 from translate_server.memory.entries import Entry, language_key, match_key
 from translate_server.storage.database import bulk_insert
@@ -50,7 +50,7 @@ def merge(c: Connection, memory: int, rows: Sequence[Row], *, fresh: bool) -> No
     the entries this one adds are those past the memory's largest id before it."""
     latest: dict[Identity, Row] = {}
     for row in rows:  # a later row of the same source and languages wins, as in the memory
-        latest[_identity(row)] = row
+        latest[identity(row)] = row
     existing = {} if fresh else _existing(c, memory, list(latest))
     replaced = [
         {"entry_id": existing[key], **{name: row[name] for name in _CHANGED}}
@@ -78,6 +78,31 @@ def merge(c: Connection, memory: int, rows: Sequence[Row], *, fresh: bool) -> No
         select(entries.id, entries.key).where(entries.memory == memory, entries.id > before)
     )
     _index(c, memory, made)
+
+
+def reindex(c: Connection, memory: int, entry_id: int, old_key: str, new_key: str) -> None:
+    """One entry's words moved from `old_key`'s to `new_key`'s (its source was edited)."""
+    if old_key == new_key:
+        return
+    unindex(c, memory, entry_id, old_key)
+    _index(c, memory, [(entry_id, new_key)])
+
+
+def unindex(c: Connection, memory: int, entry_id: int, key: str) -> None:
+    """One entry's words taken out of the index (it is removed, or its source edited): its
+    postings deleted, its words' counts lowered, a word no entry holds any more dropped."""
+    words = sorted(index_words(key))
+    if not words:
+        return
+    postings, counts = memory_postings.c, memory_words.c
+    c.execute(
+        delete(memory_postings).where(
+            postings.memory == memory, postings.entry == entry_id, postings.word.in_(words)
+        )
+    )
+    held = (counts.memory == memory, counts.word.in_(words))
+    c.execute(update(memory_words).where(*held).values(entries=counts.entries - 1))
+    c.execute(delete(memory_words).where(*held, counts.entries <= 0))
 
 
 def _existing(c: Connection, memory: int, identities: Sequence[Identity]) -> dict[Identity, int]:
@@ -113,5 +138,5 @@ def _index(c: Connection, memory: int, made: Any) -> None:
     )
 
 
-def _identity(row: Row) -> Identity:
+def identity(row: Row) -> Identity:
     return row["source_key"], row["target_key"], row["key_digest"]

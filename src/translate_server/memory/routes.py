@@ -21,6 +21,7 @@ from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
 from translate_server.http.requests import request_owner
 from translate_server.http.route_paths import JSON, STORES
+from translate_server.memory.entry_routes import ENTRY_ROUTES
 from translate_server.memory.keys import MEMORIES
 from translate_server.memory.protocol import (
     CreateMemoryRequest,
@@ -143,11 +144,11 @@ async def import_memory(request: Request[Any, Any, Any], memory_id: str) -> Memo
 
 
 def memory_router(max_bytes: int) -> Router:
-    """The memory routes; the import takes bodies up to a memory file's size (the app's body
-    limit is for JSON requests)."""
+    """The memory routes, their entries' and the corrections'; the import takes bodies up to
+    a memory file's size (the app's body limit is for JSON requests)."""
     return Router(
         path="/",
-        route_handlers=[memory_collection, memory, export_memory, import_memory],
+        route_handlers=[memory_collection, memory, export_memory, import_memory, *ENTRY_ROUTES],
         request_max_body_size=max_bytes + FORM_OVERHEAD,
         exception_handlers=exception_handlers(),
         opt={STORES: "always"},

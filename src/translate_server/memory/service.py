@@ -9,8 +9,9 @@ import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from translate_server.errors import MemoryNotFoundError, PayloadTooLargeError
+from translate_server.errors import PayloadTooLargeError
 from translate_server.memory.entries import Entry, Found
+from translate_server.memory.entry_edits import MemoryEntries, memory_not_found
 from translate_server.memory.formats import read_entries, write_tmx
 from translate_server.memory.jobs import MemoryJobs
 from translate_server.memory.store import MemoryFull, MemoryInfo, MemoryStore, Merged
@@ -27,6 +28,11 @@ class Memories:
         """DeepL's import and export jobs, kept beside the memories."""
         return MemoryJobs(self.store)
 
+    @property
+    def entries(self) -> MemoryEntries:
+        """A memory's entries one at a time."""
+        return MemoryEntries(self.store, self.max_entries)
+
     async def create(self, owner: str, name: str) -> MemoryInfo:
         return await self.store.create(owner, name)
 
@@ -36,12 +42,12 @@ class Memories:
     async def get(self, owner: str, memory_id: str, param: str = "memory_id") -> MemoryInfo:
         found = await self.store.get(owner, memory_id)
         if found is None:
-            raise not_found(param)
+            raise memory_not_found(param)
         return found
 
     async def delete(self, owner: str, memory_id: str) -> None:
         if not await self.store.delete(owner, memory_id):
-            raise not_found()
+            raise memory_not_found()
 
     async def import_file(
         self,
@@ -74,13 +80,13 @@ class Memories:
                 code="memory_too_large",
             ) from None
         if merged is None:
-            raise not_found()
+            raise memory_not_found()
         return await self.get(owner, memory_id), merged
 
     async def export(self, owner: str, memory_id: str) -> tuple[MemoryInfo, bytes]:
         found = await self.store.entries(owner, memory_id)
         if found is None:
-            raise not_found()
+            raise memory_not_found()
         info, entries = found
         return info, await asyncio.to_thread(write_tmx, entries)
 
@@ -95,7 +101,7 @@ class Memories:
     ) -> builtins.list[Found | None]:
         found = await self.store.look_up(owner, memory_id, source_tag, target_tag, texts, threshold)
         if found is None:
-            raise not_found("memory")
+            raise memory_not_found("memory")
         return found[1]
 
     def check_size(self, size: int) -> None:
@@ -106,9 +112,3 @@ class Memories:
                 param="file",
                 code="memory_file_too_large",
             )
-
-
-def not_found(param: str = "memory_id") -> MemoryNotFoundError:
-    return MemoryNotFoundError(
-        "No translation memory with this id (for this API key).", param=param
-    )

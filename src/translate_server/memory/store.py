@@ -13,12 +13,14 @@ from __future__ import annotations
 import builtins
 import secrets
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import msgspec
 from sqlalchemy import Connection, delete, func, select, update
 
+from translate_server.memory import editing
+from translate_server.memory.editing import EntrySearch, StoredEntry
 from translate_server.memory.entries import Entry, Found, language_key
 from translate_server.memory.matching import best_match
 from translate_server.memory.merging import merge, row_of
@@ -45,6 +47,9 @@ class Merged(msgspec.Struct, frozen=True):
     added: int  # new in the memory
     replaced: int  # an entry of the same source and languages, its translation replaced
     entries: int  # in the memory now
+
+
+T = TypeVar("T")
 
 
 class MemoryFull(Exception):
@@ -150,6 +155,81 @@ class MemoryStore:
                 .order_by(memory_entries.c.id)
             )
             return info_of(found), [Entry(*row) for row in rows]
+
+        return await self.database.read(read)
+
+    # -- one entry at a time (`memory.editing`) ----------------------------------------------
+    async def put_entry(
+        self, owner: str, public_id: str, entry: Entry, max_entries: int
+    ) -> tuple[MemoryInfo, tuple[StoredEntry, bool]] | None:
+        """The entry added, or its source's translation replaced: the entry and whether it is
+        new. Raises MemoryFull, adding nothing, where the memory would hold over
+        `max_entries`."""
+
+        def put(c: Connection, memory: int) -> tuple[StoredEntry, bool]:
+            stored, new = editing.put(c, memory, entry)
+            count = editing.touched(c, memory)
+            if new and count > max_entries:
+                raise MemoryFull(count)
+            return stored, new
+
+        return await self._change(owner, public_id, put)
+
+    async def edit_entry(
+        self, owner: str, public_id: str, entry_id: int, changes: dict[str, Any]
+    ) -> tuple[MemoryInfo, StoredEntry | None] | None:
+        def edit(c: Connection, memory: int) -> StoredEntry | None:
+            edited = editing.edit(c, memory, entry_id, changes)
+            if edited is not None:
+                editing.touched(c, memory)
+            return edited
+
+        return await self._change(owner, public_id, edit)
+
+    async def remove_entry(
+        self, owner: str, public_id: str, entry_id: int
+    ) -> tuple[MemoryInfo, bool] | None:
+        def remove(c: Connection, memory: int) -> bool:
+            removed = editing.remove(c, memory, entry_id)
+            if removed:
+                editing.touched(c, memory)
+            return removed
+
+        return await self._change(owner, public_id, remove)
+
+    async def entry(
+        self, owner: str, public_id: str, entry_id: int
+    ) -> tuple[MemoryInfo, StoredEntry | None] | None:
+        return await self._read(owner, public_id, lambda c, m: editing.find(c, m, entry_id))
+
+    async def search_entries(
+        self, owner: str, public_id: str, asked: EntrySearch
+    ) -> tuple[MemoryInfo, tuple[int, builtins.list[StoredEntry]]] | None:
+        return await self._read(owner, public_id, lambda c, m: editing.search(c, m, asked))
+
+    async def _change(
+        self, owner: str, public_id: str, work: Callable[[Connection, int], T]
+    ) -> tuple[MemoryInfo, T] | None:
+        """`work` on the memory's entries with its row locked, and the memory as it is after;
+        None for an unknown memory (or another owner's)."""
+
+        def change(c: Connection) -> tuple[MemoryInfo, T] | None:
+            found = memory_row(c, owner, public_id, lock=True)
+            if found is None:
+                return None
+            done = work(c, found[0])
+            after = memory_row(c, owner, public_id)
+            assert after is not None
+            return info_of(after), done
+
+        return await self.database.write(change)
+
+    async def _read(
+        self, owner: str, public_id: str, work: Callable[[Connection, int], T]
+    ) -> tuple[MemoryInfo, T] | None:
+        def read(c: Connection) -> tuple[MemoryInfo, T] | None:
+            found = memory_row(c, owner, public_id)
+            return None if found is None else (info_of(found), work(c, found[0]))
 
         return await self.database.read(read)
 

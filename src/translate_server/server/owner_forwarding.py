@@ -38,17 +38,20 @@ log = structlog.get_logger(__name__)
 _HOP_HEADERS = frozenset({b"connection", b"keep-alive", b"transfer-encoding", b"upgrade"})
 
 
-class _MemoryProbe(msgspec.Struct):
+class _StoreProbe(msgspec.Struct):
     memory: object = None
+    glossary_id: object = None
 
 
-_probe = msgspec.json.Decoder(_MemoryProbe).decode
+_probe = msgspec.json.Decoder(_StoreProbe).decode
 
 
-def names_memory(body: bytes) -> bool:
-    """Whether a /translate body asks for a memory (an invalid body is the app's to refuse)."""
+def names_a_store(body: bytes) -> bool:
+    """Whether a /translate body asks for a memory or a stored glossary, both kept with the
+    stores (an invalid body is the app's to refuse)."""
     try:
-        return _probe(body).memory is not None
+        probe = _probe(body)
+        return probe.memory is not None or probe.glossary_id is not None
     except (msgspec.DecodeError, RecursionError):
         return False
 
@@ -83,7 +86,7 @@ class OwnerForwarding:
             return  # the client left while sending its body
         if path in self.paths.memory_paths and scope["method"] == "POST":
             body, complete = await _read_body(receive, self.max_body_bytes)
-            if complete and names_memory(body):
+            if complete and names_a_store(body):
                 await self._forward(scope, body, receive, send)
                 return
             # Too large to look into, or no memory named: the app's, body and all.

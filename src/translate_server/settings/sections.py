@@ -143,6 +143,14 @@ class TranslationSettings(Section, frozen=True):
         int,
         Meta(gt=0, description="Largest translation memory file accepted for import (413 beyond)."),
     ] = 50 * 2**20
+    suggestions_memory: Annotated[
+        str,
+        Meta(
+            max_length=200,
+            description="Name of the translation memory that LibreTranslate's /suggest adds "
+            "to, one per API key, made on first use; empty: suggestions are refused (403).",
+        ),
+    ] = "suggestions"
     quality_guard: Annotated[
         bool,
         Meta(

@@ -1,4 +1,4 @@
-"""The DeepL accounts' tables: glossaries and their dictionaries (one per language pair),
+"""The accounts' tables: glossaries and their dictionaries (one per language pair), DeepL's
 style rules, and the characters billed to each key. Owners are key digests (`owners`)."""
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ deepl_glossaries = Table(
     Column("owner", Text, nullable=False),
     Column("name", Text, nullable=False),
     Column("creation_time", Text, nullable=False),
+    # Raised by every change to its dictionaries: what a translation's compiled index of the
+    # glossary is kept under, so an edit is never answered from an index made before it.
+    Column("revision", Integer, nullable=False, server_default="1"),
     Index("deepl_glossaries_owner", "owner"),
 )
 
@@ -39,6 +42,8 @@ deepl_glossary_dictionaries = Table(
     Column("source_lang", Text, nullable=False),
     Column("target_lang", Text, nullable=False),
     Column("entries", Text, nullable=False),  # JSON: {source term: target term}
+    # Its entries counted when written: listing glossaries reads no entries.
+    Column("entry_count", Integer, nullable=False, server_default="0"),
     PrimaryKeyConstraint("glossary_id", "source_lang", "target_lang"),
 )
 

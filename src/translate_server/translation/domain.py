@@ -9,7 +9,7 @@ from translate_server.services import SERVED_MODELS
 from translate_server.translation.guard.findings import TranslationMetrics
 from translate_server.translation.keys import TRANSLATION, TRANSLATION_AT
 from translate_server.translation.planning.cache import CacheMetrics
-from translate_server.translation.planning.ports import MEMORY_LOOKUP
+from translate_server.translation.planning.ports import GLOSSARY_LOOKUP, MEMORY_LOOKUP
 from translate_server.translation.routes import detect, languages, translate
 
 
@@ -18,6 +18,7 @@ async def _open(opening: Opening) -> None:
     from translate_server.text.detection import LanguageDetection
     from translate_server.translation.estimate.model import QualityModels
     from translate_server.translation.planning.cache import TranslationCache
+    from translate_server.translation.planning.glossary import GlossaryIndexes
     from translate_server.translation.prompts.templates import PromptTemplates
     from translate_server.translation.service.translation_service import TranslationService
 
@@ -30,6 +31,7 @@ async def _open(opening: Opening) -> None:
     template = PromptTemplates.load(options.prompt_templates).for_model(model)
     estimator = QualityModels.load(options.quality_estimate_models).for_model(model)
     memories, models = found.get(MEMORY_LOOKUP), found[SERVED_MODELS]
+    glossaries, indexes = found.get(GLOSSARY_LOOKUP), GlossaryIndexes()
 
     def translation_at(admission: Admission, priority: int = 0) -> TranslationService:
         return TranslationService(
@@ -46,6 +48,8 @@ async def _open(opening: Opening) -> None:
             refuse_unsupported_targets=options.refuse_unsupported_targets,
             memories=memories,
             models=models,
+            glossaries=glossaries,
+            glossary_indexes=indexes,
         )
 
     found.provide(TRANSLATION, translation_at(found.admission))

@@ -113,6 +113,19 @@ class TranslateRequest(RequestStruct, kw_only=True):
         ]
         | None
     ) = None
+    glossary_id: (
+        Annotated[
+            str | Annotated[list[str], Meta(min_length=1, max_length=5)],
+            Meta(
+                description="A stored glossary's id (GET /glossaries; DeepL's glossaries too), "
+                "or a list of up to 5 applied in order (an earlier one's term wins). Each text "
+                "uses the glossary's dictionary for its source language (given or detected) "
+                "and `target_lang`; with `source_lang` given, a glossary without that "
+                "dictionary is a 400. Beside `glossary`, the request's own terms win."
+            ),
+        ]
+        | None
+    ) = None
     formality: Literal["default", "formal", "informal"] = "default"
     instructions: (
         Annotated[
@@ -320,6 +333,8 @@ class TranslateChunk(ResponseStruct, kw_only=True):
         | None
     ) = None
     needs_review: bool | None = None
+    # With `memory`: how the text matched it.
+    memory_match: MemoryMatch | None = None
     usage: Usage | None = None
 
 

@@ -48,7 +48,9 @@ async def translate(
     service = services(request)[TRANSLATION]
     record = record_of(request)
     deadline = deadline_for(services(request).limits.request_timeout, data.timeout)
-    owner = request_owner(request) if data.memory is not None else ""
+    # Whose memory and stored glossaries it may name (a keyless call names none).
+    named = data.memory is not None or data.glossary_id is not None
+    owner = request_owner(request) if named else ""
     if data.stream:
         chunks = await service.open_stream(data, record, deadline, owner)
         return sse.EventStream(chunks, sse.event, sse.failure_event(record))

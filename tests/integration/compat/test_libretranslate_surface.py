@@ -1,5 +1,5 @@
 """The rest of LibreTranslate's API its clients touch: keys in the body, alternatives, the web
-page's settings, suggestions (disabled), CORS and its own language codes."""
+page's settings, suggestions turned off, CORS and its own language codes."""
 
 from __future__ import annotations
 
@@ -92,15 +92,21 @@ async def test_alternatives(make_app) -> None:
         assert too_many.status_code == 400
 
 
-async def test_frontend_settings_and_suggestions(make_app) -> None:
+async def test_frontend_settings(make_app) -> None:
     async with served(make_app()) as url:
         settings = (await _http("GET", f"{url}/libretranslate/frontend/settings")).json()
-        assert settings["suggestions"] is False and settings["apiKeys"] is False
+        assert settings["suggestions"] is True and settings["apiKeys"] is False
         assert settings["charLimit"] > 0
         assert settings["language"]["source"]["code"] == "auto"
         # translate_file is served: its web page offers files, of the formats we read.
         assert settings["filesTranslation"] is True
         assert {".srt", ".docx", ".po", ".txt"} <= set(settings["supportedFilesFormat"])
+
+
+async def test_suggestions_turned_off(make_app) -> None:
+    async with served(make_app(suggestions_memory="")) as url:
+        settings = (await _http("GET", f"{url}/libretranslate/frontend/settings")).json()
+        assert settings["suggestions"] is False
         suggest = await _http(
             "POST",
             f"{url}/libretranslate/suggest",

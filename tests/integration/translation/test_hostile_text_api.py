@@ -175,9 +175,9 @@ async def test_a_large_request_is_planned_off_the_event_loop(client: AppClient) 
         def __getattr__(self, name: str) -> object:
             return getattr(service.planner_, name)
 
-        def prepare(self, request, memory=None):  # type: ignore[no-untyped-def]
+        def prepare(self, request, memory=None, stored=None):  # type: ignore[no-untyped-def]
             threads.append(threading.get_ident())
-            return prepare(request, memory)
+            return prepare(request, memory, stored)
 
     service.planner_, service.planner = service.planner, Watching()
     small = {"text": "Hello there.", "source_lang": "en", "target_lang": "de"}

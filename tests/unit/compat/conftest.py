@@ -19,6 +19,7 @@ from translate_server.documents.translator import (
     document_translator,
     runner_limits,
 )
+from translate_server.glossaries.store import GlossaryStore
 from translate_server.inference.generation import GenerationService
 from translate_server.memory.service import Memories
 from translate_server.memory.store import MemoryStore
@@ -37,13 +38,14 @@ from tests.support.fakes import FakeEngine
 
 
 @pytest.fixture
-def translation(engine: FakeEngine) -> TranslationService:
-    return translation_over(engine)
+async def accounts(databases: StoreDatabases) -> DeepLAccounts:
+    return DeepLAccounts.over(await databases.migrated("accounts"))
 
 
 @pytest.fixture
-async def accounts(databases: StoreDatabases) -> DeepLAccounts:
-    return DeepLAccounts.over(await databases.migrated("accounts"))
+def translation(engine: FakeEngine, accounts: DeepLAccounts) -> TranslationService:
+    """Over the engine double, with the stored glossaries of DeepL's accounts."""
+    return translation_over(engine, accounts.glossaries)
 
 
 @pytest.fixture
@@ -71,6 +73,7 @@ async def make_documents(
             "fake-model",
             priority=1,
             quality_guard=False,
+            glossaries=GlossaryStore(await databases.migrated("accounts")),
         )
         store = JobStore(await databases.migrated("jobs"), retention_seconds=3600)
         jobs = DocumentJobs(

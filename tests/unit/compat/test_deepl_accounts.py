@@ -83,18 +83,20 @@ async def test_a_database_made_before_dictionaries_is_adopted(tmp_path: Path) ->
         accounts = DeepLAccounts.over(database)
         await accounts.bill("alice", 4)
         assert await accounts.characters("alice") == 4
-        assert [g.name for g in await accounts.glossaries.list("alice")] == ["Pets"]
-        # Its one pair moved into its dictionary: both APIs see it.
-        assert await accounts.glossaries.entries_for("alice", "g1", "EN", "DE") == {"cat": "Katze"}
-        (v3,) = await accounts.glossaries.list_v3("alice")
-        assert [(d.source_lang, d.target_lang, d.entry_count) for d in v3.dictionaries] == [
+        alice = owner_of("alice")
+        (glossary,) = await accounts.glossaries.list(alice)
+        assert (glossary.name, glossary.revision) == ("Pets", 1)
+        # Its one pair moved into its dictionary, its entries counted: both APIs see it.
+        assert await accounts.glossaries.entries(alice, "g1", "en", "de") == {"cat": "Katze"}
+        assert [(d.source_lang, d.target_lang, d.entry_count) for d in glossary.dictionaries] == [
             ("en", "de", 1)
         ]
     # Opened again: the move is not made twice, and a dictionary deleted stays deleted.
     async with migrated_database(path, "accounts") as database:
-        await DeepLAccounts.over(database).glossaries.delete_dictionary("alice", "g1", "en", "de")
+        await DeepLAccounts.over(database).glossaries.delete_dictionary(alice, "g1", "en", "de")
     async with migrated_database(path, "accounts") as database:
-        described = await DeepLAccounts.over(database).glossaries.describe("alice", "g1")
+        described = await DeepLAccounts.over(database).glossaries.describe(alice, "g1")
+        assert described.revision == 2  # the deletion raised it
         assert described.dictionaries == []
     with sqlite3.connect(path) as connection:
         tables = {

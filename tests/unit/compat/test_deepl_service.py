@@ -4,12 +4,13 @@ wire (bodies, keys, error shapes) is the integration tests'."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from translate_server.compat.deepl.accounts import UNLIMITED, DeepLAccounts
 from translate_server.compat.deepl.glossaries import (
     DictionaryBody,
-    GlossaryNotFoundError,
     MultilingualGlossaryCreate,
     MultilingualGlossaryPatch,
 )
@@ -28,6 +29,7 @@ from translate_server.errors import (
     InvalidRequestError,
     LanguageNotDetectedError,
 )
+from translate_server.glossaries.model import GlossaryNotFoundError
 from translate_server.observability.record import RequestRecord
 from translate_server.owners import SHARED, owner_of
 from translate_server.translation.prompts.instructions import InstructionsNotSupportedError
@@ -256,7 +258,7 @@ async def test_a_page_of_style_rules_holds_at_most_25(deepl: DeepLService) -> No
 
 
 # -- documents ---------------------------------------------------------------------------------
-async def test_a_document_keeps_its_glossary_and_is_billed_once_translated(
+async def test_a_document_uses_its_glossary_and_is_billed_once_translated(
     accounts: DeepLAccounts,
     translation: TranslationService,
     make_documents: DocumentsFactory,
@@ -267,11 +269,14 @@ async def test_a_document_keeps_its_glossary_and_is_billed_once_translated(
     glossary_id = await _glossary(deepl, "alice")
     fields = {"target_lang": "DE", "source_lang": "EN", "glossary_id": glossary_id}
     job, key = await deepl.upload_document(Upload(SRT, "talk.srt", fields), "alice")
-    await deepl.glossaries.delete("alice", glossary_id)  # the job keeps the terms it was given
     done = await finished(documents, job, key)
     assert done.status == "done"
     assert all("Satz" in prompt for prompt in prompts(engine))
-    assert (await deepl.usage("alice")).character_count == done.billed_characters > 0
+    # Billed once the job is recorded done: right after, not with it.
+    async with asyncio.timeout(10):
+        while (await deepl.usage("alice")).character_count != done.billed_characters:
+            await asyncio.sleep(0.01)
+    assert done.billed_characters > 0
     _, data = await deepl.document_result(job.id, key, "alice")
     assert b"SENTENCE NUMBER 12." in data
     await deepl.forget_document(job.id, key, "alice")  # as DeepL: gone once downloaded

@@ -51,6 +51,8 @@ def test_json_bodies_are_the_routes_that_decode_json_themselves() -> None:
         "/v1/responses",
         "/v1/completions",
         "/memories",
+        "/translate/corrections",
+        "/glossaries",
         "/admin/adapters",
     }
 

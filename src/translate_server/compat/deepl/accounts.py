@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from translate_server.compat.deepl.glossary_store import GlossaryStore
 from translate_server.compat.deepl.style_rules import StyleRuleStore
 from translate_server.compat.deepl.usage import UsageStore
+from translate_server.glossaries.store import GlossaryStore
 from translate_server.owners import owner_of
 from translate_server.storage.database import Database
 

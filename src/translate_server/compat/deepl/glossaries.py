@@ -1,5 +1,5 @@
 """DeepL glossaries: their entries' formats and their wire types, v2's (one language pair)
-and v3's (dictionaries, one per pair). Kept per API key by glossary_store.py."""
+and v3's (dictionaries, one per pair). Kept per API key by glossaries/store.py."""
 
 from __future__ import annotations
 
@@ -10,20 +10,17 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from translate_server.errors import ApiError, InvalidRequestError
-from translate_server.text.languages import UnknownLanguageError, resolve_language
-from translate_server.translation.planning.glossary import MAX_ENTRIES, MAX_TERM_CHARS
+from translate_server.errors import InvalidRequestError
+from translate_server.glossaries.model import (
+    MAX_DICTIONARIES,
+    DictionaryInfo,
+    GlossaryRecord,
+    base_language,
+    check_size,
+    check_term,
+)
 
-MAX_DICTIONARIES = 50  # per glossary: ours
 _Lang = Annotated[str, Meta(min_length=2, max_length=35)]
-
-
-class GlossaryNotFoundError(ApiError):
-    status_code = 404
-    code = "glossary_not_found"
-
-    def __init__(self, what: str = "Glossary") -> None:
-        super().__init__(f"{what} not found.", param="glossary_id")
 
 
 class Glossary(msgspec.Struct, kw_only=True):
@@ -41,12 +38,6 @@ class StoredGlossary(msgspec.Struct, kw_only=True):
     entries: dict[str, str]
 
 
-class DictionaryInfo(msgspec.Struct, kw_only=True):
-    source_lang: str
-    target_lang: str
-    entry_count: int
-
-
 class MultilingualGlossary(msgspec.Struct, kw_only=True):
     """A v3 glossary: its dictionaries, one per language pair."""
 
@@ -54,6 +45,15 @@ class MultilingualGlossary(msgspec.Struct, kw_only=True):
     name: str
     creation_time: str
     dictionaries: list[DictionaryInfo]
+
+    @classmethod
+    def of(cls, record: GlossaryRecord) -> MultilingualGlossary:
+        return cls(
+            glossary_id=record.glossary_id,
+            name=record.name,
+            creation_time=record.creation_time,
+            dictionaries=record.dictionaries,
+        )
 
 
 class MultilingualGlossaryList(msgspec.Struct, kw_only=True):
@@ -98,14 +98,6 @@ class MultilingualGlossaryPatch(msgspec.Struct, kw_only=True):
     auth_key: str | None = None
 
 
-def base_language(code: str, param: str) -> str:
-    """A glossary's language: the base language of `code` (`EN-GB` is `en`)."""
-    try:
-        return resolve_language(code.split("-")[0]).tag
-    except UnknownLanguageError:
-        raise InvalidRequestError(f"Value for '{param}' not supported.", param=param) from None
-
-
 def language_pair(source_lang: str | None, target_lang: str | None) -> tuple[str, str]:
     """A dictionary's pair as a request names it (`source_lang`, `target_lang`), as base
     languages; both are needed."""
@@ -146,22 +138,16 @@ def parse_entries(entries: str, entries_format: str) -> dict[str, str]:
             raise InvalidRequestError(
                 f"Entry {number} needs a source and a target term.", param="entries"
             )
-        source, target = row[0].strip(), row[1].strip()
+        source = check_term(row[0], "entries")
+        target = check_term(row[1], "entries")
         if source in parsed:
             raise InvalidRequestError(
                 f"Entry {number} duplicates the source term `{source}`.", param="entries"
             )
-        if len(source) > MAX_TERM_CHARS or len(target) > MAX_TERM_CHARS:
-            raise InvalidRequestError(
-                f"Terms may be at most {MAX_TERM_CHARS} characters.", param="entries"
-            )
         parsed[source] = target
     if not parsed:
         raise InvalidRequestError("A glossary needs at least one entry.", param="entries")
-    if len(parsed) > MAX_ENTRIES:
-        raise InvalidRequestError(
-            f"A glossary may hold at most {MAX_ENTRIES} entries.", param="entries"
-        )
+    check_size(parsed)
     return parsed
 
 

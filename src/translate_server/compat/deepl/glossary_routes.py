@@ -1,6 +1,6 @@
 """DeepL API v3 glossaries (`/v3/glossaries`), as DeepL's client calls them: a glossary of
 dictionaries, one per language pair, renamed or merged into (PATCH), a dictionary replaced
-(PUT) or deleted; the same glossaries as v2's (glossary_store.py)."""
+(PUT) or deleted; the same glossaries as v2's and ours (glossaries/store.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from translate_server.compat.common import presented_key
 from translate_server.compat.deepl.glossaries import (
     DictionaryBody,
     DictionaryEntriesList,
-    DictionaryInfo,
     MultilingualGlossary,
     MultilingualGlossaryCreate,
     MultilingualGlossaryList,
@@ -23,6 +22,7 @@ from translate_server.compat.deepl.glossaries import (
 from translate_server.compat.deepl.glossary_service import DeepLGlossaries
 from translate_server.compat.deepl.keys import DEEPL
 from translate_server.compat.deepl.protocol import DeepLError
+from translate_server.glossaries.model import DictionaryInfo
 from translate_server.http.bodies import read_body
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.services import services

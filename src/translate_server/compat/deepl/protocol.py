@@ -70,7 +70,7 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
     auth_key: str | None = None
 
     def to_translate_request(
-        self, glossary: dict[str, str] | None = None, instructions: list[str] | None = None
+        self, glossary_ids: list[str] | None = None, instructions: list[str] | None = None
     ) -> TranslateRequest:
         formality = _FORMALITY.get((self.formality or "default").lower())
         if formality is None:
@@ -85,7 +85,7 @@ class DeepLTranslateRequest(RequestStruct, kw_only=True):
             format=self.tag_handling or "text",
             # `_FORMALITY`'s values are the request's formality literals.
             formality=formality,  # type: ignore[arg-type]
-            glossary=glossary,
+            glossary_id=glossary_ids or None,
             ignore_tags=tag_list(self.ignore_tags) or None,
             instructions=instructions or None,
             context=self.context[-CONTEXT_CHARS:].strip() or None if self.context else None,

@@ -87,7 +87,8 @@ class DeepLService:
         self.documents = documents
         self._memories = DeepLMemories(memories) if memories is not None else None
         self.keyed = keyed  # API keys are configured
-        self.glossaries = DeepLGlossaries(accounts.glossaries)
+        # As DeepL's own: a glossary is the presented key's, even where no keys are configured.
+        self.glossaries = DeepLGlossaries(accounts.glossaries, owner_of)
         self.style_rules = DeepLStyleRules(accounts.style_rules)
         self._write = DeepLWrite(translation)
 
@@ -112,18 +113,25 @@ class DeepLService:
     ) -> DeepLTranslateResponse:
         """The texts translated with the glossaries, style rule and instructions they name,
         their characters billed to `key`."""
-        glossary = await self.glossaries.resolve(
+        glossary_ids = await self.glossaries.resolve(
             key, body.glossary_id, body.glossary_ids, body.source_lang, body.target_lang
         )
         instructions = await requested_instructions(body, key, self.accounts, self.translation)
-        request = body.to_translate_request(glossary, instructions)
+        request = body.to_translate_request(glossary_ids, instructions)
         owner = self.owner(key) if request.memory is not None else SHARED
-        response, kept = await self._translate_detectable(request, record, deadline, owner)
+        response, kept = await self._translate_detectable(
+            request, record, deadline, owner, owner_of(key)
+        )
         await self._bill(key, body.text)
         return DeepLTranslateResponse.of(body, response, kept)
 
     async def _translate_detectable(
-        self, request: TranslateRequest, record: RequestRecord, deadline: float, owner: str
+        self,
+        request: TranslateRequest,
+        record: RequestRecord,
+        deadline: float,
+        owner: str,
+        glossary_owner: str | None = None,
     ) -> tuple[TranslateResponse, dict[int, str]]:
         """As DeepL does, a batch in which some texts' language cannot be detected translates
         the others; those come back as they are, in the second value (index -> the target
@@ -134,7 +142,9 @@ class DeepLService:
         while True:
             batch = msgspec.structs.replace(request, text=[texts[i] for i in remaining])
             try:
-                response = await self.translation.translate(batch, record, deadline, owner=owner)
+                response = await self.translation.translate(
+                    batch, record, deadline, owner=owner, glossary_owner=glossary_owner
+                )
             except LanguageNotDetectedError as undetected:
                 if undetected.index is None or len(remaining) == 1:
                     raise
@@ -206,9 +216,8 @@ class DeepLService:
             self.owner(key),
             names=_MEMORY_FIELDS,
         )
-        glossary = await self.glossaries.entries_for(
-            key, upload.value("glossary_id"), source, target
-        )
+        glossary_id = upload.value("glossary_id")
+        await self.glossaries.check(key, glossary_id, source, target)
         styling = Styling(
             upload.lists.get("custom_instructions"), upload.value("style_id"), source, target
         )
@@ -217,7 +226,8 @@ class DeepLService:
             target_lang=target,
             source_lang=source,
             formality=upload.value("formality"),
-            glossary=glossary,
+            glossary_id=glossary_id,
+            glossary_owner=owner_of(key),
             instructions=tuple(instructions),
             memory=memory,
             billed_to=owner_of(key),

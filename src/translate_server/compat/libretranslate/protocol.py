@@ -117,6 +117,21 @@ class LibreLanguage(msgspec.Struct, kw_only=True):
     targets: list[str]
 
 
+class LibreSuggestRequest(RequestStruct, kw_only=True):
+    """A suggested translation, in LibreTranslate's fields (each required; a missing one is
+    its 400, with its message)."""
+
+    q: Annotated[str, Meta(max_length=20_000, description="The original text.")] = ""
+    s: Annotated[str, Meta(max_length=20_000, description="The suggested translation.")] = ""
+    source: Annotated[str, Meta(max_length=35, description="The original's language.")] = ""
+    target: Annotated[str, Meta(max_length=35, description="The suggestion's language.")] = ""
+    api_key: str | None = None
+
+
+class LibreSuggestResponse(msgspec.Struct, kw_only=True):
+    success: bool
+
+
 class LibreError(msgspec.Struct):
     error: str
 

@@ -9,13 +9,15 @@ from typing import Any
 from litestar import Request, Router, get, post
 
 from translate_server.compat.common import body_key_check, compat_status
-from translate_server.compat.libretranslate.keys import LIBRETRANSLATE
+from translate_server.compat.libretranslate.keys import LIBRE_SUGGESTIONS, LIBRETRANSLATE
 from translate_server.compat.libretranslate.protocol import (
     FrontendSettings,
     LibreDetected,
     LibreDetectRequest,
     LibreError,
     LibreLanguage,
+    LibreSuggestRequest,
+    LibreSuggestResponse,
     LibreTranslateRequest,
     LibreTranslateResponse,
 )
@@ -23,7 +25,12 @@ from translate_server.errors import ApiError
 from translate_server.http.bodies import read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
-from translate_server.http.requests import deadline_for, record_of, unless_disconnected
+from translate_server.http.requests import (
+    deadline_for,
+    record_of,
+    request_owner,
+    unless_disconnected,
+)
 from translate_server.http.route_paths import OPEN, STORES, compatible
 from translate_server.services import services
 from translate_server.wire import ErrorBody
@@ -93,13 +100,23 @@ class SuggestionsDisabledError(ApiError):
 @post(
     "/suggest",
     status_code=200,
-    summary="LibreTranslate: suggest a translation (disabled)",
+    summary="LibreTranslate: suggest a translation",
+    description="The suggestion (`q` translated as `s`, from `source` to `target`; a "
+    "`source` of `auto` is detected) is kept in the caller's translation memory named by "
+    "--suggestions-memory (`suggestions` unless set), made on its first suggestion: "
+    "/translate with that memory then answers `q` with `s`. 403, as LibreTranslate without "
+    "suggestions, where --suggestions-memory is empty.",
     tags=["libretranslate"],
     responses=_ERRORS,
+    opt={STORES: "always"},  # the memories are the stores' owner's
 )
-async def libre_suggest() -> None:
-    """Suggestions are not collected: answered as a LibreTranslate server without them."""
-    raise SuggestionsDisabledError("Suggestions are disabled on this server.")
+async def libre_suggest(request: Request[Any, Any, Any]) -> LibreSuggestResponse:
+    box = services(request).get(LIBRE_SUGGESTIONS)
+    if box is None:
+        raise SuggestionsDisabledError("Suggestions are disabled on this server.")
+    body = await read_body(request, LibreSuggestRequest)
+    await box.suggest(request_owner(request), body)
+    return LibreSuggestResponse(success=True)
 
 
 def error_shape(status: int, error: ErrorBody) -> tuple[int, LibreError]:

@@ -46,12 +46,14 @@ class LibreTranslateService:
         documents: Documents | None = None,
         *,
         keyed: bool = False,
+        suggestions: bool = False,
     ) -> None:
         self.translation = translation
         # None where files are not translated (or this process forwards them to the one that
         # keeps the document jobs).
         self.documents = documents
         self.keyed = keyed  # API keys are configured: its page asks for one
+        self.suggestions = suggestions  # /suggest keeps them (--suggestions-memory)
 
     async def translate(
         self, body: LibreTranslateRequest, record: RequestRecord, deadline: float
@@ -81,7 +83,7 @@ class LibreTranslateService:
             frontendTimeout=500,
             apiKeys=self.keyed,
             keyRequired=self.keyed,
-            suggestions=False,
+            suggestions=self.suggestions,
             filesTranslation=files,
             supportedFilesFormat=list(known_extensions()) if files else [],
             language=FrontendLanguages(

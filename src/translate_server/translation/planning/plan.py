@@ -92,6 +92,8 @@ class Plan:
     request: TranslateRequest
     is_batch: bool
     target: Language
+    # The glossary entries that occur in its texts (the request's own, and its stored
+    # glossaries' found by their indexes), filled as its pieces are planned.
     glossary: dict[str, str]
     texts: list[PlannedText]
     pieces: dict[Hashable, Piece]
@@ -102,6 +104,9 @@ class Plan:
     instructions: tuple[str, ...] = ()
     # The name of the model that translates each text: the base model's or an adapter's.
     models: list[str] = field(default_factory=list)
+    # Whether the request gave a glossary (its own or a stored one): the answer says which
+    # of its terms were applied, none included.
+    glossary_given: bool = False
 
     @property
     def model(self) -> str:

@@ -8,7 +8,7 @@ request's admission weight.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 
 from translate_server.errors import InvalidRequestError
@@ -19,7 +19,12 @@ from translate_server.settings import LimitSettings
 from translate_server.text.detection import Detection, LanguageDetection
 from translate_server.text.languages import Language, requested_language
 from translate_server.translation.planning.cache import TranslationCache
-from translate_server.translation.planning.glossary import entries_in, validate_glossary
+from translate_server.translation.planning.glossary import (
+    StoredTerms,
+    base_tag,
+    entries_in,
+    validate_glossary,
+)
 from translate_server.translation.planning.plan import Piece, Plan, PlannedText, is_auto
 from translate_server.translation.prompts.instructions import (
     MAX_PROMPT_INSTRUCTION_CHARS,
@@ -75,8 +80,17 @@ class Planner:
     def model_name(self) -> str:
         return self.models.base
 
-    def plan(self, request: TranslateRequest, memory: Hashable = None) -> Plan:
-        return self.look_up(self.prepare(request, memory))
+    def plan(
+        self,
+        request: TranslateRequest,
+        memory: Hashable = None,
+        stored: Mapping[str, StoredTerms] | None = None,
+    ) -> Plan:
+        return self.look_up(self.prepare(request, memory, stored))
+
+    def target(self, request: TranslateRequest) -> Language:
+        """The request's target language (a 400 for an unknown one)."""
+        return requested_language(request.target_lang, "target_lang")
 
     def look_up(self, plan: Plan) -> Plan:
         """The plan's pieces looked up in the cache (on the event loop: the cache is not
@@ -91,12 +105,18 @@ class Planner:
                 piece.cached = cached
         return plan
 
-    def prepare(self, request: TranslateRequest, memory: Hashable = None) -> Plan:
+    def prepare(
+        self,
+        request: TranslateRequest,
+        memory: Hashable = None,
+        stored: Mapping[str, StoredTerms] | None = None,
+    ) -> Plan:
         """Everything but the cache: CPU work linear in the request, which may run in a
         worker thread. `memory` names the translation memory and its revision, whose
-        examples a prompt may show: part of every cache key."""
+        examples a prompt may show: part of every cache key. `stored`: the terms of the
+        stored glossaries the request names, per source base language."""
         texts, is_batch = self._texts(request)
-        target = requested_language(request.target_lang, "target_lang")
+        target = self.target(request)
         source = (
             None
             if is_auto(request.source_lang)
@@ -110,11 +130,12 @@ class Planner:
             request,
             is_batch,
             target,
-            glossary,
+            {},
             [],
             {},
             notices=self._target_notices(target),
             instructions=instructions,
+            glossary_given=bool(glossary) or stored is not None,
         )
         keys = _PieceKeys(self.model_name, request, target, glossary, instructions, memory)
         for i, text in enumerate(texts):
@@ -130,7 +151,10 @@ class Planner:
             if request.model is None:
                 adapter = self.models.route(language.tag, target.tag, request.domain)
             plan.models.append(self.models.name_of(adapter))
-            slots = [keys.piece(plan, text, language, adapter, param) for text in document.pieces]
+            terms = stored.get(base_tag(language.tag)) if stored else None
+            slots = [
+                keys.piece(plan, text, language, adapter, param, terms) for text in document.pieces
+            ]
             if len(plan.pieces) > self.limits.max_pieces:
                 raise InvalidRequestError(
                     f"This request would need more than {self.limits.max_pieces} engine "
@@ -257,15 +281,28 @@ class _PieceKeys:
         self.glossary = glossary
         self.instructions = instructions
         self.memory = memory
-        self._entries_of: dict[str, dict[str, str]] = {}  # a repeated piece is looked up once
+        # A repeated piece is looked up once (per set of stored terms: its language's).
+        self._entries_of: dict[tuple[str, int], dict[str, str]] = {}
 
     def piece(
-        self, plan: Plan, text: str, language: Language, adapter: LoraAdapter | None, param: str
+        self,
+        plan: Plan,
+        text: str,
+        language: Language,
+        adapter: LoraAdapter | None,
+        param: str,
+        stored: StoredTerms | None = None,
     ) -> Hashable:
-        """The piece's key, its piece added to the plan where it is new."""
-        entries = self._entries_of.get(text)
+        """The piece's key, its piece added to the plan where it is new. Its glossary: the
+        stored terms that occur in it, and the request's own, which win. The key holds the
+        entries themselves, so an edited glossary is never answered from the cache."""
+        entries = self._entries_of.get((text, id(stored)))
         if entries is None:
-            entries = self._entries_of[text] = entries_in(text, self.glossary)
+            entries = entries_in(text, self.glossary)
+            if stored is not None:
+                entries = {**stored.entries_in(text), **entries}
+            self._entries_of[(text, id(stored))] = entries
+            plan.glossary.update(entries)
         request = self.request
         # A translation made by one adapter (or one load of it) is never another's.
         model_key = self.model_name if adapter is None else (adapter.name, adapter.id)

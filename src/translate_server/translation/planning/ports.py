@@ -4,7 +4,7 @@ and adapter routing come from `inference.served_models`, below every domain."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from translate_server.services import Key
@@ -56,3 +56,37 @@ class MemoryLookup(Protocol):
 
 
 MEMORY_LOOKUP: Key[MemoryLookup] = Key("memory lookup")
+
+
+class StoredGlossary(Protocol):
+    """A stored glossary, without its entries."""
+
+    @property
+    def glossary_id(self) -> str: ...
+
+    @property
+    def revision(self) -> int:
+        """Raised by every change to its entries."""
+        ...
+
+    @property
+    def pairs(self) -> frozenset[tuple[str, str]]:
+        """Its dictionaries' (source, target) base languages."""
+        ...
+
+
+class GlossaryLookup(Protocol):
+    """The stored glossaries a request may name (`glossary_id`), each its owner's."""
+
+    async def describe(self, owner: str, glossary_id: str) -> StoredGlossary:
+        """The glossary (a 404 for an unknown one or another owner's)."""
+        ...
+
+    async def entries(
+        self, owner: str, glossary_id: str, source_lang: str, target_lang: str
+    ) -> Mapping[str, str]:
+        """The entries of its dictionary of the pair."""
+        ...
+
+
+GLOSSARY_LOOKUP: Key[GlossaryLookup] = Key("glossary lookup")

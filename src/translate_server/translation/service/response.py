@@ -67,7 +67,9 @@ def build_response(
         "target_lang": plan.target.tag,
         "model": plan.model,
         "usage": usage,
-        "glossary_applied": [t for t in plan.glossary if t in applied] if plan.glossary else None,
+        "glossary_applied": (
+            [t for t in plan.glossary if t in applied] if plan.glossary_given else None
+        ),
         "alternatives": alternatives if plan.request.alternatives else None,
     }
     if plan.is_batch:

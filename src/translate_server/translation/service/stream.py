@@ -95,6 +95,7 @@ async def _chunks(
             warnings=final.warnings,
             quality_estimate=final.quality_estimate,
             needs_review=final.needs_review,
+            memory_match=final.memory_match,
             usage=final.usage,
         )
     finally:

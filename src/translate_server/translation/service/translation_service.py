@@ -27,6 +27,7 @@ from translate_server.translation.estimate.model import QualityEstimator, estima
 from translate_server.translation.guard.findings import findings
 from translate_server.translation.guard.quality_guard import Guard
 from translate_server.translation.planning.cache import TranslationCache
+from translate_server.translation.planning.glossary import GlossaryIndexes
 from translate_server.translation.planning.plan import FAN_OUT_SLICE, Job, Piece, Plan, is_auto
 from translate_server.translation.planning.planner import MAX_PIECE_TOKENS, Planner
 from translate_server.translation.prompts.templates import PromptTemplate
@@ -47,10 +48,11 @@ from translate_server.translation.service.outcome import (
 )
 from translate_server.translation.service.pieces import PieceTranslator
 from translate_server.translation.service.response import build_response
+from translate_server.translation.service.stored_glossaries import StoredGlossaries
 from translate_server.translation.service.stream import TranslationStream
 
 if TYPE_CHECKING:
-    from translate_server.translation.planning.ports import MemoryLookup
+    from translate_server.translation.planning.ports import GlossaryLookup, MemoryLookup
 
 
 class TranslationService:
@@ -70,9 +72,13 @@ class TranslationService:
         refuse_unsupported_targets: bool = False,
         memories: MemoryLookup | None = None,
         models: ServedModels | None = None,
+        glossaries: GlossaryLookup | None = None,
+        glossary_indexes: GlossaryIndexes | None = None,
     ) -> None:
         self.generation = generation
         self.memories = memories
+        # Services at other priorities share one set of indexes (`glossary_indexes`).
+        self.glossaries = StoredGlossaries(glossaries, glossary_indexes or GlossaryIndexes())
         self.models = models or ServedModels(model_name)
         self.admission = admission
         self.limits = limits
@@ -121,12 +127,15 @@ class TranslationService:
         *,
         keep_partial: bool = False,
         owner: str = "",
+        glossary_owner: str | None = None,
     ) -> TranslateResponse:
         """With `keep_partial`, a deadline that passes once some pieces are translated keeps
         them: the rest comes back untranslated, with the warning `deadline_exceeded` and the
         finish reason `partial` (for callers that can say so; the others get the 504).
-        `owner` is the caller's (memory.service): whose translation memory it may use."""
-        plan = await self._plan(request, record, owner)
+        `owner` is the caller's (owners.py): whose translation memory and stored glossaries
+        it may use; `glossary_owner`, where a surface keeps its glossaries under another
+        (DeepL's, per presented key even where no keys are configured)."""
+        plan = await self._plan(request, record, owner, glossary_owner)
         await self._run(plan, plan.job(record, deadline), keep_partial=keep_partial)
         if len(plan.pieces) * (1 + len(plan.glossary)) < THREAD_RESPOND_WORK:
             return self.respond(plan, record)
@@ -140,25 +149,34 @@ class TranslationService:
         record: RequestRecord,
         deadline: float,
         owner: str = "",
+        glossary_owner: str | None = None,
     ) -> AsyncGenerator[TranslateChunk, None]:
         """One text's translation as it is generated (see `stream`)."""
-        plan = await self._plan(request, record, owner)
+        plan = await self._plan(request, record, owner, glossary_owner)
         if not self.generation.engine.is_alive:
             raise EngineDeadError("engine is not running")
         return await self.streams.open(plan, record, deadline, self.respond)
 
     async def _plan(
-        self, request: TranslateRequest, record: RequestRecord, owner: str = ""
+        self,
+        request: TranslateRequest,
+        record: RequestRecord,
+        owner: str = "",
+        glossary_owner: str | None = None,
     ) -> Plan:
         record.model = self.model_name
         memory = await self._memory(request, owner)
+        target = self.planner.target(request)
+        stored = await self.glossaries.terms_for(
+            request, target, owner if glossary_owner is None else glossary_owner
+        )
         if _planning_work(request) < THREAD_PLAN_WORK:
-            plan = self.planner.plan(request, memory)
+            plan = self.planner.plan(request, memory, stored)
         else:
             # Splitting, parsing, glossary lookups and detection are linear, but a request
             # within every limit still holds a megabyte of text: the loop does not wait for it.
             plan = self.planner.look_up(
-                await asyncio.to_thread(self.planner.prepare, request, memory)
+                await asyncio.to_thread(self.planner.prepare, request, memory, stored)
             )
         if memory is not None:
             await self._match(plan, record, owner)

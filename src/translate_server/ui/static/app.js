@@ -1,6 +1,7 @@
 // The translator page: plain DOM code over the service's own API (/languages, /detect,
-// /translate with `stream: true`, /translate/document for files). Every URL is relative, so the page works under whatever
-// path prefix a proxy gives the service.
+// /translate with `stream: true`, /translate/document for files, /memories and /glossaries
+// to choose from, /translate/corrections for a translation corrected in place). Every URL is
+// relative, so the page works under whatever path prefix a proxy gives the service.
 "use strict";
 
 const KEY_STORE = "translate-server.api-key"; // sessionStorage: gone when the tab closes
@@ -19,12 +20,17 @@ const ui = {
   glossaryRows: $("glossary-rows"), glossaryAdd: $("glossary-add"), keyButton: $("key-button"),
   keyDialog: $("key-dialog"), keyForm: $("key-form"), keyInput: $("key-input"),
   keyReason: $("key-reason"), documents: $("documents"),
+  memory: $("memory"), glossaryId: $("glossary-id"), resultEdit: $("result-edit"),
+  edit: $("edit"), saveCorrection: $("save-correction"), cancelEdit: $("cancel-edit"),
+  editHint: $("edit-hint"), memoryStatus: $("memory-status"),
 };
 
 const state = {
   config: { max_text_chars: 20000, api_key_required: false, documents: false },
   names: new Map(), // language code -> name
   running: null, // the AbortController of the translation in progress
+  // The last translation shown: what a correction of it says was translated, and how.
+  last: null, // { text, source_lang, target_lang, translation }
 };
 
 // Where errors are shown: under the text, or in the file panel. Each has its own countdown.
@@ -108,6 +114,8 @@ function request() {
   };
   const glossary = glossaryEntries();
   if (Object.keys(glossary).length) body.glossary = glossary;
+  if (ui.memory.value) body.memory = ui.memory.value;
+  if (ui.glossaryId.value) body.glossary_id = ui.glossaryId.value;
   return body;
 }
 
@@ -147,6 +155,7 @@ async function translate() {
     else if (finished.warnings && finished.warnings.length) {
       await translateAgain(body, finished, controller.signal);
     }
+    if (finished) translated(body, finished);
   } catch (err) {
     if (err.name === "AbortError") ui.resultInfo.textContent = "Stopped.";
     else handleError(err);
@@ -180,6 +189,16 @@ async function translateAgain(body, streamed, signal) {
   ui.resultInfo.textContent += " · checked again";
 }
 
+// What a correction of this translation will say was translated: the source's language as
+// given, or as detected.
+function translated(body, finished) {
+  const detected = finished.detected_source_lang;
+  const source = body.source_lang === "auto" ? detected && detected.language : body.source_lang;
+  state.last = { text: body.text, source_lang: source, target_lang: body.target_lang,
+    translation: ui.result.textContent };
+  ui.edit.disabled = !source || !ui.result.textContent;
+}
+
 function showFinal(event) {
   const parts = [];
   if (event.detected_source_lang) {
@@ -192,6 +211,7 @@ function showFinal(event) {
   }
   if (event.usage) parts.push(`${event.usage.total_tokens} tokens`);
   ui.resultInfo.textContent = parts.join(" · ");
+  showMatch(event.memory_match);
   // Warnings of the server's quality checks, when it sends any: its codes said as sentences.
   const warnings = Array.isArray(event.warnings) ? event.warnings : [];
   ui.warnings.replaceChildren(...warnings.map((warning) => {
@@ -202,6 +222,20 @@ function showFinal(event) {
   }));
   ui.warnings.hidden = warnings.length === 0;
   showQuality(event.quality_estimate, event.needs_review);
+  ui.result.classList.toggle("warned", warnings.length > 0);
+  ui.result.setAttribute("aria-label", warnings.length
+    ? `Translation, with ${warnings.length} warning${warnings.length > 1 ? "s" : ""}`
+    : "Translation");
+}
+
+// How the text matched the chosen memory, as a badge before the rest of the information.
+function showMatch(match) {
+  if (!match) return;
+  const badge = document.createElement("span");
+  badge.className = "match";
+  badge.textContent = match.match === "exact" ? "Exact memory match"
+    : `Memory match ${Math.round(match.score)}%`;
+  ui.resultInfo.prepend(badge, " ");
 }
 
 // The server's quality estimate (0..1) and whether the translation needs review, as a colour
@@ -263,12 +297,92 @@ function setRunning(controller) {
 }
 
 function clearResult() {
+  stopEditing();
   ui.result.textContent = "";
   ui.resultInfo.textContent = "";
   showQuality(null, false);
   ui.warnings.hidden = true;
   ui.warnings.replaceChildren();
+  ui.result.classList.remove("warned");
+  ui.result.setAttribute("aria-label", "Translation");
   ui.copy.disabled = true;
+  ui.edit.disabled = true;
+  ui.memoryStatus.textContent = "";
+  ui.memoryStatus.classList.remove("saved");
+  state.last = null;
+}
+
+// ---- Corrections: the translation edited in place, saved to the memory ---------------------
+
+function editing() {
+  return !ui.resultEdit.hidden;
+}
+
+function startEditing() {
+  if (!state.last || state.running) return;
+  ui.resultEdit.value = ui.result.textContent;
+  setEditing(true);
+  ui.resultEdit.focus();
+}
+
+function stopEditing() {
+  if (!editing()) return;
+  const hadFocus = ui.resultEdit.contains(document.activeElement) ||
+    [ui.saveCorrection, ui.cancelEdit].includes(document.activeElement);
+  setEditing(false);
+  if (hadFocus) ui.edit.focus();
+}
+
+function setEditing(on) {
+  ui.resultEdit.hidden = !on;
+  ui.result.hidden = on;
+  ui.saveCorrection.hidden = !on;
+  ui.cancelEdit.hidden = !on;
+  ui.editHint.hidden = !on;
+  ui.edit.hidden = on;
+  ui.copy.hidden = on;
+}
+
+async function saveCorrection() {
+  const last = state.last;
+  const corrected = ui.resultEdit.value;
+  if (!last || !editing()) return;
+  if (!corrected.trim()) {
+    showMemoryStatus("The corrected translation is empty: type it, or cancel.");
+    ui.resultEdit.focus();
+    return;
+  }
+  if (!ui.memory.value) {
+    showMemoryStatus("Choose a translation memory above to save corrections into.");
+    ui.memory.focus();
+    return;
+  }
+  ui.saveCorrection.setAttribute("aria-disabled", "true");
+  try {
+    const response = await api("translate/corrections", { body: {
+      source: last.text, translation: last.translation, corrected,
+      source_lang: last.source_lang, target_lang: last.target_lang, memory: ui.memory.value,
+    } });
+    const saved = await response.json();
+    ui.result.textContent = corrected;
+    setEditing(false);
+    ui.edit.focus();
+    const name = saved.memory.name;
+    showMemoryStatus(saved.changed
+      ? `Correction saved to \u201c${name}\u201d: this text now translates this way.`
+      : `Translation confirmed in \u201c${name}\u201d.`, true);
+    updateMemoryOption(saved.memory);
+  } catch (err) {
+    handleError(err);
+    if (err.status === 404) await loadResources(); // the memory is gone: list what is left
+  } finally {
+    ui.saveCorrection.removeAttribute("aria-disabled");
+  }
+}
+
+function showMemoryStatus(message, saved = false) {
+  ui.memoryStatus.textContent = message;
+  ui.memoryStatus.classList.toggle("saved", saved);
 }
 
 // ---- Detection ------------------------------------------------------------------------------
@@ -335,6 +449,46 @@ function swap() {
     updateCount();
   }
   saveChoices();
+}
+
+// ---- Stored memories and glossaries ---------------------------------------------------------
+
+// The caller's memories and stored glossaries, to choose from (with an API key, its own).
+async function loadResources() {
+  const chosen = { memory: ui.memory.value || storedChoices().memory,
+    glossary_id: ui.glossaryId.value || storedChoices().glossary_id };
+  const listed = async (path) => {
+    try {
+      return (await (await api(path)).json()).data || [];
+    } catch (err) {
+      return null; // not served here, or refused: nothing to choose
+    }
+  };
+  const [memories, glossaries] = await Promise.all([listed("memories"), listed("glossaries")]);
+  fillChoice(ui.memory, memories, "No memory", memoryLabel, chosen.memory);
+  fillChoice(ui.glossaryId, glossaries, "No stored glossary", (g) => g.name,
+    chosen.glossary_id);
+}
+
+function fillChoice(select, items, none, label, chosen) {
+  select.closest(".field").hidden = items === null;
+  const options = (items || []).map((item) => {
+    const option = new Option(label(item), item.id);
+    option.dataset.name = item.name;
+    return option;
+  });
+  select.replaceChildren(new Option(none, ""), ...options);
+  select.value = options.some((o) => o.value === chosen) ? chosen : "";
+}
+
+function memoryLabel(memory) {
+  const n = memory.entries;
+  return `${memory.name} (${n.toLocaleString()} ${n === 1 ? "entry" : "entries"})`;
+}
+
+function updateMemoryOption(memory) {
+  const option = [...ui.memory.options].find((o) => o.value === memory.id);
+  if (option) option.textContent = memoryLabel(memory);
 }
 
 // ---- Glossary -------------------------------------------------------------------------------
@@ -468,16 +622,20 @@ function keyDialogClosed() {
 function saveChoices() {
   const choices = {
     source: ui.source.value, target: ui.target.value, formality: ui.formality.value,
-    html: ui.html.checked, glossary: glossaryEntries(),
+    html: ui.html.checked, glossary: glossaryEntries(), memory: ui.memory.value,
+    glossary_id: ui.glossaryId.value,
   };
   try { localStorage.setItem(CHOICES_STORE, JSON.stringify(choices)); } catch (_) { /* full */ }
 }
 
-function restoreChoices() {
-  let choices;
-  try { choices = JSON.parse(localStorage.getItem(CHOICES_STORE) || "{}") || {}; } catch (_) {
-    choices = {};
+function storedChoices() {
+  try { return JSON.parse(localStorage.getItem(CHOICES_STORE) || "{}") || {}; } catch (_) {
+    return {};
   }
+}
+
+function restoreChoices() {
+  const choices = storedChoices();
   if (choices.source && (choices.source === "auto" || state.names.has(choices.source))) {
     ui.source.value = choices.source;
   }
@@ -625,6 +783,8 @@ async function submitFile(file) {
   form.append("formality", ui.formality.value);
   const glossary = glossaryEntries();
   if (Object.keys(glossary).length) form.append("glossary", JSON.stringify(glossary));
+  if (ui.memory.value) form.append("memory", ui.memory.value);
+  if (ui.glossaryId.value) form.append("glossary_id", ui.glossaryId.value);
   const submitted = await (await api("translate/document", { body: form })).json();
   return { id: submitted.document_id, key: submitted.document_key, name: file.name,
     target: ui.target.value };
@@ -747,7 +907,17 @@ async function start() {
   ui.copy.addEventListener("click", copyResult);
   ui.text.addEventListener("input", updateCount);
   ui.glossaryAdd.addEventListener("click", () => addGlossaryRow("", "", true));
-  for (const control of [ui.source, ui.target, ui.formality, ui.html]) {
+  ui.edit.addEventListener("click", startEditing);
+  ui.saveCorrection.addEventListener("click", saveCorrection);
+  ui.cancelEdit.addEventListener("click", stopEditing);
+  ui.resultEdit.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      stopEditing();
+    }
+  });
+  for (const control of [ui.source, ui.target, ui.formality, ui.html, ui.memory,
+    ui.glossaryId]) {
     control.addEventListener("change", saveChoices);
   }
   ui.source.addEventListener("change", () => {
@@ -758,7 +928,9 @@ async function start() {
   document.addEventListener("keydown", (event) => {
     if ((event.ctrlKey || event.metaKey) && event.key === "Enter" && !ui.keyDialog.open) {
       event.preventDefault();
-      translate();
+      // In the correction, it saves it; anywhere else it translates.
+      if (document.activeElement === ui.resultEdit) saveCorrection();
+      else translate();
     }
   });
   ui.keyButton.addEventListener("click", async () => {
@@ -788,6 +960,7 @@ async function loadLanguagesWithKey() {
   for (;;) {
     try {
       await loadLanguages();
+      await loadResources();
       clearError();
       document.body.dataset.ready = "true"; // for tests and scripts: languages are in
       return;
