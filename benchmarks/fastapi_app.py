@@ -65,6 +65,8 @@ class TranslateResponse(BaseModel):
     finish_reasons: list[str] | None = None
     source_lang: str
     target_lang: str
+    quality_estimate: float | list[float] | None = None
+    needs_review: bool | list[bool] | None = None
     model: str
     usage: Usage
 

@@ -506,3 +506,57 @@ def test_every_control_is_labelled_and_text_has_contrast(page: Any, site: str) -
     assert unlabelled == []
     low = {name: round(ratio, 2) for name, ratio in page.evaluate(CONTRASTS).items() if ratio < 4.5}
     assert low == {}
+
+
+@pytest.mark.parametrize(
+    ("estimate", "needs_review", "band", "label"),
+    [
+        (0.91, False, "good", "Likely good · 0.91"),
+        (0.62, False, "fair", "Probably fine · 0.62"),
+        (0.18, True, "review", "Needs review · 0.18"),
+    ],
+)
+def test_the_quality_estimate_is_a_colour_with_a_tooltip(
+    page: Any, site: str, estimate: float, needs_review: bool, band: str, label: str
+) -> None:
+    events = [
+        {"delta": "Hallo Welt"},
+        {
+            "delta": "",
+            "finish_reason": "stop",
+            "source_lang": "en",
+            "usage": {"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11},
+            "quality_estimate": estimate,
+            "needs_review": needs_review,
+        },
+    ]
+    play_stream(page, site, events)
+    page.fill("#source-text", "Hello world")
+    page.click("#translate")
+    assert translated(page) == "Hallo Welt"
+    badge = page.locator("#quality")
+    assert badge.is_visible() and badge.inner_text() == label
+    assert page.get_attribute("#result", "data-quality") == band
+    tooltip = badge.get_attribute("title") or ""
+    assert "how sure the model was of each word" in tooltip
+    # The colour is the translation's own border: a different one per band.
+    colour = page.eval_on_selector("#result", "e => getComputedStyle(e).borderLeftColor")
+    assert colour == page.eval_on_selector("#quality", "e => getComputedStyle(e).color")
+
+
+def test_the_servers_estimate_is_shown_and_cleared_for_the_next_text(
+    page: Any, served: Any
+) -> None:
+    engine = FakeEngine()  # its answers are the source upper-cased: echoes to the guard
+    open_page(page, served(engine, quality_guard=True))
+    page.fill("#source-text", "Good morning to all of you, dear friends.")
+    page.click("#translate")
+    translated(page)
+    page.wait_for_selector("#quality:not([hidden])")
+    assert page.get_attribute("#result", "data-quality") == "review"  # an echo needs review
+    assert page.inner_text("#quality").startswith("Needs review · ")
+    page.route("**/translate", lambda route: route.abort())
+    page.fill("#source-text", "Another text.")
+    page.click("#translate")
+    page.wait_for_selector("#quality", state="hidden")
+    assert page.get_attribute("#result", "data-quality") is None

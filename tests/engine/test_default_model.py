@@ -199,3 +199,63 @@ def test_a_paragraph_comes_back_with_every_sentence(server):
     assert 0.7 < len(answer["translation"]) / len(paragraph) < 1.8
     assert answer["finish_reason"] == "stop"
     assert "omission" not in (answer.get("warnings") or [])
+
+
+def _streamed_end(server, body: dict) -> dict:
+    """A streamed translation's last event (the guard's verdict and the estimate)."""
+    with httpx.stream(
+        "POST", f"{server.base_url}/translate", json={**body, "stream": True}, timeout=300
+    ) as response:
+        events = [
+            json.loads(line[len("data: ") :])
+            for line in response.iter_lines()
+            if line.startswith("data: {")
+        ]
+    return events[-1]
+
+
+def test_an_echoed_answer_is_estimated_below_a_good_one(server):
+    # German sentences sent as English into German: the model's first answer sends some of
+    # them back (an echo). Streamed, so that the guard cannot retry it away; which ones come
+    # back depends on the model and its prompt, so there are three.
+    body = {"source_lang": "en", "target_lang": "de"}
+    good = _streamed_end(server, {**body, "text": "Where is the train station?"})
+    assert not good.get("warnings") and not good["needs_review"]
+    german = [
+        "Wo ist der Bahnhof?",
+        "Bitte geben Sie Ihr Passwort ein.",
+        "Guten Morgen, wie geht es Ihnen heute?",
+    ]
+    ends = [_streamed_end(server, {**body, "text": text}) for text in german]
+    found = [(end.get("warnings"), end["quality_estimate"]) for end in ends]
+    print(f"\n{good['quality_estimate']!r} {found!r}")
+    echoed = [end for end in ends if "echo" in (end.get("warnings") or [])]
+    assert echoed, "the model translated every German sentence: no echo to estimate"
+    for end in echoed:
+        assert end["quality_estimate"] < good["quality_estimate"]
+        assert end["needs_review"]
+    # The estimate reads the engine's own log probabilities of the answer's tokens.
+    answer = translate(server, {**body, "text": german, "quality_signals": True})
+    for signals in answer["quality_signals"]:
+        assert signals["features"]["mean_logprob"] < 0
+        assert all(found["tokens"] > 0 for found in signals["answers"])
+
+
+def test_a_stream_ends_with_the_same_estimate(server):
+    # Budgets of their own (never reached), so that neither answer comes from the other's
+    # cached one: the stream sums its tokens' log probabilities as they arrive.
+    body = {"text": "Please enter your password.", "source_lang": "en", "target_lang": "fr"}
+    whole = translate(server, {**body, "max_tokens": 61})
+    with httpx.stream(
+        "POST",
+        f"{server.base_url}/translate",
+        json={**body, "stream": True, "max_tokens": 60},
+        timeout=300,
+    ) as response:
+        events = [
+            json.loads(line[len("data: ") :])
+            for line in response.iter_lines()
+            if line.startswith("data: {")
+        ]
+    assert events[-1]["quality_estimate"] == pytest.approx(whole["quality_estimate"], abs=1e-3)
+    assert events[-1]["needs_review"] == whole["needs_review"]

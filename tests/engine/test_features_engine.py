@@ -68,6 +68,20 @@ def test_a_long_document_is_split_and_reassembled_in_order(http: httpx.Client) -
     assert body["usage"]["prompt_tokens"] > 8 * 40
 
 
+def test_paragraph_breaks_never_depend_on_the_answers(http: httpx.Client) -> None:
+    # Six identical paragraphs of forty identical sentences: pieces of several sentences, the
+    # random-weight model's answers garbage (often cut off), every break kept all the same.
+    paragraph = " ".join(["The train leaves the station at nine o'clock."] * 40)
+    text = "\n\n".join([paragraph] * 6)
+    response = http.post(
+        "/translate", json={"text": text, "source_lang": "en", "target_lang": "de"}
+    )
+    assert response.status_code == 200, response.text
+    translation = response.json()["translation"]
+    assert translation.count("\n\n") == 5
+    assert translation.count("\n") == 10
+
+
 def test_html_keeps_its_markup(http: httpx.Client) -> None:
     response = http.post(
         "/translate",

@@ -11,6 +11,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from translate_server.compat.deepl.accounts import DeepLAccounts
+from translate_server.documents.job import SegmentTranslation
 from translate_server.documents.store import JobStore
 from translate_server.memory.entries import Entry
 from translate_server.memory.jobs import MemoryJobs
@@ -139,6 +140,10 @@ async def check_jobs(database: Database, keys: dict[str, tuple[str, str]]) -> No
         3,
     )
     assert unfinished.options == {"glossary": {"Two": "Deux"}}
-    assert await store.translations(unfinished_id) == {0: "Un.", 2: "Trois."}
+    # Translated before estimates: none known, none flagged.
+    assert await store.translations(unfinished_id) == {
+        0: SegmentTranslation("Un."),
+        2: SegmentTranslation("Trois."),
+    }
     assert await store.read_source(unfinished) == b"One.\n\nTwo.\n\nThree.\n"
     assert await store.count_by_status() == {"done": 1, "translating": 1}

@@ -90,6 +90,9 @@ class FakeEngine:
         # Each running stream's interval, and every retune asked (request id, interval).
         self.stream_intervals: dict[str, int] = {}
         self.retunes: list[tuple[str, int]] = []
+        # The log probability of every token of an answer, chosen from the answer's text
+        # (requests with `logprobs` only): how sure the double is of what it wrote.
+        self.logprob_of: Callable[[str], float] = lambda answer: -0.25
 
     # -- Engine protocol -------------------------------------------------------------------
     @property
@@ -194,6 +197,7 @@ class FakeEngine:
             while self.hang:
                 await asyncio.sleep(0.01)
             choices = [self._choice_tokens(prompt, options, i) for i in range(options.n)]
+            sureness = [self.logprob_of("".join(tokens)) for tokens, _ in choices]
             positions = [0] * options.n
             produced = 0
             while any(p < len(tokens) for p, (tokens, _) in zip(positions, choices, strict=True)):
@@ -228,7 +232,7 @@ class FakeEngine:
                                 token,
                                 positions[i],
                                 reason if done else None,
-                                _logprobs(token, options.logprobs),
+                                _logprobs(token, options.logprobs, sureness[i]),
                             )
                         )
                 produced += 1
@@ -303,13 +307,15 @@ class FakeEngine:
         return tokens, reason
 
 
-def _logprobs(token: str, top_n: int | None) -> tuple[TokenLogprob, ...] | None:
-    """Made-up but recognisable log probabilities: the chosen token at -0.25, then
-    alternatives `alt1`, `alt2`... each one lower."""
+def _logprobs(
+    token: str, top_n: int | None, logprob: float = -0.25
+) -> tuple[TokenLogprob, ...] | None:
+    """Made-up but recognisable log probabilities: the chosen token at `logprob` (-0.25
+    unless the double says otherwise), then alternatives `alt1`, `alt2`... each one lower."""
     if top_n is None:
         return None
-    top = ((token, -0.25), *((f"alt{k}", -0.25 - k) for k in range(1, top_n)))
-    return (TokenLogprob(token, -0.25, top[:top_n]),)
+    top = ((token, logprob), *((f"alt{k}", logprob - k) for k in range(1, top_n)))
+    return (TokenLogprob(token, logprob, top[:top_n]),)
 
 
 class TokenizerWatchingEngine(FakeEngine):

@@ -9,6 +9,10 @@ import msgspec
 
 Status = Literal["queued", "translating", "done", "error"]
 UNFINISHED: tuple[Status, ...] = ("queued", "translating")
+# Segments listed in a finished job's review report (the count says how many there are).
+REVIEW_ITEMS = 200
+# Characters of a segment's source and translation shown in the report.
+REVIEW_CHARS = 300
 
 
 class DocumentOptions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -38,6 +42,28 @@ class DocumentOptions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=T
     # The client's instructions to the model (DeepL's custom instructions and style rule,
     # resolved at upload; ours as on /translate), fenced into every batch's prompt.
     instructions: tuple[str, ...] = ()
+    # As on /translate: answers written per piece, the best estimated kept; the least quality
+    # estimate wanted (a piece under it is translated again).
+    candidates: int = 1
+    min_quality: float | None = None
+
+
+class SegmentTranslation(msgspec.Struct, frozen=True, array_like=True):
+    """One segment's translation and how far to trust it (the translation's quality
+    estimate: None where there is none, as for a blank segment kept as it was)."""
+
+    text: str
+    estimate: float | None = None
+    needs_review: bool = False
+
+
+class ReviewItem(msgspec.Struct, frozen=True, kw_only=True):
+    """A segment whose translation a person should review, in a finished job's report."""
+
+    segment: int  # its place among the file's segments, from 0
+    estimate: float | None
+    source: str
+    translation: str
 
 
 class Job(msgspec.Struct, frozen=True, kw_only=True):
@@ -59,6 +85,9 @@ class Job(msgspec.Struct, frozen=True, kw_only=True):
     started_at: float | None
     finished_at: float | None
     error: str | None
+    # Once done: how many segments need review, and the first of them (`REVIEW_ITEMS`).
+    needs_review: int | None = None
+    review: list[ReviewItem] | None = None
 
     @property
     def finished(self) -> bool:

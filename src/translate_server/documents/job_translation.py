@@ -1,6 +1,9 @@
 """Translating one job: the file's segments not yet translated go to the translator in small
-batches, `batches_in_flight` at once, and each batch is recorded as soon as it is back, so a
-job stopped midway resumes where it stood. A batch refused or lost for the server's sake
+batches, `batches_in_flight` at once, and each batch is recorded as soon as it is back (with
+each translation's quality estimate), so a job stopped midway resumes where it stood. Once
+all are in, the file is rebuilt with the translations that need review marked where its
+format can say so (a catalog's fuzzy flag, XLIFF's states), and the job's report lists them
+whatever the format. A batch refused or lost for the server's sake
 (overloaded, engine unavailable or aborted) is retried after a pause instead of failing the
 job. The job's reads and writes wait out a database that is briefly gone (`persist`).
 
@@ -25,7 +28,15 @@ from translate_server.documents.formats import (
     extract,
     format_named,
 )
-from translate_server.documents.job import DocumentOptions, Job
+from translate_server.documents.formats.base import SegmentReview
+from translate_server.documents.job import (
+    REVIEW_CHARS,
+    REVIEW_ITEMS,
+    DocumentOptions,
+    Job,
+    ReviewItem,
+    SegmentTranslation,
+)
 from translate_server.documents.limits import RunnerLimits
 from translate_server.documents.persist import persistently
 from translate_server.documents.store import JobStore
@@ -36,8 +47,11 @@ from translate_server.errors import (
     UnavailableError,
 )
 
-# translate(texts, source_lang, target_lang, options) -> one translation per text
-Translate = Callable[[list[str], str | None, str, DocumentOptions], Awaitable[list[str]]]
+# translate(texts, source_lang, target_lang, options) -> one translation per text, with its
+# quality estimate
+Translate = Callable[
+    [list[str], str | None, str, DocumentOptions], Awaitable[list[SegmentTranslation]]
+]
 # pin(source_lang, target_lang, segments, options) -> the options with the job's model chosen
 Pin = Callable[[str | None, str, Sequence[str], DocumentOptions], DocumentOptions]
 # notify(job_id): the job's progress changed (for its watchers)
@@ -108,12 +122,41 @@ async def translate_job(
         for _ in range(limits.batches_in_flight):
             group.create_task(worker(running_options))
     timings.mark("translate")
+    return await _finish(job, extracted, done, store, timings, pause)
+
+
+async def _finish(
+    job: Job,
+    extracted: Extracted,
+    done: dict[int, SegmentTranslation],
+    store: JobStore,
+    timings: Timings,
+    pause: float,
+) -> Job:
+    """The file rebuilt with every translation, those that need review marked where its
+    format can say so; the job recorded as done with its report of them."""
+    ordered = [done[i] for i in range(len(extracted.segments))]
     result = await asyncio.to_thread(
-        extracted.rebuild, [done[i] for i in range(len(extracted.segments))]
+        extracted.rebuild_reviewed,
+        [found.text for found in ordered],
+        [SegmentReview(found.estimate, found.needs_review) for found in ordered],
     )
     timings.mark("rebuild")
+    flagged = [i for i, found in enumerate(ordered) if found.needs_review]
+    report = [review_item(i, extracted.segments[i], ordered[i]) for i in flagged[:REVIEW_ITEMS]]
     return await persistently(
-        lambda: store.finish(job.id, result), step="finish", first_pause=pause
+        lambda: store.finish(job.id, result, report, len(flagged)),
+        step="finish",
+        first_pause=pause,
+    )
+
+
+def review_item(index: int, source: str, found: SegmentTranslation) -> ReviewItem:
+    return ReviewItem(
+        segment=index,
+        estimate=found.estimate,
+        source=source[:REVIEW_CHARS],
+        translation=found.text[:REVIEW_CHARS],
     )
 
 
@@ -130,7 +173,7 @@ async def _translate_batch(
     translate: Translate,
     limits: RunnerLimits,
     stopped: Callable[[], bool],
-) -> list[str]:
+) -> list[SegmentTranslation]:
     delay = limits.retry_delay
     attempts = 0
     while True:

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from translate_server.documents.job import ReviewItem
+
 if TYPE_CHECKING:
     from translate_server.documents.job import Job
 
@@ -32,6 +34,10 @@ class DocumentStatus(msgspec.Struct, kw_only=True):
     billed_characters: int
     seconds_remaining: float | None
     error_message: str | None
+    # Once done: how many segments' translations need review (their quality estimate is low,
+    # or they have warnings), and the first of them, in the file's order.
+    needs_review: int | None = None
+    review: list[ReviewItem] | None = None
 
     @classmethod
     def of(cls, job: Job) -> DocumentStatus:
@@ -48,6 +54,8 @@ class DocumentStatus(msgspec.Struct, kw_only=True):
             billed_characters=job.billed_characters,
             seconds_remaining=None if remaining is None else round(remaining, 1),
             error_message=job.error,
+            needs_review=job.needs_review,
+            review=job.review,
         )
 
 

@@ -25,6 +25,7 @@ from translate_server.http.openapi import FILE, FormField, error_responses, form
 from translate_server.http.requests import accepted_key, request_owner
 from translate_server.http.route_paths import STORES
 from translate_server.services import services
+from translate_server.translation.protocol import MAX_CANDIDATES
 from translate_server.wire import ErrorResponse
 
 if TYPE_CHECKING:
@@ -136,8 +137,10 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
     "required term translations), `glossary_id` (a stored glossary, as on /translate), "
     "`retranslate` (catalogs: translate entries that already "
     "have a translation), `memory` and `memory_threshold` (a translation memory, as on "
-    "/translate), `instructions` (repeated; as on /translate). Answers the job's id and key "
-    "and where to follow it.",
+    "/translate), `instructions` (repeated; as on /translate), `candidates` and `min_quality` "
+    "(as on /translate). Answers the job's id and key and where to follow it; once done, its "
+    "status lists the segments whose translation needs review (catalogs mark them in the "
+    "file too: PO `#, fuzzy`, XLIFF's review states).",
     tags=["documents"],
     responses=_ERRORS,
     operation_class=form_body(
@@ -168,6 +171,16 @@ def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
                 "instructions",
                 "An instruction to the model, as on /translate (repeat the field for more; at "
                 "most 10 of 300 characters; an instruction-tuned model only).",
+            ),
+            FormField(
+                "candidates",
+                "Answers written per segment's piece, the best estimated kept (1 to 4; as on "
+                "/translate).",
+            ),
+            FormField(
+                "min_quality",
+                "The least quality estimate wanted, 0 to 1: a piece under it is translated "
+                "again (as on /translate).",
             ),
         )
     ),
@@ -218,6 +231,8 @@ async def _order(upload: Upload, documents: Documents, memory_owner: str) -> Doc
         retranslate=upload.flag("retranslate", default=False),
         file_memory=upload.flag("file_memory", default=True),
         neighbours=upload.flag("neighbours", default=False),
+        candidates=int(upload.number("candidates", int, 1, MAX_CANDIDATES) or 1),
+        min_quality=upload.number("min_quality", float, 0.0, 1.0),
     )
 
 

@@ -19,7 +19,7 @@ import msgspec
 from sqlalchemy import Connection, delete, func, select, text, update
 
 from translate_server.documents import claims
-from translate_server.documents.job import UNFINISHED, Job
+from translate_server.documents.job import UNFINISHED, Job, ReviewItem, SegmentTranslation
 from translate_server.documents.job_keys import authorized, new_key, not_found
 from translate_server.owners import SHARED
 from translate_server.storage.database import Database
@@ -35,6 +35,8 @@ _ADMISSION_LOCK = 0x646F6373
 
 class InFlightLimitError(Exception):
     """The owner has as many unfinished jobs as it may have at once."""
+# A translated segment's columns, in `SegmentTranslation`'s order.
+_SEGMENT = ("text", "estimate", "needs_review")
 
 
 class JobStore:
@@ -173,13 +175,19 @@ class JobStore:
         """Let this server's unfinished jobs go, for any server to take at once."""
         await self.database.write(lambda c: claims.release(c, self.server, job_ids))
 
-    async def save_translations(self, job_id: str, translations: Mapping[int, str]) -> Job:
+    async def save_translations(
+        self, job_id: str, translations: Mapping[int, SegmentTranslation]
+    ) -> Job:
         """Record a batch of translated segments and the job's progress, in one transaction;
         JobTakenOverError where the job is no longer this server's."""
         now = self.clock()
         t = document_translations.c
         insert = self.database.insert(document_translations)
-        saved = [{"job_id": job_id, "idx": i, "text": text} for i, text in translations.items()]
+        saved = [
+            {"job_id": job_id, "idx": i}
+            | dict(zip(_SEGMENT, msgspec.structs.astuple(found), strict=True))
+            for i, found in translations.items()
+        ]
         done = select(func.count()).where(t.job_id == job_id).scalar_subquery()
         progress = (
             update(document_jobs)
@@ -192,7 +200,8 @@ class JobStore:
             if saved:
                 c.execute(
                     insert.on_conflict_do_update(
-                        index_elements=["job_id", "idx"], set_={"text": insert.excluded.text}
+                        index_elements=["job_id", "idx"],
+                        set_={name: insert.excluded[name] for name in _SEGMENT},
                     ),
                     saved,
                 )
@@ -200,14 +209,21 @@ class JobStore:
 
         return await self.database.write(save)
 
-    async def translations(self, job_id: str) -> dict[int, str]:
+    async def translations(self, job_id: str) -> dict[int, SegmentTranslation]:
         t = document_translations.c
-        query = select(t.idx, t.text).where(t.job_id == job_id)
+        query = select(t.idx, t.text, t.estimate, t.needs_review).where(t.job_id == job_id)
         return await self.database.read(
-            lambda c: {int(index): text for index, text in c.execute(query)}
+            lambda c: {
+                int(index): SegmentTranslation(text, estimate, bool(needs))
+                for index, text, estimate, needs in c.execute(query)
+            }
         )
 
-    async def finish(self, job_id: str, result: bytes) -> Job:
+    async def finish(
+        self, job_id: str, result: bytes, review: Sequence[ReviewItem] = (), needs_review: int = 0
+    ) -> Job:
+        """The job done: its result kept, and the report of the segments to review (the first
+        `REVIEW_ITEMS` of the `needs_review` there are)."""
         now = self.clock()
         done = (
             update(document_jobs)
@@ -218,6 +234,8 @@ class JobStore:
                 finished_at=now,
                 updated_at=now,
                 lease_until=None,
+                needs_review=needs_review,
+                review=msgspec.json.encode(list(review)).decode(),
             )
         )
 
@@ -312,4 +330,6 @@ def _delete(c: Connection, ids: list[str]) -> None:
 def _job(row: Sequence[Any]) -> Job:
     values = dict(zip(Job.__struct_fields__, row, strict=True))
     values["options"] = msgspec.json.decode(values["options"])
+    if values["review"] is not None:
+        values["review"] = msgspec.json.decode(values["review"], type=list[ReviewItem])
     return Job(**values)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from translate_server.documents.job import DocumentOptions, Job
+from translate_server.documents.job import DocumentOptions, Job, SegmentTranslation
 from translate_server.documents.job_translation import Pin, Remember, Translate
 from translate_server.documents.limits import RunnerLimits
 from translate_server.errors import AdapterNotFoundError, ApiError
@@ -115,10 +115,10 @@ def runner_limits(
 def document_translator(service: TranslationService, budget: EngineBudget) -> Translate:
     async def translate(
         texts: list[str], source_lang: str | None, target_lang: str, options: DocumentOptions
-    ) -> list[str]:
+    ) -> list[SegmentTranslation]:
         # Blank segments need no model (and /translate refuses empty texts).
         wanted = [i for i, text in enumerate(texts) if text.strip()]
-        translations = list(texts)
+        translations = [SegmentTranslation(text) for text in texts]
         if not wanted:
             return translations
         batch = [texts[i] for i in wanted]
@@ -137,6 +137,8 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
             instructions=list(options.instructions) or None,
             memory=options.memory,
             memory_threshold=MEMORY_THRESHOLD if threshold is None else threshold,
+            candidates=options.candidates,
+            min_quality=options.min_quality,
         )
         deadline = asyncio.get_running_loop().time() + BATCH_TIMEOUT
         await budget.take(len(batch))
@@ -173,7 +175,7 @@ async def _one(
     request: TranslateRequest,
     deadline: float,
     options: DocumentOptions,
-) -> list[str]:
+) -> list[SegmentTranslation]:
     record = RequestRecord(f"document-{next(_ids)}", "document", "JOB")
     response = await service.translate(
         request,
@@ -182,7 +184,15 @@ async def _one(
         owner=options.memory_owner,
         glossary_owner=options.glossary_owner,
     )
-    return list(response.translations or [])
+    texts = response.translations or []
+    estimates = response.quality_estimate
+    flags = response.needs_review
+    if not isinstance(estimates, list) or not isinstance(flags, list):
+        return [SegmentTranslation(text) for text in texts]
+    return [
+        SegmentTranslation(text, estimate, needs)
+        for text, estimate, needs in zip(texts, estimates, flags, strict=True)
+    ]
 
 
 def neighbour_context(texts: list[str], index: int) -> str | None:

@@ -43,6 +43,21 @@ class Upload:
         value = self.fields.get(name)
         return None if value in (None, "", "auto") else value
 
+    def number(
+        self, name: str, kind: type[int] | type[float], low: float, high: float
+    ) -> int | float | None:
+        """A number field within [low, high]; None where it is missing or blank."""
+        raw = self.fields.get(name)
+        if raw is None or not raw.strip():
+            return None
+        try:
+            value: int | float | None = kind(raw)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise InvalidRequestError(f"`{name}` is a number from {low:g} to {high:g}.", param=name)
+        return value
+
     def flag(self, name: str, *, default: bool) -> bool:
         """A yes-or-no field: only a clear no turns a default yes off, and the reverse."""
         value = self.fields.get(name, "").lower()
@@ -67,6 +82,10 @@ class DocumentOrder:
     retranslate: bool = False
     file_memory: bool = True
     neighbours: bool = False
+    # As on /translate: answers written per piece, the best estimated kept; the least quality
+    # estimate wanted (a piece under it is translated again).
+    candidates: int = 1
+    min_quality: float | None = None
     # Whose usage the job's characters are added to once translated (a key's digest).
     billed_to: str | None = None
 
@@ -80,5 +99,7 @@ class DocumentOrder:
             file_memory=self.file_memory,
             neighbours=self.neighbours,
             instructions=self.instructions,
+            candidates=self.candidates,
+            min_quality=self.min_quality,
             **msgspec.structs.asdict(self.memory),
         )

@@ -198,11 +198,17 @@ class GenerationService:
         )
 
     async def start_stream(
-        self, prompt: Prompt, options: SamplingOptions, record: RequestRecord, deadline: float
+        self,
+        prompt: Prompt,
+        options: SamplingOptions,
+        record: RequestRecord,
+        deadline: float,
+        *,
+        logprobs_streamed: bool = True,
     ) -> StartedStream:
         """Submit, and wait for the first step while a failure can still be answered with an
         error status (a streamed 200 cannot be taken back)."""
-        steps = self.stream(prompt, options, record, deadline)
+        steps = self.stream(prompt, options, record, deadline, logprobs_streamed=logprobs_streamed)
         try:
             first = await anext(steps, None)
         except BaseException:
@@ -211,16 +217,25 @@ class GenerationService:
         return StartedStream(first, steps)
 
     async def stream(
-        self, prompt: Prompt, options: SamplingOptions, record: RequestRecord, deadline: float
+        self,
+        prompt: Prompt,
+        options: SamplingOptions,
+        record: RequestRecord,
+        deadline: float,
+        *,
+        logprobs_streamed: bool = True,
     ) -> AsyncGenerator[GenerationStep, None]:
         """The engine's steps, as it hands them over (each a choice's new text).
 
         Leaving the iteration early (client gone, deadline) aborts the engine request.
+        `logprobs_streamed`: the caller streams the log probabilities it asked for token by
+        token (chat); one that only sums them (a translation's estimate) lets the stream be
+        coalesced, each output carrying the log probabilities of its tokens.
         """
         counts = [0] * options.n
         coalescer = None
-        if self.pace.enabled and options.logprobs is None:
-            # Log probabilities stream token by token; every other stream is coalesced.
+        if self.pace.enabled and (options.logprobs is None or not logprobs_streamed):
+            # Log probabilities a client reads stream token by token; the rest is coalesced.
             coalescer = StreamCoalescer(self.pace, options.n)
             options = msgspec.structs.replace(options, stream_interval=coalescer.interval)
         request_id, outputs, span = self._submit(prompt, options, record)

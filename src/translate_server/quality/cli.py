@@ -9,20 +9,58 @@ import asyncio
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
 from translate_server.quality import paragraphs
 from translate_server.quality.client import APIS, Answer, translate_all
 from translate_server.quality.datasets import DEFAULT_PAIRS, TestSet, available, load_sets
+from translate_server.quality.estimate_report import (
+    AnswerScore,
+    answer_scores,
+    candidates_table,
+    estimate_section,
+)
 from translate_server.quality.memory_bench import add_memory_arguments, check_memory_args
+from translate_server.translation.protocol import MAX_CANDIDATES
 
 SETS = ("short", "paragraph", "document")
 
 
 def _list(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _counts_list(text: str) -> list[int]:
+    try:
+        return [int(part) for part in _list(text)]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"a list of numbers: {text!r}") from exc
+
+
+class Run(NamedTuple):
+    """One pass of the sets through one API: its label in the tables, the API and the fields
+    added to its /translate bodies."""
+
+    label: str
+    api: str
+    options: dict[str, Any]
+
+
+def planned_runs(args: argparse.Namespace) -> list[Run]:
+    """Each API once; /translate once per `--candidates` value."""
+    runs = []
+    signals = {"quality_signals": True} if args.quality_signals else {}
+    for api in args.api:
+        if api != "translate":
+            runs.append(Run(api, api, dict(signals) if api == "memory" else {}))
+            continue
+        for count in args.candidates:
+            label = api if count == 1 else f"{api} c={count}"
+            extra = {"candidates": count} if count != 1 else {}
+            runs.append(Run(label, api, signals | extra))
+    return runs
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,6 +107,19 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="where quality.json, quality.png and answers.jsonl go",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--candidates",
+        type=_counts_list,
+        default=[1],
+        help="/translate's `candidates`, comma-separated: one /translate run per value, "
+        "chrF and time side by side (default 1)",
+    )
+    parser.add_argument(
+        "--quality-signals",
+        action="store_true",
+        help="ask /translate for what each quality estimate was computed from, and keep it "
+        "in answers.jsonl (the input of `python -m translate_server.quality.estimate_fit`)",
+    )
     add_memory_arguments(parser)
     parser.set_defaults(handler=cmd_quality)
 
@@ -110,6 +161,8 @@ def _check_args(args: argparse.Namespace) -> None:
         raise SystemExit(f"--sets takes {', '.join(SETS)}; got {', '.join(args.sets) or 'nothing'}")
     if min(args.segments, args.paragraphs, args.documents, args.concurrency) < 1:
         raise SystemExit("--segments, --paragraphs, --documents and --concurrency must be positive")
+    if not args.candidates or not all(1 <= count <= MAX_CANDIDATES for count in args.candidates):
+        raise SystemExit(f"--candidates takes numbers from 1 to {MAX_CANDIDATES}")
 
 
 def load_all(args: argparse.Namespace) -> list[TestSet]:
@@ -136,21 +189,22 @@ async def _translate(
     bar: Any,
     memories: dict[tuple[str, str], str] | None = None,
 ) -> tuple[dict[str, list[list[Answer]]], dict[tuple[str, str], float]]:
-    """Every set through every API, one API after the other and, within an API, one set
-    (all its pairs) after the other; answers per API and set, and each (API, set)'s wall
+    """Every set through every run, one run after the other and, within a run, one set
+    (all its pairs) after the other; answers per run and set, and each (run, set)'s wall
     time."""
-    answers: dict[str, list[list[Answer]]] = {api: [] for api in args.api}
+    runs = planned_runs(args)
+    answers: dict[str, list[list[Answer]]] = {run.label: [] for run in runs}
     wall_s: dict[tuple[str, str], float] = {}
     names = list(dict.fromkeys(test_set.name for test_set in sets))
-    for api in args.api:
+    for run in runs:
         for name in names:
             mine = [test_set for test_set in sets if test_set.name == name]
             segments = [segment for test_set in mine for segment in test_set.segments]
-            bar.set_postfix(api=api, set=name, refresh=False)
+            bar.set_postfix(api=run.label, set=name, refresh=False)
             clock = time.perf_counter()
             got = await translate_all(
                 args.base_url,
-                api,
+                run.api,
                 segments,
                 model=model,
                 concurrency=args.concurrency,
@@ -159,11 +213,12 @@ async def _translate(
                 on_answer=lambda _: bar.update(1),
                 memories=memories,
                 memory_threshold=getattr(args, "memory_threshold", None),
+                translate_options=run.options,
             )
-            wall_s[(api, name)] = time.perf_counter() - clock
+            wall_s[(run.label, name)] = time.perf_counter() - clock
             start = 0
             for test_set in mine:
-                answers[api].append(got[start : start + len(test_set.segments)])
+                answers[run.label].append(got[start : start + len(test_set.segments)])
                 start += len(test_set.segments)
     return answers, wall_s
 
@@ -188,7 +243,8 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
 
         memories, memory_sizes = asyncio.run(make_memories(args.base_url, sets))
     started, clock = time.time(), time.perf_counter()
-    total = len(args.api) * sum(len(s.segments) for s in sets)
+    labels = [run.label for run in planned_runs(args)]
+    total = len(labels) * sum(len(s.segments) for s in sets)
     with tqdm(
         total=total, desc="translating", unit="seg", file=sys.stderr, disable=args.no_progress
     ) as bar:
@@ -198,12 +254,14 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
 
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    scores = _score(args, sets, answers, out / "answers.jsonl")
+    scores, estimated = _score(args, sets, answers, out / "answers.jsonl")
     means = mean_scores(scores, set_wall_s)
     run = _run_fields(args, model, sets, started, wall_s, set_wall_s)
     document = build_document(
         run | {"available": _available(names)}, [_set_fields(s) for s in sets], scores, means
     )
+    document["estimate"], estimate_table = estimate_section(estimated)
+    candidates = _candidates(document, means, set_wall_s, labels, names)
     memory_table = None
     if memories is not None:
         from translate_server.quality.memory_bench import memory_section
@@ -216,10 +274,8 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
         out / "quality.png",
         title=f"{model or args.base_url}: {', '.join(_counts(args, names))} per pair",
     )
-    print(format_table(scores, means))
-    if memory_table is not None:
-        print()
-        print(memory_table)
+    tables = [format_table(scores, means), estimate_table if document["estimate"] else None]
+    print("\n\n".join(table for table in [*tables, candidates, memory_table] if table))
     print(
         f"translated in {wall_s:.0f} s; wrote {out}/quality.json, quality.png, answers.jsonl",
         file=sys.stderr,
@@ -238,6 +294,27 @@ def _model_asked(args: argparse.Namespace) -> str | None:
     return named
 
 
+def _candidates(
+    document: dict[str, Any],
+    means: list[Any],
+    set_wall_s: dict[tuple[str, str], float],
+    labels: list[str],
+    names: list[str],
+) -> str | None:
+    """With more than one /translate run (`--candidates`): their chrF and time side by side,
+    put in `document` and as a table; else None."""
+    translate_labels = [label for label in labels if label.startswith("translate")]
+    if len(translate_labels) < 2:
+        return None
+    document["candidates"] = [
+        {"run": label, "set": name, "wall_s": round(set_wall_s[(label, name)], 1)}
+        | {"chrf": next(m.chrf for m in means if m.api == label and m.set == name)}
+        for label in translate_labels
+        for name in names
+    ]
+    return candidates_table(means, set_wall_s, translate_labels)
+
+
 def _run_fields(
     args: argparse.Namespace,
     model: str | None,
@@ -250,6 +327,8 @@ def _run_fields(
     return {
         "base_url": args.base_url,
         "apis": args.api,
+        "runs": [run.label for run in planned_runs(args)],
+        "candidates": args.candidates,
         "model": model,
         "sets": list(dict.fromkeys(s.name for s in sets)),
         "pairs": list(dict.fromkeys(s.pair for s in sets)),
@@ -285,8 +364,9 @@ def _score(
     sets: list[TestSet],
     answers: dict[str, list[list[Answer]]],
     log_path: Path,
-) -> list[Any]:
-    """Every answer judged and scored per API, set and pair; each written to `log_path`."""
+) -> tuple[list[Any], dict[tuple[str, str, str], list[AnswerScore]]]:
+    """Every answer judged and scored per run, set and pair; each written to `log_path`.
+    Beside the scores, each answer as the quality estimate's report reads it."""
     from translate_server.quality.faithfulness import prompt_examples
     from translate_server.quality.scoring import judge_answers, score_pair
     from translate_server.text.detection import LanguageDetection
@@ -294,10 +374,14 @@ def _score(
 
     judge = LanguageJudge(LanguageDetection(args.detector_accuracy), args.detector_accuracy)
     scores = []
+    estimated: dict[tuple[str, str, str], list[AnswerScore]] = {}
     with log_path.open("wb") as log:
-        for api in args.api:
+        for api in answers:
             for test_set, got in zip(sets, answers[api], strict=True):
                 verdicts = judge_answers(test_set.segments, got, judge)
+                read = answer_scores(test_set, got, verdicts)
+                estimated[(api, test_set.name, test_set.pair)] = read
+                by_segment = iter(read)
                 scores.append(
                     score_pair(
                         api,
@@ -310,6 +394,7 @@ def _score(
                     )
                 )
                 for segment, answer, verdict in zip(test_set.segments, got, verdicts, strict=True):
+                    judged = next(by_segment) if answer.error is None else None
                     record = {
                         "api": api,
                         "set": test_set.name,
@@ -324,9 +409,15 @@ def _score(
                         "failures": list(verdict.failures),
                         "lost_placeholders": list(verdict.lost_placeholders),
                         "detected_language": verdict.detected_language,
+                        "sentence_chrf": None if judged is None else round(judged.chrf, 2),
+                        "bad": None if judged is None else judged.bad,
+                        "quality_estimate": answer.quality_estimate,
+                        "needs_review": answer.needs_review,
                     }
+                    if answer.quality_signals is not None:
+                        record["quality_signals"] = answer.quality_signals
                     log.write(msgspec.json.encode(record) + b"\n")
-    return scores
+    return scores, estimated
 
 
 def _available(names: list[str]) -> dict[str, Any]:

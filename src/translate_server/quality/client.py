@@ -46,6 +46,11 @@ class Answer(msgspec.Struct, frozen=True, kw_only=True):
     warnings: tuple[str, ...] = ()
     # With a memory: how /translate says the text matched it ("exact", "fuzzy"; None: not).
     memory_match: str | None = None
+    # /translate's quality estimate of the text and whether it needs review; with
+    # `quality_signals` asked for, what the estimate was computed from.
+    quality_estimate: float | None = None
+    needs_review: bool | None = None
+    quality_signals: dict[str, Any] | None = None
 
 
 def chat_max_tokens(text: str) -> int:
@@ -101,12 +106,14 @@ def _body(
     max_tokens: int | None,
     memories: Mapping[tuple[str, str], str] | None = None,
     memory_threshold: float | None = None,
+    translate_options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     if api == "translate":
-        return translate_body(segment, max_tokens)
+        return translate_body(segment, max_tokens) | dict(translate_options or {})
     if api == "memory":
         memory = (memories or {})[(segment.source_lang, segment.target_lang)]
         body = translate_body(segment, max_tokens) | {"memory": memory}
+        body |= dict(translate_options or {})
         if memory_threshold is not None:
             body["memory_threshold"] = memory_threshold
         return body
@@ -152,6 +159,9 @@ async def _send(
             latency_s=elapsed,
             warnings=warnings,
             memory_match=matched.get("match") if isinstance(matched, dict) else None,
+            quality_estimate=payload.get("quality_estimate"),
+            needs_review=payload.get("needs_review"),
+            quality_signals=payload.get("quality_signals"),
         )
     except (
         TimeoutError,
@@ -180,10 +190,12 @@ async def translate_all(
     on_answer: Callable[[Answer], None] | None = None,
     memories: Mapping[tuple[str, str], str] | None = None,
     memory_threshold: float | None = None,
+    translate_options: Mapping[str, Any] | None = None,
 ) -> list[Answer]:
     """One answer per segment, in the segments' order; a failed request is an answer with
     `error` set, never an exception. `memories`: the "memory" API's memory id per (source,
-    target) language."""
+    target) language; `translate_options`: fields added to every /translate body
+    (`candidates`, `quality_signals`)."""
     if api not in APIS:
         raise ValueError(f"api is one of {APIS}: {api!r}")
     if api not in ("translate", "memory") and not model:
@@ -196,7 +208,9 @@ async def translate_all(
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
 
         async def one(segment: Segment) -> Answer:
-            body = _body(api, segment, model or "", max_tokens, memories, memory_threshold)
+            body = _body(
+                api, segment, model or "", max_tokens, memories, memory_threshold, translate_options
+            )
             async with gate:
                 answer = await _send(session, url, api, body, segment.id)
             if on_answer is not None:

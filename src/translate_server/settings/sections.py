@@ -100,6 +100,17 @@ class TranslationSettings(Section, frozen=True):
         ]
         | None
     ) = None
+    quality_estimate_models: (
+        Annotated[
+            str,
+            Meta(
+                description="TOML file of quality-estimate models per model family, as "
+                "`python -m translate_server.quality.estimate_fit` writes them (added to the "
+                "bundled ones): a model you serve, calibrated on your own translations."
+            ),
+        ]
+        | None
+    ) = None
     glossary_db: (
         Annotated[
             str,

@@ -5,6 +5,7 @@ database, so that whichever replica serves a request can read them."""
 from __future__ import annotations
 
 from sqlalchemy import (
+    Boolean,
     Column,
     Double,
     ForeignKey,
@@ -44,6 +45,9 @@ document_jobs = Table(
     # Which server runs the job, and until when its claim holds (unused by one server).
     Column("claimed_by", Text),
     Column("lease_until", Double),
+    # Once done: how many segments need review, and the first of them (JSON).
+    Column("needs_review", Integer),
+    Column("review", Text),
     Index("document_jobs_status", "status"),
     Index("document_jobs_owner", "owner"),
 )
@@ -54,6 +58,9 @@ document_translations = Table(
     Column("job_id", Text, ForeignKey("document_jobs.id", ondelete="CASCADE"), nullable=False),
     Column("idx", Integer, nullable=False),
     Column("text", Text, nullable=False),
+    # The translation's quality estimate (none for a segment kept as it was), and its verdict.
+    Column("estimate", Double),
+    Column("needs_review", Boolean),
     PrimaryKeyConstraint("job_id", "idx"),
 )
 

@@ -16,6 +16,7 @@ from translate_server.translation.routes import detect, languages, translate
 async def _open(opening: Opening) -> None:
     # Imported here: the service pulls in the language registry and the detector.
     from translate_server.text.detection import LanguageDetection
+    from translate_server.translation.estimate.model import QualityModels
     from translate_server.translation.planning.cache import TranslationCache
     from translate_server.translation.planning.glossary import GlossaryIndexes
     from translate_server.translation.prompts.templates import PromptTemplates
@@ -26,7 +27,9 @@ async def _open(opening: Opening) -> None:
     # Lingua's models load in the background: the first detection waits for them.
     opening.start_task(detection.warm())
     cache = TranslationCache(options.translation_cache_size, found.metrics.part(CacheMetrics))
-    template = PromptTemplates.load(options.prompt_templates).for_model(found.engine.info.model)
+    model = found.engine.info.model
+    template = PromptTemplates.load(options.prompt_templates).for_model(model)
+    estimator = QualityModels.load(options.quality_estimate_models).for_model(model)
     memories, models = found.get(MEMORY_LOOKUP), found[SERVED_MODELS]
     glossaries, indexes = found.get(GLOSSARY_LOOKUP), GlossaryIndexes()
 
@@ -39,6 +42,7 @@ async def _open(opening: Opening) -> None:
             detection=detection,
             cache=cache,
             template=template,
+            estimator=estimator,
             priority=priority,
             quality_guard=options.quality_guard,
             refuse_unsupported_targets=options.refuse_unsupported_targets,

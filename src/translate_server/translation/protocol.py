@@ -6,12 +6,15 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
+from translate_server.translation.estimate.signals import AnswerSignals
 from translate_server.wire import RequestStruct, ResponseStruct, Usage
 
 # The longest context a request may give (characters): it is read with every piece's prompt.
 CONTEXT_CHARS = 2000
 # The least fuzzy-match score of a memory entry shown as an example, where none is asked.
 MEMORY_THRESHOLD = 75.0
+# The most answers a request may have the engine write per piece (`candidates`).
+MAX_CANDIDATES = 4
 
 LanguageCode = Annotated[
     str,
@@ -44,6 +47,39 @@ Warnings = Annotated[
         "ones are appended at the end). For a list of texts, one list per text."
     ),
 ]
+
+
+# How far to trust each translation (translation/estimate, docs/quality.md): one value for a
+# text, a list for a list of texts.
+QualityEstimate = Annotated[
+    float | list[float],
+    Meta(
+        description="How far to trust the translation, 0..1 (1.0: a translation memory's "
+        "exact match): a model over the engine's own token probabilities, the quality "
+        "guard's findings, the length against the language pair's and the detected "
+        "language, calibrated on human translations. For a list of texts, one per text."
+    ),
+]
+NeedsReview = Annotated[
+    bool | list[bool],
+    Meta(
+        description="Whether a person should review the translation: its estimate is under "
+        "the served model's threshold, or it has warnings. For a list of texts, one per text."
+    ),
+]
+
+
+class QualitySignals(ResponseStruct, kw_only=True):
+    """What a text's quality estimate was computed from (`quality_signals: true`)."""
+
+    features: Annotated[
+        dict[str, float | None],
+        Meta(description="The estimate's inputs by name (null: not known for this text)."),
+    ]
+    answers: Annotated[
+        list[AnswerSignals],
+        Meta(description="Each engine answer's own signals (a piece, or a part of one)."),
+    ]
 
 
 class TranslateRequest(RequestStruct, kw_only=True):
@@ -180,6 +216,36 @@ class TranslateRequest(RequestStruct, kw_only=True):
             "a memory entry shown as an example.",
         ),
     ] = MEMORY_THRESHOLD
+    candidates: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=MAX_CANDIDATES,
+            description="Answers the engine writes for each piece of the text: the greedy one "
+            "and sampled ones beside it; the best estimated (after the quality guard's "
+            "verdict) is returned. Each costs about one more generation (not with `stream`).",
+        ),
+    ] = 1
+    min_quality: (
+        Annotated[
+            float,
+            Meta(
+                ge=0,
+                le=1,
+                description="The least quality estimate wanted: each piece estimated below it "
+                "is translated once more (a sentence at a time, or sampled with other "
+                "settings) and the better estimated answer kept (not with `stream`).",
+            ),
+        ]
+        | None
+    ) = None
+    quality_signals: Annotated[
+        bool,
+        Meta(
+            description="Also return what each text's quality estimate was computed from "
+            "(`quality_signals`): for calibrating the estimate on your own translations."
+        ),
+    ] = False
 
 
 class MemoryMatch(ResponseStruct, kw_only=True):
@@ -227,6 +293,10 @@ class TranslateResponse(ResponseStruct, kw_only=True):
     # With `alternatives`: each text's further translations.
     alternatives: list[list[str]] | None = None
     warnings: Warnings | None = None
+    quality_estimate: QualityEstimate | None = None
+    needs_review: NeedsReview | None = None
+    # With `quality_signals`: what each estimate was computed from.
+    quality_signals: QualitySignals | list[QualitySignals] | None = None
     # With `memory`: how the text (or each text, null where none of its pieces matched)
     # matched the memory.
     memory_match: MemoryMatch | None = None
@@ -238,7 +308,7 @@ class TranslateResponse(ResponseStruct, kw_only=True):
 
 class TranslateChunk(ResponseStruct, kw_only=True):
     """One server-sent event of a streamed translation; the last one has `finish_reason`,
-    the detection, the glossary terms applied and the usage."""
+    the detection, the glossary terms applied, the quality estimate and the usage."""
 
     delta: str
     finish_reason: str | None = None
@@ -255,6 +325,14 @@ class TranslateChunk(ResponseStruct, kw_only=True):
         ]
         | None
     ) = None
+    quality_estimate: (
+        Annotated[
+            float,
+            Meta(description="How far to trust the translation sent, 0..1 (as `/translate`'s)."),
+        ]
+        | None
+    ) = None
+    needs_review: bool | None = None
     # With `memory`: how the text matched it.
     memory_match: MemoryMatch | None = None
     usage: Usage | None = None

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import httpx
 import pytest
 import srt
 
+from tests.support.estimate_models import estimate_models
 from tests.support.fakes import FakeEngine
 from tests.support.harness import AppClient, eventually, read_until, running
 
@@ -137,6 +139,9 @@ async def test_glossary_and_formality_reach_the_prompt(
         # Refused before any work, not failed later as a job.
         ({"target_lang": "not a language"}, "talk.srt", SRT, 400, "unsupported_language"),
         ({"source_lang": "xx-?"}, "talk.srt", SRT, 400, "unsupported_language"),
+        ({"candidates": "5"}, "talk.srt", SRT, 400, None),
+        ({"candidates": "two"}, "talk.srt", SRT, 400, None),
+        ({"min_quality": "1.5"}, "talk.srt", SRT, 400, None),
     ],
 )
 async def test_refusals(
@@ -274,3 +279,68 @@ async def test_a_finished_job_leaves_one_log_line_with_its_timings(client: AppCl
     assert line["total_s"] >= line["translate_s"] > 0
     assert line["extract_s"] >= 0 and line["rebuild_s"] >= 0
     assert "key" not in line and submitted["document_key"] not in repr(line)
+
+
+CATALOG = b"""msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=UTF-8\\n"
+
+msgid "Good morning, everyone."
+msgstr ""
+
+msgid "Welcome to the talk."
+msgstr ""
+
+msgid "Thank you for coming."
+msgstr ""
+"""
+
+
+def _german(prompt: str, options: object) -> str:
+    """Translates two messages and sends the third back untranslated (an echo)."""
+    from tests.support.fakes import _SOURCE
+
+    source = _SOURCE.search(prompt).group(1)  # type: ignore[union-attr]
+    return {
+        "Good morning, everyone.": "Guten Morgen zusammen.",
+        "Welcome to the talk.": "Willkommen zum Vortrag.",
+    }.get(source, source)
+
+
+async def test_a_catalog_marks_fuzzy_only_the_translations_that_need_review(
+    make_app, tmp_path: Path
+) -> None:
+    import polib
+
+    engine = FakeEngine(responder=_german)
+    models = estimate_models(tmp_path)
+    async with running(
+        make_app(engine, quality_guard=True, quality_estimate_models=models)
+    ) as client:
+        submitted = (
+            await submit(client, CATALOG, "app.po", source_lang="en", candidates="2")
+        ).json()
+        status = await finished(client, submitted)
+        result = await client.get(submitted["result_url"])
+    entries = {entry.msgid: entry for entry in polib.pofile(result.content.decode())}
+    assert entries["Thank you for coming."].flags == ["fuzzy"]  # the echo needs review
+    assert entries["Good morning, everyone."].flags == []
+    assert entries["Welcome to the talk."].msgstr == "Willkommen zum Vortrag."
+    assert status["needs_review"] == 1
+    (item,) = status["review"]
+    assert (item["segment"], item["source"]) == (2, "Thank you for coming.")
+    assert 0.0 <= item["estimate"] < 0.5
+    # The job's options reached every batch: two candidates, a sampled one beside the greedy.
+    assert any(options.n == 1 and options.temperature > 0 for _, _, options in engine.requests)
+
+
+async def test_a_subtitle_jobs_status_lists_what_needs_review(make_app, tmp_path: Path) -> None:
+    engine = FakeEngine(responder=_german)  # the second cue comes back unchanged
+    subtitles = SRT.replace(b"Welcome to the talk.", b"Thank you for coming.")
+    models = estimate_models(tmp_path)
+    async with running(
+        make_app(engine, quality_guard=True, quality_estimate_models=models)
+    ) as client:
+        status = await finished(client, (await submit(client, subtitles, source_lang="en")).json())
+    assert status["needs_review"] == 1
+    assert [item["translation"] for item in status["review"]] == ["Thank you for coming."]

@@ -17,6 +17,7 @@ from translate_server.quality.client import chat_max_tokens
 from translate_server.quality.datasets import load_sets, memory_entries
 from translate_server.translation.guard.checks import FAILURE_KINDS
 
+from tests.support.estimate_models import estimate_models
 from tests.support.fakes import _SOURCE, _USER, FakeEngine
 from tests.support.harness import served
 
@@ -31,8 +32,8 @@ def _source_of(prompt: str) -> str:
     return match.group(1) if match else _USER.findall(prompt)[-1].split("\n\n", 1)[1]
 
 
-async def _bench(make_app, engine: FakeEngine, out: Path, *extra: str) -> dict:
-    async with served(make_app(engine)) as url:
+async def _bench(make_app, engine: FakeEngine, out: Path, *extra: str, **app_options) -> dict:
+    async with served(make_app(engine, **app_options)) as url:
         code = await asyncio.to_thread(
             bench_main,
             [
@@ -362,3 +363,48 @@ async def test_memory_threshold_reaches_every_request(
     # At 100 only the same source is close enough: exact matches, no examples.
     assert memory["fuzzy"] == 0 and memory["exact"] > 0
     assert all(engine.decode(ids).count("<|im_start|>user") == 1 for _, ids, _ in engine.requests)
+
+
+async def test_the_estimate_is_scored_and_candidates_run_side_by_side(
+    make_app, tmp_path: Path
+) -> None:
+    # Right answers the double is sure of, echoes it doubts: the estimate should rank them.
+    references = {
+        s.source: s.reference
+        for test_set in load_sets(["en-de"], SEGMENTS)
+        for s in test_set.segments
+    }
+
+    def half_right(prompt: str, _: object) -> str:
+        source = _source_of(prompt)
+        return references[source] if len(source) % 2 else source
+
+    engine = FakeEngine(responder=half_right)
+    engine.logprob_of = lambda answer: -0.05 if answer in references.values() else -3.0
+    report = await _bench(
+        make_app,
+        engine,
+        tmp_path,
+        "--api",
+        "translate",
+        "--pairs",
+        "en-de",
+        "--candidates",
+        "1,2",
+        "--quality-signals",
+        # The double's own estimate model: its log probabilities, whatever the bundled
+        # models were last fitted to.
+        quality_estimate_models=estimate_models(tmp_path),
+    )
+    assert report["run"]["runs"] == ["translate", "translate c=2"]
+    rows = {(row["api"], row["pair"]): row for row in report["estimate"]}
+    row = rows[("translate", "en-de")]
+    assert row["answers"] == SEGMENTS and row["spearman"] > 0.5
+    assert row["unflagged_rate"] == 0.0  # every echo said so (a warning, or needs_review)
+    assert row["recall"] == 1.0
+    assert [c["run"] for c in report["candidates"]] == ["translate", "translate c=2"]
+    assert all(c["wall_s"] >= 0 for c in report["candidates"])
+    answers = [json.loads(line) for line in (tmp_path / "answers.jsonl").read_text().splitlines()]
+    assert all("quality_signals" in a and "sentence_chrf" in a for a in answers)
+    # The second run asked for two candidates: greedy, then one sampled choice per text.
+    assert any(options.n == 1 and options.temperature > 0 for _, _, options in engine.requests)

@@ -68,13 +68,15 @@ async def test_a_paragraph_is_one_engine_request_per_piece_of_the_models_size(ma
 
 async def test_a_shortened_answer_is_translated_again_a_sentence_at_a_time(make_app) -> None:
     engine = FakeEngine(responder=keeps_the_last_sentence)  # a chat model: whole paragraphs
+    paragraph = f"{S1} {S2} {S3}  {S4}"  # one line: one piece
     async with running(make_app(engine, quality_guard=True)) as client:
         response = await client.post(
-            "/translate", json={"text": PARAGRAPH, "source_lang": "en", "target_lang": "de"}
+            "/translate", json={"text": paragraph, "source_lang": "en", "target_lang": "de"}
         )
     assert response.status_code == 200, response.text
     body = response.json()
-    assert body["translation"] == TRANSLATED and body.get("warnings") is None
+    assert body["translation"] == TRANSLATED.replace("\n", " ")
+    assert body.get("warnings") is None
     # The paragraph, then each of its four sentences on its own.
     assert len(engine.requests) == 5
     assert body["usage"]["completion_tokens"] > 0

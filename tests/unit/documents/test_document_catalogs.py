@@ -5,6 +5,7 @@ import pytest
 from translate.storage import xliff, xliff2
 
 from translate_server.documents.formats import FormatOptions, detect_format, extract
+from translate_server.documents.formats.base import SegmentReview
 
 from tests.support.document_doubles import shout, translate_file
 
@@ -171,3 +172,45 @@ def test_a_catalogs_translated_entries_are_known_beside_its_segments(
     extracted = extract(detect_format(name, data), data, FormatOptions(target_lang="de"))
     assert extracted.known == known
     assert not set(extracted.segments) & {source for source, _ in known}
+
+
+def _reviewed(name: str, data: bytes, flagged: set[int], **options: object) -> bytes:
+    """The file with its segments shouted, those in `flagged` estimated low."""
+    extracted = extract(detect_format(name, data), data, FormatOptions(**options))
+    reviews = [
+        SegmentReview(0.12 if i in flagged else 0.93, i in flagged)
+        for i in range(len(extracted.segments))
+    ]
+    return extracted.rebuild_reviewed([shout(s) for s in extracted.segments], reviews)
+
+
+def test_po_marks_fuzzy_exactly_the_entries_that_need_review() -> None:
+    # Segments: the plural entry's two, "Close {name}", "Save" (fuzzy before, retranslated).
+    plural, opened, closed, saved = _entries(_reviewed("de.po", PO.encode(), {1}))
+    assert plural.flags == ["fuzzy", "python-format"]  # its plural form needs review
+    assert closed.flags == ["python-brace-format"]  # trusted: no fuzzy flag
+    assert "fuzzy" not in saved.flags and saved.previous_msgid is None
+    assert (saved.msgstr, opened.flags) == ("SAVE", [])
+    trusted = _entries(_reviewed("de.po", PO.encode(), set()))
+    assert not any("fuzzy" in entry.flags for entry in trusted)
+
+
+def test_xliff_12_states_follow_the_review() -> None:
+    rebuilt = _reviewed("app.xlf", XLIFF12, {0})
+    target = "{urn:oasis:names:tc:xliff:document:1.2}target"
+    units = {unit.xmlelement.get("id"): unit for unit in xliff.xlifffile.parsestring(rebuilt).units}
+    assert units["hello"].xmlelement.find(target).get("state") == "needs-review-translation"
+    assert "quality estimate 0.12" in units["hello"].getnotes()
+    trusted = _reviewed("app.xlf", XLIFF12, set())
+    unit = xliff.xlifffile.parsestring(trusted).units[0]
+    assert unit.xmlelement.find(target).get("state") == "translated"
+    assert unit.xmlelement.get("approved") != "yes"  # machine translated: never approved
+
+
+def test_xliff_20_states_follow_the_review() -> None:
+    flagged = xliff2.Xliff2File.parsestring(_reviewed("app.xliff", XLIFF20, {0})).units[0]
+    assert flagged.xmlelement.get("state") == "initial"
+    assert "quality estimate 0.12" in flagged.getnotes()
+    trusted = xliff2.Xliff2File.parsestring(_reviewed("app.xliff", XLIFF20, set())).units[0]
+    assert trusted.xmlelement.get("state") == "translated"
+    assert trusted.getnotes() == ""

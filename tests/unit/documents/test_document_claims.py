@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from translate_server.documents.job import SegmentTranslation
 from translate_server.documents.claims import JobTakenOverError
 from translate_server.documents.store import InFlightLimitError, JobStore
 from translate_server.storage.opening import StoreDatabases
@@ -72,7 +73,7 @@ async def test_a_job_is_taken_over_once_its_lease_runs_out(
     a, b = servers
     job_id = await _create(a)
     assert (await a.claim_next(LEASE)).id == job_id
-    await a.save_translations(job_id, {0: "Hallo"})
+    await a.save_translations(job_id, {0: SegmentTranslation("Hallo")})
     clock.now += LEASE - 1
     assert await b.claim_next(LEASE) is None  # a's lease still holds
     assert await a.renew([job_id], LEASE) == {job_id}  # the heartbeat extends it
@@ -81,16 +82,16 @@ async def test_a_job_is_taken_over_once_its_lease_runs_out(
     clock.now += 2  # a fell silent: its lease ran out
     taken = await b.claim_next(LEASE)
     assert (taken.id, taken.segments_at_start) == (job_id, 1)  # a's piece is kept
-    assert await b.translations(job_id) == {0: "Hallo"}
+    assert await b.translations(job_id) == {0: SegmentTranslation("Hallo")}
     assert await a.renew([job_id], LEASE) == set()  # a learns it lost the job
     for write in (
-        a.save_translations(job_id, {1: "late"}),
+        a.save_translations(job_id, {1: SegmentTranslation("late")}),
         a.finish(job_id, b"a's result"),
         a.fail(job_id, "a's error"),
     ):
         with pytest.raises(JobTakenOverError):
             await write
-    assert await b.translations(job_id) == {0: "Hallo"}
+    assert await b.translations(job_id) == {0: SegmentTranslation("Hallo")}
     done = await b.finish(job_id, b"b's result")
     assert (done.status, await b.read_result(done)) == ("done", b"b's result")
 
@@ -123,7 +124,7 @@ async def test_a_deleted_job_is_lost_to_its_server(servers: tuple[JobStore, JobS
     await b.delete(job_id)  # cancelled through the other server
     assert await a.renew([job_id], LEASE) == set()
     with pytest.raises(JobTakenOverError):
-        await a.save_translations(job_id, {0: "Hallo"})
+        await a.save_translations(job_id, {0: SegmentTranslation("Hallo")})
 
 
 async def test_the_limit_per_owner_holds_across_servers(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from translate_server.documents.job import DocumentOptions, Job
+from translate_server.documents.job import DocumentOptions, Job, SegmentTranslation
 from translate_server.documents.limits import RunnerLimits
 from translate_server.documents.runner import DocumentJobs
 from translate_server.documents.store import JobStore
@@ -54,7 +54,7 @@ class Translator:
 
     async def __call__(
         self, texts: list[str], source: str | None, target: str, options: DocumentOptions
-    ) -> list[str]:
+    ) -> list[SegmentTranslation]:
         self.in_flight += 1
         self.most_in_flight = max(self.most_in_flight, self.in_flight)
         try:
@@ -67,7 +67,13 @@ class Translator:
                 raise self.failures.pop(0)
             self.batches.append(list(texts))
             self.calls.append((source, target, options))
-            return [text.upper() for text in texts]
+            # Estimated low where the text says so ("5." and "9."): those need review.
+            return [
+                SegmentTranslation(text.upper(), 0.2, True)
+                if text.endswith(("5.", "9."))
+                else SegmentTranslation(text.upper(), 0.9, False)
+                for text in texts
+            ]
         finally:
             self.in_flight -= 1
 
@@ -360,6 +366,18 @@ async def test_documents_over_the_limits_are_refused(store: JobStore) -> None:
     await jobs.close()
 
 
+async def test_a_done_job_reports_the_segments_to_review(store: JobStore) -> None:
+    jobs = DocumentJobs(store, Translator(), LIMITS)
+    job, key = await jobs.submit(SRT, filename="talk.srt", target_lang="DE")
+    done = (await _finished(jobs, job, key))[-1]
+    assert done.needs_review == 2
+    assert [(item.segment, item.estimate) for item in done.review or []] == [(4, 0.2), (8, 0.2)]
+    assert done.review is not None and done.review[0].source == "Sentence number 5."
+    assert done.review[0].translation == "SENTENCE NUMBER 5."
+    assert (await store.get(job.id)) == done  # kept with the job
+    await jobs.close()
+
+
 async def test_unsupported_files_are_refused_before_a_job_exists(store: JobStore) -> None:
     jobs = DocumentJobs(store, Translator(), LIMITS)
     with pytest.raises(UnsupportedDocumentFormatError):
@@ -370,6 +388,7 @@ async def test_unsupported_files_are_refused_before_a_job_exists(store: JobStore
 _CHILD = """
 import asyncio, sys
 from translate_server.documents.limits import RunnerLimits
+from translate_server.documents.job import SegmentTranslation
 from translate_server.documents.runner import DocumentJobs
 from translate_server.documents.store import JobStore
 from translate_server.storage.opening import migrated_database
@@ -378,7 +397,7 @@ async def translate(texts, source, target, options):
     if translate.calls >= 2:
         await asyncio.Event().wait()
     translate.calls += 1
-    return [text.upper() for text in texts]
+    return [SegmentTranslation(text.upper(), 0.2, True) for text in texts]
 translate.calls = 0
 
 async def main():
@@ -422,9 +441,12 @@ async def test_a_job_resumes_after_its_process_is_killed(
         jobs = DocumentJobs(store, translator, LIMITS)
         await jobs.start()  # the dead server's claim holds until its lease runs out
         job = await store.get(job_id)
-        assert (await _finished(jobs, job, key))[-1].status == "done"
+        done = (await _finished(jobs, job, key))[-1]
+        assert done.status == "done"
         assert (await store.get(job_id)).started_at >= lease_until  # taken over, not before
         assert sum(len(batch) for batch in translator.batches) == 6
+        # What the first run flagged is kept (it flagged all six), then the second run's "9.".
+        assert [item.segment for item in done.review or []] == [0, 1, 2, 3, 4, 5, 8]
         assert (await jobs.result(job_id, key))[1] == SRT.replace(
             b"Sentence number", b"SENTENCE NUMBER"
         )

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from translate_server.documents.job import ReviewItem, SegmentTranslation
 from translate_server.documents.store import JobStore
 from translate_server.errors import DocumentNotFoundError
 from translate_server.storage.job_tables import document_files, document_jobs
@@ -66,7 +67,9 @@ async def test_a_job_survives_a_restart_with_its_progress(
     async with opened(database_location, tmp_path) as store:
         job_id, key = await _create(store)
         assert (await store.claim_next(LEASE)).id == job_id
-        await store.save_translations(job_id, {0: "Hallo", 2: "Welt"})
+        await store.save_translations(
+            job_id, {0: SegmentTranslation("Hallo", 0.9), 2: SegmentTranslation("Welt", 0.2, True)}
+        )
 
     async with opened(database_location, tmp_path) as reopened:
         [job] = await reopened.unfinished()
@@ -82,7 +85,10 @@ async def test_a_job_survives_a_restart_with_its_progress(
             "DE",
             {"formality": "less"},
         )
-        assert await reopened.translations(job_id) == {0: "Hallo", 2: "Welt"}
+        assert await reopened.translations(job_id) == {
+            0: SegmentTranslation("Hallo", 0.9),
+            2: SegmentTranslation("Welt", 0.2, True),
+        }
         assert await reopened.read_source(job) == b"1\n00:00:01,000 --> 00:00:02,000\nHi\n"
         assert (await reopened.authorize(job_id, key)).id == job_id
 
@@ -160,22 +166,25 @@ async def test_seconds_remaining_follows_the_pace(database_location: str, tmp_pa
         job_id = job.id
         assert job.seconds_remaining(clock.now) is None
         clock.now += 10
-        job = await store.save_translations(job_id, {0: "a"})
+        job = await store.save_translations(job_id, {0: SegmentTranslation("a")})
         assert job.seconds_remaining(clock.now) == pytest.approx(20.0)
         clock.now += 3600  # a restart after an hour down: the new run's pace alone counts
         job = await store.claim_next(LEASE)
         assert job.seconds_remaining(clock.now) is None
         clock.now += 5
-        job = await store.save_translations(job_id, {1: "b"})
+        job = await store.save_translations(job_id, {1: SegmentTranslation("b")})
         assert job.seconds_remaining(clock.now) == pytest.approx(5.0)
 
 
 async def test_a_translation_saved_again_replaces_the_first(store: JobStore) -> None:
     job_id, _ = await _create(store)
     await store.claim_next(LEASE)
-    await store.save_translations(job_id, {0: "a", 1: "b"})
-    job = await store.save_translations(job_id, {1: "B"})
-    assert await store.translations(job_id) == {0: "a", 1: "B"}
+    await store.save_translations(job_id, {0: SegmentTranslation("a"), 1: SegmentTranslation("b")})
+    job = await store.save_translations(job_id, {1: SegmentTranslation("B", 0.1, True)})
+    assert await store.translations(job_id) == {
+        0: SegmentTranslation("a"),
+        1: SegmentTranslation("B", 0.1, True),
+    }
     assert job.segments_done == 2
 
 
@@ -196,6 +205,17 @@ async def test_a_file_of_ten_mebibytes_is_kept_whole(store: JobStore) -> None:
     assert await store.read_source(job) == data
     done = await store.finish(job.id, data[::-1])
     assert await store.read_result(done) == data[::-1]
+
+
+async def test_a_done_job_keeps_its_review_report(store: JobStore) -> None:
+    job_id, _ = await _create(store)
+    await store.claim_next(LEASE)
+    await store.save_translations(job_id, {1: SegmentTranslation("Welt", 0.1, True)})
+    review = [ReviewItem(segment=1, estimate=0.1, source="World", translation="Welt")]
+    done = await store.finish(job_id, b"result", review, 1)
+    assert (done.needs_review, done.review) == (1, review)
+    assert await store.get(job_id) == done
+    assert await store.translations(job_id) == {}  # the pieces forgotten once done
 
 
 async def _files(store: JobStore) -> set[tuple[str, str]]:

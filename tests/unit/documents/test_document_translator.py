@@ -40,7 +40,10 @@ async def test_batches_run_at_low_priority_without_interactive_admission() -> No
     result = await translate(
         ["Good morning.", "  ", "See you."], "en", "de", DocumentOptions(formality="more")
     )
-    assert result == ["GOOD MORNING.", "  ", "SEE YOU."]  # blank segments stay as they are
+    # Blank segments stay as they are, with no estimate.
+    assert [found.text for found in result] == ["GOOD MORNING.", "  ", "SEE YOU."]
+    assert result[1].estimate is None and not result[1].needs_review
+    assert all(0.0 <= (found.estimate or 0.0) <= 1.0 for found in result)
     assert [options.priority for _, _, options in engine.requests] == [1, 1]
     assert interactive.in_flight == 0
     assert "formal" in engine.decode(engine.requests[0][1])

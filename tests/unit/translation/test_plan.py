@@ -52,8 +52,8 @@ def test_cached_pieces_are_not_misses_and_the_key_names_everything_that_shapes_t
         TranslateRequest(text="Hello.", source_lang="en", target_lang="de", formality="formal")
     )
     key = next(iter(first.pieces))
-    # (): no instructions; None, None, None: no max_tokens, no memory, no context
-    assert key == ("m", "en", "de", (), "formal", (), None, None, None, "Hello.")
+    # (): no instructions; None, None, None: no max_tokens, no memory, no context; 1 candidate
+    assert key == ("m", "en", "de", (), "formal", (), None, None, None, 1, "Hello.")
     cache.put(key, CachedTranslation("Hallo.", 2))
     again = planner(cache).plan(
         TranslateRequest(text="Hello.", source_lang="en", target_lang="de", formality="formal")

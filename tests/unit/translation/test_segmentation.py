@@ -18,17 +18,48 @@ def test_pieces_and_layout_rebuild_the_text_exactly(max_chars: int) -> None:
     assert all(piece == piece.strip() and piece for piece in document.pieces)
 
 
-def test_short_text_is_one_piece_with_its_whitespace_outside() -> None:
-    document = split_document(TEXT, 10_000)
-    assert document.pieces == [TEXT.strip()]
+def test_short_line_is_one_piece_with_its_whitespace_outside() -> None:
+    document = split_document("  The first sentence. The second one!  \n", 10_000)
+    assert document.pieces == ["The first sentence. The second one!"]
     assert document.layout == ["  ", 0, "  \n"]
 
 
+def test_every_line_break_stays_in_the_layout_however_short_the_lines() -> None:
+    # The model's answer never decides where a line or a paragraph ends.
+    document = split_document(TEXT, 10_000)
+    assert document.pieces == [
+        "The first sentence. The second one!  A third?",
+        "Second paragraph, with a clause; and more words here.",
+        "A new line.",
+        "Last paragraph.",
+    ]
+    assert document.layout == ["  ", 0, "\n\n", 1, "\n", 2, "\n\n\n  ", 3, "  \n"]
+
+
 def test_cuts_at_paragraphs_and_sentences_before_words() -> None:
-    pieces = split_document(TEXT, 60).pieces
-    assert pieces[0] == "The first sentence. The second one!  A third?"
-    assert pieces[1] == "Second paragraph, with a clause; and more words here."
-    assert pieces[2] == "A new line.\n\n\n  Last paragraph."  # short paragraphs packed
+    pieces = split_document(TEXT, 30).pieces
+    assert pieces[0] == "The first sentence."
+    assert pieces[1] == "The second one!  A third?"  # short sentences packed
+    assert pieces[2] == "Second paragraph,"
+
+
+def test_a_markup_text_node_packs_its_lines() -> None:
+    # In HTML a line break is whitespace: a hard-wrapped paragraph stays one piece.
+    assert split_text("one line\nand the next", 100, lines=False) == [
+        ("one line\nand the next", True)
+    ]
+    assert split_text("one line\nand the next", 100) == [
+        ("one line", True),
+        ("\n", False),
+        ("and the next", True),
+    ]
+
+
+def test_a_translations_line_breaks_fold_into_a_piece_that_had_none() -> None:
+    document = split_document("First line.\n\nSecond line.", 100)
+    assert document.assemble(["Erste\n\nZeile.", "Zweite\r\n Zeile.\n"]) == (
+        "Erste Zeile.\n\nZweite Zeile."
+    )
 
 
 def test_sentence_ends_keep_closing_quotes_and_cjk_full_stops() -> None:
@@ -77,9 +108,9 @@ def test_a_text_without_large_boundaries_is_split_once_per_level(monkeypatch) ->
     calls = []
     atoms = segmentation._atoms
 
-    def counting(text: str, max_chars: int, level: int) -> list[tuple[str, str]]:
+    def counting(text: str, max_chars: int, level: int, lines: bool) -> list[tuple[str, str]]:
         calls.append(level)
-        return atoms(text, max_chars, level)
+        return atoms(text, max_chars, level, lines)
 
     monkeypatch.setattr(segmentation, "_atoms", counting)
     text = "a," * 1000

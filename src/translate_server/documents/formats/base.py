@@ -23,6 +23,14 @@ class FormatOptions(msgspec.Struct, frozen=True, kw_only=True):
     retranslate: bool = False
 
 
+class SegmentReview(msgspec.Struct, frozen=True):
+    """How far to trust one segment's translation: its quality estimate (None: unknown) and
+    whether a person should review it."""
+
+    estimate: float | None
+    needs_review: bool
+
+
 class Extracted(ABC):
     """The segments to translate, in order; `rebuild` takes one translation per segment."""
 
@@ -33,6 +41,13 @@ class Extracted(ABC):
 
     @abstractmethod
     def rebuild(self, translations: Sequence[str]) -> bytes: ...
+
+    def rebuild_reviewed(
+        self, translations: Sequence[str], reviews: Sequence[SegmentReview]
+    ) -> bytes:
+        """As `rebuild`, knowing which translations need review: a format that can say so in
+        the file (a catalog's fuzzy flag, XLIFF's states) marks those, and only those."""
+        return self.rebuild(translations)
 
     def check(self, translations: Sequence[str]) -> None:
         if len(translations) != len(self.segments):

@@ -3,10 +3,11 @@
 Each untranslated entry's msgid (and msgid_plural) is translated into msgstr (every
 msgstr[n]: [0] from the singular, the others from the plural; a language with one form gets
 the plural). Entries that already have a translation are left alone unless `retranslate`;
-fuzzy entries count as untranslated. Every machine-translated entry is marked fuzzy so a
-translator reviews it; in format strings (a `*-format` flag) placeholders the translator
-changed are put back; flags, comments, references, contexts and obsolete entries are kept.
-The number of plural forms comes from the catalog's Plural-Forms header, else from
+fuzzy entries count as untranslated. A machine-translated entry whose translation needs
+review (its quality estimate is low, or it has warnings) is marked fuzzy, and only those
+(without estimates, every one is); in format strings (a `*-format` flag) placeholders the
+translator changed are put back; flags, comments, references, contexts and obsolete entries
+are kept. The number of plural forms comes from the catalog's Plural-Forms header, else from
 translate-toolkit's language table for the target language (and is then written to the
 header), else 2.
 """
@@ -24,6 +25,7 @@ from translate_server.documents.formats.base import (
     DocumentFormat,
     Extracted,
     FormatOptions,
+    SegmentReview,
     TextEncoding,
     decode_text,
 )
@@ -65,21 +67,38 @@ class PoExtracted(Extracted):
                 self.segments.append(item.entry.msgid_plural)
 
     def rebuild(self, translations: Sequence[str]) -> bytes:
+        """Every machine-translated entry marked fuzzy (nothing says which to trust)."""
+        return self._rebuild(translations, [True] * len(translations))
+
+    def rebuild_reviewed(
+        self, translations: Sequence[str], reviews: Sequence[SegmentReview]
+    ) -> bytes:
+        """Only the entries whose translation needs review are marked fuzzy."""
+        return self._rebuild(translations, [review.needs_review for review in reviews])
+
+    def _rebuild(self, translations: Sequence[str], flagged: Sequence[bool]) -> bytes:
         self.check(translations)
-        remaining = iter(translations)
+        remaining = iter(zip(translations, flagged, strict=True))
         for item in self.items:
             entry = item.entry
-            singular = self._protect(entry, entry.msgid, next(remaining))
+            text, fuzzy = next(remaining)
+            singular = self._protect(entry, entry.msgid, text)
             if item.plural:
-                plural = self._protect(entry, entry.msgid_plural, next(remaining))
+                text, also = next(remaining)
+                fuzzy = fuzzy or also
+                plural = self._protect(entry, entry.msgid_plural, text)
                 forms = (
                     [singular] + [plural] * (self.nplurals - 1) if self.nplurals > 1 else [plural]
                 )
                 entry.msgstr_plural = dict(enumerate(forms))
             else:
                 entry.msgstr = singular
-            if "fuzzy" not in entry.flags:
+            if fuzzy and "fuzzy" not in entry.flags:
                 entry.flags.insert(0, "fuzzy")
+            elif not fuzzy and "fuzzy" in entry.flags:
+                entry.flags.remove("fuzzy")  # a fuzzy entry translated again, and trusted
+                entry.previous_msgid = entry.previous_msgid_plural = None
+                entry.previous_msgctxt = None
         return self.encoding.encode(self.catalog.__unicode__())
 
     @staticmethod

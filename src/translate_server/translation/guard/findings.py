@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter
+from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from translate_server.observability.record import RequestRecord
 
@@ -21,7 +21,16 @@ class TranslationFindings:
     have) and the memory's matches (pieces answered from it, pieces whose prompt showed its
     fuzzy matches as examples)."""
 
-    __slots__ = ("failures", "memory_exact", "memory_fuzzy", "retries", "warnings")
+    __slots__ = (
+        "estimates",
+        "failures",
+        "improved",
+        "memory_exact",
+        "memory_fuzzy",
+        "needs_review",
+        "retries",
+        "warnings",
+    )
 
     def __init__(self) -> None:
         self.failures: list[str] = []
@@ -29,6 +38,15 @@ class TranslationFindings:
         self.warnings: list[str] = []
         self.memory_exact = 0
         self.memory_fuzzy = 0
+        # Each text's quality estimate, how many need review, and the pieces translated
+        # again for a request's `min_quality`.
+        self.estimates: list[float] = []
+        self.needs_review: list[bool] = []
+        self.improved = 0
+
+    def estimated(self, estimate: float, needs_review: bool) -> None:
+        self.estimates.append(estimate)
+        self.needs_review.append(needs_review)
 
     def quality_checked(
         self, failures: tuple[str, ...], warnings: tuple[str, ...], retried: bool
@@ -47,7 +65,16 @@ class TranslationFindings:
         if self.memory_exact or self.memory_fuzzy:
             fields["memory_exact"] = self.memory_exact
             fields["memory_fuzzy"] = self.memory_fuzzy
+        if self.estimates:
+            fields["quality_estimates"] = self.estimates
+            fields["needs_review"] = self.needs_review
+        if self.improved:
+            fields["quality_improved"] = self.improved
         return fields
+
+
+# Buckets of the estimate's histogram: finer where texts are told apart (under 0.5).
+ESTIMATE_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
 
 
 def findings(record: RequestRecord) -> TranslationFindings:
@@ -77,6 +104,19 @@ class TranslationMetrics:
             ["route", "kind"],
             registry=registry,
         )
+        self.estimates = Histogram(
+            "translate_quality_estimate",
+            "Each translated text's quality estimate (0..1), by whether it needs review.",
+            ["route", "needs_review"],
+            buckets=ESTIMATE_BUCKETS,
+            registry=registry,
+        )
+        self.improved = Counter(
+            "translate_quality_improved",
+            "Pieces translated again because their estimate was under a request's `min_quality`.",
+            ["route"],
+            registry=registry,
+        )
         self.memory_matches = Counter(
             "translate_memory_matches",
             "Pieces matched in a translation memory, by kind: "
@@ -98,3 +138,9 @@ class TranslationMetrics:
             self.memory_matches.labels("exact").inc(exact)
         if fuzzy := fields.get("memory_fuzzy"):
             self.memory_matches.labels("fuzzy").inc(fuzzy)
+        for estimate, needs in zip(
+            fields.get("quality_estimates", ()), fields.get("needs_review", ()), strict=True
+        ):
+            self.estimates.labels(route, "true" if needs else "false").observe(estimate)
+        if improved := fields.get("quality_improved"):
+            self.improved.labels(route).inc(improved)

@@ -90,6 +90,9 @@ class Review(msgspec.Struct, frozen=True):
     failures: tuple[FailureKind, ...] = ()
     lost: tuple[str, ...] = ()  # protected spans the answer lost
     cut_off: bool = False  # the engine stopped it at max_tokens
+    # The detector's confidence in the target language, where it judged the answer (enough
+    # letters, not an echo, languages that differ): a signal of the quality estimate.
+    language_confidence: float | None = None
 
     @property
     def badness(self) -> int:
@@ -151,15 +154,21 @@ class Guard:
         failures = {kind for kind in verdict.failures if kind in _WEIGHTS}
         if unmasked.lost:
             failures.add(FailureKind.PLACEHOLDERS_LOST)
+        confidence = None
         if (
             text
             and not failures & {FailureKind.ECHO}
             and base_language(source_lang) != base_language(target_lang)
-            and self._wrong_language(text, source_lang, target_lang)
         ):
-            failures.add(FailureKind.WRONG_LANGUAGE)
+            wrong, confidence = self._wrong_language(text, source_lang, target_lang)
+            if wrong:
+                failures.add(FailureKind.WRONG_LANGUAGE)
         return Review(
-            text, tuple(k for k in GUARDED_KINDS if k in failures), unmasked.lost, cut_off
+            text,
+            tuple(k for k in GUARDED_KINDS if k in failures),
+            unmasked.lost,
+            cut_off,
+            confidence,
         )
 
     def _examples(self, source_lang: str, target_lang: str) -> tuple[tuple[str, str], ...]:
@@ -168,20 +177,25 @@ class Guard:
             self._pairs[pair] = example_pairs(self.examples, source_lang, target_lang)
         return self._pairs[pair]
 
-    def _wrong_language(self, text: str, source_lang: str, target_lang: str) -> bool:
-        if self.judge.wrong_language(text, target_lang) is not None:
-            return True
+    def _wrong_language(
+        self, text: str, source_lang: str, target_lang: str
+    ) -> tuple[bool, float | None]:
+        """Whether the answer is in the wrong language, and the detector's confidence in the
+        target's (None where the answer is too short to judge)."""
         judged = judged_text(text)
         if judged is None:
-            return False
+            return False, None
+        wrong = self.judge.wrong_language(text, target_lang) is not None
         confidence: dict[str, float] = {}
         for found in self.detector.candidates(judged, 10):  # the judge's call, remembered
             language = base_language(found.language.tag)
             confidence[language] = confidence.get(language, 0.0) + found.confidence
-        return (
+        target = confidence.get(base_language(target_lang), 0.0)
+        left_in_source = (
             confidence.get(base_language(source_lang), 0.0) >= SOURCE_LANGUAGE
-            and confidence.get(base_language(target_lang), 0.0) <= _TARGET_AT_MOST
+            and target <= _TARGET_AT_MOST
         )
+        return wrong or left_in_source, target
 
     @staticmethod
     def choose(source: str, reviews: Sequence[Review]) -> Outcome:

@@ -15,10 +15,16 @@ import msgspec
 from cachetools import LRUCache
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
+from translate_server.translation.estimate.signals import AnswerSignals
+
 
 class CachedTranslation(msgspec.Struct, frozen=True):
     text: str
     completion_tokens: int
+    # The answer's quality signals, and its estimate: a cached answer is estimated as it was
+    # when made, and one under a request's `min_quality` is made again.
+    signals: tuple[AnswerSignals, ...] = ()
+    estimate: float | None = None
 
 
 class CacheMetrics:

@@ -14,6 +14,7 @@ from translate_server.inference.engine import LoraAdapter
 from translate_server.observability.record import RequestRecord
 from translate_server.text.detection import Detection
 from translate_server.text.languages import Language
+from translate_server.translation.estimate.signals import AnswerSignals, memory_signals
 from translate_server.translation.planning.cache import CachedTranslation
 from translate_server.translation.planning.ports import FoundInMemory
 from translate_server.translation.protocol import TranslateRequest
@@ -32,6 +33,9 @@ class PieceResult(msgspec.Struct, frozen=True):
     # Sampled further translations, when the request asked for alternatives.
     alternatives: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()  # what the guard found still wrong (guard.py)
+    # What its quality estimate is made from: one per engine answer (a piece split again has
+    # one per part); none where nothing is known (a piece the deadline left untranslated).
+    signals: tuple[AnswerSignals, ...] = ()
 
 
 @dataclass
@@ -123,9 +127,14 @@ class Plan:
         for key, piece in self.pieces.items():
             if piece.found is not None and piece.found.exact is not None:
                 # The memory's translation wins over one the engine made.
-                self.results[key] = PieceResult(piece.found.exact, "stop")
+                exact = piece.found.exact
+                self.results[key] = PieceResult(
+                    exact, "stop", signals=(memory_signals(piece.text, exact),)
+                )
             elif piece.cached is not None:
-                self.results[key] = PieceResult(piece.cached.text, "stop")
+                self.results[key] = PieceResult(
+                    piece.cached.text, "stop", signals=piece.cached.signals
+                )
 
     def job(self, record: RequestRecord, deadline: float) -> Job:
         return Job(self.target, self.request, record, deadline, self.instructions)

@@ -97,8 +97,12 @@ class Planner:
         shared with other threads)."""
         # The cache holds no alternatives: a request for them asks the engine.
         if self.cache is not None and not plan.request.alternatives:
+            floor = plan.request.min_quality
             for piece in plan.pieces.values():
-                piece.cached = self.cache.get(piece.key)
+                cached = self.cache.get(piece.key)
+                if cached is not None and floor is not None and (cached.estimate or 0.0) < floor:
+                    cached = None  # estimated under what the request wants: made again
+                piece.cached = cached
         return plan
 
     def prepare(
@@ -167,6 +171,14 @@ class Planner:
             raise InvalidRequestError("Streaming takes a single text, not a list.", param="stream")
         if request.stream and request.alternatives:
             raise InvalidRequestError("Alternatives are not streamed.", param="alternatives")
+        if request.stream and request.candidates > 1:
+            # A stream's text is sent as it is written: there is nothing to choose from.
+            raise InvalidRequestError("Candidates are not streamed.", param="candidates")
+        if request.stream and request.min_quality is not None:
+            raise InvalidRequestError(
+                "A stream is not translated again: `min_quality` needs `stream: false`.",
+                param="min_quality",
+            )
 
     def _instructions(self, request: TranslateRequest) -> tuple[str, ...]:
         # The wire's own limits are checked where it is decoded; this bounds a prompt.
@@ -304,6 +316,7 @@ class _PieceKeys:
             request.max_tokens,
             self.memory,
             request.context,
+            request.candidates,  # the best of several answers is not the greedy one
             text,
         )
         if key not in plan.pieces:

@@ -90,7 +90,8 @@ def parse_html(
             continue
         _note_entities(raw, spellings)
         position = start
-        for part, is_piece in split_text(raw, max_chars):
+        # A line break in a text node is only whitespace: short lines are packed together.
+        for part, is_piece in split_text(raw, max_chars, lines=False):
             text = html.unescape(part) if is_piece else ""
             if text.strip():
                 # Everything between two pieces is one literal: the layout stays as long

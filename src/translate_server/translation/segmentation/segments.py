@@ -1,6 +1,11 @@
 """Long texts become pieces that each fit one engine request, and translations go back into
 the original layout: every blank line, line break and space between pieces is kept verbatim.
 
+The text's structure never depends on what the model writes: a plain text's pieces never
+span a line break (every line break and blank line stays in the layout, however short the
+lines), and a translation's own line breaks are folded into spaces as it goes into a piece
+that had none. A model that merges, drops or invents lines changes words, never lines.
+
 Splitting prefers the largest boundary that works: paragraphs, then lines, then sentences,
 then clauses, then words; only a single "word" longer than a piece is cut blindly. A model
 that loses text in pieces of several sentences gets at most a few sentences per piece
@@ -127,13 +132,16 @@ def _pattern(pattern: str) -> _Boundary:
 # Separators, largest boundary first. A separator is never translated: it stays as it was.
 _BOUNDARIES = (
     _pattern(r"\n[ \t]*\n\s*"),  # blank line(s): paragraphs
-    # Line breaks. Only from the start of a run of blanks: tried from inside one, the pattern
-    # would rescan the rest of the run at every position (quadratic on a long run of spaces).
-    _pattern(r"(?<![ \t])[ \t]*\n\s*"),
+    # Line breaks (any of str.splitlines'). Only from the start of a run of blanks: tried from
+    # inside one, the pattern would rescan the rest of the run at every position (quadratic on
+    # a long run of spaces).
+    _pattern(r"(?<![ \t])[ \t]*[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]\s*"),
     _Boundary(sentence_boundaries),  # sentences
     _pattern(r"(?<=[,;:，、；])\s*"),  # clauses
     _pattern(r"\s+"),  # words
 )
+# The boundaries above that are line breaks: blank lines, then lines.
+_LINE_LEVELS = 2
 
 
 class Document(msgspec.Struct):
@@ -161,6 +169,8 @@ class Document(msgspec.Struct):
         piece = self.pieces[index]
         if self.originals is not None and translation == piece:
             return self.originals[index]
+        if not _LINE_BREAK_CHAR.search(piece):
+            translation = fold_line_breaks(translation)
         if self.escape is None:
             return translation
         # Whitespace that only entities spell (`&nbsp;Price`) is the piece's own: an answer
@@ -169,9 +179,22 @@ class Document(msgspec.Struct):
         return self.escape(lead + translation.strip() + trail)
 
 
+# Any line break (str.splitlines' boundaries), and one with the blanks around it.
+_LINE_BREAK_CHAR = re.compile(r"[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_FOLDED_BREAK = re.compile(r"[ \t]*[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]\s*")
+
+
+def fold_line_breaks(translation: str) -> str:
+    """`translation` with its line breaks (and the blanks around them) folded into one space:
+    what goes in place of a piece that had none."""
+    if not _LINE_BREAK_CHAR.search(translation):
+        return translation
+    return _FOLDED_BREAK.sub(" ", translation.strip())
+
+
 def split_document(text: str, max_chars: int) -> Document:
     """`text` as pieces of at most `max_chars` characters (where boundaries allow), each with
-    its surrounding whitespace left in the layout."""
+    its surrounding whitespace left in the layout; no piece spans a line break."""
     pieces: list[str] = []
     layout: list[str | int] = []
     for part, is_piece in split_text(text, max_chars):
@@ -183,9 +206,11 @@ def split_document(text: str, max_chars: int) -> Document:
     return Document(pieces, layout)
 
 
-def split_text(text: str, max_chars: int) -> list[tuple[str, bool]]:
+def split_text(text: str, max_chars: int, *, lines: bool = True) -> list[tuple[str, bool]]:
     """(part, is_piece) spans whose concatenation is `text`: pieces to translate, and the
-    whitespace around and between them."""
+    whitespace around and between them. With `lines` (plain text), every line break and blank
+    line is a separator, never inside a piece; without (a markup's text node, where a line
+    break is only whitespace), short lines are packed together like sentences."""
     max_chars = max(1, max_chars)
     body = text.strip()
     if not body:
@@ -193,8 +218,11 @@ def split_text(text: str, max_chars: int) -> list[tuple[str, bool]]:
     start = text.index(body)
     spans: list[tuple[str, bool]] = [(text[:start], False)]
     current, pending = "", ""  # the piece being packed, and the separator after it
-    for content, separator in _atoms(body, max_chars, 0):
-        if current and len(current) + len(pending) + len(content) > max_chars:
+    for content, separator in _atoms(body, max_chars, 0, lines):
+        if current and (
+            len(current) + len(pending) + len(content) > max_chars
+            or (lines and _LINE_BREAK_CHAR.search(pending) is not None)
+        ):
             _emit(spans, current)
             spans.append((pending, False))
             current = content
@@ -206,10 +234,13 @@ def split_text(text: str, max_chars: int) -> list[tuple[str, bool]]:
     return _merge(spans)
 
 
-def _atoms(text: str, max_chars: int, level: int) -> list[tuple[str, str]]:
+def _atoms(text: str, max_chars: int, level: int, lines: bool = False) -> list[tuple[str, str]]:
     """(content, separator after it) pairs covering `text`; contents fit `max_chars` or are
-    split at the next smaller boundary."""
-    if len(text) <= max_chars:
+    split at the next smaller boundary. With `lines`, a text of several lines is split at its
+    line breaks whatever its size (the first two levels: they match every line break)."""
+    if len(text) <= max_chars and not (
+        lines and level < _LINE_LEVELS and _LINE_BREAK_CHAR.search(text)
+    ):
         return [(text, "")]
     if level == len(_BOUNDARIES):
         return [(text[i : i + max_chars], "") for i in range(0, len(text), max_chars)]
@@ -219,12 +250,12 @@ def _atoms(text: str, max_chars: int, level: int) -> list[tuple[str, str]]:
         if start == position or (end == len(text) and start == end):
             continue
         content = text[position:start]
-        atoms.extend(_with_separator(_atoms(content, max_chars, level + 1), text[start:end]))
+        atoms.extend(_with_separator(_atoms(content, max_chars, level + 1, lines), text[start:end]))
         position = end
     if position == 0:  # no boundary of this size: the next smaller one splits it all
-        return _atoms(text, max_chars, level + 1)
+        return _atoms(text, max_chars, level + 1, lines)
     if position < len(text):
-        atoms.extend(_atoms(text[position:], max_chars, level + 1))
+        atoms.extend(_atoms(text[position:], max_chars, level + 1, lines))
     return atoms
 
 

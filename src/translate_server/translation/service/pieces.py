@@ -1,5 +1,11 @@
 """One piece, one engine request, once admitted: its prompt and sampling (`piece_prompts`), its
-answer cleaned, checked by the guard and cached.
+answer cleaned, checked by the guard, estimated and cached.
+
+Every answer comes with the log probabilities of its tokens, the signals of its quality
+estimate (translation/estimate). With `candidates`, sampled answers are made beside the
+greedy one and the best (the guard's verdict first, then the estimate) is kept; with
+`min_quality`, a piece estimated under it is translated once more (a sentence at a time, or
+sampled) and the better estimated answer kept.
 
 A piece that turns out to have more tokens than fit one request is split again; its extra
 engine requests are admitted too.
@@ -19,6 +25,12 @@ from translate_server.inference.engine import GenerationStep, SamplingOptions
 from translate_server.inference.generation import GenerationService, Prompt
 from translate_server.settings import LimitSettings
 from translate_server.text.masking import Masked
+from translate_server.translation.estimate.model import QualityEstimator
+from translate_server.translation.estimate.signals import (
+    answer_signals,
+    reviewed,
+    unknown_signals,
+)
 from translate_server.translation.guard.checks import FailureKind
 from translate_server.translation.guard.findings import findings
 from translate_server.translation.guard.hygiene import StreamCleaner, clean_translation
@@ -40,10 +52,22 @@ from translate_server.translation.segmentation.segments import (
     split_document,
     split_sentences,
 )
+from translate_server.translation.service.answers import (
+    Attempt,
+    StreamLogprobs,
+    answer_of,
+    best_estimated,
+    with_usage,
+)
 from translate_server.translation.service.piece_prompts import PiecePrompts
 
 # Sampling temperature of alternatives: different from the greedy translation, still faithful.
 ALTERNATIVES_TEMPERATURE = 0.7
+# Candidates beside the greedy answer: a little randomness, seeded so that they repeat (vLLM
+# gives each of n choices the seed plus its index).
+CANDIDATE_SAMPLING = {"temperature": 0.5, "seed": 11}
+# A piece estimated under `min_quality`, sampled again: two choices, other seeds.
+IMPROVE_SAMPLING = {"n": 2, "temperature": 0.5, "seed": 23}
 
 
 class PieceTranslator:
@@ -57,11 +81,13 @@ class PieceTranslator:
         template: PromptTemplate | None = None,
         priority: int = 0,
         guard: Guard | None = None,
+        estimator: QualityEstimator,
     ) -> None:
         self.generation = generation
         self.admission = admission
         self.cache = cache
         self.guard = guard
+        self.estimator = estimator
         self.prompts = PiecePrompts(generation, limits, template, priority)
 
     async def translate(self, piece: Piece, job: Job) -> PieceResult:
@@ -74,15 +100,59 @@ class PieceTranslator:
             result = await self._translate_refitted(piece, document, job)
         else:
             options = self.prompts.options(prompt, asked, tokens, job.request.max_tokens)
-            result = await self._complete(
-                asked, prompt, options, job, alternatives=job.request.alternatives
-            )
-            if self.guard is not None and masked is not None:
-                result = await self._guarded(
-                    self.guard, piece, masked, prompt, options, result, job
-                )
-        self._remember(piece, result)
+            attempt = Attempt(piece, masked, asked, prompt, options)
+            result = await self._answer(attempt, options, job, job.request.candidates - 1)
+            floor = job.request.min_quality
+            if floor is not None and self.estimate(piece, result, job) < floor:
+                result = await self._improve(attempt, result, job)
+        self._remember(piece, result, job)
         return result
+
+    def estimate(self, piece: Piece, result: PieceResult, job: Job) -> float:
+        """The piece's own quality estimate (as a text of that one piece would have)."""
+        spans = result.signals or (unknown_signals(piece.text, result.text),)
+        found = self.estimator.estimate(spans, result.warnings, piece.source.tag, job.target.tag)
+        return found.estimate
+
+    async def _answer(
+        self,
+        attempt: Attempt,
+        options: SamplingOptions,
+        job: Job,
+        candidates: int = 0,
+        *,
+        retry: bool = True,
+    ) -> PieceResult:
+        """The answer for `options` and, with `candidates`, that many sampled ones beside it
+        (or `options.n` of them), checked by the guard where it is on; the best one."""
+        answers = await self._complete(
+            attempt.asked,
+            attempt.prompt,
+            options,
+            job,
+            alternatives=job.request.alternatives if options.n == 1 else 0,
+            candidates=candidates,
+        )
+        if self.guard is not None and attempt.masked is not None:
+            return await self._guarded(self.guard, attempt, answers, job, retry=retry)
+        chosen = best_estimated(answers, [self.estimate(attempt.piece, a, job) for a in answers])
+        return with_usage(answers[chosen], answers)
+
+    async def _improve(self, attempt: Attempt, first: PieceResult, job: Job) -> PieceResult:
+        """A piece estimated under the request's `min_quality`, tried once more: a sentence at
+        a time where it has several, else sampled twice with other settings; the better
+        estimated answer is kept (the first on a tie). Parts of a piece already translated
+        finer were each tried on their own."""
+        if len(first.signals) > 1:
+            return first
+        if finer := _by_sentence(attempt.piece.text):
+            other = await self._translate_refitted(attempt.piece, finer, job)
+        else:
+            sampled = msgspec.structs.replace(attempt.options, **IMPROVE_SAMPLING)
+            other = await self._answer(attempt, sampled, job, retry=False)
+        estimates = [self.estimate(attempt.piece, r, job) for r in (first, other)]
+        findings(job.record).improved += 1
+        return with_usage((first, other)[best_estimated((first, other), estimates)], (first, other))
 
     async def _complete(
         self,
@@ -92,52 +162,80 @@ class PieceTranslator:
         job: Job,
         *,
         alternatives: int = 0,
-    ) -> PieceResult:
-        """The greedy translation and, when asked for, sampled alternatives (one engine
-        request of n choices beside it, admitted as one more)."""
-        if not alternatives:
-            completion = await self.generation.complete(prompt, options, job.record, job.deadline)
-            extra = None
-        else:
-            sampled = msgspec.structs.replace(
-                options, n=alternatives, temperature=ALTERNATIVES_TEMPERATURE
+        candidates: int = 0,
+    ) -> list[PieceResult]:
+        """The answers to `options` (the greedy one; `options.n` sampled ones) then, when
+        asked for, `candidates` sampled ones, each with its signals; sampled `alternatives`
+        ride on the first. Each further engine request is admitted as one more."""
+        options = msgspec.structs.replace(options, logprobs=0)  # the estimate's signals
+        asked_for = [options]
+        if candidates:
+            asked_for.append(msgspec.structs.replace(options, n=candidates, **CANDIDATE_SAMPLING))
+        if alternatives:
+            asked_for.append(
+                msgspec.structs.replace(
+                    options, n=alternatives, temperature=ALTERNATIVES_TEMPERATURE, logprobs=None
+                )
             )
-            ticket = self.admission.admit(1)
+        if len(asked_for) == 1:
+            completions = [
+                await self.generation.complete(prompt, options, job.record, job.deadline)
+            ]
+        else:
+            ticket = self.admission.admit(len(asked_for) - 1)
             try:
-                completion, extra = await asyncio.gather(
-                    self.generation.complete(prompt, options, job.record, job.deadline),
-                    self.generation.complete(prompt, sampled, job.record, job.deadline),
+                completions = list(
+                    await asyncio.gather(
+                        *(
+                            self.generation.complete(prompt, each, job.record, job.deadline)
+                            for each in asked_for
+                        )
+                    )
                 )
             finally:
                 ticket.release()
+        extra = completions.pop() if alternatives else None
         languages = job.languages(asked)
-        return PieceResult(
-            clean_translation(completion.texts[0], asked.text, languages=languages),
-            completion.finish_reasons[0] or "stop",
-            completion.prompt_tokens + (extra.prompt_tokens if extra else 0),
-            completion.completion_tokens + (extra.completion_tokens if extra else 0),
-            alternatives=tuple(
-                clean_translation(text, asked.text, languages=languages)
-                for text in (extra.texts if extra else ())
-            ),
-        )
+        answers = [
+            answer_of(asked.text, completion, choice, languages)
+            for completion in completions
+            for choice in range(len(completion.texts))
+        ]
+        if extra is not None:
+            answers[0] = msgspec.structs.replace(
+                answers[0],
+                prompt_tokens=answers[0].prompt_tokens + extra.prompt_tokens,
+                completion_tokens=answers[0].completion_tokens + extra.completion_tokens,
+                alternatives=tuple(
+                    clean_translation(text, asked.text, languages=languages) for text in extra.texts
+                ),
+            )
+        return answers
 
     # -- the guard, once the engine has answered (guard.py) ---------------------------------
     async def _guarded(
         self,
         guard: Guard,
-        piece: Piece,
-        masked: Masked,
-        prompt: Prompt,
-        options: SamplingOptions,
-        first: PieceResult,
+        attempt: Attempt,
+        answers: list[PieceResult],
         job: Job,
+        *,
+        retry: bool = True,
     ) -> PieceResult:
-        """The better of the answer and, when it failed a check, one more try; what is
-        still wrong goes into `warnings` and the request's record."""
-        reviews = [_review(guard, piece, masked, first, job)]
-        attempts = [first]
+        """The best of the answers and, when it failed a check, one more try; what is still
+        wrong goes into `warnings` and the request's record. Candidates are tried in the
+        order of their estimates (the greedy answer first on a tie)."""
+        piece, masked = attempt.piece, attempt.masked
+        assert masked is not None
+        greedy = answers[0]  # the sampled alternatives ride on it
+        reviews = [_review(guard, piece, masked, answer, job) for answer in answers]
+        if len(answers) > 1:
+            order = self._ranked(piece, answers, reviews, job)
+            answers, reviews = [answers[i] for i in order], [reviews[i] for i in order]
+        attempts = list(answers)
         retry_for = reviews[0].retry_for(budget_is_ours=job.request.max_tokens is None)
+        if not retry:
+            retry_for = ()
         if INCOMPLETE.intersection(retry_for) and (finer := _by_sentence(piece.text)):
             # A piece of several sentences that lost or made up text: one sentence per
             # engine request, each guarded on its own.
@@ -146,22 +244,62 @@ class PieceTranslator:
                 return await self._translate_refitted(piece, finer, job)
         if retry_for:
             asked = dataclasses.replace(piece, text=masked.text)
-            retry = msgspec.structs.replace(options, **RETRY_SAMPLING)
+            again = msgspec.structs.replace(attempt.options, **RETRY_SAMPLING)
             with self._retry_span(retry_for):
-                attempts.append(await self._complete(asked, prompt, retry, job))
-            reviews.append(_review(guard, piece, masked, attempts[1], job))
+                attempts += await self._complete(asked, attempt.prompt, again, job)
+            reviews.append(_review(guard, piece, masked, attempts[-1], job))
         outcome = guard.choose(piece.text, reviews)
         findings(job.record).quality_checked(
-            tuple(map(str, retry_for)), outcome.warnings, len(attempts) > 1
+            tuple(map(str, retry_for)), outcome.warnings, bool(retry_for)
         )
-        return PieceResult(
-            outcome.text,
-            attempts[outcome.chosen].finish_reason,
-            sum(a.prompt_tokens for a in attempts),
-            sum(a.completion_tokens for a in attempts),
-            alternatives=tuple(masked.unmask(text).text for text in first.alternatives),
-            warnings=outcome.warnings,
+        chosen = attempts[outcome.chosen]
+        return with_usage(
+            PieceResult(
+                outcome.text,
+                chosen.finish_reason,
+                alternatives=tuple(masked.unmask(text).text for text in greedy.alternatives),
+                warnings=outcome.warnings,
+                signals=(
+                    reviewed(
+                        chosen.signals[0],
+                        piece.text,
+                        outcome.text,
+                        warnings=outcome.warnings,
+                        retried=bool(retry_for),
+                        language_confidence=reviews[outcome.chosen].language_confidence,
+                    ),
+                ),
+            ),
+            attempts,
         )
+
+    def _ranked(
+        self, piece: Piece, answers: list[PieceResult], reviews: list[Review], job: Job
+    ) -> list[int]:
+        """The answers' indexes, least bad first (the guard's weights), then best estimated,
+        then in order (the greedy answer first)."""
+        estimates = [
+            self.estimate(
+                piece,
+                PieceResult(
+                    review.text,
+                    answer.finish_reason,
+                    signals=(
+                        reviewed(
+                            answer.signals[0],
+                            piece.text,
+                            review.text,
+                            warnings=tuple(map(str, review.failures)),
+                            language_confidence=review.language_confidence,
+                        ),
+                    ),
+                    warnings=tuple(map(str, review.failures)),
+                ),
+                job,
+            )
+            for answer, review in zip(answers, reviews, strict=True)
+        ]
+        return sorted(range(len(answers)), key=lambda i: (reviews[i].badness, -estimates[i], i))
 
     def _retry_span(
         self, failures: Sequence[FailureKind]
@@ -173,16 +311,16 @@ class PieceTranslator:
             return contextlib.nullcontext()
         return tracing.span("quality retry", {"quality.failures": [str(k) for k in failures]})
 
-    def _stream_warnings(self, piece: Piece, sent: str, job: Job) -> tuple[str, ...]:
+    def _stream_review(self, piece: Piece, sent: str, job: Job) -> Review | None:
         """A stream's answer is already sent: checked after the fact, never retried."""
         if self.guard is None:
-            return ()
+            return None
         review = self.guard.review(
             piece.text, Masked(piece.text, ()), sent, piece.source.tag, job.target.tag
         )
         warnings = tuple(map(str, review.failures))
         findings(job.record).quality_checked(warnings, warnings, False)
-        return warnings
+        return review
 
     # -- end of the guard -------------------------------------------------------------------
 
@@ -193,7 +331,11 @@ class PieceTranslator:
         if document := _refitting(piece, tokens, budget):
             return self._refitted_stream(piece, document, job)
         options = self.prompts.options(prompt, piece, tokens, job.request.max_tokens)
-        started = await self.generation.start_stream(prompt, options, job.record, job.deadline)
+        # The log probabilities are only summed: the stream may still be coalesced.
+        options = msgspec.structs.replace(options, logprobs=0)
+        started = await self.generation.start_stream(
+            prompt, options, job.record, job.deadline, logprobs_streamed=False
+        )
         return self._cleaned(
             piece,
             StreamCleaner(piece.text, job.languages(piece)),
@@ -213,11 +355,13 @@ class PieceTranslator:
         job: Job,
     ) -> AsyncIterator[str | PieceResult]:
         reason, completion_tokens = "stop", 0
+        logprobs = StreamLogprobs()
         step = first
         try:
             while step is not None:
                 completion_tokens = step.completion_tokens
                 reason = step.finish_reason or reason
+                logprobs.add(step.logprobs)
                 if text := cleaner.feed(step.text):
                     yield text
                 step = await anext(steps, None)
@@ -226,21 +370,45 @@ class PieceTranslator:
             await steps.aclose()  # type: ignore[attr-defined]
         if text := cleaner.finish():
             yield text
+        review = self._stream_review(piece, cleaner.sent, job)
+        warnings = () if review is None else tuple(map(str, review.failures))
+        signals = answer_signals(
+            piece.text,
+            cleaner.sent,
+            logprobs.summary(),
+            warnings=warnings,
+            cut_off=reason == "length",
+            language_confidence=None if review is None else review.language_confidence,
+        )
         # The cache keeps what a request that is not streamed would have computed from the
         # same answer: a stream cleans as it goes and may have let something through.
-        warnings = self._stream_warnings(piece, cleaner.sent, job)
         self._remember(
             piece,
-            PieceResult(cleaner.whole, reason, prompt.tokens, completion_tokens, warnings=warnings),
+            PieceResult(
+                cleaner.whole,
+                reason,
+                prompt.tokens,
+                completion_tokens,
+                warnings=warnings,
+                signals=(signals,),
+            ),
+            job,
         )
-        yield PieceResult(cleaner.sent, reason, prompt.tokens, completion_tokens, warnings=warnings)
+        yield PieceResult(
+            cleaner.sent,
+            reason,
+            prompt.tokens,
+            completion_tokens,
+            warnings=warnings,
+            signals=(signals,),
+        )
 
     async def _refitted_stream(
         self, piece: Piece, document: Document, job: Job
     ) -> AsyncIterator[str | PieceResult]:
         # A piece split again once tokenized arrives whole: its parts are translated at once.
         result = await self._translate_refitted(piece, document, job)
-        self._remember(piece, result)
+        self._remember(piece, result, job)
         yield result.text
         yield result
 
@@ -283,9 +451,14 @@ class PieceTranslator:
                 for j in range(job.request.alternatives)
             ),
             warnings=tuple(dict.fromkeys(w for r in results for w in r.warnings)),
+            signals=tuple(
+                span
+                for piece_text, r in zip(document.pieces, results, strict=True)
+                for span in r.signals or (unknown_signals(piece_text, r.text),)
+            ),
         )
 
-    def _remember(self, piece: Piece, result: PieceResult) -> None:
+    def _remember(self, piece: Piece, result: PieceResult, job: Job) -> None:
         # An answer with warnings is not kept: the next request tries again.
         if (
             self.cache is not None
@@ -293,7 +466,15 @@ class PieceTranslator:
             and result.finish_reason == "stop"
             and not result.warnings
         ):
-            self.cache.put(piece.key, CachedTranslation(result.text, result.completion_tokens))
+            self.cache.put(
+                piece.key,
+                CachedTranslation(
+                    result.text,
+                    result.completion_tokens,
+                    result.signals,
+                    self.estimate(piece, result, job),
+                ),
+            )
 
 
 def _review(guard: Guard, piece: Piece, masked: Masked, result: PieceResult, job: Job) -> Review:

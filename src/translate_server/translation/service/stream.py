@@ -93,6 +93,8 @@ async def _chunks(
             detected_source_lang=final.detected_source_lang,
             glossary_applied=final.glossary_applied,
             warnings=final.warnings,
+            quality_estimate=final.quality_estimate,
+            needs_review=final.needs_review,
             memory_match=final.memory_match,
             usage=final.usage,
         )

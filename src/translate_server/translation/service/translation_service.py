@@ -23,6 +23,7 @@ from translate_server.text.detection import (
     LanguageDetection,
     detectable_languages,
 )
+from translate_server.translation.estimate.model import QualityEstimator, estimator_for
 from translate_server.translation.guard.findings import findings
 from translate_server.translation.guard.quality_guard import Guard
 from translate_server.translation.planning.cache import TranslationCache
@@ -65,6 +66,7 @@ class TranslationService:
         detection: LanguageDetection | None = None,
         cache: TranslationCache | None = None,
         template: PromptTemplate | None = None,
+        estimator: QualityEstimator | None = None,
         priority: int = 0,
         quality_guard: bool = True,
         refuse_unsupported_targets: bool = False,
@@ -103,6 +105,8 @@ class TranslationService:
             if quality_guard
             else None
         )
+        # The estimate's model is the served model's family's (its log probabilities' scale).
+        self.estimator = estimator or estimator_for(generation.engine.info.model)
         self.pieces = PieceTranslator(
             generation,
             admission,
@@ -111,6 +115,7 @@ class TranslationService:
             template=template,
             priority=priority,
             guard=guard,
+            estimator=self.estimator,
         )
         self.streams = TranslationStream(self.pieces, admission)
 
@@ -251,7 +256,7 @@ class TranslationService:
             raise nothing_translated()  # nothing was translated: nothing to keep
 
     def respond(self, plan: Plan, record: RequestRecord) -> TranslateResponse:
-        return build_response(plan, record)
+        return build_response(plan, record, self.estimator)
 
     # -- /detect and /languages ------------------------------------------------------------
     def detect(self, request: DetectRequest) -> DetectResponse:

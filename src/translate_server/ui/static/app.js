@@ -14,6 +14,7 @@ const ui = {
   form: $("translator"), source: $("source-lang"), target: $("target-lang"), swap: $("swap"),
   text: $("source-text"), count: $("char-count"), detect: $("detect"), detected: $("detected"),
   result: $("result"), resultInfo: $("result-info"), warnings: $("warnings"), copy: $("copy"),
+  quality: $("quality"),
   translate: $("translate"), stop: $("stop"), error: $("error"), errorMessage: $("error-message"),
   retry: $("retry"), formality: $("formality"), html: $("html-mode"),
   glossaryRows: $("glossary-rows"), glossaryAdd: $("glossary-add"), keyButton: $("key-button"),
@@ -220,6 +221,7 @@ function showFinal(event) {
     return item;
   }));
   ui.warnings.hidden = warnings.length === 0;
+  showQuality(event.quality_estimate, event.needs_review);
   ui.result.classList.toggle("warned", warnings.length > 0);
   ui.result.setAttribute("aria-label", warnings.length
     ? `Translation, with ${warnings.length} warning${warnings.length > 1 ? "s" : ""}`
@@ -235,6 +237,37 @@ function showMatch(match) {
     : `Memory match ${Math.round(match.score)}%`;
   ui.resultInfo.prepend(badge, " ");
 }
+
+// The server's quality estimate (0..1) and whether the translation needs review, as a colour
+// on the translation and a badge whose tooltip says what they mean (docs/quality.md).
+function showQuality(estimate, needsReview) {
+  if (typeof estimate !== "number") {
+    delete ui.result.dataset.quality;
+    ui.quality.hidden = true;
+    return;
+  }
+  const band = needsReview ? "review" : estimate >= GOOD_ESTIMATE ? "good" : "fair";
+  const label = { review: "Needs review", good: "Likely good", fair: "Probably fine" }[band];
+  ui.result.dataset.quality = band;
+  ui.quality.dataset.quality = band;
+  ui.quality.textContent = `${label} · ${estimate.toFixed(2)}`;
+  ui.quality.title = QUALITY_TEXTS[band] + " " + QUALITY_EXPLAINED;
+  ui.quality.setAttribute("aria-label", `${label}, quality estimate ${estimate.toFixed(2)}. ` +
+    QUALITY_TEXTS[band]);
+  ui.quality.hidden = false;
+}
+
+// At or above it, a translation that needs no review is shown as likely good.
+const GOOD_ESTIMATE = 0.9;
+const QUALITY_TEXTS = {
+  good: "The estimate is high: this translation is likely good.",
+  fair: "The estimate is middling: probably fine, worth a glance where it matters.",
+  review: "The estimate is low, or the checks found something: a person should review it.",
+};
+const QUALITY_EXPLAINED = "The quality estimate (0 to 1) is the server's own guess, from how " +
+  "sure the model was of each word, the quality checks, the length against the language " +
+  "pair's and the detected language; 1.0 means a translation memory's exact match. It is " +
+  "a guide for what to review, not a guarantee.";
 
 // What the quality guard's warning codes mean to a reader (docs/quality.md).
 const WARNING_TEXTS = {
@@ -267,6 +300,7 @@ function clearResult() {
   stopEditing();
   ui.result.textContent = "";
   ui.resultInfo.textContent = "";
+  showQuality(null, false);
   ui.warnings.hidden = true;
   ui.warnings.replaceChildren();
   ui.result.classList.remove("warned");
@@ -629,7 +663,7 @@ const doc = {
   limits: $("document-limits"), status: $("document-status"),
   progress: $("document-progress"), progressLabel: $("document-progress-label"),
   progressText: $("document-progress-text"), done: $("document-done"),
-  download: $("document-download"), billed: $("document-billed"),
+  download: $("document-download"), billed: $("document-billed"), review: $("document-review"),
   announce: $("document-announce"),
   errors: errorBox($("document-error"), $("document-error-message"), $("document-retry")),
   running: false,
@@ -815,8 +849,30 @@ async function offerResult(job, final) {
   doc.download.download = name;
   doc.download.textContent = `Download ${name}`;
   doc.billed.textContent = `${final.billed_characters.toLocaleString()} characters billed`;
+  showReview(final);
   doc.done.hidden = false;
   doc.announce.textContent = `${job.name} is translated: ${doc.download.textContent}.`;
+}
+
+// How many of the file's translations need review, by their quality estimates; the first of
+// them listed in the badge's tooltip.
+function showReview(final) {
+  const count = final.needs_review;
+  if (typeof count !== "number") {
+    doc.review.hidden = true;
+    return;
+  }
+  doc.review.dataset.quality = count ? "review" : "good";
+  doc.review.textContent = count === 1 ? "1 segment needs review"
+    : `${count.toLocaleString()} segments need review`;
+  const listed = (final.review || []).slice(0, 10).map((item) =>
+    `#${item.segment + 1} (${item.estimate === null ? "?" : item.estimate.toFixed(2)}): ` +
+    item.translation);
+  doc.review.title = count
+    ? "Their quality estimates are low, or the checks found something " +
+      "(catalogs mark them in the file too).\n" + listed.join("\n")
+    : "Every translation's quality estimate is high enough.";
+  doc.review.hidden = false;
 }
 
 function translatedName(name, lang) {
@@ -831,6 +887,7 @@ function clearDownload() {
   doc.download.removeAttribute("href");
   doc.download.textContent = "";
   doc.billed.textContent = "";
+  doc.review.hidden = true;
 }
 
 function setFileRunning(running) {
