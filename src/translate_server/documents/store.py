@@ -35,6 +35,8 @@ _ADMISSION_LOCK = 0x646F6373
 
 class InFlightLimitError(Exception):
     """The owner has as many unfinished jobs as it may have at once."""
+
+
 # A translated segment's columns, in `SegmentTranslation`'s order.
 _SEGMENT = ("text", "estimate", "needs_review")
 

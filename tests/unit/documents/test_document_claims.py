@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from translate_server.documents.job import SegmentTranslation
 from translate_server.documents.claims import JobTakenOverError
+from translate_server.documents.job import SegmentTranslation
 from translate_server.documents.store import InFlightLimitError, JobStore
 from translate_server.storage.opening import StoreDatabases
 
