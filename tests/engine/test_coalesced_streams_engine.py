@@ -190,11 +190,14 @@ async def test_the_service_retunes_a_running_stream_and_loses_nothing(
         return got
 
     monkeypatch.setattr(engine, "retune_stream", recording)
-    # A bound that any engine's pace fits several tokens into: the stream, the first this
-    # service runs (no pace known, so token by token), is coalesced once it has timed two.
-    service = GenerationService(engine, stream_coalesce_ms=200)
     options = SamplingOptions(max_tokens=MAX_TOKENS, temperature=0.8, seed=11, ignore_eos=True)
+    began = time.monotonic()
     plain = await _run(engine, options, "svc-plain")
+    per_token_ms = (time.monotonic() - began) * 1000 / MAX_TOKENS
+    # A bound this engine's pace, as measured now, fits several tokens into (a busy machine
+    # slows it): the stream, the first this service runs (no pace known, so token by token),
+    # is coalesced once it has timed two.
+    service = GenerationService(engine, stream_coalesce_ms=max(200, round(8 * per_token_ms)))
     record = RequestRecord("r", "/v1/completions", "POST")
     prompt = Prompt(engine.tokenize_text(PROMPT))
     steps = [step async for step in service.stream(prompt, options, record, time.monotonic() + 300)]
