@@ -3,6 +3,8 @@ unique piece, the detection, the memory matches and the glossary terms applied."
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from translate_server.observability.record import RequestRecord
 from translate_server.text.detection import Detection
 from translate_server.translation.guard.checks import FailureKind
@@ -24,30 +26,11 @@ def build_response(plan: Plan, record: RequestRecord) -> TranslateResponse:
     translations, reasons, alternatives, warnings = [], [], [], []
     applied: set[str] = set()
     for text in plan.texts:
-        results = [plan.results[key] for key in text.slots]
-        translations.append(text.document.assemble([r.text for r in results]))
-        alternatives.append(
-            [
-                # A piece without alternatives (split again, or cut short) keeps its own text.
-                text.document.assemble(
-                    [r.alternatives[j] if j < len(r.alternatives) else r.text for r in results]
-                )
-                for j in range(plan.request.alternatives)
-            ]
-        )
-        found = [*plan.notices, *(w for r in results for w in r.warnings)]
-        if lost_text(
-            plan.target.tag,
-            text.source.tag,
-            [plan.pieces[key].text for key in text.slots],
-            results,
-        ):
-            found.append(str(FailureKind.OMISSION))
-        warnings.append(list(dict.fromkeys(found)))
-        reasons.append(worst_finish_reason(r.finish_reason for r in results))
-        for key, result in zip(text.slots, results, strict=True):
-            piece = plan.pieces[key]
-            applied.update(applied_terms(piece.text, result.text, piece.glossary))
+        answer = _text_answer(plan, text, applied)
+        translations.append(answer.translation)
+        alternatives.append(answer.alternatives)
+        warnings.append(answer.warnings)
+        reasons.append(answer.finish_reason)
     record.finish_reason = worst_finish_reason(reasons)
     counted = [plan.results[key] for key in plan.pieces]
     usage = Usage.of(
@@ -85,6 +68,41 @@ def build_response(plan: Plan, record: RequestRecord) -> TranslateResponse:
         warnings=warnings[0] or None,
         memory_match=matches[0] if matches else None,
         **common,
+    )
+
+
+class _TextAnswer(NamedTuple):
+    translation: str
+    alternatives: list[str]
+    warnings: list[str]
+    finish_reason: str
+
+
+def _text_answer(plan: Plan, text: PlannedText, applied: set[str]) -> _TextAnswer:
+    """One text's translation reassembled from its pieces' results, with its alternatives,
+    warnings (an omission found across its pieces among them) and finish reason; the glossary
+    terms its pieces applied are added to `applied`."""
+    results = [plan.results[key] for key in text.slots]
+    alternatives = [
+        # A piece without alternatives (split again, or cut short) keeps its own text.
+        text.document.assemble(
+            [r.alternatives[j] if j < len(r.alternatives) else r.text for r in results]
+        )
+        for j in range(plan.request.alternatives)
+    ]
+    found = [*plan.notices, *(w for r in results for w in r.warnings)]
+    if lost_text(
+        plan.target.tag, text.source.tag, [plan.pieces[key].text for key in text.slots], results
+    ):
+        found.append(str(FailureKind.OMISSION))
+    for key, result in zip(text.slots, results, strict=True):
+        piece = plan.pieces[key]
+        applied.update(applied_terms(piece.text, result.text, piece.glossary))
+    return _TextAnswer(
+        text.document.assemble([r.text for r in results]),
+        alternatives,
+        list(dict.fromkeys(found)),
+        worst_finish_reason(r.finish_reason for r in results),
     )
 
 
