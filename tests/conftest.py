@@ -33,9 +33,7 @@ def stores_outside_the_users_cache(tmp_path_factory: pytest.TempPathFactory) -> 
     `~/.cache/translate-server`, whose files belong to the user and may be at another schema
     revision than the code under test."""
     folder = tmp_path_factory.mktemp("default-stores")
-    variables = {
-        f"TRANSLATE_{name.upper()}": value for name, value in own_stores(folder).items()
-    }
+    variables = {f"TRANSLATE_{name.upper()}": value for name, value in own_stores(folder).items()}
     before = {name: os.environ.get(name) for name in variables}
     os.environ.update({name: value for name, value in variables.items() if not before[name]})
     yield
