@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import os
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,22 @@ from tests.support.harness import AppClient, running
 from tests.support.stores import own_stores
 
 AppFactory = Callable[..., Litestar]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def stores_outside_the_users_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Any app or server a test starts without naming its stores keeps them in a folder of this
+    run, through the `TRANSLATE_*` variables its process (and its children) read: never in
+    `~/.cache/translate-server`, whose files belong to the user and may be at another schema
+    revision than the code under test."""
+    folder = tmp_path_factory.mktemp("default-stores")
+    variables = {f"TRANSLATE_{name.upper()}": value for name, value in own_stores(folder).items()}
+    before = {name: os.environ.get(name) for name in variables}
+    os.environ.update({name: value for name, value in variables.items() if not before[name]})
+    yield
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
 
 
 @pytest.fixture

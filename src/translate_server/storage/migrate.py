@@ -32,6 +32,20 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 _LOCK_CLASS = 0x7472616E  # "tran"
 
 
+class UnknownRevisionError(Exception):
+    """The store's tables are at a revision this code does not have: a newer translate-server
+    migrated them. Upgrading again from here could only guess, so the server does not start."""
+
+    def __init__(self, store: Store, found: str, known: str | None) -> None:
+        super().__init__(
+            f"the {store} tables are at schema revision {found}, which this version of "
+            f"translate-server does not know (its newest is {known}): a newer version migrated "
+            "them. Run that version, or point this one at another database."
+        )
+        self.store = store
+        self.found = found
+
+
 @dataclass(frozen=True)
 class Upgraded:
     store: Store
@@ -71,6 +85,7 @@ async def upgrade(
     def migrate(connection: Connection) -> Upgraded:
         with _locked(connection, store, path):
             before = _revision(connection, store)
+            _known_or_raise(store, before)
             command.upgrade(_config(store, connection, run), "head")
             connection.commit()
             return Upgraded(store, before, _revision(connection, store))
@@ -122,6 +137,12 @@ def _config(store: Store, connection: Connection | None = None, run: _Run | None
     config.set_main_option("script_location", str(MIGRATIONS / store))
     config.attributes.update(connection=connection, store=store, run=run or _Run())
     return config
+
+
+def _known_or_raise(store: Store, revision: str | None) -> None:
+    script = ScriptDirectory.from_config(_config(store))
+    if revision is not None and revision not in {each.revision for each in script.walk_revisions()}:
+        raise UnknownRevisionError(store, revision, script.get_current_head())
 
 
 def _revision(connection: Connection, store: Store) -> str | None:

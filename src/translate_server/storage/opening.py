@@ -23,7 +23,7 @@ from translate_server.storage.locations import (
     shown,
     sqlite_url,
 )
-from translate_server.storage.migrate import upgrade
+from translate_server.storage.migrate import UnknownRevisionError, upgrade
 
 log = structlog.get_logger(__name__)
 
@@ -57,6 +57,9 @@ class StoreDatabases:
             upgraded = await upgrade(database, store, document_dir=self.where.document_dir)
         except StorageUnavailableError as failed:
             log.error("database_unavailable", store=store, url=failed.url, reason=failed.reason)
+            raise
+        except UnknownRevisionError as newer:
+            log.error("database_newer_than_code", url=shown(database.url), reason=str(newer))
             raise
         if store not in self.stores:
             self.stores.append(store)
