@@ -121,8 +121,11 @@ def test_the_loop_by_keyboard_and_at_phone_width(page: Any, served: Any) -> None
     page.keyboard.type(SOURCE)
     page.keyboard.press("Control+Enter")
     assert translated(page) == MACHINE
-    # From the result, Tab reaches Edit (Copy before it); Enter opens the correction.
+    # From the result, Tab reaches the quality badge (its explanation, for the keyboard too),
+    # then Edit; Enter opens the correction.
     page.focus("#copy")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "quality"
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.id") == "edit"
     page.keyboard.press("Enter")
