@@ -16,7 +16,9 @@
 # The Python image is the one the CPU image is built FROM, so whatever lets pip reach PyPI on
 # this host goes into it: the CA certificates in /usr/local/share/ca-certificates (a TLS proxy's
 # root), and the wheels in the directories PIP_FIND_LINKS names (e.g. a local CPU torch build),
-# with a pip.conf that points at them. An image that already exists is kept (FORCE=1 remakes).
+# with a pip.conf that points at them. Its Python headers are there as in the official image:
+# PyTorch compiles kernels against them at run time. An image is kept while its recipe is the
+# same (FORCE=1 remakes).
 set -euo pipefail
 
 SUITE=${SUITE:-bookworm}
@@ -24,7 +26,13 @@ PREFIX=${PREFIX:-translate-server-local}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-have() { [[ -z ${FORCE:-} ]] && docker image inspect "$1" >/dev/null 2>&1; }
+# recipe FUNCTION: a digest of how an image is made (that function and rootfs), kept as the
+# image's label: an image made by an older recipe is made again, FORCE=1 remakes any.
+recipe() { declare -f "$1" rootfs | sha256sum | cut -c1-16; }
+have() {
+    [[ -z ${FORCE:-} ]] && [[ $(docker image inspect \
+        -f '{{index .Config.Labels "translate-server.recipe"}}' "$1" 2>/dev/null) == "$2" ]]
+}
 
 # rootfs NAME PACKAGES [mmdebstrap options...]: a minbase Debian with PACKAGES, as a tarball.
 rootfs() {
@@ -38,7 +46,8 @@ rootfs() {
 
 python_image() {
     local image=$PREFIX/python:3.11
-    have "$image" && { echo "$image exists"; return; }
+    local recipe; recipe=$(recipe python_image)
+    have "$image" "$recipe" && { echo "$image exists"; return; }
     local extra=("$WORK/extra/usr/local/share/ca-certificates" "$WORK/extra/opt/wheels")
     mkdir -p "${extra[@]}"
     cp /usr/local/share/ca-certificates/*.crt "${extra[0]}/" 2>/dev/null || true
@@ -50,13 +59,14 @@ python_image() {
     if compgen -G "${extra[1]}/*.whl" >/dev/null; then
         printf 'find-links = /opt/wheels\n' >> "$WORK/extra/etc-pip.conf"
     fi
-    rootfs python ca-certificates,python3,python3-venv,python-is-python3 \
+    rootfs python ca-certificates,python3,python3-venv,python3-dev,python-is-python3 \
         --customize-hook="sync-in $WORK/extra/usr/local/share/ca-certificates /usr/local/share/ca-certificates" \
         --customize-hook="mkdir -p \"\$1\"/opt/wheels" \
         --customize-hook="sync-in $WORK/extra/opt/wheels /opt/wheels" \
         --customize-hook="upload $WORK/extra/etc-pip.conf /etc/pip.conf" \
         --customize-hook='chroot "$1" update-ca-certificates >/dev/null'
     docker import \
+        --change "LABEL translate-server.recipe=$recipe" \
         --change 'ENV LANG=C.UTF-8' \
         --change 'CMD ["python3"]' \
         "$WORK/python.tar" "$image"
@@ -64,12 +74,14 @@ python_image() {
 
 haproxy_image() {
     local image=$PREFIX/haproxy:2.6
-    have "$image" && { echo "$image exists"; return; }
+    local recipe; recipe=$(recipe haproxy_image)
+    have "$image" "$recipe" && { echo "$image exists"; return; }
     # As the official image: config at /usr/local/etc/haproxy, unprivileged. (`docker import`
     # cannot set STOPSIGNAL: compose.local.yml sets SIGUSR1, HAProxy's drain, as the image does.)
     rootfs haproxy haproxy \
         --customize-hook='mkdir -p "$1"/usr/local/etc/haproxy "$1"/var/lib/haproxy'
     docker import \
+        --change "LABEL translate-server.recipe=$recipe" \
         --change 'USER haproxy' \
         --change 'WORKDIR /var/lib/haproxy' \
         --change 'ENTRYPOINT ["/usr/sbin/haproxy", "-W", "-db"]' \
@@ -79,13 +91,15 @@ haproxy_image() {
 
 prometheus_image() {
     local image=$PREFIX/prometheus:2
-    have "$image" && { echo "$image exists"; return; }
+    local recipe; recipe=$(recipe prometheus_image)
+    have "$image" "$recipe" && { echo "$image exists"; return; }
     # As the official image: prometheus as nobody, data in /prometheus. (No link to
     # /bin/prometheus: /bin is /usr/bin in Debian 12, a link would replace the binary.)
     rootfs prometheus prometheus \
         --customize-hook='mkdir -p "$1"/prometheus "$1"/etc/prometheus' \
         --customize-hook='chown 65534:65534 "$1"/prometheus'
     docker import \
+        --change "LABEL translate-server.recipe=$recipe" \
         --change 'USER 65534:65534' \
         --change 'WORKDIR /prometheus' \
         --change 'ENTRYPOINT ["/usr/bin/prometheus"]' \
@@ -95,7 +109,8 @@ prometheus_image() {
 
 postgres_image() {
     local image=$PREFIX/postgres:15
-    have "$image" && { echo "$image exists"; return; }
+    local recipe; recipe=$(recipe postgres_image)
+    have "$image" "$recipe" && { echo "$image exists"; return; }
     # As the official image: the server as postgres, data in /var/lib/postgresql/data (owned by
     # postgres, so a new volume mounted there is too), initialized from POSTGRES_* variables.
     rootfs postgres postgresql-15 \
@@ -106,6 +121,7 @@ postgres_image() {
     # mmdebstrap empties /run, where Debian's server puts its socket: PGHOST moves it (for the
     # server, pg_isready and psql alike) to a folder postgres owns.
     docker import \
+        --change "LABEL translate-server.recipe=$recipe" \
         --change 'USER postgres' \
         --change 'ENV LANG=C.UTF-8 PGDATA=/var/lib/postgresql/data PGHOST=/var/lib/postgresql PATH=/usr/lib/postgresql/15/bin:/usr/local/bin:/usr/bin:/bin' \
         --change 'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]' \
