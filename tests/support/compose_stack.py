@@ -26,7 +26,10 @@ def run(
     *args: str, timeout: float = 600, check: bool = True, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess:
     """`args` from the repository's root; `env` adds to this process's environment (a
-    variable set in the shell, as a user would)."""
+    variable set in the shell, as a user would). The stacks see no other `TRANSLATE_*`
+    variable: compose passes every one through, and neither the shell's settings nor the
+    test run's own (its stores' paths, tests/conftest.py) belong in a container."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("TRANSLATE_")}
     done = subprocess.run(
         args,
         check=False,
@@ -34,7 +37,7 @@ def run(
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={**os.environ, **env} if env else None,
+        env={**environment, **(env or {})},
     )
     if check and done.returncode != 0:
         raise AssertionError(
