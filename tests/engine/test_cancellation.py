@@ -11,13 +11,15 @@ from translate_server.inference.engine.vllm_engine import create_vllm_engine
 from translate_server.settings import load_settings
 
 from tests.support.harness import call_and_leave, eventually, running
+from tests.support.stores import own_stores
 
 CLIENTS = 200
 
 
-async def test_clients_giving_up_abort_their_engine_requests(tiny_model) -> None:
+async def test_clients_giving_up_abort_their_engine_requests(tiny_model, tmp_path) -> None:
     settings = load_settings(
         {
+            **own_stores(tmp_path),
             "model": str(tiny_model),
             "served_model_name": "tiny",
             "quality_guard": False,

@@ -14,6 +14,7 @@ from translate_server.inference.engine.vllm_engine import create_vllm_engine
 from translate_server.settings import load_settings
 
 from tests.support.harness import AppClient, read_until, running
+from tests.support.stores import own_stores
 
 SRT = """1
 00:00:01,000 --> 00:00:02,500
@@ -80,6 +81,7 @@ async def test_srt_and_po_files_translate_on_the_real_engine(
             "max_model_len": 512,
             "max_num_seqs": 8,
             "max_tokens": 24,
+            **own_stores(tmp_path),
             "document_dir": str(tmp_path),
         },
         environ={},

@@ -5,6 +5,8 @@ first token and its decode, consistent with its own total."""
 from __future__ import annotations
 
 import asyncio
+import tempfile
+from pathlib import Path
 
 from structlog.testing import capture_logs
 
@@ -13,6 +15,7 @@ from translate_server.inference.engine.vllm_engine import create_vllm_engine
 from translate_server.settings import load_settings
 
 from tests.support.harness import running
+from tests.support.stores import own_stores
 
 SLOTS = 2
 CLIENTS = 4
@@ -35,6 +38,7 @@ def tiny_settings(tiny_model, **extra):
             "quality_guard": False,
             "max_model_len": 512,
             "max_num_seqs": SLOTS,
+            **own_stores(Path(tempfile.mkdtemp(prefix="engine-figures-"))),
             **extra,
         },
         environ={},

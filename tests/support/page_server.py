@@ -32,6 +32,7 @@ def serve(engine: FakeEngine, **overrides: Any) -> Iterator[str]:
                 "quality_guard": False,
                 "document_dir": documents,
                 "memory_db": f"{documents}/memories.sqlite3",
+                "glossary_db": f"{documents}/glossaries.sqlite3",
                 **overrides,
             },
             environ={},
