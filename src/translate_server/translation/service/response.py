@@ -53,10 +53,6 @@ def build_response(
     signals = [a.signals for a in answers]
     applied = set().union(*(a.applied for a in answers))
     record.finish_reason = worst_finish_reason(reasons)
-    counted = [plan.results[key] for key in plan.pieces]
-    usage = Usage.of(
-        sum(r.prompt_tokens for r in counted), sum(r.completion_tokens for r in counted)
-    )
     detections = [_detected(text.detection) for text in plan.texts]
     matches = (
         [_memory_match(text, plan) for text in plan.texts]
@@ -66,7 +62,7 @@ def build_response(
     common = {
         "target_lang": plan.target.tag,
         "model": plan.model,
-        "usage": usage,
+        "usage": _usage(plan),
         "glossary_applied": (
             [t for t in plan.glossary if t in applied] if plan.glossary_given else None
         ),
@@ -97,6 +93,14 @@ def build_response(
         quality_signals=signals[0] if plan.request.quality_signals else None,
         memory_match=matches[0] if matches else None,
         **common,
+    )
+
+
+def _usage(plan: Plan) -> Usage:
+    """Tokens counted once per unique piece, however many texts share it."""
+    counted = [plan.results[key] for key in plan.pieces]
+    return Usage.of(
+        sum(r.prompt_tokens for r in counted), sum(r.completion_tokens for r in counted)
     )
 
 
