@@ -111,7 +111,6 @@ MEANINGS: dict[str, str] = {
     "unsupported_media_type": "A JSON route's body sent without `Content-Type: application/json`.",
     # 429
     "too_many_documents": "The key already has `--max-documents-per-key` documents in translation.",
-    "rate_limit_exceeded": "A 429 raised by the framework itself.",
     # 500
     "internal_error": "An unexpected failure (logged with its traceback); nothing about it is "
     "revealed.",
