@@ -141,6 +141,22 @@ def test_every_setting_reaches_the_server(translate_env_names) -> None:
         assert value is None or value.startswith(f"${{{name}:-"), (name, value)
 
 
+def test_every_other_variable_the_settings_name_reaches_the_server() -> None:
+    """The settings' help names variables of the libraries beside the server's own
+    (`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, `VLLM_CPU_OMP_THREADS_BIND`): set in the shell or
+    .env, they must reach the container too."""
+    settings = pytest.importorskip("translate_server.settings")
+    table = settings.configuration_table()
+    others = set(re.findall(r"`([A-Z][A-Z0-9]*_[A-Z0-9_]+)(?:=[^`]*)?`", table))
+    others = {name for name in others if not name.startswith("TRANSLATE_")}
+    assert "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL" in others
+    environment = read("docker-compose.yml")["x-translate-environment"]
+    missing = others - set(environment)
+    assert not missing, f"pass {sorted(missing)} through x-translate-environment (`NAME:`)"
+    for name in others:
+        assert environment[name] is None, (name, environment[name])
+
+
 def test_a_setting_in_the_shell_or_dotenv_reaches_the_server() -> None:
     given = {"TRANSLATE_ADMIN_KEY": "secret", "TRANSLATE_SHUTDOWN_GRACE": "20"}
     environment = stack(environ=given)["services"][SERVER]["environment"]

@@ -113,6 +113,12 @@ def test_the_readme_example_is_what_the_default_model_answers(server):
     answer = translate(server, request)
     assert answer["translation"] == shown["translation"]
     assert answer["model"] == shown["model"] == DEFAULT_MODEL
+    # The answer's shape as shown: every field it has, and its verdict. The estimate's own
+    # value is shown rounded (an example), so only its range is checked.
+    assert set(answer) == set(shown)
+    assert set(answer["usage"]) == set(shown["usage"])
+    assert answer["needs_review"] is shown["needs_review"] is False
+    assert 0 <= answer["quality_estimate"] <= 1
     assert "model_reused" in server.output()
 
 
