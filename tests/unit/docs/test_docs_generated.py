@@ -41,9 +41,9 @@ def test_every_code_has_a_meaning_and_every_meaning_a_code(found) -> None:
 
 @pytest.mark.parametrize("page", pages(), ids=relative)
 def test_codes_written_beside_a_status_are_answered_with_it(page: Path, found) -> None:
-    """ "a 429 `too_many_documents`": a code the source answers with, and that status among
-    its own, or a compatible API's for it (DeepL's and LibreTranslate's 403 for a key, 429
-    for `overloaded`)."""
+    """A code beside a status ("a 429 `too_many_documents`") is one the source answers
+    with, and that status among its own, or a compatible API's for it (DeepL's and
+    LibreTranslate's 403 for a key, 429 for `overloaded`)."""
     compat = {"invalid_api_key": {403}, "overloaded": {429}}
     wrong = [
         f"{status} `{code}`"

@@ -1,7 +1,7 @@
 """What the docs name exists: `translate-server` and `python -m benchmarks` commands and their
 flags (in `--help`), make targets, file paths and module names, routes (in the OpenAPI
-document), relative links and their anchors, compose files and profiles, and every
-`/translate` field in the reference."""
+document), relative links and their anchors, compose files and profiles (in commands, prose
+and the deploy files' comments), and every `/translate` field in the reference."""
 
 from __future__ import annotations
 
@@ -231,3 +231,21 @@ def test_compose_commands_name_files_and_profiles_that_exist() -> None:
         for i, word in enumerate(arguments):
             if word == "--profile":
                 assert arguments[i + 1] in profiles, f"`{command}`: no profile {arguments[i + 1]}"
+
+
+def test_profiles_named_in_prose_and_comments_exist() -> None:
+    """A profile named ("the `tracing` profile") in a page or in the comments of the
+    compose files and the deploy configs is a profile of some compose file (a compose file
+    of its own is no profile)."""
+    profiles = {
+        profile
+        for file in ROOT.glob("docker-compose*.yml")
+        for service in (read(file.name).get("services") or {}).values()
+        for profile in service.get("profiles") or []
+    }
+    sources = [*pages(), *ROOT.glob("docker-compose*.yml"), *ROOT.glob("deploy/**/*.yml")]
+    for source in sources:
+        text = source.read_text()
+        named = re.findall(r"`([\w-]+)` profile|profile `([\w-]+)`", text)
+        for profile in filter(None, (a or b for a, b in named)):
+            assert profile in profiles, f"{relative(source)}: no compose profile `{profile}`"
