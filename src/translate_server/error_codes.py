@@ -77,8 +77,8 @@ MEANINGS: dict[str, str] = {
     "`API_KEY_INVALID`, as Google answers it).",
     "api_key_missing": "Google's routes: no key where the server has keys (403 "
     "`PERMISSION_DENIED`, as Google answers it).",
-    "suggestions_disabled": "LibreTranslate's `/suggest`: suggestions are not taken, as on a "
-    "LibreTranslate server without them.",
+    "suggestions_disabled": "LibreTranslate's `/suggest` where `--suggestions-memory` is empty: "
+    "suggestions are not taken, as on a LibreTranslate server without them.",
     # 404, 405
     "not_found": "No such route (or, on DeepL's routes, no such resource).",
     "method_not_allowed": "The route exists, not with this method.",
