@@ -27,7 +27,7 @@ from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate, ApiKeys
 from translate_server.http.health import health, live, metrics, ready
 from translate_server.http.observability import RequestObserver
-from translate_server.http.openapi import DOCS_PATH, openapi_config
+from translate_server.http.openapi import DOCS_PATH, docs_assets, openapi_config
 from translate_server.http.requests import KEYS_REQUIRED
 from translate_server.http.route_paths import RoutePaths
 from translate_server.inference.admission import Admission
@@ -113,7 +113,7 @@ def create_app(
         owns_stores=owns_stores,
     )
     app = Litestar(
-        route_handlers=[*OPEN_ROUTES, *routes(settings, DOMAINS)],
+        route_handlers=[*OPEN_ROUTES, docs_assets(), *routes(settings, DOMAINS)],
         lifespan=[lifespan],
         state=State({KEYS_REQUIRED: bool(settings.server.api_keys)}, deep_copy=False),
         exception_handlers=exception_handlers(),

@@ -129,6 +129,8 @@ MEANINGS: dict[str, str] = {
     "jobs) cannot be reached: try again after `Retry-After`; requests that need no stored data "
     "keep being served.",
     "engine_unavailable": "The engine is not running.",
+    "engine_failing": "Health routes only: the engine is up but failed its last "
+    "`--engine-failure-threshold` requests in a row; its next success clears it.",
     # 504
     "request_timeout": "The request's deadline (`--request-timeout`, or its `timeout`) passed "
     "before anything was translated; its engine work was aborted.",

@@ -15,6 +15,7 @@ import structlog
 
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
+from translate_server.inference.engine_failures import EngineFailures
 from translate_server.inference.generation import GenerationService
 from translate_server.observability.metrics import ServiceMetrics
 from translate_server.observability.tracing import Tracing
@@ -56,9 +57,13 @@ async def open_services(
         resources.callback(tracing.shutdown)  # last: sends the spans still waiting for a batch
     databases = await _open_databases(resources, settings, domains) if owns_stores else None
     engine = _start_engine(resources, engine_factory)
+    failures = EngineFailures(
+        settings.limits.engine_failure_threshold, metrics_.engine_consecutive_failures
+    )
     found = Services(
         engine=engine,
-        generation=GenerationService(engine, tracing, settings.engine.stream_coalesce_ms),
+        generation=GenerationService(engine, tracing, settings.engine.stream_coalesce_ms, failures),
+        engine_failures=failures,
         admission=admission,
         metrics=metrics_,
         limits=settings.limits,

@@ -17,6 +17,7 @@ from litestar import Request
 if TYPE_CHECKING:  # the services' modules load with the engine, not with the routes
     from translate_server.inference.admission import Admission
     from translate_server.inference.engine import Engine
+    from translate_server.inference.engine_failures import EngineFailures
     from translate_server.inference.generation import GenerationService
     from translate_server.inference.served_models import ServedModels
     from translate_server.observability.metrics import ServiceMetrics
@@ -47,6 +48,8 @@ class MissingServiceError(LookupError):
 class Services:
     engine: Engine
     generation: GenerationService
+    # The engine's failures in a row, as the generation service counts them (health reads it).
+    engine_failures: EngineFailures
     admission: Admission
     metrics: ServiceMetrics
     limits: LimitSettings

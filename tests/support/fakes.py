@@ -71,6 +71,9 @@ class FakeEngine:
         self.alive = True
         self.hang = False
         self.fail_after_tokens: int | None = None
+        # Fails each request it is given while staying up (`alive`), as an engine whose kernel
+        # cannot compile does: every generation a 502 `engine_failed`.
+        self.fail_every_request = False
         self.vocab: dict[str, int] = {}
         self.words: list[str] = []
         self.requests: list[tuple[str, list[int], SamplingOptions]] = []
@@ -185,6 +188,8 @@ class FakeEngine:
     ) -> AsyncGenerator[EngineOutput, None]:
         if not self.alive:
             raise EngineDeadError("fake engine is dead")
+        if self.fail_every_request:
+            raise EngineDeadError("fake engine failed the request")
         if options.adapter is not None and options.adapter.id not in self.adapters:
             raise EngineRejectedError(f"adapter {options.adapter.name} is not loaded")
         self.requests.append((request_id, prompt_token_ids, options))

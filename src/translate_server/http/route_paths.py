@@ -83,9 +83,12 @@ class RoutePaths:
         body_keys, cors = set(), set()
         stores, memory_paths = set(), set()
         for route in app.routes:
+            assert isinstance(route, HTTPRoute)  # the app serves no websockets or ASGI mounts
+            if "{" in route.path and any(h.opt.get(ACCESS) == "open" for h in route.route_handlers):
+                # Open routes with path parameters (static files, the docs' own included).
+                open_prefixes.add(route.path[: route.path.index("{")])
             if route.path.startswith(docs_path):  # the docs are not the API's
                 continue
-            assert isinstance(route, HTTPRoute)  # the app serves no websockets or ASGI mounts
             for handler in route.route_handlers:
                 if (shape := handler.opt.get(ERROR_SHAPE)) is not None:
                     segment = handler.opt.get(PREFIX) or _first_segment(route.path)
@@ -98,10 +101,7 @@ class RoutePaths:
                     stores.add(route.path.split("{", 1)[0])
                 elif needs == "memory":
                     memory_paths.add(route.path)
-            if "{" in route.path:
-                # Paths with parameters never equal a request's path.
-                if any(h.opt.get(ACCESS) == "open" for h in route.route_handlers):
-                    open_prefixes.add(route.path[: route.path.index("{")])
+            if "{" in route.path:  # paths with parameters never equal a request's path
                 continue
             known.add(route.path)
             for handler in route.route_handlers:

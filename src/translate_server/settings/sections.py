@@ -49,6 +49,15 @@ class LimitSettings(Section, frozen=True):
     shutdown_grace: Annotated[
         float, Meta(description="Seconds in-flight requests get to finish after SIGTERM.")
     ] = 30.0
+    engine_failure_threshold: Annotated[
+        int,
+        Meta(
+            ge=1,
+            description="Engine failures in a row, with no success between them, after which "
+            "/health and /health/live answer 503 `engine_failing` (so that Compose or "
+            "Kubernetes restarts the server); one success clears the count.",
+        ),
+    ] = 5
     max_body_bytes: Annotated[
         int, Meta(description="Largest request body accepted (413 beyond).")
     ] = 1_048_576

@@ -33,11 +33,12 @@ def test_open_paths_are_health_docs_and_metrics_unless_metrics_need_the_key() ->
     assert "/metrics" not in paths(True).open
 
 
-def test_the_pages_assets_admin_and_deepls_storage_urls_are_open_by_prefix() -> None:
+def test_the_pages_and_docs_assets_admin_and_deepls_storage_urls_are_open_by_prefix() -> None:
     # DeepL's clients send no key to a memory's upload or download URL: its token is the key.
-    # The admin routes check their own key.
+    # The admin routes check their own key. /docs is open, and so are Swagger UI's files.
     assert paths(False).open_prefixes == (
         "/admin/adapters/",
+        "/docs/assets/",
         "/ui/",
         "/v3/translation_memories/downloads/",
         "/v3/translation_memories/uploads/",
