@@ -70,8 +70,10 @@ def _functions(node: ast.AST, prefix: str = "") -> Iterator[tuple[str, int]]:
 def allowlist(root: Path) -> dict[str, str]:
     """The allowed exceptions, each with its reason, from pyproject.toml."""
     config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    found: Mapping[str, str] = config.get("tool", {}).get("translate-server", {})
-    return dict(found.get("size-limits", {}))
+    found: dict[str, str] = (
+        config.get("tool", {}).get("translate-server", {}).get("size-limits", {})
+    )
+    return dict(found)
 
 
 def problems(root: Path, allowed: Mapping[str, str]) -> list[str]:
