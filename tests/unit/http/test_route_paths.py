@@ -5,6 +5,7 @@ from __future__ import annotations
 import typing
 
 import msgspec
+from litestar.routes import HTTPRoute
 
 from translate_server.app import create_app
 from translate_server.http.openapi import DOCS_PATH
@@ -105,6 +106,7 @@ def test_the_body_fields_a_route_says_name_a_store_are_fields_of_its_body() -> N
     app = create_app(load_settings({}, environ={}), lambda: None)  # type: ignore[arg-type,return-value]
     declared = {}
     for route in app.routes:
+        assert isinstance(route, HTTPRoute)
         for handler in route.route_handlers:
             if isinstance(fields := handler.opt.get(STORES), tuple):
                 body = typing.get_type_hints(handler.fn)["data"]
