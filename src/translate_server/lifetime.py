@@ -19,7 +19,7 @@ from translate_server.inference.engine_failures import EngineFailures
 from translate_server.inference.generation import GenerationService
 from translate_server.observability.metrics import ServiceMetrics
 from translate_server.observability.tracing import Tracing
-from translate_server.registration import Domain, Opening
+from translate_server.registration import Domain, Opening, check_wiring
 from translate_server.services import Services
 from translate_server.settings import Settings
 
@@ -50,6 +50,7 @@ async def open_services(
 
     A front end that does not `owns_stores` opens none: the requests that need them are
     forwarded to the one that does."""
+    check_wiring(domains)  # a key nobody provides before its reader fails before anything opens
     for domain in domains:
         if domain.check is not None:
             domain.check(settings)  # a setting a domain cannot serve fails before the engine
@@ -74,7 +75,8 @@ async def open_services(
     opening = Opening(settings, found, resources, owns_stores)
     for domain in domains:
         if domain.open is not None:
-            await domain.open(opening)
+            with found.opening(domain.declared()):
+                await domain.open(opening)
     opening.start_task(_watch_engine(engine, on_engine_death))
     return found
 

@@ -36,4 +36,6 @@ DOMAIN = Domain(
         retrieve_model,
     ],
     open=_open,
+    needs=(SERVED_MODELS,),
+    provides=(CHAT, RESPONSES, COMPLETIONS),
 )

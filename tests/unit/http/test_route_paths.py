@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import typing
+
+import msgspec
+from litestar.routes import HTTPRoute
+
 from translate_server.app import create_app
 from translate_server.http.openapi import DOCS_PATH
-from translate_server.http.route_paths import RoutePaths
+from translate_server.http.route_paths import STORES, RoutePaths
 from translate_server.settings import load_settings
 
 
@@ -94,3 +99,18 @@ def test_the_compatible_apis_prefixes_come_from_their_routers() -> None:
         "/v3/projects/",
     )
     assert found.cors_prefixes == ("/language/", "/libretranslate/", "/v3/projects/")
+
+
+def test_the_body_fields_a_route_says_name_a_store_are_fields_of_its_body() -> None:
+    """What owner forwarding reads of a body is what the route declares, and each name is a
+    field of the body the route decodes (a renamed field cannot leave the declaration behind)."""
+    app = create_app(load_settings({}, environ={}), lambda: None)  # type: ignore[arg-type,return-value]
+    declared = {}
+    for route in app.routes:
+        assert isinstance(route, HTTPRoute)
+        for handler in route.route_handlers:
+            if isinstance(fields := handler.opt.get(STORES), tuple):
+                body = typing.get_type_hints(handler.fn)["data"]
+                assert set(fields) <= {field.name for field in msgspec.structs.fields(body)}
+                declared[route.path] = fields
+    assert declared == {"/translate": ("memory", "glossary_id")}
