@@ -249,3 +249,8 @@ def test_the_command_prints_one_line_per_check_without_importing_the_engine(
     # What keeps it within seconds: vLLM and torch take longer than that to import.
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
     assert not imported & {"vllm", "torch", "transformers"}
+
+
+def test_every_bundled_model_says_what_it_needs() -> None:
+    for bundle in BUNDLED.values():
+        assert bundle.prepared_mb > 0 and bundle.preparation_peak_mb > bundle.prepared_mb

@@ -175,7 +175,7 @@ def model(settings: Settings, probes: Probes) -> Result:
     path = Path(name).expanduser()
     if probes.exists(path):
         return Result("model", "ok", f"local directory {path}")
-    if name.startswith(("/", ".", "~")) or name.count("/") != 1:
+    if not _hub_id(name):
         return Result("model", "missing", f"{name}: no such directory")
     if _in_hub_cache(name, probes):
         return Result("model", "ok", f"{name}: in the Hugging Face cache")
@@ -232,8 +232,10 @@ def _memory_need(settings: Settings, probes: Probes) -> tuple[float | None, str]
         weights = bundle.prepared_mb * 1e6
     elif probes.exists(Path(name).expanduser()):
         weights = probes.directory_bytes(Path(name).expanduser())
-    else:
+    elif _hub_id(name):
         return None, f"the size of {name} is known once it is downloaded"
+    else:
+        return None, f"{name} is not there to measure"
     kv_cache = 0.0
     if _engine_kind(probes) == "cpu":
         kv_cache = (settings.engine.kv_cache_gib or DEFAULT_CPU_KV_CACHE_GIB) * 2**30
@@ -244,6 +246,11 @@ def _memory_need(settings: Settings, probes: Probes) -> tuple[float | None, str]
         peak = unprepared.preparation_peak_mb * 1e6
         return peak, f"preparing {name} once takes about {peak / GB:.1f} GB"
     return serving, why
+
+
+def _hub_id(name: str) -> bool:
+    """`org/model`, as opposed to a path (which the model check finds missing)."""
+    return not name.startswith(("/", ".", "~")) and name.count("/") == 1
 
 
 def _in_hub_cache(name: str, probes: Probes) -> bool:
