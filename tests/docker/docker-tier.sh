@@ -25,7 +25,7 @@ installed() {
     command -v dockerd >/dev/null || missing+=(docker.io)
     command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
     docker compose version >/dev/null 2>&1 || missing+=("compose v2")
-    ((${#missing[@]} == 0)) || { echo "not installed: ${missing[*]} (run make test-deps)"; return 1; }
+    ((${#missing[@]} == 0)) || { echo "not installed: ${missing[*]}"; return 1; }
 }
 
 start_daemon() {
