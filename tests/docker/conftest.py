@@ -35,6 +35,7 @@ from tests.support.compose_stack import (
     run,
     wait_healthy,
 )
+from tests.support.prerequisites import prerequisite_reason
 
 
 def why_docker_cannot_run() -> str | None:
@@ -55,7 +56,7 @@ def _why_docker_cannot_run() -> str | None:
         return f"no Docker daemon answers: {info.stderr.strip()[:200]}"
     version = run("docker", "compose", "version", "--short", timeout=30, check=False)
     if version.returncode != 0:
-        return "`docker compose` (v2) is missing: make test-docker installs it"
+        return "`docker compose` (v2) is missing"
     missing = [
         image
         for image in LOCAL_IMAGES
@@ -77,7 +78,8 @@ def pytest_collection_modifyitems(config, items) -> None:
     ):
         reason = "the docker tier runs only when asked for: pytest -m docker (make test-docker)"
     else:
-        reason = why_docker_cannot_run()
+        missing = why_docker_cannot_run()
+        reason = missing and prerequisite_reason("docker", missing)
     if reason:
         for item in docker_items:
             item.add_marker(pytest.mark.skip(reason=reason))

@@ -22,13 +22,14 @@ import httpx
 import pytest
 
 from tests.support.cluster import Replica, Router, haproxy_binary
+from tests.support.prerequisites import prerequisite_reason
 from tests.support.tiny_model import tiny_model_dir
 
 pytestmark = [
     pytest.mark.engine,  # every replica runs the real engine
     pytest.mark.skipif(
         haproxy_binary() is None,
-        reason="haproxy is not installed (`apt-get install haproxy`; `make test` installs it)",
+        reason=prerequisite_reason("scale", "haproxy is not installed"),
     ),
 ]
 

@@ -29,6 +29,7 @@ from translate_server.memory.formats import write_tmx
 
 from tests.support.cluster import Replica, Router, haproxy_binary
 from tests.support.postgres import Cluster, Unavailable, throwaway_cluster
+from tests.support.prerequisites import missing_prerequisite, prerequisite_reason
 from tests.support.tiny_model import tiny_model_dir
 
 pytestmark = [
@@ -36,7 +37,7 @@ pytestmark = [
     pytest.mark.postgres,
     pytest.mark.skipif(
         haproxy_binary() is None,
-        reason="haproxy is not installed (`apt-get install haproxy`; `make test` installs it)",
+        reason=prerequisite_reason("scale", "haproxy is not installed"),
     ),
 ]
 
@@ -65,7 +66,7 @@ def cluster() -> Iterator[Cluster]:
         with throwaway_cluster() as started:
             yield started
     except Unavailable as why:
-        pytest.skip(f"PostgreSQL is not available: {why}")
+        missing_prerequisite("scale", f"PostgreSQL is not available: {why}")
 
 
 @pytest.fixture(scope="module")

@@ -48,6 +48,7 @@ SUBCOMMANDS = (
     "db",
     "serve",
     "prepare-model",
+    "doctor",
     "openapi",
     "adapt",
     "bench",
