@@ -81,6 +81,7 @@ MEANINGS: dict[str, str] = {
     "LibreTranslate server without them.",
     # 404, 405
     "not_found": "No such route (or, on DeepL's routes, no such resource).",
+    "no_text": "DeepLX's routes: no `text` to translate (a 404, as DeepLX answers it).",
     "method_not_allowed": "The route exists, not with this method.",
     "model_not_found": "`model` names neither the served model nor one of its adapters; the "
     "message lists what is served.",
