@@ -55,7 +55,8 @@ MEANINGS: dict[str, str] = {
     "message gives the command that serves an instruction-tuned model.",
     "tools_not_supported": "`tools`, `functions` or tool messages: tool calling is not served.",
     "unsupported_parameter": "A Responses API field that is not served (`store: true`, "
-    "`previous_response_id`, `tools`, ...); `param` names it.",
+    "`previous_response_id`, `tools`, ...), or a `/tokenize` chat option no chat is rendered "
+    "with (`add_generation_prompt: false`, `chat_template`, ...); `param` names it.",
     "unsupported_document_format": "A file of no format the server translates (its extension "
     "and content); the message lists those it does.",
     "invalid_document": "A file of a supported format that its library cannot read (corrupt, "
