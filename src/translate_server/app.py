@@ -17,6 +17,7 @@ from litestar.datastructures import State
 
 from translate_server.adapters import domain as adapters
 from translate_server.compat.deepl import domain as deepl
+from translate_server.compat.deeplx import domain as deeplx
 from translate_server.compat.google import domain as google
 from translate_server.compat.libretranslate import domain as libretranslate
 from translate_server.documents import domain as documents
@@ -61,6 +62,7 @@ DOMAINS: tuple[Domain, ...] = (
     documents.DOMAIN,
     deepl.DOMAIN,
     libretranslate.DOMAIN,
+    deeplx.DOMAIN,
     google.DOMAIN,
     page.DOMAIN,
 )

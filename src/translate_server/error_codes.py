@@ -55,7 +55,8 @@ MEANINGS: dict[str, str] = {
     "message gives the command that serves an instruction-tuned model.",
     "tools_not_supported": "`tools`, `functions` or tool messages: tool calling is not served.",
     "unsupported_parameter": "A Responses API field that is not served (`store: true`, "
-    "`previous_response_id`, `tools`, ...); `param` names it.",
+    "`previous_response_id`, `tools`, ...), or a `/tokenize` chat option no chat is rendered "
+    "with (`add_generation_prompt: false`, `chat_template`, ...); `param` names it.",
     "unsupported_document_format": "A file of no format the server translates (its extension "
     "and content); the message lists those it does.",
     "invalid_document": "A file of a supported format that its library cannot read (corrupt, "
@@ -81,6 +82,7 @@ MEANINGS: dict[str, str] = {
     "suggestions are not taken, as on a LibreTranslate server without them.",
     # 404, 405
     "not_found": "No such route (or, on DeepL's routes, no such resource).",
+    "no_text": "DeepLX's routes: no `text` to translate (a 404, as DeepLX answers it).",
     "method_not_allowed": "The route exists, not with this method.",
     "model_not_found": "`model` names neither the served model nor one of its adapters; the "
     "message lists what is served.",

@@ -61,9 +61,10 @@ def openapi_config() -> OpenAPIConfig:
         title="translate-server",
         version=__version__,
         description="A translation API, OpenAI-compatible chat, completions and Responses "
-        "APIs, and DeepL-, LibreTranslate- and Google Cloud Translation-compatible APIs over "
-        "one vLLM engine. Where the server has API keys, authorize with one (Bearer or "
-        "DeepL-Auth-Key; Google's routes also take `X-Goog-Api-Key` or a `key` parameter).",
+        "APIs, and DeepL-, DeepLX-, LibreTranslate- and Google Cloud Translation-compatible "
+        "APIs over one vLLM engine. Where the server has API keys, authorize with one (Bearer "
+        "or DeepL-Auth-Key; Google's routes also take `X-Goog-Api-Key` or a `key` parameter, "
+        "DeepLX's a `token` parameter).",
         path=DOCS_PATH,
         render_plugins=[
             SwaggerRenderPlugin(

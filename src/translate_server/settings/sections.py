@@ -265,9 +265,9 @@ class ServerSettings(Section, frozen=True):
         Meta(
             description="Origins whose browser pages may call the API (CORS), e.g. "
             "`https://app.example.com`, or `*` for any (repeatable; comma-separated in the "
-            "variable). None by default: no CORS headers, except on LibreTranslate's and "
-            "Google's routes (`/libretranslate/`, `/language/translate/v2/`, `/v3/projects/`), "
-            "which answer any origin as LibreTranslate does."
+            "variable). None by default: no CORS headers, except on LibreTranslate's, "
+            "Google's and DeepLX's routes (`/libretranslate/`, `/language/translate/v2/`, "
+            "`/v3/projects/`, `/deeplx/`), which answer any origin as LibreTranslate does."
         ),
     ] = ()
     ui: Annotated[

@@ -166,7 +166,12 @@ def test_stated_defaults_are_found() -> None:
 # -- the compatible APIs, wherever the server's surfaces are listed ---------------------------
 
 # The APIs with their own key and error shapes, by their routes' OpenAPI tag.
-COMPATIBLE = {"deepl": "DeepL", "libretranslate": "LibreTranslate", "google": "Google"}
+COMPATIBLE = {
+    "deepl": "DeepL",
+    "libretranslate": "LibreTranslate",
+    "google": "Google",
+    "deeplx": "DeepLX",
+}
 
 
 @cache

@@ -34,6 +34,8 @@ def test_open_paths_are_health_docs_and_metrics_unless_metrics_need_the_key() ->
         "/ui/config.json",
         # Behind the admin key, which the routes check themselves, never a client's key.
         "/admin/adapters",
+        # vLLM's, open as vLLM's own.
+        "/version",
     }
     assert "/metrics" not in paths(True).open
 
@@ -61,6 +63,8 @@ def test_json_bodies_are_the_routes_that_decode_json_themselves() -> None:
         "/translate/corrections",
         "/glossaries",
         "/admin/adapters",
+        "/tokenize",
+        "/detokenize",
     }
 
 
@@ -79,6 +83,7 @@ def test_known_paths_are_every_route_without_parameters_except_the_docs() -> Non
 
 def test_the_compatible_apis_prefixes_come_from_their_routers() -> None:
     from translate_server.compat.deepl.routes import error_shape as deepl_shape
+    from translate_server.compat.deeplx.routes import error_shape as deeplx_shape
     from translate_server.compat.google.routes import v2_error, v3_error
     from translate_server.compat.libretranslate.routes import error_shape as libre_shape
 
@@ -88,17 +93,24 @@ def test_the_compatible_apis_prefixes_come_from_their_routers() -> None:
         ("/libretranslate/", libre_shape),
         ("/v3/projects/", v3_error),
         ("/language/", v2_error),
+        ("/deeplx/", deeplx_shape),
         ("/v2/", deepl_shape),
         ("/v3/", deepl_shape),  # DeepL's translation memories
     )
     assert found.body_key_prefixes == (
+        "/deeplx/",
         "/language/",
         "/libretranslate/",
         "/v2/",
         "/v3/",
         "/v3/projects/",
     )
-    assert found.cors_prefixes == ("/language/", "/libretranslate/", "/v3/projects/")
+    assert found.cors_prefixes == (
+        "/deeplx/",
+        "/language/",
+        "/libretranslate/",
+        "/v3/projects/",
+    )
 
 
 def test_the_body_fields_a_route_says_name_a_store_are_fields_of_its_body() -> None:
