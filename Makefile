@@ -54,8 +54,11 @@ test: $(STAMP) lint browser haproxy postgresql
 # The docker tier (tests/docker): the CPU image built and the compose stack run for real, on
 # base images made from Debian packages. Installs and starts Docker where it can (root), and
 # stops the dockerd it started; where Docker cannot start, the tests skip and say why.
-# About 22 minutes on 2 cores from nothing (set-up 4, image build 5, the stack 12: one model
-# preparation, three starts with it prepared, one replica restart); bounded here.
+# The image is built once; the plain and the instruction-tuned stacks start together, each
+# preparing its model into one volume, and the replicas' stack as soon as the default model
+# is ready. From nothing: 637 s before on a quiet 2-core host (set-up 104, image 135); after,
+# 2,601 s measured on a 2-core host shared with other test runs (load average 8 to 30; set-up
+# 213 s, image 740 s: 5.5 times its quiet time), so not yet measured quiet. Bounded here.
 DOCKER_TIER_TIMEOUT ?= 2700
 test-docker: $(STAMP)
 	@mkdir -p .docker-tier && date +%s > .docker-tier/start

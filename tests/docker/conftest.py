@@ -191,7 +191,8 @@ def instruct_stack(stacks):
     """`TRANSLATE_MODEL=HuggingFaceTB/SmolLM2-135M-Instruct docker compose up`, begun with the
     plain stack."""
     INSTRUCT.wait_healthy()
-    FIGURES["instruct_model_first_start_to_healthy_s"] = round(time.monotonic() - stacks, 1)
+    # An upper bound: it started with the plain stack, and is waited for when its tests come.
+    FIGURES["instruct_model_first_start_healthy_by_s"] = round(time.monotonic() - stacks, 1)
     return INSTRUCT
 
 
@@ -200,5 +201,6 @@ def scale_stack(cpu_stack):
     """`docker compose -f docker-compose.yml -f docker-compose.scale.yml up`: two replicas
     behind HAProxy, begun when the plain stack became healthy."""
     SCALE.wait_healthy(count=2)
-    FIGURES["scale_start_to_healthy_s"] = round(time.monotonic() - SCALE_BEGUN[0], 1)
+    # An upper bound too: it started when the plain stack became healthy.
+    FIGURES["scale_start_healthy_by_s"] = round(time.monotonic() - SCALE_BEGUN[0], 1)
     return SCALE
