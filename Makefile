@@ -102,9 +102,9 @@ test-deps: $(STAMP)
 # The docker tier (tests/docker): the CPU image built and the compose stack run for real, on
 # base images made from Debian packages. Starts Docker where it is installed (`make test-deps`)
 # and not running (root), and stops the dockerd it started; where Docker cannot start, the
-# tests skip and say why.
-# About 22 minutes on 2 cores from nothing (set-up 4, image build 5, the stack 12: one model
-# preparation, three starts with it prepared, one replica restart); bounded here.
+# tests skip and say why. The image is built once; the plain and the instruction-tuned stacks
+# start together, each preparing its model into one volume, and the replicas' stack as soon
+# as the default model is ready. Measured times: docs/development.md. Bounded here.
 DOCKER_TIER_TIMEOUT ?= 2700
 test-docker: $(STAMP)
 	@mkdir -p .docker-tier && date +%s > .docker-tier/start
