@@ -43,5 +43,5 @@ DOMAIN = Domain(
     ],
     open=_open,
     needs=(SERVED_MODELS,),
-    provides=(CHAT, RESPONSES, COMPLETIONS),
+    provides=(CHAT, RESPONSES, COMPLETIONS, TOKENIZER),
 )
