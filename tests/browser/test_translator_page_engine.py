@@ -14,6 +14,8 @@ pytestmark = pytest.mark.engine
 
 
 def test_a_translation_through_the_page(page: Any, tiny_server: ServerProcess) -> None:
+    """Slow where it is the run's first test on the shared tiny-model server: it waits for
+    that server to start (20-80 s)."""
     server = tiny_server
     page.goto(f"{server.base_url}/")
     page.wait_for_selector("body[data-ready=true]")

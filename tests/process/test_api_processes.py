@@ -110,6 +110,8 @@ async def burst(base: str, count: int) -> list[httpx.Response]:
 
 
 async def test_overload_is_counted_once_for_both_processes(server: ServerProcess) -> None:
+    """Slow as the module's first test: it waits for the server with two front ends, whose
+    settings no other module shares, to start (30-90 s)."""
     answers = await burst(server.base_url, 12)
     statuses = Counter(a.status_code for a in answers)
     # Each process alone would admit SLOTS + QUEUE: together they admit that many, once.

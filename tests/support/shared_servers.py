@@ -81,3 +81,17 @@ def deepl_key() -> str:
     """A DeepL auth key of this test's own: its memories, glossaries, style rules and usage
     are its key's alone on a shared server."""
     return f"test-{uuid.uuid4().hex}"
+
+
+class LentEngine:
+    """A shared engine lent to an app: the app's lifespan shuts its engine down as it ends,
+    and this one outlives the app (everything else is the engine's own)."""
+
+    def __init__(self, engine: object) -> None:
+        self._lent = engine
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._lent, name)
+
+    def shutdown(self) -> None:
+        """The engine's owner shuts it down, at the end of the run."""
