@@ -6,21 +6,14 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.support.server_process import ServerProcess, start_tiny
+from tests.support.server_process import ServerProcess
 
 TEXT = "Good morning, how are you today?"
 
 
-@pytest.fixture(scope="module")
-def server(tiny_model, tmp_path_factory):
-    process = start_tiny(tiny_model, tmp_path_factory.mktemp("tokenizer-server"))
-    yield process
-    process.stop()
-
-
-@pytest.fixture(scope="module")
-def http(server: ServerProcess):
-    with httpx.Client(base_url=server.base_url, timeout=60) as http_client:
+@pytest.fixture
+def http(tiny_server: ServerProcess):
+    with httpx.Client(base_url=tiny_server.base_url, timeout=60) as http_client:
         yield http_client
 
 
