@@ -31,7 +31,7 @@ from translate_server.services import services
     "may name an adapter (they share the model's tokenizer).",
     tags=["openai"],
     opt=JSON,
-    responses=error_responses(400, 401, 404),
+    responses=error_responses(400, 401, 404, 413, 415),
 )
 async def tokenize(data: TokenizeRequest, request: Request[Any, Any, Any]) -> TokenizeResponse:
     return await services(request)[TOKENIZER].tokenize(data)
@@ -45,7 +45,7 @@ async def tokenize(data: TokenizeRequest, request: Request[Any, Any, Any]) -> To
     "an id outside the vocabulary is a 400.",
     tags=["openai"],
     opt=JSON,
-    responses=error_responses(400, 401, 404),
+    responses=error_responses(400, 401, 404, 413, 415),
 )
 async def detokenize(
     data: DetokenizeRequest, request: Request[Any, Any, Any]
