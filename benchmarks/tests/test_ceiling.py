@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.ceiling import format_ceiling, one_core_figures, real_engine_figures
+from translate_server.server import logging_setup
 
 BENCH_DIR = Path(__file__).resolve().parents[1]
 
@@ -18,6 +19,10 @@ BENCH_DIR = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def bench_modules(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCH_DIR))
+    # The apps set up a server process's logging (`configure_logging`); in pytest's process that
+    # would outlive the test: structlog caches each logger first used under it, and later tests'
+    # `capture_logs` would see none of those loggers' lines.
+    monkeypatch.setattr(logging_setup, "configure_logging", lambda *args, **kwargs: None)
     yield
     for name in ("apps", "asgi_floor", "fastapi_app", "litestar_floor", "zero_engine"):
         sys.modules.pop(name, None)
