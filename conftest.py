@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parent
+# Skips for a missing system package, summed up by tier at the end (and fatal under CI=true).
+pytest_plugins = ("tests.support.prerequisites",)
 
 # Folder -> tier. The markers' meanings are in pyproject.toml's `markers`.
 TIER_OF_FOLDER = {

@@ -21,6 +21,14 @@ from tests.support.databases import (  # noqa: F401 - fixtures
 )
 from tests.support.fakes import FakeEngine
 from tests.support.harness import AppClient, running
+
+# One real server per model for the whole run, and one of its own for a test that stops it.
+from tests.support.shared_servers import (  # noqa: F401 - fixtures
+    _the_shared_tiny_server,
+    deepl_key,
+    own_tiny_server,
+    tiny_server,
+)
 from tests.support.stores import own_stores
 
 AppFactory = Callable[..., Litestar]

@@ -128,9 +128,24 @@ postgres_image() {
         "$WORK/postgres.tar" "$image"
 }
 
+# The images side by side: each one's debootstrap mostly waits on Debian's mirror and the disk.
+make_image() {
+    local start=$SECONDS status
+    # A subshell of its own with errexit on (it is off in one whose status is tested).
+    set +e
+    (set -e; "${1}_image") > "$WORK/$1.log" 2>&1
+    status=$?
+    set -e
+    sed "s/^/$1: /" "$WORK/$1.log"
+    echo "$1: $((SECONDS - start)) s, exit $status"
+    return $status
+}
+pids=()
 for image in ${*:-python haproxy prometheus postgres}; do
-    start=$SECONDS
-    "${image}_image"
-    echo "$image: $((SECONDS - start)) s"
+    make_image "$image" &
+    pids+=($!)
 done
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
 docker image ls "$PREFIX/*"
+exit $failed

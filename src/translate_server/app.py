@@ -17,6 +17,7 @@ from litestar.datastructures import State
 
 from translate_server.adapters import domain as adapters
 from translate_server.compat.deepl import domain as deepl
+from translate_server.compat.deeplx import domain as deeplx
 from translate_server.compat.google import domain as google
 from translate_server.compat.libretranslate import domain as libretranslate
 from translate_server.documents import domain as documents
@@ -27,7 +28,7 @@ from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate, ApiKeys
 from translate_server.http.health import health, live, metrics, ready
 from translate_server.http.observability import RequestObserver
-from translate_server.http.openapi import DOCS_PATH, openapi_config
+from translate_server.http.openapi import DOCS_PATH, docs_assets, openapi_config
 from translate_server.http.requests import KEYS_REQUIRED
 from translate_server.http.route_paths import RoutePaths
 from translate_server.inference.admission import Admission
@@ -61,6 +62,7 @@ DOMAINS: tuple[Domain, ...] = (
     documents.DOMAIN,
     deepl.DOMAIN,
     libretranslate.DOMAIN,
+    deeplx.DOMAIN,
     google.DOMAIN,
     page.DOMAIN,
 )
@@ -113,7 +115,7 @@ def create_app(
         owns_stores=owns_stores,
     )
     app = Litestar(
-        route_handlers=[*OPEN_ROUTES, *routes(settings, DOMAINS)],
+        route_handlers=[*OPEN_ROUTES, docs_assets(), *routes(settings, DOMAINS)],
         lifespan=[lifespan],
         state=State({KEYS_REQUIRED: bool(settings.server.api_keys)}, deep_copy=False),
         exception_handlers=exception_handlers(),

@@ -42,6 +42,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from translate_server.server.serve import serve
 
         return serve(settings)
+    if args.command == "doctor":
+        from translate_server.server.doctor import run as run_doctor
+
+        return run_doctor(settings)
     if args.command == "openapi":
         print(openapi_document(settings))
         return 0
@@ -90,6 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     for option in OPTIONS:
         if option.name in ("model", "model_cache_dir"):
             _add_option(prepare, option)
+    _add_doctor(commands)
     commands.add_parser("openapi", help="print the OpenAPI document")
     db = commands.add_parser(
         "db",
@@ -110,6 +115,21 @@ def _parser() -> argparse.ArgumentParser:
         "bench", help="load generator and translation quality (see `bench --help`)", add_help=False
     )
     return parser
+
+
+def _add_doctor(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from translate_server.server.doctor import OPTIONS as READ
+
+    doctor = commands.add_parser(
+        "doctor",
+        help="check that `serve` can start here, naming what is missing",
+        description="One line per prerequisite of `serve` (Python, compiler, Python's headers, "
+        "libnuma, the engine and its CPU or GPU, memory and disk for the model, the port, the "
+        "model's files); exits 1 when one is missing, naming the command that installs it.",
+    )
+    for option in OPTIONS:
+        if option.name in READ:
+            _add_option(doctor, option)
 
 
 def _add_db_commands(parser: argparse.ArgumentParser) -> None:

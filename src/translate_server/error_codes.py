@@ -55,7 +55,8 @@ MEANINGS: dict[str, str] = {
     "message gives the command that serves an instruction-tuned model.",
     "tools_not_supported": "`tools`, `functions` or tool messages: tool calling is not served.",
     "unsupported_parameter": "A Responses API field that is not served (`store: true`, "
-    "`previous_response_id`, `tools`, ...); `param` names it.",
+    "`previous_response_id`, `tools`, ...), or a `/tokenize` chat option no chat is rendered "
+    "with (`add_generation_prompt: false`, `chat_template`, ...); `param` names it.",
     "unsupported_document_format": "A file of no format the server translates (its extension "
     "and content); the message lists those it does.",
     "invalid_document": "A file of a supported format that its library cannot read (corrupt, "
@@ -77,10 +78,11 @@ MEANINGS: dict[str, str] = {
     "`API_KEY_INVALID`, as Google answers it).",
     "api_key_missing": "Google's routes: no key where the server has keys (403 "
     "`PERMISSION_DENIED`, as Google answers it).",
-    "suggestions_disabled": "LibreTranslate's `/suggest`: suggestions are not taken, as on a "
-    "LibreTranslate server without them.",
+    "suggestions_disabled": "LibreTranslate's `/suggest` where `--suggestions-memory` is empty: "
+    "suggestions are not taken, as on a LibreTranslate server without them.",
     # 404, 405
     "not_found": "No such route (or, on DeepL's routes, no such resource).",
+    "no_text": "DeepLX's routes: no `text` to translate (a 404, as DeepLX answers it).",
     "method_not_allowed": "The route exists, not with this method.",
     "model_not_found": "`model` names neither the served model nor one of its adapters; the "
     "message lists what is served.",
@@ -111,7 +113,6 @@ MEANINGS: dict[str, str] = {
     "unsupported_media_type": "A JSON route's body sent without `Content-Type: application/json`.",
     # 429
     "too_many_documents": "The key already has `--max-documents-per-key` documents in translation.",
-    "rate_limit_exceeded": "A 429 raised by the framework itself.",
     # 500
     "internal_error": "An unexpected failure (logged with its traceback); nothing about it is "
     "revealed.",
@@ -130,6 +131,8 @@ MEANINGS: dict[str, str] = {
     "jobs) cannot be reached: try again after `Retry-After`; requests that need no stored data "
     "keep being served.",
     "engine_unavailable": "The engine is not running.",
+    "engine_failing": "Health routes only: the engine is up but failed its last "
+    "`--engine-failure-threshold` requests in a row; its next success clears it.",
     # 504
     "request_timeout": "The request's deadline (`--request-timeout`, or its `timeout`) passed "
     "before anything was translated; its engine work was aborted.",

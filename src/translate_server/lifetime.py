@@ -15,10 +15,11 @@ import structlog
 
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
+from translate_server.inference.engine_failures import EngineFailures
 from translate_server.inference.generation import GenerationService
 from translate_server.observability.metrics import ServiceMetrics
 from translate_server.observability.tracing import Tracing
-from translate_server.registration import Domain, Opening
+from translate_server.registration import Domain, Opening, check_wiring
 from translate_server.services import Services
 from translate_server.settings import Settings
 
@@ -49,6 +50,7 @@ async def open_services(
 
     A front end that does not `owns_stores` opens none: the requests that need them are
     forwarded to the one that does."""
+    check_wiring(domains)  # a key nobody provides before its reader fails before anything opens
     for domain in domains:
         if domain.check is not None:
             domain.check(settings)  # a setting a domain cannot serve fails before the engine
@@ -56,9 +58,13 @@ async def open_services(
         resources.callback(tracing.shutdown)  # last: sends the spans still waiting for a batch
     databases = await _open_databases(resources, settings, domains) if owns_stores else None
     engine = _start_engine(resources, engine_factory)
+    failures = EngineFailures(
+        settings.limits.engine_failure_threshold, metrics_.engine_consecutive_failures
+    )
     found = Services(
         engine=engine,
-        generation=GenerationService(engine, tracing, settings.engine.stream_coalesce_ms),
+        generation=GenerationService(engine, tracing, settings.engine.stream_coalesce_ms, failures),
+        engine_failures=failures,
         admission=admission,
         metrics=metrics_,
         limits=settings.limits,
@@ -69,7 +75,8 @@ async def open_services(
     opening = Opening(settings, found, resources, owns_stores)
     for domain in domains:
         if domain.open is not None:
-            await domain.open(opening)
+            with found.opening(domain.declared()):
+                await domain.open(opening)
     opening.start_task(_watch_engine(engine, on_engine_death))
     return found
 

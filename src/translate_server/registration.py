@@ -2,6 +2,12 @@
 for the app's life (its services, entered on the app's exit stack and provided under its keys),
 and its metrics. The composition root (`app.DOMAINS`) is the list of these; adding an API
 surface is its package's `DOMAIN` and one line there.
+
+Each domain also declares the service keys it reads and those it provides, and the wiring is
+checked before anything opens (`check_wiring`): a key read that no domain before it provides
+fails the start, naming the domain, the key and, where one is registered after it, its
+provider. While a domain opens, what it reads and provides is held to its declaration
+(`services.Declared`), so the declarations cannot drift from the code.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from translate_server.services import Key, MissingServiceError, Services
+from translate_server.services import Declared, Key, MissingServiceError, Services
 from translate_server.settings import Settings
 from translate_server.storage.locations import Store
 
@@ -81,6 +87,47 @@ class Domain:
     # The stores whose databases it keeps its things in (`storage.locations.Store`): each is
     # migrated before the engine starts, where this process owns the stores.
     stores: Callable[[Settings], Sequence[Store]] = _nothing
+    # The service keys its `open` reads: `needs`, there whenever it opens (`services[KEY]`);
+    # `uses`, which their provider may leave out (`services.get(KEY)`: the settings leave the
+    # provider out, or this front end owns no store). Each is provided by a domain before it.
+    needs: tuple[Key[Any], ...] = ()
+    uses: tuple[Key[Any], ...] = ()
+    # The keys its `open` provides (some only with some settings, or where it owns the stores).
+    provides: tuple[Key[Any], ...] = ()
+
+    def declared(self) -> Declared:
+        return Declared(self.name, self.needs, self.uses, self.provides)
+
+
+class WiringError(MissingServiceError):
+    """The domains' declarations do not fit together: a key read that no domain provides
+    before the one that reads it, or one provided twice."""
+
+
+def check_wiring(domains: Sequence[Domain]) -> None:
+    """Refuse a list of domains in which a domain reads a key that no domain before it
+    provides (naming the provider where one comes after it), or two domains provide one key:
+    the order of the list must be an order of the dependencies."""
+    providers: dict[Key[Any], str] = {}
+    for domain in domains:
+        for key in domain.provides:
+            if key in providers:
+                raise WiringError(
+                    f"{key} is provided by both the {providers[key]} and the {domain.name} domains"
+                )
+            providers[key] = domain.name
+    opened: set[Key[Any]] = set()
+    for domain in domains:
+        for key in (*domain.needs, *domain.uses):
+            if key in opened:
+                continue
+            if key in providers:
+                raise WiringError(
+                    f"the {domain.name} domain needs {key}, which the {providers[key]} domain "
+                    f"provides only after it: register {providers[key]} before {domain.name}"
+                )
+            raise WiringError(f"the {domain.name} domain needs {key}, which no domain provides")
+        opened.update(domain.provides)
 
 
 def fill(name: str, needed: Key[T], given: Key[U], as_needed: Callable[[U], T]) -> Domain:
@@ -95,4 +142,4 @@ def fill(name: str, needed: Key[T], given: Key[U], as_needed: Callable[[U], T]) 
         if found is not None:
             opening.services.provide(needed, as_needed(found))
 
-    return Domain(name, open=open_)
+    return Domain(name, open=open_, uses=(given,), provides=(needed,))

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support.page_server import serve
+from tests.support.prerequisites import missing_prerequisite
 
 # Overridable for machines whose Chromium lives elsewhere.
 CHROMIUM_ENV = "TRANSLATE_TEST_CHROMIUM"
@@ -24,9 +25,10 @@ def chromium_path() -> str:
         (found for name in CHROMIUM_NAMES if (found := shutil.which(name))), None
     )
     if path is None:
-        pytest.skip(
-            f"no Chromium to drive: install Debian's `chromium` (make test does), or "
-            f"point {CHROMIUM_ENV} at a Chromium or Chrome binary"
+        missing_prerequisite(
+            "browser",
+            f"no Chromium to drive (Debian's `chromium`, or {CHROMIUM_ENV} pointing at a "
+            "Chromium or Chrome binary)",
         )
     return path
 
@@ -36,13 +38,14 @@ def browser() -> Iterator[Any]:
     try:
         from playwright.sync_api import Error, sync_playwright
     except ImportError:
-        pytest.skip("Playwright for Python is not installed: pip install -e '.[test]'")
+        missing_prerequisite("browser", "Playwright for Python is not installed (make install)")
     executable = chromium_path()
     with sync_playwright() as playwright:
         try:
             launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
         except Error as exc:
-            pytest.skip(f"Chromium at {executable} does not start: {exc.message.splitlines()[0]}")
+            first = exc.message.splitlines()[0]
+            missing_prerequisite("browser", f"Chromium at {executable} does not start: {first}")
         try:
             yield launched
         finally:

@@ -1,33 +1,22 @@
-"""The translator page against the real engine: `translate-server serve` on the tiny test
-model, one translation typed, streamed and finished in the browser."""
+"""The translator page against the real engine: the run's shared `translate-server serve` on the
+tiny test model, one translation typed, streamed and finished in the browser."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.server_process import ServerProcess, start_tiny
-from tests.support.tiny_model import tiny_model_dir
+from tests.support.server_process import ServerProcess
 
 # Its folder makes it a browser test; the real engine it starts makes it an engine test too.
 pytestmark = pytest.mark.engine
 
-CACHE = Path(__file__).resolve().parents[2] / ".cache"
 
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    process = start_tiny(
-        tiny_model_dir(CACHE / "test-models"), tmp_path_factory.mktemp("page-server")
-    )
-    yield process
-    process.stop()
-
-
-def test_a_translation_through_the_page(page: Any, server: ServerProcess) -> None:
+def test_a_translation_through_the_page(page: Any, tiny_server: ServerProcess) -> None:
+    """Slow where it is the run's first test on the shared tiny-model server: it waits for
+    that server to start (20-80 s)."""
+    server = tiny_server
     page.goto(f"{server.base_url}/")
     page.wait_for_selector("body[data-ready=true]")
     page.select_option("#source-lang", "en")

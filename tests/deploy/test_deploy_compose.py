@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -112,7 +113,7 @@ def test_a_plain_up_runs_the_cpu_server_prometheus_and_grafana() -> None:
     assert server["build"]["dockerfile"] == "deploy/docker/Dockerfile.cpu"
     assert (ROOT / server["build"]["context"] / server["build"]["dockerfile"]).is_file()
     assert server["image"].endswith("-cpu")
-    assert server["ports"] == ["8000:8000"]
+    assert server["ports"] == ["127.0.0.1:8000:8000"]
     assert "deploy" not in server and "ipc" not in server
     environment = server["environment"]
     assert environment["TRANSLATE_HOST"] == "0.0.0.0"
@@ -139,6 +140,22 @@ def test_every_setting_reaches_the_server(translate_env_names) -> None:
     for name in named - CONTAINER_OWN:
         value = environment[name]
         assert value is None or value.startswith(f"${{{name}:-"), (name, value)
+
+
+def test_every_other_variable_the_settings_name_reaches_the_server() -> None:
+    """The settings' help names variables of the libraries beside the server's own
+    (`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, `VLLM_CPU_OMP_THREADS_BIND`): set in the shell or
+    .env, they must reach the container too."""
+    settings = pytest.importorskip("translate_server.settings")
+    table = settings.configuration_table()
+    others = set(re.findall(r"`([A-Z][A-Z0-9]*_[A-Z0-9_]+)(?:=[^`]*)?`", table))
+    others = {name for name in others if not name.startswith("TRANSLATE_")}
+    assert "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL" in others
+    environment = read("docker-compose.yml")["x-translate-environment"]
+    missing = others - set(environment)
+    assert not missing, f"pass {sorted(missing)} through x-translate-environment (`NAME:`)"
+    for name in others:
+        assert environment[name] is None, (name, environment[name])
 
 
 def test_a_setting_in_the_shell_or_dotenv_reaches_the_server() -> None:
@@ -183,7 +200,7 @@ def test_the_gpu_file_turns_the_server_into_the_gpu_one() -> None:
     # The host's shared memory, and nothing of the CPU engine's.
     assert server["ipc"] == "host" and "shm_size" not in server
     assert "VLLM_CPU_KVCACHE_SPACE" not in server["environment"]
-    assert server["ports"] == ["8000:8000"]
+    assert server["ports"] == ["127.0.0.1:8000:8000"]
     assert server["environment"] == {
         k: v
         for k, v in stack()["services"][SERVER]["environment"].items()
@@ -228,6 +245,57 @@ def test_grafana_is_provisioned_with_the_dashboard(dashboard) -> None:
 
 
 @pytest.mark.parametrize("name", FILE_SETS)
+def test_every_port_is_published_on_this_machine_only_unless_asked(name: str) -> None:
+    """No port on every interface by default (the API has no key, Grafana and Prometheus
+    none either); TRANSLATE_PUBLISH_HOST publishes each one where it says."""
+    files = FILE_SETS[name]
+    for environ, host in (({}, "127.0.0.1"), ({"TRANSLATE_PUBLISH_HOST": "0.0.0.0"}, "0.0.0.0")):
+        services = stack(*files, environ=environ)["services"]
+        published = [port for service in services.values() for port in service.get("ports", [])]
+        assert published, name
+        for port in published:
+            assert port.split(":")[0] == host and port.count(":") == 2, (name, port)
+
+
+def test_grafana_has_no_default_admin_password(tmp_path) -> None:
+    """Anonymous viewers read the dashboards; the admin's password is GRAFANA_ADMIN_PASSWORD or
+    one generated at the first start (deploy/grafana/start.sh), never admin/admin."""
+    grafana = stack()["services"]["grafana"]
+    environment = grafana["environment"]
+    assert environment["GF_AUTH_ANONYMOUS_ENABLED"] == "true"
+    assert environment["GF_AUTH_ANONYMOUS_ORG_ROLE"] == "Viewer"
+    assert "GF_SECURITY_ADMIN_PASSWORD" not in environment
+    password_file = environment["GF_SECURITY_ADMIN_PASSWORD__FILE"]
+    assert "grafana-data:/var/lib/grafana" in grafana["volumes"]
+    assert password_file.startswith("/var/lib/grafana/")
+    script, mounted = grafana["entrypoint"][1], "./deploy/grafana/start.sh"
+    assert f"{mounted}:{script}:ro" in grafana["volumes"]
+    assert grafana["entrypoint"][2] == "/run.sh"  # the image's own entrypoint, run after it
+
+    def start(**environ: str) -> tuple[str, str]:
+        done = subprocess.run(
+            ["sh", str(ROOT / mounted), "true"],
+            env={"PATH": "/usr/bin:/bin", "GF_PATHS_DATA": str(tmp_path), **environ},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout, (tmp_path / Path(password_file).name).read_text()
+
+    printed, generated = start()
+    assert len(generated) >= 20 and generated != "admin" and generated in printed
+    assert start() == ("", generated)  # kept, and printed only when made
+    (tmp_path / Path(password_file).name).unlink()
+    assert start(GRAFANA_ADMIN_PASSWORD="from-dotenv") == ("", "from-dotenv")
+    assert (
+        stack(environ={"GRAFANA_ADMIN_PASSWORD": "x"})["services"]["grafana"]["environment"][
+            "GRAFANA_ADMIN_PASSWORD"
+        ]
+        == "x"
+    )
+
+
+@pytest.mark.parametrize("name", FILE_SETS)
 def test_third_party_images_are_pinned(name: str) -> None:
     for service_name, service in stack(*FILE_SETS[name])["services"].items():
         image = service["image"]
@@ -242,7 +310,7 @@ def test_the_scale_file_runs_replicas_behind_the_router() -> None:
     assert replica["build"]["dockerfile"] == "deploy/docker/Dockerfile.cpu"
     # Only the router is published, on the port a single server would use.
     assert "ports" not in replica
-    assert router["ports"][0] == stack()["services"][SERVER]["ports"][0] == "8000:8000"
+    assert router["ports"][0] == stack()["services"][SERVER]["ports"][0] == "127.0.0.1:8000:8000"
     # The router runs the repository's HAProxy configuration and finds the replicas by name.
     mounts = dict(v.rsplit(":", 1)[0].split(":", 1) for v in router["volumes"])
     assert mounts["./deploy/haproxy/haproxy.cfg"] == "/usr/local/etc/haproxy/haproxy.cfg"

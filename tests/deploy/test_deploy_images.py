@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from translate_server.server import health_check
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCKER = ROOT / "deploy" / "docker"
 VARIANTS = ["gpu", "cpu"]
@@ -155,7 +157,11 @@ def test_configuration_is_only_known_translate_variables(
 def test_health_check_asks_the_readiness_endpoint(dockerfile: Dockerfile) -> None:
     check = dockerfile.last("HEALTHCHECK")
     options, _, command = check.partition("CMD")
-    assert "/health'" in command and "TRANSLATE_PORT" in command
+    # The package's own check (tests/unit/server/test_health_check.py): /health on the port
+    # the server listens on, and an engine failing every request ended.
+    assert json.loads(command) == ["python3", "-m", health_check.__name__]
+    source = Path(health_check.__file__).read_text()
+    assert '"/health"' in source and "TRANSLATE_PORT" in source and "SIGTERM" in source
     start_period = re.search(r"--start-period=(\d+)s", options)
     assert start_period and int(start_period.group(1)) >= 300
 

@@ -18,6 +18,7 @@ from tests.support.deploy_kustomize import (
     kubernetes_versions,
     kustomize_command,
     render,
+    render_with_components,
     resource_id,
     selects,
 )
@@ -29,6 +30,7 @@ ONE_SERVER = ["gpu", "cpu"]
 # Custom resources: no schema in Kubernetes' own; checked by the consistency tests below.
 CUSTOM_KINDS = {"ServiceMonitor"}
 DATABASE = "translate-postgres"
+SERVICE_MONITOR = K8S / "components" / "servicemonitor"
 
 
 def is_database(obj: dict) -> bool:
@@ -38,6 +40,12 @@ def is_database(obj: dict) -> bool:
 @pytest.fixture(scope="module", params=list(OVERLAYS))
 def everything(request) -> tuple[str, list[dict]]:
     return request.param, render(K8S / "overlays" / request.param)
+
+
+@pytest.fixture(scope="module", params=list(OVERLAYS))
+def monitored(request) -> tuple[str, list[dict]]:
+    """An overlay with the optional ServiceMonitor component added, as deploy/README.md says."""
+    return request.param, render_with_components(K8S / "overlays" / request.param, SERVICE_MONITOR)
 
 
 @pytest.fixture(scope="module")
@@ -104,9 +112,9 @@ def test_renderer_agrees_with_kustomize(name: str) -> None:
 # --- schemas ---------------------------------------------------------------------------
 
 
-def test_every_object_validates_against_kubernetes_schemas(everything) -> None:
+def test_every_object_validates_against_kubernetes_schemas(monitored) -> None:
     kubernetes_validate = pytest.importorskip("kubernetes_validate")
-    _, objects = everything
+    _, objects = monitored
     kinds = {obj["kind"] for obj in objects}
     assert {"Deployment", "Service", "PodDisruptionBudget", "ServiceMonitor"} <= kinds
     for version in kubernetes_versions():
@@ -262,8 +270,31 @@ def test_autoscaler_scales_the_deployment_on_requests_waiting(overlay, root: Pat
     assert re.fullmatch(rules[metric_name]["name"]["matches"], series)
 
 
-def test_service_monitor_scrapes_the_service_metrics(overlay) -> None:
-    _, objects = overlay
+def test_an_overlay_applies_without_the_prometheus_operator(everything) -> None:
+    """Only Kubernetes' own kinds: a cluster without the operator's CRDs takes `apply -k`."""
+    _, objects = everything
+    assert not {obj["kind"] for obj in objects} & CUSTOM_KINDS
+    assert all("coreos.com" not in obj["apiVersion"] for obj in objects)
+
+
+def test_the_service_monitor_selects_the_server_service_only(monitored) -> None:
+    """Beside the router (deploy/k8s/router), whose headless Service reaches the same pods,
+    the ServiceMonitor still selects one Service: each pod is scraped once, and the HPA's
+    per-pod queue metric is not doubled."""
+    _, objects = monitored
+    monitor = by_kind(objects, "ServiceMonitor")
+    services = [o for o in [*objects, *render(K8S / "router")] if o["kind"] == "Service"]
+    assert "translate-server-replicas" in {s["metadata"]["name"] for s in services}
+    selected = [
+        s["metadata"]["name"]
+        for s in services
+        if selects(monitor["spec"]["selector"]["matchLabels"], s["metadata"].get("labels", {}))
+    ]
+    assert selected == ["translate-server"]
+
+
+def test_service_monitor_scrapes_the_service_metrics(monitored) -> None:
+    objects = [obj for obj in monitored[1] if not is_database(obj)]
     monitor = by_kind(objects, "ServiceMonitor")
     assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
     service = by_kind(objects, "Service")

@@ -19,6 +19,7 @@ from tests.support.deploy_kustomize import (
     resource_id,
     selects,
 )
+from tests.support.prerequisites import missing_prerequisite
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "deploy" / "haproxy" / "haproxy.cfg"
@@ -51,7 +52,7 @@ def haproxy() -> str:
         "/usr/sbin/haproxy" if os.access("/usr/sbin/haproxy", os.X_OK) else None
     )
     if binary is None:
-        pytest.skip("haproxy is not installed")
+        missing_prerequisite("deploy", "haproxy is not installed")
     return binary
 
 

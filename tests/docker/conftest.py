@@ -25,16 +25,18 @@ from tests.support.compose_stack import (
     ENV_FILE,
     FIGURES,
     IMAGE,
+    INSTRUCT,
     LOCAL_IMAGES,
     MAX_TEXT_CHARS,
-    PORT,
+    MODEL_VOLUME,
+    PLAIN,
     REQUEST_TIMEOUT,
     ROOT,
-    SCALE_FILES,
-    compose,
+    SCALE,
+    STACKS,
     run,
-    wait_healthy,
 )
+from tests.support.prerequisites import prerequisite_reason
 
 
 def why_docker_cannot_run() -> str | None:
@@ -55,7 +57,7 @@ def _why_docker_cannot_run() -> str | None:
         return f"no Docker daemon answers: {info.stderr.strip()[:200]}"
     version = run("docker", "compose", "version", "--short", timeout=30, check=False)
     if version.returncode != 0:
-        return "`docker compose` (v2) is missing: make test-docker installs it"
+        return "`docker compose` (v2) is missing"
     missing = [
         image
         for image in LOCAL_IMAGES
@@ -77,7 +79,8 @@ def pytest_collection_modifyitems(config, items) -> None:
     ):
         reason = "the docker tier runs only when asked for: pytest -m docker (make test-docker)"
     else:
-        reason = why_docker_cannot_run()
+        missing = why_docker_cannot_run()
+        reason = missing and prerequisite_reason("docker", missing)
     if reason:
         for item in docker_items:
             item.add_marker(pytest.mark.skip(reason=reason))
@@ -121,54 +124,85 @@ def cpu_image() -> str:
 
 @pytest.fixture(scope="session")
 def client() -> httpx.Client:
-    with httpx.Client(base_url=f"http://127.0.0.1:{PORT}", timeout=CLIENT_TIMEOUT) as http:
+    with httpx.Client(base_url=f"http://127.0.0.1:{PLAIN.port}", timeout=CLIENT_TIMEOUT) as http:
+        yield http
+
+
+@pytest.fixture(scope="session")
+def scale_client() -> httpx.Client:
+    with httpx.Client(base_url=f"http://127.0.0.1:{SCALE.port}", timeout=CLIENT_TIMEOUT) as http:
         yield http
 
 
 @pytest.fixture(scope="session")
 def environment() -> None:
     """The tier's `.env`: settings written where a user writes them, which the server must
-    see (compose passes every TRANSLATE_* setting through; test_docker_stack.py checks two)."""
+    see (compose passes every TRANSLATE_* setting through; test_docker_stack.py checks two).
+    Each stack's published port is its own, given as a shell variable (which wins over it)."""
     ENV_FILE.parent.mkdir(parents=True, exist_ok=True)
     ENV_FILE.write_text(
-        f"TRANSLATE_PUBLISH_PORT={PORT}\n"
         f"TRANSLATE_ADMIN_KEY={ADMIN_KEY}\n"
         f"TRANSLATE_MAX_TEXT_CHARS={MAX_TEXT_CHARS}\n"
         # The CPU engine's KV cache: 1 GiB fits the default model and two replicas on a laptop.
         "VLLM_CPU_KVCACHE_SPACE=1\n"
         # A request's deadline (60 s by default) is a latency promise, which a shared 2-core
-        # host cannot keep while a replica starts beside the other one: the tier checks that
+        # host cannot keep while replicas start beside the other stacks: the tier checks that
         # no request is lost, and a slow one is not lost.
         f"TRANSLATE_REQUEST_TIMEOUT={REQUEST_TIMEOUT}\n"
     )
 
 
-@pytest.fixture(scope="session")
-def cpu_stack(cpu_image, environment):
-    """A plain `docker compose up`: the CPU server on the default model, and Prometheus
-    (Grafana too where its public image can be pulled)."""
-    compose("down", "-v", "--remove-orphans", files=SCALE_FILES, check=False)
-    compose("down", "-v", "--remove-orphans", check=False)
-    start = time.monotonic()
-    compose("up", "-d")
-    try:  # a stack that never became healthy is taken down too
-        wait_healthy()
-        FIGURES["first_start_to_healthy_s"] = round(time.monotonic() - start, 1)
-        yield
-    finally:
-        compose("down", check=False)
+SCALE_BEGUN: list[float] = []  # when the scale stack was started (cpu_stack)
 
 
 @pytest.fixture(scope="session")
-def scale_stack(cpu_image, environment):
-    """`docker compose -f docker-compose.yml -f docker-compose.scale.yml up`: two replicas
-    behind HAProxy."""
-    compose("down", "--remove-orphans", check=False)
+def stacks(cpu_image, environment):
+    """The plain and the instruction-tuned stacks started together, from nothing: no container,
+    no data, no prepared model. Each prepares its own model into the one model volume while
+    the other does; docker-compose.scale.yml's stack starts once the default model is
+    prepared (`cpu_stack`). Every stack is taken down at the end, healthy or not."""
+    for stack in STACKS:
+        stack.compose("down", "-v", "--remove-orphans", check=False)
+    run("docker", "volume", "rm", "-f", MODEL_VOLUME)
+    run("docker", "volume", "create", MODEL_VOLUME)
     start = time.monotonic()
-    compose("up", "-d", files=SCALE_FILES)
+    PLAIN.up()
+    INSTRUCT.up()
     try:
-        wait_healthy(count=2, files=SCALE_FILES)
-        FIGURES["scale_start_to_healthy_s"] = round(time.monotonic() - start, 1)
-        yield
+        yield start
     finally:
-        compose("down", "-v", files=SCALE_FILES, check=False)
+        for stack in STACKS:
+            stack.compose("down", "-v", check=False)
+        run("docker", "volume", "rm", "-f", MODEL_VOLUME, check=False)
+
+
+@pytest.fixture(scope="session")
+def cpu_stack(stacks):
+    """A plain `docker compose up`: the CPU server on the default model, and Prometheus
+    (Grafana too where its public image can be pulled). Once it is healthy, the default model
+    is prepared, and the scale stack starts beside it."""
+    PLAIN.wait_healthy()
+    FIGURES["first_start_to_healthy_s"] = round(time.monotonic() - stacks, 1)
+    SCALE.up()
+    SCALE_BEGUN.append(time.monotonic())
+    return PLAIN
+
+
+@pytest.fixture(scope="session")
+def instruct_stack(stacks):
+    """`TRANSLATE_MODEL=HuggingFaceTB/SmolLM2-135M-Instruct docker compose up`, begun with the
+    plain stack."""
+    INSTRUCT.wait_healthy()
+    # An upper bound: it started with the plain stack, and is waited for when its tests come.
+    FIGURES["instruct_model_first_start_healthy_by_s"] = round(time.monotonic() - stacks, 1)
+    return INSTRUCT
+
+
+@pytest.fixture(scope="session")
+def scale_stack(cpu_stack):
+    """`docker compose -f docker-compose.yml -f docker-compose.scale.yml up`: two replicas
+    behind HAProxy, begun when the plain stack became healthy."""
+    SCALE.wait_healthy(count=2)
+    # An upper bound too: it started when the plain stack became healthy.
+    FIGURES["scale_start_healthy_by_s"] = round(time.monotonic() - SCALE_BEGUN[0], 1)
+    return SCALE

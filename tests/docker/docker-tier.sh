@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set-up and tear-down around the docker tier (make test-docker), as far as this machine allows:
-#   setup     Docker (Debian's docker.io), mmdebstrap and compose v2 installed where missing
-#             (root only), dockerd started if no daemon answers, the local base images made.
+#   install   Docker (Debian's docker.io), mmdebstrap and compose v2 installed where missing
+#             (root only): `make test-deps` runs it, never `make test`.
+#   setup     dockerd started if no daemon answers, the local base images made.
 #   teardown  stops the dockerd that setup started (by its pid), nothing else.
 # Failing steps are reported, not fatal: the tier's tests then skip and say why.
 set -uo pipefail
@@ -17,6 +18,14 @@ install_docker() {
     [[ $(id -u) == 0 ]] || { echo "not root: cannot install docker.io"; return 1; }
     { apt-get install -y -qq docker.io mmdebstrap >/dev/null 2>&1 ||
       { apt-get update -qq && apt-get install -y -qq docker.io mmdebstrap >/dev/null; }; }
+}
+
+installed() {
+    local missing=()
+    command -v dockerd >/dev/null || missing+=(docker.io)
+    command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
+    docker compose version >/dev/null 2>&1 || missing+=("compose v2")
+    ((${#missing[@]} == 0)) || { echo "not installed: ${missing[*]}"; return 1; }
 }
 
 start_daemon() {
@@ -63,8 +72,7 @@ setup)
     start=$SECONDS
     rm -f "$STATE/setup-failed"
     # Each step's last words go to $STATE/setup-failed when it fails: the tests' skip reason.
-    for step in install_docker start_daemon install_compose local_images \
-            containers_reach_pypi; do
+    for step in installed start_daemon local_images containers_reach_pypi; do
         if ! "$step" > >(tee "$STATE/step.log") 2>&1; then
             sleep 1
             echo "$step failed: $(tail -c 300 "$STATE/step.log" | tr '\n' ' ')" \
@@ -75,6 +83,9 @@ setup)
     rm -f "$STATE/step.log"
     echo "docker tier set-up: $((SECONDS - start)) s"
     ;;
+install)
+    install_docker && install_compose
+    ;;
 teardown)
     if [[ -f $STATE/dockerd.pid ]]; then
         pid=$(cat "$STATE/dockerd.pid")
@@ -82,5 +93,5 @@ teardown)
         rm -f "$STATE/dockerd.pid"
     fi
     ;;
-*) echo "usage: $0 setup|teardown" >&2; exit 2 ;;
+*) echo "usage: $0 install|setup|teardown" >&2; exit 2 ;;
 esac

@@ -1,9 +1,14 @@
 """`docker compose up`, for real: the CPU image built, the stack run, its promises checked.
 
-In file order (one session): every documented compose command's configuration; the image; a
-plain `up`: the README's curl and DeepL examples, the routes, a setting from the env file,
-metrics and Prometheus; data across `down`/`up`; `stop` draining; the README's OpenAI example
-on the instruction-tuned model; docker-compose.scale.yml's replicas behind HAProxy.
+In file order (one session): every documented compose command's configuration; the image
+(built once: every stack runs it); a plain `up`: the README's curl and DeepL examples, the
+routes, a setting from the env file, metrics and Prometheus; data across `down`/`up`; `stop`
+draining; the README's OpenAI example on the instruction-tuned model, whose engine is then
+killed and Compose restarts it; docker-compose.scale.yml's replicas behind HAProxy. The
+three stacks are projects of their own (tests/support/compose_stack.py) and run side by side:
+the plain and the instruction-tuned one start together, each preparing its model into the one
+model volume, and the scale stack starts as soon as the default model is prepared. Only the
+tests of a restart, a stop or a kill restart, stop or kill anything.
 """
 
 from __future__ import annotations
@@ -27,14 +32,14 @@ from tests.support.compose_stack import (
     CLIENT_TIMEOUT,
     FIGURES,
     IMAGE,
+    INSTRUCT,
+    INSTRUCT_MODEL,
     MAX_TEXT_CHARS,
-    PORT,
-    SCALE_FILES,
+    PLAIN,
+    SCALE,
     SERVICE,
-    compose,
-    containers,
+    container_state,
     run,
-    wait_healthy,
 )
 from tests.support.docs_text import ROOT, compose_commands, fenced_blocks, shell_lines
 
@@ -48,9 +53,26 @@ LOAD_CLIENTS = 2
 REPLICA_STOP_GRACE_PERIOD = 150
 # A replica's restart with its model prepared; a host busy with other work may need longer.
 RESTART_HEALTHY_WITHIN = float(os.environ.get("DOCKER_TIER_RESTART_WITHIN", "300"))
+# A server whose engine fails: the health check's interval times its retries (or the server's
+# own exit), and Docker's restart.
+ENGINE_FAILURE_RESTART_WITHIN = 180
+# Run in the server's container (as its user): SIGKILL to vLLM's engine core process, found by
+# the title vLLM gives it. Prints what it killed, or fails listing the processes it saw.
+KILL_ENGINE_CORE = """
+import os, signal
+seen = {}
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            seen[int(pid)] = cmdline.read().replace(b"\\0", b" ").decode().strip()
+    except OSError:
+        pass
+cores = [pid for pid, line in seen.items() if "EngineCore" in line and pid != os.getpid()]
+assert len(cores) == 1, seen
+os.kill(cores[0], signal.SIGKILL)
+print(cores[0], seen[cores[0]])
+"""
 
-
-INSTRUCT_MODEL = "HuggingFaceTB/SmolLM2-135M-Instruct"
 README = (ROOT / "README.md").read_text()
 
 
@@ -60,16 +82,16 @@ def translate(client: httpx.Client, text: str, **extra) -> httpx.Response:
     )
 
 
-def on_this_port(text: str) -> str:
-    """A README example, pointed at the tier's published port."""
-    return text.replace("localhost:8000", f"localhost:{PORT}")
+def on_this_port(text: str, port: int = PLAIN.port) -> str:
+    """A README example, pointed at a stack's published port."""
+    return text.replace("localhost:8000", f"localhost:{port}")
 
 
-def readme_python(marker: str) -> str:
+def readme_python(marker: str, port: int = PLAIN.port) -> str:
     (example,) = [
         body for lang, body in fenced_blocks(README) if lang == "python" and marker in body
     ]
-    return on_this_port(example)
+    return on_this_port(example, port)
 
 
 def printed_by(source: str) -> str:
@@ -109,15 +131,16 @@ def test_compose_merges_the_files_as_the_deploy_tests_read_them(files) -> None:
     server, model = real[SERVICE], modelled[SERVICE]
     assert server["image"] == model["image"]
     assert server["build"]["dockerfile"] == model["build"]["dockerfile"]
-    assert [p["published"] for p in server.get("ports", [])] == [
-        p.split(":")[0] for p in model.get("ports", [])
-    ]
+    assert [
+        f"{p['host_ip']}:{p['published']}:{p['target']}" for p in server.get("ports", [])
+    ] == model.get("ports", [])
     assert server.get("deploy", {}).get("replicas") == model.get("deploy", {}).get("replicas")
     assert ("shm_size" in server) == ("shm_size" in model)
     assert set(server["environment"]) == set(model["environment"])
 
 
-def test_cpu_image_runs_as_a_non_root_user(cpu_image) -> None:
+def test_cpu_image_runs_as_a_non_root_user(cpu_image, stacks) -> None:
+    """(The stacks start first: they begin while this probe runs.)"""
     config = json.loads(
         run("docker", "image", "inspect", "--format", "{{json .Config}}", cpu_image).stdout
     )
@@ -212,7 +235,7 @@ def test_prometheus_scrapes_the_service(cpu_stack) -> None:
 
 
 def test_data_survives_down_and_up(cpu_stack, client) -> None:
-    translator = deepl.Translator("docker-tier-key", server_url=f"http://127.0.0.1:{PORT}")
+    translator = deepl.Translator("docker-tier-key", server_url=f"http://127.0.0.1:{PLAIN.port}")
     glossary = translator.create_glossary("docker tier", "EN", "DE", {"stack": "Stapel"})
     translator.translate_text("Data survives.", target_lang="DE")
     usage_before = translator.get_usage().character.count
@@ -233,9 +256,9 @@ def test_data_survives_down_and_up(cpu_stack, client) -> None:
     result_before = client.get(f"/translate/document/{job_id}/result", params={"key": key})
     assert result_before.status_code == 200
 
-    compose("down")
-    compose("up", "-d")
-    FIGURES["restart_with_prepared_model_to_healthy_s"] = round(wait_healthy(), 1)
+    PLAIN.compose("down")
+    PLAIN.up()
+    FIGURES["restart_with_prepared_model_to_healthy_s"] = round(PLAIN.wait_healthy(), 1)
 
     assert [g.glossary_id for g in translator.list_glossaries()] == [glossary.glossary_id]
     assert translator.get_glossary_entries(glossary) == {"stack": "Stapel"}
@@ -274,33 +297,63 @@ def test_stop_drains_a_request_in_flight(cpu_stack, client) -> None:
     assert started.wait(120), "the stream never began"
     assert "error" not in outcome, outcome
     begun = time.monotonic()
-    compose("stop", SERVICE, timeout=STOP_GRACE_PERIOD + 30)
+    PLAIN.compose("stop", SERVICE, timeout=STOP_GRACE_PERIOD + 30)
     stop_s = time.monotonic() - begun
     reader.join(10)
     FIGURES["stop_with_request_in_flight_s"] = round(stop_s, 1)
     assert outcome.get("status") == 200 and "error" not in outcome, outcome
     assert events and '"error"' not in events[-1], events[-3:]
     assert stop_s < STOP_GRACE_PERIOD, f"stop took {stop_s:.0f} s: the grace period ran out"
-    assert "Exited (0)" in compose("ps", "-a", SERVICE).stdout
+    assert "Exited (0)" in PLAIN.compose("ps", "-a", SERVICE).stdout
 
 
-def test_the_readme_openai_example_on_the_instruction_tuned_model(cpu_stack) -> None:
+def test_the_readme_openai_example_on_the_instruction_tuned_model(instruct_stack) -> None:
     """`TRANSLATE_MODEL=HuggingFaceTB/SmolLM2-135M-Instruct docker compose up`, then the
     README's OpenAI SDK example, as written."""
     assert f"TRANSLATE_MODEL={INSTRUCT_MODEL} docker compose up" in README
-    begun = time.monotonic()
-    compose("up", "-d", env={"TRANSLATE_MODEL": INSTRUCT_MODEL})
-    wait_healthy()
-    FIGURES["instruct_model_first_start_to_healthy_s"] = round(time.monotonic() - begun, 1)
-    printed = printed_by(readme_python("from openai import OpenAI"))
+    printed = printed_by(readme_python("from openai import OpenAI", INSTRUCT.port))
     print(f"\nREADME's OpenAI example on {INSTRUCT_MODEL}: {printed!r}")
     assert printed.strip()
-    models = httpx.get(f"http://127.0.0.1:{PORT}/v1/models", timeout=30).json()
+    models = httpx.get(f"http://127.0.0.1:{INSTRUCT.port}/v1/models", timeout=30).json()
     assert [m["id"] for m in models["data"]] == [INSTRUCT_MODEL]
 
 
-def test_scale_streams_through_the_router(scale_stack, client) -> None:
-    with client.stream(
+def test_a_failing_engine_is_restarted_by_compose(instruct_stack) -> None:
+    """The engine's process is killed inside the running server, as the kernel's OOM killer or
+    a crash in a kernel would: from then on every request fails. The server must not stay in
+    service so: it reports itself failing (`/health/live` 503 `engine_failing`), the compose
+    health check ends it (or it exits), and `restart: unless-stopped` starts it again. Docker
+    restarts the same container, which becomes healthy and translates."""
+    (container,) = instruct_stack.containers()
+    before = container_state(container)
+    killed = run("docker", "exec", container, "python", "-c", KILL_ENGINE_CORE).stdout.strip()
+    print(f"\nkilled the engine core: {killed}")
+    begun = time.monotonic()
+    url = f"http://127.0.0.1:{instruct_stack.port}"
+    with httpx.Client(base_url=url, timeout=60) as http:
+        try:  # while it lasts, the server refuses to translate (or is already gone)
+            failed = translate(http, "Is the engine alive?")
+            assert failed.status_code >= 500, failed.text
+        except httpx.TransportError:
+            pass
+    deadline = time.monotonic() + ENGINE_FAILURE_RESTART_WITHIN
+    state = before
+    while state["restarts"] == before["restarts"]:
+        assert time.monotonic() < deadline, f"not restarted: {state}"
+        time.sleep(1)
+        state = container_state(container)
+    FIGURES["failing_engine_to_restart_s"] = round(time.monotonic() - begun, 1)
+    assert state["state"]["StartedAt"] != before["state"]["StartedAt"]
+    instruct_stack.wait_healthy()
+    FIGURES["failing_engine_to_healthy_s"] = round(time.monotonic() - begun, 1)
+    with httpx.Client(base_url=url, timeout=CLIENT_TIMEOUT) as http:
+        answer = translate(http, "The engine is back.")
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["translation"].strip()
+
+
+def test_scale_streams_through_the_router(scale_stack, scale_client) -> None:
+    with scale_client.stream(
         "POST",
         "/translate",
         json={
@@ -317,19 +370,19 @@ def test_scale_streams_through_the_router(scale_stack, client) -> None:
     assert "delta" in events[0]
 
 
-def test_replicas_share_their_stores_in_postgresql(scale_stack, client, monkeypatch) -> None:
+def test_replicas_share_their_stores_in_postgresql(scale_stack, scale_client, monkeypatch) -> None:
     """What one replica stores, the other answers with: a glossary made through the router
     is found through both replicas, and the usage both count is one figure."""
     # The client gives up on a request after 10 s and sends it again, and the server bills
     # what it translated: a first request that waits for a kernel to compile would count twice.
     monkeypatch.setattr(deepl.http_client, "min_connection_timeout", 300.0)
     key = "docker-tier-shared"
-    translator = deepl.Translator(key, server_url=f"http://127.0.0.1:{PORT}")
+    translator = deepl.Translator(key, server_url=f"http://127.0.0.1:{SCALE.port}")
     glossary = translator.create_glossary("replicas", "EN", "DE", {"stack": "Stapel"})
     headers = {"Authorization": f"DeepL-Auth-Key {key}"}
     answered_by: dict[str, int] = {}
     for _ in range(12):
-        answer = client.get(f"/v2/glossaries/{glossary.glossary_id}", headers=headers)
+        answer = scale_client.get(f"/v2/glossaries/{glossary.glossary_id}", headers=headers)
         assert answer.status_code == 200, answer.text
         assert answer.json()["entry_count"] == 1
         replica = answer.headers["x-replica"]
@@ -341,7 +394,7 @@ def test_replicas_share_their_stores_in_postgresql(scale_stack, client, monkeypa
     assert translator.get_usage().character.count == sum(len(text) for text in texts)
 
 
-def test_restarting_one_replica_under_load_loses_no_request(scale_stack, client) -> None:
+def test_restarting_one_replica_under_load_loses_no_request(scale_stack) -> None:
     """A few clients keep asking through HAProxy while one replica's container restarts:
     every request is answered 200, and the restarted replica is taken back afterwards."""
     numbers = itertools.count()
@@ -350,7 +403,9 @@ def test_restarting_one_replica_under_load_loses_no_request(scale_stack, client)
     stop = threading.Event()
 
     def load() -> None:
-        with httpx.Client(base_url=f"http://127.0.0.1:{PORT}", timeout=CLIENT_TIMEOUT) as http:
+        with httpx.Client(
+            base_url=f"http://127.0.0.1:{SCALE.port}", timeout=CLIENT_TIMEOUT
+        ) as http:
             while not stop.is_set():
                 sent = time.monotonic()
                 try:  # a new text each time: the translation cache must not answer for the engine
@@ -372,7 +427,7 @@ def test_restarting_one_replica_under_load_loses_no_request(scale_stack, client)
                         f" after {time.monotonic() - sent:.0f} s: {response.text[:150]}"
                     )
 
-    first = sorted(containers(files=SCALE_FILES))[0]
+    first = sorted(SCALE.containers())[0]
     begun = time.monotonic() + 3
     workers = [threading.Thread(target=load) for _ in range(LOAD_CLIENTS)]
     for worker in workers:
@@ -390,7 +445,7 @@ def test_restarting_one_replica_under_load_loses_no_request(scale_stack, client)
             timeout=REPLICA_STOP_GRACE_PERIOD + 30,
         )
         back = time.monotonic()
-        wait_healthy(count=2, within=RESTART_HEALTHY_WITHIN, files=SCALE_FILES)
+        SCALE.wait_healthy(count=2, within=RESTART_HEALTHY_WITHIN)
         FIGURES["replica_restart_to_healthy_s"] = round(time.monotonic() - begun, 1)
         # HAProxy takes it back after 2 good checks (1 s) and a 5 s slow start.
         healthy = time.monotonic()

@@ -55,6 +55,7 @@ def run(pairs: Path, model: Path, output: Path, *extra: str) -> dict:
 
 
 def test_adapt_stops_resumes_and_writes_an_adapter_the_server_reads(tiny_model, pairs, tmp_path):
+    """Slow: it trains an adapter for real on the CPU, twice (stopped, then resumed)."""
     output = tmp_path / "adapter"
     first = run(pairs, tiny_model, output, "--max-steps", "2")
     assert (first["finished"], first["steps_done"], first["steps_total"]) == (False, 2, 6)

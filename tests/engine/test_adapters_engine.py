@@ -57,6 +57,8 @@ async def answer(engine, adapter: LoraAdapter | None, request_id: str) -> str:
 
 
 async def test_the_adapter_changes_the_answer_and_the_base_model_stays_itself(engine, lora_dir):
+    """Slow as the module's first test: LoRA is an engine setting, so the module starts an
+    engine of its own (20-80 s)."""
     adapter = LoraAdapter("tiny-lora", 1, str(lora_dir))
     await engine.add_adapter(adapter)
     base_alone = await answer(engine, None, "base-alone")

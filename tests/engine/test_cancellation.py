@@ -17,6 +17,8 @@ CLIENTS = 200
 
 
 async def test_clients_giving_up_abort_their_engine_requests(tiny_model, tmp_path) -> None:
+    """Slow: 200 clients on an engine of its own (20-80 s to start), whose 16 slots and queue
+    of 200 no other test needs."""
     settings = load_settings(
         {
             **own_stores(tmp_path),

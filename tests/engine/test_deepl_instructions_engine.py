@@ -55,6 +55,7 @@ def client(server: ServerProcess):
 
 
 def test_custom_instructions_and_a_style_rule_are_served(client: deepl.DeepLClient) -> None:
+    """Slow as the module's first test: it starts the only server on SmolLM2 (20-80 s)."""
     plain = client.translate_text("Good morning.", source_lang="EN", target_lang="DE")
     instructed = client.translate_text(
         "Good morning.",

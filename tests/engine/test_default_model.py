@@ -31,6 +31,8 @@ def prepared(model_cache_dir: Path) -> Path:
 
 
 def test_prepared_model_directory(prepared: Path):
+    """Slow on a first run only: the default model is prepared from its wheels (~40 s) into
+    the model cache, which later runs reuse."""
     config = json.loads((prepared / "config.json").read_text())
     assert config["architectures"] == ["Gemma3ForCausalLM"]
     assert "quantization_config" not in config
@@ -113,6 +115,12 @@ def test_the_readme_example_is_what_the_default_model_answers(server):
     answer = translate(server, request)
     assert answer["translation"] == shown["translation"]
     assert answer["model"] == shown["model"] == DEFAULT_MODEL
+    # The answer's shape as shown: every field it has, and its verdict. The estimate's own
+    # value is shown rounded (an example), so only its range is checked.
+    assert set(answer) == set(shown)
+    assert set(answer["usage"]) == set(shown["usage"])
+    assert answer["needs_review"] is shown["needs_review"] is False
+    assert 0 <= answer["quality_estimate"] <= 1
     assert "model_reused" in server.output()
 
 
@@ -126,6 +134,8 @@ def test_the_readme_example_is_what_the_default_model_answers(server):
     ],
 )
 def test_the_default_model_translates_into_the_target_language(server, text, target):
+    """Real translations by a 270M model on the CPU (the first case waits for the Gemma
+    server to start, 30-90 s)."""
     answer = translate(server, {"text": text, "source_lang": "en", "target_lang": target})
     print(f"\n{text!r} -> {target}: {answer['translation']!r}")
     assert answer["finish_reason"] == "stop"
@@ -184,6 +194,7 @@ def test_chat_is_refused_for_a_base_model(server):
 
 @pytest.mark.engine
 def test_a_paragraph_comes_back_with_every_sentence(server):
+    """Slow: four sentences, each an engine request of the real default model."""
     # Given the paragraph at once, the model answered with its last sentence alone.
     paragraph = (
         "Under normal circumstances, the program does not require you to save your "
@@ -215,6 +226,7 @@ def _streamed_end(server, body: dict) -> dict:
 
 
 def test_an_echoed_answer_is_estimated_below_a_good_one(server):
+    """Slow: five real translations by the default model, streamed and whole."""
     # German sentences sent as English into German: the model's first answer sends some of
     # them back (an echo). Streamed, so that the guard cannot retry it away; which ones come
     # back depends on the model and its prompt, so there are three.

@@ -1,20 +1,25 @@
 """The real engine on the CPU translates a small SRT file and a small PO catalog end to end
 through POST /translate/document, its requests at vLLM's low priority (the tiny model's output
-is gibberish: this checks the plumbing and the files' structure, not the translations)."""
+is gibberish: this checks the plumbing and the files' structure, not the translations). The
+app runs over the engine tier's shared engine."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import polib
+import pytest
 import srt
 
 from translate_server.app import create_app
-from translate_server.inference.engine.vllm_engine import create_vllm_engine
 from translate_server.settings import load_settings
 
 from tests.support.harness import AppClient, read_until, running
+from tests.support.shared_servers import LentEngine
 from tests.support.stores import own_stores
+
+# The shared engine answers in the loop it was made in.
+pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 SRT = """1
 00:00:01,000 --> 00:00:02,500
@@ -71,7 +76,7 @@ async def translated(client: AppClient, name: str, data: str) -> bytes:
 
 
 async def test_srt_and_po_files_translate_on_the_real_engine(
-    tiny_model: Path, tmp_path: Path
+    tiny_model: Path, tmp_path: Path, shared_tiny_engine
 ) -> None:
     settings = load_settings(
         {
@@ -86,7 +91,7 @@ async def test_srt_and_po_files_translate_on_the_real_engine(
         },
         environ={},
     )
-    app = create_app(settings, lambda: create_vllm_engine(settings.engine))
+    app = create_app(settings, lambda: LentEngine(shared_tiny_engine))
     async with running(app) as client:
         subtitles = list(srt.parse((await translated(client, "talk.srt", SRT)).decode()))
         source = list(srt.parse(SRT))

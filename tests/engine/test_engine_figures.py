@@ -125,6 +125,7 @@ def check_slowest_engine_request(line: dict) -> None:
 
 
 async def test_without_engine_statistics_the_real_engine_logs_no_engine_figures(tiny_model) -> None:
+    """Slow: statistics off is an engine setting, so it starts an engine of its own."""
     settings = tiny_settings(tiny_model, engine_metrics=False)
     async with running(create_app(settings, lambda: create_vllm_engine(settings.engine))) as client:
         line = await translate_texts(client, 2)

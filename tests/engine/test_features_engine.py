@@ -1,7 +1,7 @@
 """The translation features end to end on the real engine: `translate-server serve` on the tiny
 random-weight model. Its output is gibberish, so these tests check structure (detection,
 pieces reassembled in order around the original layout, markup kept, the DeepL client's
-view), never quality. One server for the module."""
+view), never quality. The run's shared server, and one of its own for the test that kills it."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import httpx
 import psutil
 import pytest
 
-from tests.support.server_process import ServerProcess, start_tiny
+from tests.support.server_process import ServerProcess
 
 GERMAN = "Die Besprechung wurde auf Donnerstagnachmittag verschoben, weil der Raum belegt ist."
 PARAGRAPH = (
@@ -28,14 +28,12 @@ PAGE = (
 )
 
 
-@pytest.fixture(scope="module")
-def server(tiny_model, tmp_path_factory):
-    process = start_tiny(tiny_model, tmp_path_factory.mktemp("features"))
-    yield process
-    process.stop()
+@pytest.fixture
+def server(tiny_server: ServerProcess) -> ServerProcess:
+    return tiny_server
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def http(server: ServerProcess):
     with httpx.Client(base_url=server.base_url, timeout=120) as client:
         yield client
@@ -166,9 +164,10 @@ def test_deepl_client(server: ServerProcess) -> None:
     assert "DE" in [language.code for language in translator.get_source_languages()]
 
 
-def test_engine_processes_die_with_a_killed_server(server: ServerProcess) -> None:
-    """Last in this module: it kills the module's server. SIGKILL gives the server no chance
-    to shut vLLM down; its engine processes must not live on as orphans."""
+def test_engine_processes_die_with_a_killed_server(own_tiny_server: ServerProcess) -> None:
+    """SIGKILL gives the server no chance to shut vLLM down; its engine processes must not
+    live on as orphans. Slow: it starts a server of its own (20-80 s), since it kills it."""
+    server = own_tiny_server
     children = psutil.Process(server.process.pid).children(recursive=True)
     assert children, "vLLM's engine core runs in a child process"
     server.process.kill()

@@ -1,7 +1,8 @@
 """DeepL's translation memory and context on the real engine: `translate-server serve` on the
 tiny random-weight model, driven by the official `deepl` client. Its output is gibberish, so
 these tests check what reaches the engine (an exact match never does; close matches and
-context lengthen the prompt the engine reads), never quality."""
+context lengthen the prompt the engine reads), never quality. The run's shared server: each test
+imports its memory under a DeepL key of its own."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 from translate_server.memory.entries import Entry
 from translate_server.memory.formats import write_tmx
 
-from tests.support.server_process import ServerProcess, start
+from tests.support.server_process import ServerProcess
 
 ENTRIES = [
     Entry("Save the file.", "Speichern Sie die Datei.", "en", "de"),
@@ -23,23 +24,9 @@ ENTRIES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def server(tiny_model, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("memory")
-    process = start(
-        [
-            "--model", str(tiny_model),
-            "--served-model-name", "tiny",
-            "--max-model-len", "512",
-            "--max-num-seqs", "4",
-            "--no-quality-guard",
-            "--memory-db", str(folder / "memories.sqlite3"),
-            "--glossary-db", str(folder / "glossaries.sqlite3"),
-        ],
-        folder / "server.log",
-    )  # fmt: skip
-    yield process
-    process.stop()
+@pytest.fixture
+def server(tiny_server: ServerProcess) -> ServerProcess:
+    return tiny_server
 
 
 def _prompt_tokens(server: ServerProcess, **fields: object) -> int:
@@ -52,11 +39,11 @@ def _prompt_tokens(server: ServerProcess, **fields: object) -> int:
 
 
 def test_a_deepl_memory_answers_exact_matches_and_feeds_close_ones_to_the_engine(
-    server: ServerProcess, tmp_path: Path
+    server: ServerProcess, tmp_path: Path, deepl_key: str
 ) -> None:
     tmx = tmp_path / "product.tmx"
     tmx.write_bytes(write_tmx(ENTRIES))
-    client = deepl.DeepLClient("key", server_url=server.base_url)
+    client = deepl.DeepLClient(deepl_key, server_url=server.base_url)
     job = client.import_translation_memory_from_filepath(tmx, display_name="product")
     memory_id = job.result.translation_memory_id
     assert client.get_translation_memory(memory_id).segment_count == 3

@@ -1,6 +1,6 @@
 """OpenAI's log probabilities, structured outputs, logit bias and legacy completions on the
 real engine (the tiny random-weight model: its text is gibberish, so these tests check
-shapes, counts and the constraints, never content). One server for the module."""
+shapes, counts and the constraints, never content). The run's shared server."""
 
 from __future__ import annotations
 
@@ -10,34 +10,17 @@ import openai
 import pydantic
 import pytest
 
-from tests.support.server_process import ServerProcess, start
+from tests.support.server_process import ServerProcess
 
 MESSAGES = [{"role": "user", "content": "Say something."}]
 
 
-@pytest.fixture(scope="module")
-def server(tiny_model, tmp_path_factory):
-    # A longer deadline than the default: the first requests on a busy CPU are slow.
-    process = start(
-        [
-            "--model",
-            str(tiny_model),
-            "--served-model-name",
-            "tiny",
-            "--max-model-len",
-            "512",
-            "--max-num-seqs",
-            "4",
-            "--request-timeout",
-            "600",
-        ],
-        tmp_path_factory.mktemp("openai") / "server.log",
-    )
-    yield process
-    process.stop()
+@pytest.fixture
+def server(tiny_server: ServerProcess) -> ServerProcess:
+    return tiny_server
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def sdk(server: ServerProcess):
     return openai.OpenAI(
         base_url=f"{server.base_url}/v1", api_key="unused", max_retries=0, timeout=120

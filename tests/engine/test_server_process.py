@@ -1,5 +1,5 @@
 """`translate-server serve` on the tiny model as a real process, driven by the OpenAI SDK and
-plain HTTP. One server for the module; the last test stops it with SIGTERM."""
+plain HTTP: the run's shared server, and one of its own for the test that stops it."""
 
 from __future__ import annotations
 
@@ -11,26 +11,24 @@ import openai
 import psutil
 import pytest
 
-from tests.support.server_process import ServerProcess, start_tiny
+from tests.support.server_process import ServerProcess
 
 MESSAGES = [{"role": "user", "content": "Translate to German: Good morning, how are you?"}]
 # Drain (nothing in flight) plus the engine's own shutdown: well inside the default grace.
 EXIT_TIMEOUT = 30.0
 
 
-@pytest.fixture(scope="module")
-def server(tiny_model, tmp_path_factory):
-    process = start_tiny(tiny_model, tmp_path_factory.mktemp("server"))
-    yield process
-    process.stop()
+@pytest.fixture
+def server(tiny_server: ServerProcess) -> ServerProcess:
+    return tiny_server
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def client(server: ServerProcess) -> openai.OpenAI:
     return openai.OpenAI(base_url=f"{server.base_url}/v1", api_key="unused", max_retries=0)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def http(server: ServerProcess):
     with httpx.Client(base_url=server.base_url, timeout=60) as http_client:
         yield http_client
@@ -185,5 +183,10 @@ def test_the_serving_process_has_a_core_the_engine_does_not_use(server: ServerPr
     assert "cpu_placement" in server.output()
 
 
-def test_sigterm_exits_cleanly(server: ServerProcess):
+def test_sigterm_exits_cleanly(own_tiny_server: ServerProcess):
+    """Slow: it starts a server of its own (20-80 s), since it stops it. The server has
+    answered a request first, as a server in service has."""
+    server = own_tiny_server
+    client = openai.OpenAI(base_url=f"{server.base_url}/v1", api_key="unused", max_retries=0)
+    assert chat(client, max_tokens=4).choices[0].message.content is not None
     assert server.terminate(timeout=EXIT_TIMEOUT) == 0, server.output()

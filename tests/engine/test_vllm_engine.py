@@ -1,4 +1,5 @@
-"""VllmEngine driven in-process over the tiny random model: one engine for the module."""
+"""VllmEngine driven in-process over the tiny random model: the engine tier's shared engine, and
+one of its own for the test that kills it."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from translate_server.inference.engine.protocol import (
 )
 from translate_server.settings import EngineSettings
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 MESSAGES = [
     {"role": "system", "content": "You are a professional translator."},
@@ -29,18 +30,36 @@ MESSAGES = [
 ]
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def engine(tiny_model):
+@pytest.fixture(scope="module")
+def engine(shared_tiny_engine):
+    return shared_tiny_engine
+
+
+def engine_cores() -> set[int]:
+    """This process's EngineCore processes, its servers' included."""
+    return {
+        child.pid
+        for child in psutil.Process().children(recursive=True)
+        if "EngineCore" in " ".join(child.cmdline()) or "EngineCore" in child.name()
+    }
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def own_engine(tiny_model):
+    """An engine for one test alone, as the shared one is configured, and its EngineCore
+    process: for the test that kills it."""
     from translate_server.inference.engine.vllm_engine import create_vllm_engine
 
     settings = EngineSettings(
         model=str(tiny_model), served_model_name="tiny", max_model_len=512, max_num_seqs=8
     )
-    # Created inside the module's event loop: vLLM binds its output handler to it.
+    before = engine_cores()
+    # Created inside the event loop its tests run in: vLLM binds its output handler to it.
     started = time.monotonic()
     created = create_vllm_engine(settings)
     print(f"engine started in {time.monotonic() - started:.1f} s")
-    yield created
+    [core] = engine_cores() - before
+    yield created, core
     created.shutdown()
     assert not created.is_alive
 
@@ -75,6 +94,7 @@ def options(**kwargs) -> SamplingOptions:
 
 
 async def test_info_and_health(engine):
+    """Slow where it is the first test on the tier's shared engine: it waits for it to start."""
     assert engine.info.model == "tiny"
     assert engine.info.max_model_len == 512
     assert engine.is_alive
@@ -293,13 +313,10 @@ async def test_vllm_logs_reach_the_root_logger(engine):
     assert vllm_logger.propagate
 
 
-# Leaves the module's engine dead: keep it last.
-async def test_engine_death_is_reported_as_engine_dead(engine, prompt):
-    [core] = [
-        child
-        for child in psutil.Process().children(recursive=True)
-        if "EngineCore" in " ".join(child.cmdline()) or "EngineCore" in child.name()
-    ]
+async def test_engine_death_is_reported_as_engine_dead(own_engine, prompt):
+    """Slow: it starts an engine of its own (20-80 s), since it kills it."""
+    engine, core_pid = own_engine
+    core = psutil.Process(core_pid)
     stream = engine.generate(prompt, options(max_tokens=400), "dies")
     await anext(stream)
     core.kill()

@@ -24,6 +24,7 @@ from tests.support.fakes import FakeEngine
 from tests.support.harness import AppClient, read_until, running
 from tests.support.ports import free_port
 from tests.support.postgres import Cluster, Unavailable, throwaway_cluster
+from tests.support.prerequisites import missing_prerequisite
 
 SECRET = "s3cret-pw"
 
@@ -35,7 +36,7 @@ def own_cluster() -> Iterator[Cluster]:
         with throwaway_cluster() as cluster:
             yield cluster
     except Unavailable as why:
-        pytest.skip(f"PostgreSQL is not available: {why}")
+        missing_prerequisite("postgres", f"PostgreSQL is not available: {why}")
 
 
 async def test_a_lost_database_is_unavailable_then_reconnected(own_cluster: Cluster) -> None:

@@ -1,6 +1,7 @@
 """`serve --api-processes 2` on the tiny model: two front-end processes over one engine core.
 Overload is counted once for both, a client that leaves frees the engine whichever process
-it reached, /metrics sums both, and SIGTERM drains both. Run under `flock /tmp/engine.lock`."""
+it reached, /metrics sums both, and SIGTERM drains both. One server for the module, and the
+last test drains it. Run under `flock /tmp/engine.lock`."""
 
 from __future__ import annotations
 
@@ -109,6 +110,8 @@ async def burst(base: str, count: int) -> list[httpx.Response]:
 
 
 async def test_overload_is_counted_once_for_both_processes(server: ServerProcess) -> None:
+    """Slow as the module's first test: it waits for the server with two front ends, whose
+    settings no other module shares, to start (30-90 s)."""
     answers = await burst(server.base_url, 12)
     statuses = Counter(a.status_code for a in answers)
     # Each process alone would admit SLOTS + QUEUE: together they admit that many, once.
@@ -230,15 +233,18 @@ def children_of(pid: int) -> set[int]:
     return found
 
 
-async def test_sigterm_drains_every_process(tmp_path: Path) -> None:
-    server = start_both(serve_args(tmp_path, "--max-num-seqs", "8"), tmp_path / "server.log")
+async def test_sigterm_drains_every_process(server: ServerProcess) -> None:
+    """Last in this module: it drains and stops the module's server (a server of its own would
+    cost another start of an engine and two front ends, 30-80 s). Every request it admitted,
+    those running and those queued behind them, is answered before it exits."""
+    admitted = SLOTS + QUEUE
     try:
         children = children_of(server.process.pid)
         assert len(children) >= 3  # two front ends and the engine core
         async with httpx.AsyncClient(base_url=server.base_url, timeout=120) as client:
-            accepted = asyncio.ensure_future(burst(server.base_url, 6))
+            accepted = asyncio.ensure_future(burst(server.base_url, admitted))
             route = '{route="/v1/chat/completions"}'
-            await until_metric(client, "translate_requests_in_flight", route, 6)
+            await until_metric(client, "translate_requests_in_flight", route, admitted)
             server.process.send_signal(signal.SIGTERM)
             await read_until(
                 lambda: client.get("/health"),
@@ -250,7 +256,7 @@ async def test_sigterm_drains_every_process(tmp_path: Path) -> None:
             assert late.status_code == 503
             assert late.json()["error"]["code"] == "shutting_down"
             answers = await accepted
-        assert [a.status_code for a in answers] == [200] * 6
+        assert [a.status_code for a in answers] == [200] * admitted
         assert all(a.json()["usage"]["completion_tokens"] == 400 for a in answers)
         assert server.process.wait(timeout=90) == 0
         assert {line.get("front_end") for line in log_lines(server, "draining")} == {0, 1}

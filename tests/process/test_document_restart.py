@@ -19,6 +19,8 @@ TOKEN_DELAY = "0.01"  # each segment's 20-word answer takes about 0.2 s
 
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=lambda s: s.name)
 def test_a_job_resumes_after_the_server_is_stopped(tmp_path: Path, stop: signal.Signals) -> None:
+    """Slow: a 150-segment job is cut off and resumed; after SIGKILL the restarted server
+    waits out the dead one's 30 s claim on the job."""
     documents = str(tmp_path / "documents")
     text = "".join(f"Paragraph {i} of a long document.\n\n" for i in range(SEGMENTS)).encode()
     process, base = start_fake_server(TOKEN_DELAY, "", documents)

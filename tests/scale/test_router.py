@@ -22,13 +22,14 @@ import httpx
 import pytest
 
 from tests.support.cluster import Replica, Router, haproxy_binary
+from tests.support.prerequisites import prerequisite_reason
 from tests.support.tiny_model import tiny_model_dir
 
 pytestmark = [
     pytest.mark.engine,  # every replica runs the real engine
     pytest.mark.skipif(
         haproxy_binary() is None,
-        reason="haproxy is not installed (`apt-get install haproxy`; `make test` installs it)",
+        reason=prerequisite_reason("scale", "haproxy is not installed"),
     ),
 ]
 
@@ -290,6 +291,8 @@ async def router_in_flight_when(router: Router, condition) -> dict[str, int]:
 
 
 async def test_load_spreads_over_both_replicas(router: Router, replicas) -> None:
+    """Slow as the module's first test: it waits for the two replicas (one engine and
+    OpenMP thread each) and the router to start."""
     # A replica's first requests are slow (allocations, the language detector loading):
     # warm both up, so that the split reflects steady serving.
     for replica in replicas:
@@ -395,6 +398,7 @@ async def test_language_pair_affinity_is_an_option(router: Router, replicas, tmp
 
 
 async def test_overload_refusals_are_retried_on_the_other_replica(router: Router, replicas) -> None:
+    """Slow: it fills every slot of one replica with long answers before the burst."""
     first = replicas[0]
     retries_before = router.counter("replica1", "wretr")
     # Fill every slot of replica1 directly, past the router (which cannot see that load),
@@ -438,6 +442,7 @@ SRT = (
 
 
 async def test_a_document_job_is_followed_to_its_replica(router: Router, replicas) -> None:
+    """Slow: a document job translated by a real engine, followed through the router."""
     # Every request on a job goes where the job is, whichever replica has fewer requests
     # open: without the router's stick table, about half of them would be 404s.
     async with httpx.AsyncClient(base_url=router.base_url, timeout=60) as client:
@@ -498,6 +503,8 @@ async def test_a_document_job_is_followed_to_its_replica(router: Router, replica
 
 
 async def test_rolling_restart_loses_no_request(router: Router, replicas) -> None:
+    """Slow: it restarts both replicas in turn under traffic, two engine starts one after
+    the other, which is what it tests."""
     load, stop = Load(), asyncio.Event()
     retries_before = sum(router.counter(r.name, "wretr") for r in replicas)
     # Light, steady traffic: requests arrive all through both restarts. A heavier load adds
@@ -531,6 +538,8 @@ async def test_rolling_restart_loses_no_request(router: Router, replicas) -> Non
 
 
 async def test_killed_replica_fails_only_its_requests_in_flight(router: Router, replicas) -> None:
+    """Slow: long streams on both replicas, one killed mid-stream, then traffic until the
+    router has taken the dead replica out."""
     victim = replicas[0]
     # One long stream on each replica (least outstanding requests puts the second on the
     # other one), each generating when the kill comes.

@@ -29,6 +29,7 @@ from translate_server.memory.formats import write_tmx
 
 from tests.support.cluster import Replica, Router, haproxy_binary
 from tests.support.postgres import Cluster, Unavailable, throwaway_cluster
+from tests.support.prerequisites import missing_prerequisite, prerequisite_reason
 from tests.support.tiny_model import tiny_model_dir
 
 pytestmark = [
@@ -36,7 +37,7 @@ pytestmark = [
     pytest.mark.postgres,
     pytest.mark.skipif(
         haproxy_binary() is None,
-        reason="haproxy is not installed (`apt-get install haproxy`; `make test` installs it)",
+        reason=prerequisite_reason("scale", "haproxy is not installed"),
     ),
 ]
 
@@ -65,7 +66,7 @@ def cluster() -> Iterator[Cluster]:
         with throwaway_cluster() as started:
             yield started
     except Unavailable as why:
-        pytest.skip(f"PostgreSQL is not available: {why}")
+        missing_prerequisite("scale", f"PostgreSQL is not available: {why}")
 
 
 @pytest.fixture(scope="module")
@@ -114,6 +115,8 @@ def router(replicas, tmp_path_factory) -> Iterator[Router]:
 def test_a_memory_imported_through_one_replica_answers_through_the_other(
     replicas: list[Replica], tmp_path: Path
 ) -> None:
+    """Slow as the module's first test: it waits for PostgreSQL and two replicas over it,
+    whose settings no other module shares, to start."""
     first, second = replicas
     tmx = tmp_path / "product.tmx"
     tmx.write_bytes(write_tmx(ENTRIES))
@@ -159,6 +162,7 @@ def test_a_glossary_created_through_one_replica_is_applied_through_the_other(
 
 
 def test_usage_is_exact_after_concurrent_requests_through_the_router(router: Router) -> None:
+    """Slow: 200 concurrent DeepL requests, each answered by a real engine."""
     texts = [[f"Request {i}, part {j}." for j in range(1 + i % 3)] for i in range(200)]
     answered = asyncio.run(_translate_all(router.base_url, "carol", texts))
     assert [status for status, _ in answered] == [200] * len(texts)
@@ -194,6 +198,8 @@ async def _translate_all(
 def test_a_document_whose_replica_dies_is_finished_by_the_other(
     replicas: list[Replica], router: Router, cluster: Cluster
 ) -> None:
+    """Slow: a 300-paragraph job, cut off by SIGKILL, is finished by the other replica once
+    the dead one's claim runs out."""
     first, second = replicas
     submitted = httpx.post(
         f"{first.base_url}/translate/document",

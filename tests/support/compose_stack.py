@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,16 +49,22 @@ def run(
     return done
 
 
-# The stack as docker-compose.yml describes it, on the local images (compose.local.yml), with
+# The stacks as the compose files describe them, on the local images (compose.local.yml), with
 # the tier's settings in an env file: the `.env` a user writes, at a path of the tier's own.
-PLAIN_FILES = ("docker-compose.yml", "deploy/docker/compose.local.yml")
+# tests/docker/compose.tier.yml is the tier's own: one prepared-model volume for every stack,
+# and health probed often enough that no stack waits long for Docker to notice it is up.
+TIER_FILE = "tests/docker/compose.tier.yml"
+PLAIN_FILES = ("docker-compose.yml", "deploy/docker/compose.local.yml", TIER_FILE)
 SCALE_FILES = (
     "docker-compose.yml",
     "docker-compose.scale.yml",
     "deploy/docker/compose.local.yml",
     "deploy/docker/compose.local-scale.yml",
+    TIER_FILE,
     "tests/docker/compose.tier-scale.yml",
 )
+# compose.tier.yml's external volume: each model is prepared once, whichever stack starts it.
+MODEL_VOLUME = "translate-server-tier-models"
 ENV_FILE = ROOT / ".docker-tier" / "env"
 ADMIN_KEY = "docker-tier-admin"  # two of the settings the env file gives the server
 MAX_TEXT_CHARS = 5000
@@ -67,19 +75,74 @@ CLIENT_TIMEOUT = REQUEST_TIMEOUT + 30
 SERVICE = "translate-server"
 
 
-def compose(
-    *args: str,
-    files: tuple[str, ...] = PLAIN_FILES,
-    timeout: float = 900,
-    check: bool = True,
-    env: dict[str, str] | None = None,
-) -> subprocess.CompletedProcess:
-    options = [item for file in files for item in ("-f", file)]
-    if ENV_FILE.exists():
-        options += ["--env-file", str(ENV_FILE)]
-    return run(
-        "docker", "compose", "-p", PROJECT, *options, *args, timeout=timeout, check=check, env=env
+@dataclass(frozen=True)
+class Stack:
+    """One compose project: its files, the port it publishes the API on, the variables a user
+    would set in the shell, and the services `up` starts (all but a profile's when empty).
+    Stacks with projects and ports of their own run side by side."""
+
+    project: str
+    files: tuple[str, ...]
+    port: int
+    shell: dict[str, str] = field(default_factory=dict)
+    services: tuple[str, ...] = ()
+
+    def compose(
+        self,
+        *args: str,
+        timeout: float = 900,
+        check: bool = True,
+        env: dict[str, str] | None = None,
+    ) -> subprocess.CompletedProcess:
+        options = [item for file in self.files for item in ("-f", file)]
+        if ENV_FILE.exists():
+            options += ["--env-file", str(ENV_FILE)]
+        shell = {"TRANSLATE_PUBLISH_PORT": str(self.port), **self.shell, **(env or {})}
+        return run(
+            "docker",
+            "compose",
+            "-p",
+            self.project,
+            *options,
+            *args,
+            timeout=timeout,
+            check=check,
+            env=shell,
+        )
+
+    def up(self) -> None:
+        """`up -d`: returns once the containers run (and what they wait for is healthy)."""
+        self.compose("up", "-d", *self.services)
+
+    def containers(self, service: str = SERVICE) -> list[str]:
+        return self.compose("ps", "-q", service, check=False).stdout.split()
+
+    def wait_healthy(
+        self, service: str = SERVICE, count: int = 1, within: float = HEALTHY_WITHIN
+    ) -> float:
+        """Seconds until `count` containers of `service` report healthy (Docker's check)."""
+        start = time.monotonic()
+        while time.monotonic() - start < within:
+            ids = self.containers(service)
+            if len(ids) >= count and all(container_health(c) == "healthy" for c in ids):
+                return time.monotonic() - start
+            if any(container_failed(c) for c in ids):
+                break
+            time.sleep(1)
+        logs = self.compose("logs", "--tail", "60", service, check=False).stdout
+        raise AssertionError(f"{service} not healthy within {within:.0f} s:\n{logs}")
+
+
+def container_state(container: str) -> dict:
+    """`docker inspect`'s State, and the RestartCount beside it."""
+    shown = run(
+        "docker",
+        "inspect",
+        "--format",
+        '{"state": {{json .State}}, "restarts": {{.RestartCount}}}',
+        container,
     )
+    return json.loads(shown.stdout)
 
 
 def container_health(container: str) -> str:
@@ -95,25 +158,18 @@ def container_failed(container: str) -> bool:
     return state.stdout.strip() in ("", "exited", "dead", "restarting")
 
 
-def containers(service: str = SERVICE, files: tuple[str, ...] = PLAIN_FILES) -> list[str]:
-    listed = compose("ps", "-q", service, files=files, check=False)
-    return listed.stdout.split()
-
-
-def wait_healthy(
-    service: str = SERVICE,
-    count: int = 1,
-    within: float = HEALTHY_WITHIN,
-    files: tuple[str, ...] = PLAIN_FILES,
-) -> float:
-    """Seconds until `count` containers of `service` report healthy (Docker's health check)."""
-    start = time.monotonic()
-    while time.monotonic() - start < within:
-        ids = containers(service, files)
-        if len(ids) >= count and all(container_health(c) == "healthy" for c in ids):
-            return time.monotonic() - start
-        if any(container_failed(c) for c in ids):
-            break
-        time.sleep(2)
-    logs = compose("logs", "--tail", "60", service, files=files, check=False).stdout
-    raise AssertionError(f"{service} not healthy within {within:.0f} s:\n{logs}")
+INSTRUCT_MODEL = "HuggingFaceTB/SmolLM2-135M-Instruct"
+# The three stacks of the tier, each a project with its own port, so that they run side by
+# side: a plain `docker compose up`; `TRANSLATE_MODEL=<the instruction-tuned model> docker
+# compose up` (its server alone: Prometheus is the plain stack's); docker-compose.scale.yml's
+# replicas behind HAProxy (the router and what it needs).
+PLAIN = Stack("translate-server-test", PLAIN_FILES, PORT)
+INSTRUCT = Stack(
+    "translate-server-test-instruct",
+    PLAIN_FILES,
+    PORT + 1,
+    shell={"TRANSLATE_MODEL": INSTRUCT_MODEL},
+    services=(SERVICE,),
+)
+SCALE = Stack("translate-server-test-scale", SCALE_FILES, PORT + 2, services=("router",))
+STACKS = (PLAIN, INSTRUCT, SCALE)

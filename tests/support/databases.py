@@ -15,6 +15,7 @@ from translate_server.storage.locations import Locations, database_url, sqlite_u
 from translate_server.storage.opening import StoreDatabases
 
 from tests.support.postgres import Cluster, Unavailable, throwaway_cluster
+from tests.support.prerequisites import missing_prerequisite
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
@@ -32,7 +33,7 @@ def postgres_cluster() -> Iterator[Cluster | str]:
 @pytest.fixture
 def postgres(postgres_cluster: Cluster | str) -> Cluster:
     if isinstance(postgres_cluster, str):
-        pytest.skip(postgres_cluster)
+        missing_prerequisite("postgres", postgres_cluster)
     return postgres_cluster
 
 

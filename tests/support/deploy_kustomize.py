@@ -12,6 +12,7 @@ Where a kustomize binary is available, tests compare this renderer's output with
 from __future__ import annotations
 
 import copy
+import os
 import re
 import shutil
 from pathlib import Path
@@ -49,6 +50,16 @@ def render(directory: str | Path) -> list[dict[str, Any]]:
     if kustomization.get("kind") == "Component":
         raise Unsupported(f"{directory}: a Component is rendered through a kustomization")
     return _build(directory, kustomization, [])
+
+
+def render_with_components(directory: str | Path, *components: str | Path) -> list[dict[str, Any]]:
+    """The kustomization in `directory` with optional components added to its `components:`,
+    as a user adds them in its kustomization.yaml (e.g. components/servicemonitor)."""
+    directory = Path(directory)
+    kustomization = _load_kustomization(directory)
+    added = [os.path.relpath(component, directory) for component in components]
+    extended = {**kustomization, "components": [*kustomization.get("components", []), *added]}
+    return _build(directory, extended, [])
 
 
 def _build(

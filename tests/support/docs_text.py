@@ -7,7 +7,7 @@ import argparse
 import re
 import shlex
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -264,3 +264,76 @@ def compose_commands() -> dict[str, list[str]]:
                         found.setdefault(" ".join(["docker compose", *arguments]), arguments)
                         break
     return found
+
+
+# -- claims the source can check: routes, error codes, module names ------------------------
+
+_METHOD = r"(?:\b(GET|POST|PUT|PATCH|DELETE|OPTIONS) )?"
+# Where a route starts: after a space, quote, bracket or backtick, or after a host and port
+# in a URL (`localhost:8000/v1`); never inside a file path (`tests/unit/docs/`).
+_ROUTE_START = r"(?:(?<=[\s`'\"(\[=])|^|(?<=:\d{4})|(?<=localhost))"
+
+
+def route_mentions(text: str, first_segments: Iterable[str]) -> list[tuple[str | None, str]]:
+    """(method or None, path as written) of each route a page names, anywhere in it (prose,
+    tables, commands): the paths whose first segment is one of the app's."""
+    segments = "|".join(re.escape(segment) for segment in sorted(first_segments))
+    pattern = re.compile(
+        rf"{_METHOD}{_ROUTE_START}(/(?:{segments})(?![\w-])[^\s`'\"),|]*)", re.MULTILINE
+    )
+    return [(match[1], match[2]) for match in pattern.finditer(text)]
+
+
+def _spellings(path: str) -> list[str]:
+    """A path with its optional parts (`/v3/projects/{p}[/locations/{l}]`) left out and in."""
+    optional = re.search(r"\[([^\]]*)\]", path)
+    if optional is None:
+        return [path]
+    before, after = path[: optional.start()], path[optional.end() :]
+    return _spellings(before + after) + _spellings(before + optional[1] + after)
+
+
+def route_is_served(
+    written: str, method: str | None, served: Mapping[str, Collection[str]]
+) -> bool:
+    """Whether a route as the docs write it is one of `served` (path: methods): a parameter of
+    the route stands for any segment; `/v2/...`, `/v2/*` and `/v2/` name every route under
+    `/v2`; a query or trailing punctuation is not the path's."""
+    path = written.split("?", 1)[0].rstrip(".,;:")
+    under = path.endswith(("/...", "/*", "/")) or path.count("/") == 1
+    path = re.sub(r"/(\.\.\.|\*)?$", "", path)
+    for spelling in _spellings(path):
+        wanted = spelling.strip("/").split("/")
+        for route, methods in served.items():
+            parts = route.strip("/").split("/")
+            if len(parts) < len(wanted) or (len(parts) > len(wanted) and not under):
+                continue
+            matches = all(p.startswith("{") or p == w for w, p in zip(wanted, parts, strict=False))
+            if matches and (method is None or method in methods):
+                return True
+    return False
+
+
+# A status then an error code in backticks: "a 429 `too_many_documents`", "(413
+# `document_too_large`)"; upper-case names (Google's `INVALID_ARGUMENT`) are not this server's.
+_STATUS_CODE = re.compile(r"\b([1-5]\d\d)\)?,? (?:with the reason )?`([a-z][a-z0-9_]*)`")
+
+
+def status_codes(text: str) -> list[tuple[int, str]]:
+    """(status, code) of each error code written beside its status."""
+    flat = re.sub(r"\s+", " ", text)
+    return [(int(match[1]), match[2]) for match in _STATUS_CODE.finditer(flat)]
+
+
+def named_modules(text: str) -> list[str]:
+    """Python file names written alone in inline code (`job_keys.py`), not a glob's part."""
+    return [
+        name
+        for span in inline_code(text)
+        if "*" not in span
+        for name in re.findall(r"(?<![\w/.*-])([\w-]+\.py)\b", span)
+    ]
+
+
+def module_exists(name: str) -> bool:
+    return any(path.rsplit("/", 1)[-1] == name for path in repository_files())

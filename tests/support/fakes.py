@@ -71,6 +71,9 @@ class FakeEngine:
         self.alive = True
         self.hang = False
         self.fail_after_tokens: int | None = None
+        # Fails each request it is given while staying up (`alive`), as an engine whose kernel
+        # cannot compile does: every generation a 502 `engine_failed`.
+        self.fail_every_request = False
         self.vocab: dict[str, int] = {}
         self.words: list[str] = []
         self.requests: list[tuple[str, list[int], SamplingOptions]] = []
@@ -112,8 +115,19 @@ class FakeEngine:
         )
         return self._encode(rendered)
 
-    def tokenize_text(self, text: str, *, special_tokens_as_text: bool = True) -> list[int]:
+    def tokenize_text(
+        self, text: str, *, special_tokens_as_text: bool = True, add_special_tokens: bool = True
+    ) -> list[int]:
         return self._encode(text)
+
+    def detokenize(self, token_ids: Sequence[int]) -> str:
+        return "".join(self.token_strings(token_ids))
+
+    def token_strings(self, token_ids: Sequence[int]) -> list[str]:
+        # As vLLM checks them: ids it has no token for are refused.
+        if unknown := [t for t in token_ids if not 0 <= t < len(self.words)]:
+            raise EngineRejectedError(f"Token id {unknown[0]} is out of vocabulary", "tokens")
+        return [self.words[t] for t in token_ids]
 
     async def generate(
         self,
@@ -185,6 +199,8 @@ class FakeEngine:
     ) -> AsyncGenerator[EngineOutput, None]:
         if not self.alive:
             raise EngineDeadError("fake engine is dead")
+        if self.fail_every_request:
+            raise EngineDeadError("fake engine failed the request")
         if options.adapter is not None and options.adapter.id not in self.adapters:
             raise EngineRejectedError(f"adapter {options.adapter.name} is not loaded")
         self.requests.append((request_id, prompt_token_ids, options))
@@ -335,6 +351,12 @@ class TokenizerWatchingEngine(FakeEngine):
             self.held_until_released = self.hold.wait(timeout=10)
         return super().tokenize_chat(messages)
 
-    def tokenize_text(self, text: str, *, special_tokens_as_text: bool = True) -> list[int]:
+    def tokenize_text(
+        self, text: str, *, special_tokens_as_text: bool = True, add_special_tokens: bool = True
+    ) -> list[int]:
         self.threads.append(threading.get_ident())
-        return super().tokenize_text(text, special_tokens_as_text=special_tokens_as_text)
+        return super().tokenize_text(
+            text,
+            special_tokens_as_text=special_tokens_as_text,
+            add_special_tokens=add_special_tokens,
+        )

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-INSTALL_HINT = "apt-get install postgresql (make postgresql)"
+INSTALL_HINT = "apt-get install postgresql"
 
 
 class Unavailable(Exception):

@@ -126,18 +126,3 @@ def start(args: list[str], log_path: Path, timeout: float = STARTUP_TIMEOUT) -> 
         raise
     print(f"\nserver ready in {seconds:.1f} s")
     return server
-
-
-def start_tiny(tiny_model: Path, log_dir: Path) -> ServerProcess:
-    """`translate-server serve` on the tiny test model, as the end-to-end modules use it."""
-    return start(
-        [
-            "--model", str(tiny_model),
-            "--served-model-name", "tiny",
-            "--max-model-len", "512",
-            "--max-num-seqs", "8",
-            # Random weights answer gibberish: every answer would fail the quality checks.
-            "--no-quality-guard",
-        ],
-        log_dir / "server.log",
-    )  # fmt: skip

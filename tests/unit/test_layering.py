@@ -1,6 +1,7 @@
 """Imports point one way, as ARCHITECTURE.md draws them: the import contracts in pyproject.toml
-(layers, the compatible APIs' independence, no circle among any package's modules) hold, the
-drawing is the contract's own layers, and no domain module but its routes speaks HTTP."""
+(layers, the compatible APIs' independence, no domain importing another's routes, no circle
+among any package's modules) hold, the drawing is the contract's own layers, and no domain
+module but its routes speaks HTTP."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import sys
 import tomllib
 from pathlib import Path
 
+import grimp
 import pytest
 
 import translate_server
+from tools import import_contracts
 
 PACKAGE = Path(translate_server.__file__).parent
 ROOT = Path(__file__).parents[2]
@@ -89,8 +92,9 @@ def test_the_check_sees_an_import_for_type_checking_alone(tmp_path: Path) -> Non
 
 
 # Where a domain speaks HTTP besides its routes: compat's route helpers (bodies and keys as
-# those clients send them).
-SPEAKING_HTTP = {"compat/common.py"}
+# those clients send them), and what every surface's document routes share (the upload form,
+# the file answered), which their routes import instead of one another's.
+SPEAKING_HTTP = {"compat/common.py", "documents/route_helpers.py"}
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
@@ -107,3 +111,28 @@ def test_a_domain_speaks_http_only_in_its_routes(domain: str) -> None:
         if name.split(".")[0] == "litestar" or name.split(".")[:2] == ["translate_server", "http"]
     }
     assert found == set()
+
+
+def routes_graph(*imports: tuple[str, str]) -> grimp.ImportGraph:
+    """Two domains, `pkg.a` and `pkg.b`, each with its routes, and the imports given."""
+    graph = grimp.ImportGraph()
+    for module in ("pkg", "pkg.app", "pkg.a.domain", "pkg.a.routes", "pkg.a.file_routes"):
+        graph.add_module(module)
+    for module in ("pkg.a", "pkg.b", "pkg.b.domain", "pkg.b.routes", "pkg.b.helpers"):
+        graph.add_module(module)
+    for importer, imported in imports:
+        graph.add_import(importer=importer, imported=imported, line_number=3, line_contents="")
+    return graph
+
+
+def test_the_routes_contract_refuses_another_domain_s_routes() -> None:
+    graph = routes_graph(
+        ("pkg.a.domain", "pkg.a.routes"),  # its own: fine
+        ("pkg.a.routes", "pkg.a.file_routes"),
+        ("pkg.b.routes", "pkg.b.helpers"),
+        ("pkg.a.file_routes", "pkg.b.helpers"),  # another domain's helpers: fine
+        ("pkg.b.routes", "pkg.a.file_routes"),
+        ("pkg.app", "pkg.b.routes"),
+    )
+    found = [str(t) for t in import_contracts.trespasses(graph, "pkg")]
+    assert found == ["pkg.b.routes -> pkg.a.file_routes (l.3)", "pkg.app -> pkg.b.routes (l.3)"]

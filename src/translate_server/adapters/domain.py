@@ -40,4 +40,5 @@ DOMAIN = Domain(
     open=_open,
     metrics=_metrics,
     check=_check,
+    provides=(ADAPTERS, SERVED_MODELS),
 )

@@ -58,15 +58,17 @@ async def presented_key(request: Request[Any, Any, Any], field: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def body_key_check(field: str) -> Any:
+def body_key_check(field: str, path_param: str | None = None) -> Any:
     """A Router `before_request` hook: where the gate left the key check to the route (no
-    `Authorization` header), the key in `field` must be one of the server's."""
+    `Authorization` header), the key in `field` must be one of the server's; or, on a route
+    with `path_param` in its path (DeepLX's `/{token}/translate`), the key there."""
 
     async def check(request: Request[Any, Any, Any]) -> None:
         keys = request.scope.get("state", {}).get(KEY_IN_BODY)
         if keys is None:
             return
-        key = await presented_key(request, field)
+        in_path = request.path_params.get(path_param) if path_param else None
+        key = in_path if isinstance(in_path, str) else await presented_key(request, field)
         if not key or not keys.accepts(b"Bearer " + key.encode("utf-8")):
             raise AuthenticationError(
                 f"A valid API key is required: send it in `{field}` or the Authorization header."

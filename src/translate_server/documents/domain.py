@@ -31,7 +31,7 @@ async def _open(opening: Opening) -> None:
         translation,
         found.metrics.part(JobGauge),
         models=found[SERVED_MODELS],
-        memories=found.get(MEMORIES),
+        memories=found[MEMORIES],
         bill=found.get(DOCUMENT_BILLING),
     )
     # Closed before the store and the database it bills into: running jobs stop where they
@@ -43,7 +43,7 @@ async def _open(opening: Opening) -> None:
         options.max_document_bytes,
         keyed=bool(settings.server.api_keys),
         translation=translation,
-        memories=found.get(MEMORIES),
+        memories=found[MEMORIES],
     )
     found.provide(DOCUMENTS, documents)
 
@@ -58,4 +58,9 @@ DOMAIN = Domain(
     open=_open,
     metrics=lambda settings: [JobGauge],
     stores=lambda settings: ["jobs"] if settings.documents.documents else [],
+    # The memories are there wherever the jobs are: both open where this process owns the
+    # stores. A job bills its characters where a surface provides the billing (DeepL's).
+    needs=(TRANSLATION_AT, SERVED_MODELS, MEMORIES),
+    uses=(DOCUMENT_BILLING,),
+    provides=(DOCUMENTS,),
 )

@@ -9,24 +9,27 @@ forms, so no route here declares a JSON body in its `opt`; none is open without 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import quote
 
 import msgspec
 from litestar import Request, Response, Router, get, post, route
-from litestar.datastructures import UploadFile
-from litestar.openapi.datastructures import ResponseSpec
 
 from translate_server.documents.keys import DOCUMENTS
 from translate_server.documents.protocol import DocumentStatus, DocumentSubmitted
+from translate_server.documents.route_helpers import (
+    document_errors,
+    naming_job,
+    read_upload,
+    result_response,
+)
 from translate_server.documents.upload import DocumentOrder, Upload
-from translate_server.errors import InvalidRequestError, PayloadTooLargeError
+from translate_server.errors import InvalidRequestError
 from translate_server.http import sse
-from translate_server.http.openapi import FILE, FormField, error_responses, form_body
+from translate_server.http.bodies import FORM_OVERHEAD
+from translate_server.http.openapi import FILE, FormField, form_body
 from translate_server.http.requests import accepted_key, request_owner
 from translate_server.http.route_paths import STORES
 from translate_server.services import services
 from translate_server.translation.protocol import MAX_CANDIDATES
-from translate_server.wire import ErrorResponse
 
 if TYPE_CHECKING:
     from translate_server.documents.job import Job
@@ -34,65 +37,13 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-_DESCRIPTIONS = {
-    400: "Invalid request, unsupported document format (`unsupported_document_format`) or a "
-    "file its format's library cannot read (`invalid_document`)",
-    404: "No document with this id and key (for this API key)",
-    409: "The document is not translated yet",
-    413: "File over --max-document-bytes (`document_too_large`) or text over "
-    "--max-document-chars (`document_too_long`)",
-    429: "Too many documents in translation for this API key (`too_many_documents`)",
-}
-
-
-def document_errors(*statuses: int, shape: type = ErrorResponse) -> dict[int, ResponseSpec]:
-    """OpenAPI entries for the document routes' error answers."""
-    found = error_responses(*(s for s in statuses if s not in _DESCRIPTIONS), shape=shape)
-    for status in statuses:
-        if status in _DESCRIPTIONS:
-            found[status] = ResponseSpec(
-                data_container=shape, generate_examples=False, description=_DESCRIPTIONS[status]
-            )
-    return found
-
-
 _ERRORS = document_errors(400, 401, 404, 409, 413, 429)
 _FORMALITY = ("default", "formal", "informal")
-# Room for a multipart body's boundaries and form fields beside the file itself.
-FORM_OVERHEAD = 64 * 1024
 
 
 def caller(request: Request[Any, Any, Any], documents: Documents) -> str | None:
     """Whose jobs the caller may see (`Documents.owner` of the key it was let in with)."""
     return documents.owner(accepted_key(request))
-
-
-async def read_upload(request: Request[Any, Any, Any], max_bytes: int) -> Upload:
-    """The multipart form's `file` and its other fields, read once into plain values (every
-    surface's upload route reads it here); 413 for a file too large."""
-    media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if media_type != "multipart/form-data":
-        raise InvalidRequestError(
-            "Send the document as multipart/form-data with the file in the field `file`.",
-            param="file",
-        )
-    form = await request.form()
-    upload = form.get("file")
-    if not isinstance(upload, UploadFile):
-        raise InvalidRequestError("The form has no file in the field `file`.", param="file")
-    data = await upload.read()
-    if len(data) > max_bytes:
-        raise PayloadTooLargeError(
-            f"The file has {len(data)} bytes; at most {max_bytes} are accepted.",
-            param="file",
-            code="document_too_large",
-        )
-    lists: dict[str, list[str]] = {}
-    for key, value in form.items():
-        if isinstance(value, str):
-            lists.setdefault(key, []).append(value)
-    fields = {key: values[-1] for key, values in lists.items()}
-    return Upload(data, upload.filename or None, fields, lists)
 
 
 def document_key(request: Request[Any, Any, Any]) -> str:
@@ -102,30 +53,6 @@ def document_key(request: Request[Any, Any, Any]) -> str:
             "Give the document's key as `?key=` or `X-Document-Key`.", param="key"
         )
     return key
-
-
-def result_response(job: Job, data: bytes, **kwargs: Any) -> Response[bytes]:
-    """The translated file, with its format's media type and its upload's name."""
-    from translate_server.documents.formats import format_named
-
-    filename = job.filename or f"document{format_named(job.format).extensions[0]}"
-    return Response(
-        content=data,
-        media_type=format_named(job.format).media_type,
-        headers={"content-disposition": f"attachment; filename*=UTF-8''{quote(filename)}"},
-        **kwargs,
-    )  # Response's own keyword arguments, passed through
-
-
-# The response header that names a new document job. A load balancer in front of several
-# replicas reads it to send the job's later requests (status, result, events) to the replica
-# that holds it (deploy/haproxy/haproxy.cfg, a stick table keyed by it).
-DOCUMENT_ID_HEADER = "X-Document-Id"
-
-
-def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
-    """`content` as the response, with the header that names the job it created."""
-    return Response(content, status_code=status_code, headers={DOCUMENT_ID_HEADER: document_id})
 
 
 @post(

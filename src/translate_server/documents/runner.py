@@ -6,8 +6,8 @@ taken over by another (or by the same one restarted) once its lease runs out, an
 from its recorded pieces; finished jobs are deleted once their retention time is over.
 
 Clients reach their jobs here too, through any server: `submit` refuses what cannot be done
-before any work (the per-owner limit counted in the database, across servers), and status,
-result, progress (`watch`), `forget` and `cancel` go through the job's key.
+before any work (`intake`: the file; the per-owner limit counted in the database, across
+servers), and status, result, progress (`watch`), `forget` and `cancel` go through the job's key.
 
 Stopping (`close`) cancels the running jobs where they stand and lets their claims go; their
 finished batches are already recorded, so the next server to claim each resumes it there. A
@@ -30,7 +30,7 @@ import msgspec
 import structlog
 
 from translate_server.documents.claims import JobTakenOverError
-from translate_server.documents.formats import detect_format, extract
+from translate_server.documents.intake import checked
 from translate_server.documents.job import DocumentOptions, Job
 from translate_server.documents.job_changes import JobChanges
 from translate_server.documents.job_translation import (
@@ -38,7 +38,6 @@ from translate_server.documents.job_translation import (
     Remember,
     Timings,
     Translate,
-    format_options,
     translate_job,
 )
 from translate_server.documents.limits import RunnerLimits
@@ -48,11 +47,9 @@ from translate_server.documents.store import InFlightLimitError, JobStore
 from translate_server.errors import (
     ApiError,
     DocumentNotReadyError,
-    PayloadTooLargeError,
     StorageUnavailableError,
     TooManyDocumentsError,
 )
-from translate_server.text.languages import requested_language
 
 log = structlog.get_logger("translate_server.documents")
 
@@ -200,44 +197,32 @@ class DocumentJobs:
         options: DocumentOptions | None = None,
         billed_to: str | None = None,
     ) -> tuple[Job, str]:
-        """Check the file (its format, that it can be read, its size) and the owner's jobs in
-        flight, record the job, queue it; the job and its key. Every refusal is a 4xx here,
-        before any work: 400 an unknown language, a file unsupported or unreadable, 413 too long,
-        429 too many."""
-        options = options or DocumentOptions()
-        requested_language(target_lang, "target_lang")
-        if source_lang:
-            requested_language(source_lang, "source_lang")
-        fmt = detect_format(filename, data)
-        extracted = await asyncio.to_thread(
-            extract, fmt, data, format_options(target_lang, options)
+        """Check the file (`intake`: its languages, its format, that it can be read, its size)
+        and the owner's jobs in flight, record the job, queue it; the job and its key. Every
+        refusal is a 4xx here, before any work: 400 an unknown language, a file unsupported or
+        unreadable, 413 too long, 429 too many."""
+        intake = await checked(
+            data,
+            filename,
+            target_lang,
+            source_lang,
+            options or DocumentOptions(),
+            max_characters=self.limits.max_characters,
+            pin=self.pin,
         )
-        characters = sum(len(s) for s in extracted.segments)
-        limit = self.limits.max_characters
-        if limit is not None and characters > limit:
-            raise PayloadTooLargeError(
-                f"The document has {characters} characters to translate; at most {limit} are "
-                "accepted.",
-                param="file",
-                code="document_too_long",
-            )
-        if self.pin is not None:  # may detect the source language: off the loop
-            options = await asyncio.to_thread(
-                self.pin, source_lang, target_lang, extracted.segments, options
-            )
         limit = self.limits.max_in_flight_per_owner
         try:
             job, key = await self.store.create(
                 data=data,
-                format=fmt.name,
+                format=intake.format.name,
                 filename=filename,
                 source_lang=source_lang,
                 target_lang=target_lang,
                 owner=owner,
-                options=msgspec.to_builtins(options),
-                billed_characters=characters,
+                options=msgspec.to_builtins(intake.options),
+                billed_characters=intake.characters,
                 billed_to=billed_to,
-                segments_total=len(extracted.segments),
+                segments_total=intake.segments,
                 in_flight_limit=limit,
             )
         except InFlightLimitError:

@@ -1,5 +1,5 @@
 """A document upload as every surface hands it on, in plain values: the multipart form read
-once (`Upload`, by `documents.routes.read_upload`), and what it asks for in the terms every
+once (`Upload`, by `documents.route_helpers.read_upload`), and what it asks for in the terms every
 surface shares (`DocumentOrder`), which `Documents.submit` turns into a job. Each surface maps
 only its own field names and its own extras onto the order."""
 

@@ -24,4 +24,5 @@ DOMAIN = Domain(
     routes=lambda settings: [glossary_router(settings.translation.max_memory_bytes)],
     open=_open,
     stores=lambda settings: ["accounts"],
+    provides=(GLOSSARIES,),
 )

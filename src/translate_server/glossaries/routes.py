@@ -32,7 +32,7 @@ from translate_server.glossaries.protocol import (
 )
 from translate_server.glossaries.service import Glossaries, Page
 from translate_server.glossaries.tbx import TBX_MEDIA_TYPE
-from translate_server.http.bodies import read_body
+from translate_server.http.bodies import FORM_OVERHEAD, read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
 from translate_server.http.requests import request_owner
@@ -42,8 +42,6 @@ from translate_server.services import services
 _ERRORS = error_responses(400, 401, 404)
 _GLOSSARY = "/glossaries/{glossary_id:str}"
 _ENTRY = _GLOSSARY + "/entries/{entry_id:str}"
-# Room for a multipart body's boundaries and form fields beside the file itself.
-FORM_OVERHEAD = 64 * 1024
 
 
 def _glossaries(request: Request[Any, Any, Any]) -> tuple[Glossaries, str]:

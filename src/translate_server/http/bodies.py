@@ -15,6 +15,9 @@ from translate_server.errors import InvalidRequestError, UnsupportedMediaTypeErr
 T = TypeVar("T")
 
 FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
+# Room for a multipart body's boundaries and form fields beside its file, on the routes that
+# take files up to a size of their own (documents, memories, glossaries).
+FORM_OVERHEAD = 64 * 1024
 _PATH = re.compile(r" - at `\$\.?(.*)`$")
 _MISSING = re.compile(r"^Object missing required field `([^`]+)`")
 

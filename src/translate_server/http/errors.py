@@ -174,7 +174,6 @@ _HTTP_ERROR_CODES = {
     405: "method_not_allowed",
     413: "payload_too_large",
     415: "unsupported_media_type",
-    429: "rate_limit_exceeded",
 }
 
 

@@ -7,6 +7,11 @@ Prometheus exposition.
 - `/health/ready`: every part answers: the engine, admission, and each store's database
   (probed now). 503 names what is not; for dashboards, alerts and start-up ordering.
 - `/health/live`: the engine is alive (stays up while draining or while the database is lost).
+
+An engine that is up but failed its last `--engine-failure-threshold` requests in a row
+(`EngineFailures`) is not alive for any of them: 503 `engine_failing`, so that Kubernetes'
+liveness probe, or the image's health check under Compose, restarts the server. Its next
+success, should one come first, clears it.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from translate_server.http.route_paths import METRICS, OPEN
 if TYPE_CHECKING:
     from translate_server.inference.admission import Admission
     from translate_server.inference.engine import Engine
+    from translate_server.inference.engine_failures import EngineFailures
     from translate_server.observability.metrics import ServiceMetrics
     from translate_server.storage.opening import StoreDatabases
 
@@ -32,6 +38,8 @@ class _Running(Protocol):
 
     @property
     def engine(self) -> Engine: ...
+    @property
+    def engine_failures(self) -> EngineFailures: ...
     @property
     def admission(self) -> Admission: ...
     @property
@@ -45,6 +53,23 @@ def services(request: Request[Any, Any, Any]) -> _Running:
     return found
 
 
+def _check_engine(found: _Running) -> None:
+    """503 unless the engine runs and has not failed its last requests in a row."""
+    if not found.engine.is_alive:
+        raise UnavailableError("The inference engine is not running.")
+    if found.engine_failures.failing:
+        raise UnavailableError(
+            f"Not alive: {_failing(found.engine_failures)}.", code="engine_failing"
+        )
+
+
+def _failing(failures: EngineFailures) -> str:
+    return (
+        f"the inference engine failed its last {failures.consecutive} requests in a row "
+        f"(threshold {failures.threshold})"
+    )
+
+
 @get(
     "/health",
     security=OPEN_SECURITY,
@@ -55,8 +80,7 @@ def services(request: Request[Any, Any, Any]) -> _Running:
 )
 async def health(request: Request[Any, Any, Any]) -> dict[str, str]:
     found = services(request)
-    if not found.engine.is_alive:
-        raise UnavailableError("The inference engine is not running.")
+    _check_engine(found)
     if found.admission.draining:
         raise UnavailableError("The server is shutting down.", code="shutting_down")
     return {"status": "ok"}
@@ -72,7 +96,8 @@ async def health(request: Request[Any, Any, Any]) -> dict[str, str]:
 )
 async def ready(request: Request[Any, Any, Any]) -> dict[str, Any]:
     found = services(request)
-    engine = "ok" if found.engine.is_alive else "unavailable"
+    failing = found.engine_failures.failing
+    engine = "unavailable" if not found.engine.is_alive else "failing" if failing else "ok"
     admission = "draining" if found.admission.draining else "ok"
     unreachable = await found.databases.unreachable() if found.databases else {}
     stores = {
@@ -80,8 +105,10 @@ async def ready(request: Request[Any, Any, Any]) -> dict[str, Any]:
         for store in (found.databases.stores if found.databases else [])
     }
     problems: list[tuple[str, str]] = []  # (what is wrong, its code)
-    if engine != "ok":
+    if engine == "unavailable":
         problems.append(("the inference engine is not running", "engine_unavailable"))
+    elif engine == "failing":
+        problems.append((_failing(found.engine_failures), "engine_failing"))
     if admission != "ok":
         problems.append(("the server is shutting down", "shutting_down"))
     if unreachable:
@@ -108,14 +135,13 @@ def _listed(names: list[str]) -> str:
 @get(
     "/health/live",
     security=OPEN_SECURITY,
-    summary="Alive: the engine is running (stays up while draining)",
+    summary="Alive: the engine is running and not failing every request (stays up while draining)",
     tags=["operations"],
     responses=error_responses(503),
     opt=OPEN,
 )
 async def live(request: Request[Any, Any, Any]) -> dict[str, str]:
-    if not services(request).engine.is_alive:
-        raise UnavailableError("The inference engine is not running.")
+    _check_engine(services(request))
     return {"status": "ok"}
 
 

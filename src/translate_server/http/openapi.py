@@ -4,7 +4,9 @@ the 200 of a route that may stream, and the form bodies of routes that read them
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
+from litestar import Router
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.plugins import SwaggerRenderPlugin
@@ -18,11 +20,17 @@ from litestar.openapi.spec import (
     Schema,
     SecurityScheme,
 )
+from litestar.static_files import create_static_files_router
+from swagger_ui_bundle import swagger_ui_path
 
 from translate_server import __version__
+from translate_server.http.route_paths import OPEN
 from translate_server.wire import ErrorResponse
 
 DOCS_PATH = "/docs"
+# Swagger UI's own files, served from the installed `swagger-ui-bundle-v2` wheel rather than a
+# CDN, so that /docs works where the server has no internet access.
+DOCS_ASSETS = f"{DOCS_PATH}/assets"
 
 # The two ways the gate accepts a key (http/gate.py), so that /docs can send one. Either
 # satisfies a route; where the server has no keys (`--api-key`), neither is needed, which the
@@ -53,12 +61,34 @@ def openapi_config() -> OpenAPIConfig:
         title="translate-server",
         version=__version__,
         description="A translation API, OpenAI-compatible chat, completions and Responses "
-        "APIs, and DeepL- and LibreTranslate-compatible APIs over one vLLM engine. Where the "
-        "server has API keys, authorize with one (Bearer or DeepL-Auth-Key).",
+        "APIs, and DeepL-, DeepLX-, LibreTranslate- and Google Cloud Translation-compatible "
+        "APIs over one vLLM engine. Where the server has API keys, authorize with one (Bearer "
+        "or DeepL-Auth-Key; Google's routes also take `X-Goog-Api-Key` or a `key` parameter, "
+        "DeepLX's a `token` parameter).",
         path=DOCS_PATH,
-        render_plugins=[SwaggerRenderPlugin()],
+        render_plugins=[
+            SwaggerRenderPlugin(
+                js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
+                css_url=f"{DOCS_ASSETS}/swagger-ui.css",
+                standalone_preset_js_url=f"{DOCS_ASSETS}/swagger-ui-standalone-preset.js",
+                favicon=f"<link rel='icon' type='image/png' href='{DOCS_ASSETS}/favicon-32x32.png'"
+                ">",
+            )
+        ],
         components=Components(security_schemes=dict(SECURITY_SCHEMES)),
         security=[*SECURITY, {}],
+    )
+
+
+def docs_assets() -> Router:
+    """Swagger UI's scripts, style sheet and icon, open without a key as /docs is, and not in
+    the OpenAPI document."""
+    return create_static_files_router(
+        DOCS_ASSETS,
+        [Path(str(swagger_ui_path))],
+        name="docs/assets",
+        opt=OPEN,
+        include_in_schema=False,
     )
 
 

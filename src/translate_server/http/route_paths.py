@@ -5,7 +5,7 @@ hand-kept list behind."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from litestar import Litestar
@@ -27,9 +27,10 @@ KEY_IN_BODY = "key_in_body"  # True: a request without a key header may carry on
 CORS = "cors"  # True: browsers on other origins may call it
 PREFIX = "prefix"  # where a compatible API shares its first segment with another ("/v3/")
 # What a route reads or writes of the stores (memories, glossaries and DeepL's accounts,
-# document jobs): "always", or "memory" where its JSON body may name a translation memory or a
-# stored glossary (server/owner_forwarding.py looks for either). With several
-# front-end processes, such requests go to the one that owns the stores.
+# document jobs): "always", or the tuple of its JSON body's fields that name a store (a
+# translation memory, a stored glossary), where it needs them only when its body gives one
+# (server/owner_forwarding.py reads those fields alone). With several front-end processes,
+# such requests go to the one that owns the stores.
 STORES = "stores"
 
 
@@ -63,9 +64,9 @@ class RoutePaths:
     body_key_prefixes: tuple[str, ...] = ()
     cors_prefixes: tuple[str, ...] = ()
     # Where the stores are read or written: every path under these prefixes, and these paths
-    # when their JSON body names a translation memory.
+    # when their JSON body gives one of the fields named (a translation memory, a glossary).
     store_prefixes: tuple[str, ...] = ()
-    memory_paths: frozenset[str] = frozenset()
+    store_fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def shape_for(self, path: str) -> ErrorShape | None:
         """The error shape of the compatible API `path` belongs to, if any."""
@@ -81,11 +82,14 @@ class RoutePaths:
         open_prefixes = set()
         shapes: dict[str, ErrorShape] = {}
         body_keys, cors = set(), set()
-        stores, memory_paths = set(), set()
+        stores, store_fields = set(), {}
         for route in app.routes:
+            assert isinstance(route, HTTPRoute)  # the app serves no websockets or ASGI mounts
+            if "{" in route.path and any(h.opt.get(ACCESS) == "open" for h in route.route_handlers):
+                # Open routes with path parameters (static files, the docs' own included).
+                open_prefixes.add(route.path[: route.path.index("{")])
             if route.path.startswith(docs_path):  # the docs are not the API's
                 continue
-            assert isinstance(route, HTTPRoute)  # the app serves no websockets or ASGI mounts
             for handler in route.route_handlers:
                 if (shape := handler.opt.get(ERROR_SHAPE)) is not None:
                     segment = handler.opt.get(PREFIX) or _first_segment(route.path)
@@ -96,12 +100,10 @@ class RoutePaths:
                         cors.add(segment)
                 if (needs := handler.opt.get(STORES)) == "always":
                     stores.add(route.path.split("{", 1)[0])
-                elif needs == "memory":
-                    memory_paths.add(route.path)
-            if "{" in route.path:
-                # Paths with parameters never equal a request's path.
-                if any(h.opt.get(ACCESS) == "open" for h in route.route_handlers):
-                    open_prefixes.add(route.path[: route.path.index("{")])
+                elif needs is not None:
+                    assert isinstance(needs, tuple), f"{route.path}: {STORES} is a tuple of fields"
+                    store_fields[route.path] = needs
+            if "{" in route.path:  # paths with parameters never equal a request's path
                 continue
             known.add(route.path)
             for handler in route.route_handlers:
@@ -119,7 +121,7 @@ class RoutePaths:
             body_key_prefixes=tuple(sorted(body_keys)),
             cors_prefixes=tuple(sorted(cors)),
             store_prefixes=tuple(sorted(stores)),
-            memory_paths=frozenset(memory_paths),
+            store_fields=store_fields,
         )
 
 

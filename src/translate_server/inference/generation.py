@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 
 from translate_server.errors import (
+    ApiError,
     DeadlineExceededError,
     EngineFailedError,
     InvalidRequestError,
@@ -26,10 +27,13 @@ from translate_server.inference.engine import (
     Engine,
     EngineDeadError,
     EngineOutput,
+    EngineRejectedError,
     GenerationStep,
+    PromptTooLongError,
     SamplingOptions,
     TokenLogprob,
 )
+from translate_server.inference.engine_failures import EngineFailures
 from translate_server.observability.record import RequestRecord
 
 if TYPE_CHECKING:
@@ -74,9 +78,16 @@ class StartedStream(NamedTuple):
 
 class GenerationService:
     def __init__(
-        self, engine: Engine, tracing: Tracing | None = None, stream_coalesce_ms: float = 0.0
+        self,
+        engine: Engine,
+        tracing: Tracing | None = None,
+        stream_coalesce_ms: float = 0.0,
+        failures: EngineFailures | None = None,
     ) -> None:
         self.engine = engine
+        # How each engine request ended, success or the engine's failure: every surface's
+        # requests pass here, so this is where the health routes learn of a failing engine.
+        self.failures = failures or EngineFailures(threshold=5)  # (a service built alone)
         self.tracing = tracing
         self.pace = StreamPace(stream_coalesce_ms)
         self._ids = itertools.count()
@@ -182,12 +193,18 @@ class GenerationService:
         except TimeoutError:
             raise _deadline_exceeded() from None
         except EngineDeadError as exc:
+            self.failures.failed()
             raise _engine_failed() from exc
+        except Exception as exc:
+            if _engine_fault(exc):
+                self.failures.failed()
+            raise
         finally:
             self._finished(record, prompt, sum(counts), output, span)
             await self._end(request_id, outputs)
         if "abort" in finish_reasons:
             raise _engine_aborted()
+        self.failures.succeeded()
         return Completion(
             texts=["".join(parts) for parts in texts],
             finish_reasons=finish_reasons,
@@ -248,8 +265,16 @@ class GenerationService:
                 except StopAsyncIteration:
                     return
                 except EngineDeadError as exc:
+                    self.failures.failed()
                     raise _engine_failed() from exc
+                except Exception as exc:
+                    if _engine_fault(exc):
+                        self.failures.failed()
+                    raise
                 record.token_arrived()
+                if output.finished and not _aborted(output):
+                    # Counted before the last steps are yielded: a caller may stop at them.
+                    self.failures.succeeded()
                 # The interval follows the stream's pace (the gaps stay within the bound).
                 if coalescer and (interval := coalescer.observe(output, time.perf_counter())):
                     coalescer.retuned(self.engine.retune_stream(request_id, interval), interval)
@@ -344,6 +369,17 @@ class _StreamDeadline:
 
     def cancel(self) -> None:
         self._handle.cancel()
+
+
+def _aborted(output: EngineOutput) -> bool:
+    return any(step.finish_reason == "abort" for step in output.steps)
+
+
+def _engine_fault(exc: Exception) -> bool:
+    """Whether an exception out of the engine's stream is the engine's failure, rather than
+    the request's own end: refused as invalid (a 400), past its deadline, aborted at shutdown
+    (ours, raised as ApiErrors). Anything unexpected is the engine's."""
+    return not isinstance(exc, EngineRejectedError | PromptTooLongError | ApiError)
 
 
 # Failures after `_submit` handed the request to the engine: 502, so never replayed by a load

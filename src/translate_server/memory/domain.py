@@ -29,4 +29,5 @@ DOMAIN = Domain(
     open=_open,
     stores=lambda settings: ["memory"],
     metrics=lambda settings: [CorrectionMetrics],
+    provides=(MEMORIES,),
 )

@@ -18,6 +18,7 @@ from translate_server.errors import InvalidMemoryFileError
 from translate_server.memory.entries import Entry, UnknownLanguageError, normalized_tag
 
 FORMATS = ("tmx", "xliff", "po", "mo", "csv", "tsv")
+TMX_MEDIA_TYPE = "application/x-tmx+xml"  # a memory exported, on /memories and DeepL's routes
 _EXTENSIONS = {
     ".tmx": "tmx",
     ".xlf": "xliff",

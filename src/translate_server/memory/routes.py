@@ -16,12 +16,13 @@ from litestar.datastructures import UploadFile
 from litestar.openapi import ResponseSpec
 
 from translate_server.errors import InvalidRequestError
-from translate_server.http.bodies import read_body
+from translate_server.http.bodies import FORM_OVERHEAD, read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
 from translate_server.http.requests import request_owner
 from translate_server.http.route_paths import JSON, STORES
 from translate_server.memory.entry_routes import ENTRY_ROUTES
+from translate_server.memory.formats import TMX_MEDIA_TYPE
 from translate_server.memory.keys import MEMORIES
 from translate_server.memory.protocol import (
     CreateMemoryRequest,
@@ -33,9 +34,6 @@ from translate_server.memory.protocol import (
 from translate_server.services import services
 
 _ERRORS = error_responses(400, 401, 404)
-# Room for a multipart body's boundaries and form fields beside the file itself.
-FORM_OVERHEAD = 64 * 1024
-TMX_MEDIA_TYPE = "application/x-tmx+xml"
 
 
 # One handler for both methods: Litestar's automatic OPTIONS answer (`Allow`) lists only the

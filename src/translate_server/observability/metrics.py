@@ -170,6 +170,14 @@ _REJECTED = _Family(
     "Requests turned away before reaching the engine.",
     ("reason",),
 )
+# Per front end (each counts the requests it sent): the worst is the one to alert on.
+_ENGINE_FAILURES = _Family(
+    Gauge,
+    "translate_engine_consecutive_failures",
+    "Engine requests failed in a row, with no success between them (at "
+    "--engine-failure-threshold, /health answers 503 engine_failing).",
+    options={"multiprocess_mode": "livemax"},
+)
 
 
 class ServiceMetrics:
@@ -196,6 +204,7 @@ class ServiceMetrics:
         self.engine_ttft = _ENGINE_TTFT.made(r)
         self.engine_decode = _ENGINE_DECODE.made(r)
         self.rejected = _REJECTED.made(r)
+        self.engine_consecutive_failures = _ENGINE_FAILURES.made(r)
         # The domains' own collectors, in this registry; those that observe requests are fed
         # from the same fields.
         self.parts = tuple(part(r) for part in parts)

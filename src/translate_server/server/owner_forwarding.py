@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -38,22 +40,22 @@ log = structlog.get_logger(__name__)
 _HOP_HEADERS = frozenset({b"connection", b"keep-alive", b"transfer-encoding", b"upgrade"})
 
 
-class _StoreProbe(msgspec.Struct):
-    memory: object = None
-    glossary_id: object = None
+@functools.cache
+def _probe(fields: tuple[str, ...]) -> Callable[[bytes], Any]:
+    """A decoder of those fields alone (the rest of the body is skipped, not built)."""
+    probe = msgspec.defstruct("StoreProbe", [(name, object, None) for name in fields])
+    return msgspec.json.Decoder(probe).decode
 
 
-_probe = msgspec.json.Decoder(_StoreProbe).decode
-
-
-def names_a_store(body: bytes) -> bool:
-    """Whether a /translate body asks for a memory or a stored glossary, both kept with the
-    stores (an invalid body is the app's to refuse)."""
+def names_a_store(body: bytes, fields: tuple[str, ...]) -> bool:
+    """Whether a JSON body gives one of `fields`, those its route declares to name a store
+    (`http.route_paths.STORES`: a translation memory, a stored glossary, kept with the stores).
+    An invalid body is the app's to refuse."""
     try:
-        probe = _probe(body)
-        return probe.memory is not None or probe.glossary_id is not None
+        probe = _probe(fields)(body)
     except (msgspec.DecodeError, RecursionError):
         return False
+    return any(getattr(probe, name) is not None for name in fields)
 
 
 class OwnerForwarding:
@@ -84,12 +86,13 @@ class OwnerForwarding:
             if complete:
                 await self._forward(scope, body, receive, send)
             return  # the client left while sending its body
-        if path in self.paths.memory_paths and scope["method"] == "POST":
+        fields = self.paths.store_fields.get(path)
+        if fields and scope["method"] == "POST":
             body, complete = await _read_body(receive, self.max_body_bytes)
-            if complete and names_a_store(body):
+            if complete and names_a_store(body, fields):
                 await self._forward(scope, body, receive, send)
                 return
-            # Too large to look into, or no memory named: the app's, body and all.
+            # Too large to look into, or no store named: the app's, body and all.
             receive = _replay(body, complete, receive)
         await self.app(scope, receive, send)
 

@@ -120,8 +120,8 @@ class EngineSettings(Section, frozen=True):
             description="A LoRA adapter to serve beside the base model, `NAME=PATH` (repeatable; "
             "`;`-separated in the variable). What it serves may follow an `@`: "
             "`de-ui=/srv/de-ui@en-de,domain=ui` (otherwise its `translate-server.json`). "
-            "/translate and the DeepL and LibreTranslate routes pick the most specific match of "
-            "a request's pair and `domain`; OpenAI clients name it as `model`.",
+            "/translate and the DeepL, LibreTranslate and Google routes pick the most specific "
+            "match of a request's pair and `domain`; OpenAI clients name it as `model`.",
             extra={"separator": ";"},
         ),
     ] = ()

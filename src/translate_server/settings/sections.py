@@ -49,6 +49,15 @@ class LimitSettings(Section, frozen=True):
     shutdown_grace: Annotated[
         float, Meta(description="Seconds in-flight requests get to finish after SIGTERM.")
     ] = 30.0
+    engine_failure_threshold: Annotated[
+        int,
+        Meta(
+            ge=1,
+            description="Engine failures in a row, with no success between them, after which "
+            "/health and /health/live answer 503 `engine_failing` (so that Compose or "
+            "Kubernetes restarts the server); one success clears the count.",
+        ),
+    ] = 5
     max_body_bytes: Annotated[
         int, Meta(description="Largest request body accepted (413 beyond).")
     ] = 1_048_576
@@ -256,8 +265,9 @@ class ServerSettings(Section, frozen=True):
         Meta(
             description="Origins whose browser pages may call the API (CORS), e.g. "
             "`https://app.example.com`, or `*` for any (repeatable; comma-separated in the "
-            "variable). None by default: no CORS headers, except on LibreTranslate's routes "
-            "(`/libretranslate/`), which answer any origin as LibreTranslate does."
+            "variable). None by default: no CORS headers, except on LibreTranslate's, "
+            "Google's and DeepLX's routes (`/libretranslate/`, `/language/translate/v2/`, "
+            "`/v3/projects/`, `/deeplx/`), which answer any origin as LibreTranslate does."
         ),
     ] = ()
     ui: Annotated[

@@ -61,4 +61,9 @@ DOMAIN = Domain(
     routes=lambda settings: [translate, detect, languages],
     open=_open,
     metrics=lambda settings: [TranslationMetrics, CacheMetrics],
+    needs=(SERVED_MODELS,),
+    # Where this front end owns no store, translation goes on without memories or glossaries
+    # (the requests that name one are forwarded to the owner).
+    uses=(MEMORY_LOOKUP, GLOSSARY_LOOKUP),
+    provides=(TRANSLATION, TRANSLATION_AT),
 )

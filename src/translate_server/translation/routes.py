@@ -26,13 +26,17 @@ from translate_server.translation.protocol import (
     TranslateResponse,
 )
 
+# The body's fields that name a store (a translation memory, a stored glossary): a request that
+# gives one needs the stores (with several front-end processes, it goes to their owner).
+NAMING_STORES = ("memory", "glossary_id")
+
 
 @post(
     "/translate",
     status_code=200,
     summary="Translate a text or a list of texts",
     tags=["translation"],
-    opt={**JSON, STORES: "memory"},
+    opt={**JSON, STORES: NAMING_STORES},
     responses={
         **answer_or_stream(
             TranslateResponse,

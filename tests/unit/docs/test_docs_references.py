@@ -1,10 +1,13 @@
 """What the docs name exists: `translate-server` and `python -m benchmarks` commands and their
-flags (in `--help`), make targets, file paths, relative links and their anchors, compose files
-and profiles, and every `/translate` field in the reference."""
+flags (in `--help`), make targets, file paths and module names, routes (in the OpenAPI
+document), relative links and their anchors, compose files and profiles (in commands, prose
+and the deploy files' comments), and every `/translate` field in the reference."""
 
 from __future__ import annotations
 
+import json
 import re
+from functools import cache
 
 import msgspec
 import pytest
@@ -21,11 +24,15 @@ from tests.support.docs_text import (
     inline_code,
     invocations,
     make_targets,
+    module_exists,
+    named_modules,
     named_paths,
     pages,
     path_exists,
     relative,
     relative_links,
+    route_is_served,
+    route_mentions,
     script_flags,
 )
 
@@ -41,6 +48,7 @@ SUBCOMMANDS = (
     "db",
     "serve",
     "prepare-model",
+    "doctor",
     "openapi",
     "adapt",
     "bench",
@@ -134,6 +142,65 @@ def test_named_paths_exist(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", PAGES)
+def test_named_modules_exist(name: str) -> None:
+    # A module named alone (`job_keys.py`), as a section about its folder names them.
+    missing = [m for m in named_modules(PAGES[name].read_text()) if not module_exists(m)]
+    assert not missing, f"{name} names modules that do not exist: {missing}"
+
+
+# Routes the docs name that are not this server's, each with why.
+NOT_OURS = {
+    "/v1/traces": "the OpenTelemetry collector's OTLP/HTTP path (`http://collector:4318/v1/traces`)",
+}
+# Served, but left out of the OpenAPI document: the translator page, and the API explorer
+# with its files (`/docs/openapi.json`).
+NOT_IN_THE_DOCUMENT = {
+    "/": {"GET"},
+    "/ui/config.json": {"GET"},
+    "/docs": {"GET"},
+    "/docs/{file}": {"GET"},
+}
+
+
+@cache
+def served_routes() -> dict[str, set[str]]:
+    """Every route of the committed OpenAPI document, with its methods (the integration
+    tier's test_committed_openapi_document_is_what_the_app_serves keeps it current)."""
+    document = json.loads((ROOT / "openapi/openapi.json").read_text())
+    routes = {path: {method.upper() for method in ops} for path, ops in document["paths"].items()}
+    return routes | NOT_IN_THE_DOCUMENT
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_named_routes_are_served(name: str) -> None:
+    """Every route a page names under one of the app's first segments (`/v1/...`, `/v2/...`,
+    `/v3/...`, `/translate...`, `/libretranslate/...`, Google's `/language/translate/...`,
+    `/memories/...`, ...) is served, with the method written before it. Routes of the
+    compatible APIs written relative to their prefix in compat.md's tables (`POST /suggest`)
+    are checked where they fall under a first segment of the app's."""
+    firsts = {route.split("/")[1] for route in served_routes() if route != "/"}
+    unknown = [
+        f"{method or ''} {path}".strip()
+        for method, path in route_mentions(PAGES[name].read_text(), firsts)
+        if path.split("?")[0].rstrip(".,;:") not in NOT_OURS
+        and not route_is_served(path, method, served_routes())
+    ]
+    assert not unknown, f"{name} names routes the server does not serve: {unknown}"
+
+
+def test_a_route_that_is_not_served_is_found() -> None:
+    served = {"/v2/translate": {"POST"}, "/v3/projects/{parent}": {"POST"}}
+    assert route_is_served("/v2/translate", "POST", served)
+    assert route_is_served("/v2/...", None, served)
+    assert route_is_served("/v3/projects/{p}[/locations/{l}]:translateText", None, served)
+    assert not route_is_served("/v2/translate", "GET", served)
+    assert not route_is_served("/v2/rate_limits", None, served)
+    assert route_mentions("`POST /v2/translate`, see tests/unit/v2/x", {"v2"}) == [
+        ("POST", "/v2/translate")
+    ]
+
+
+@pytest.mark.parametrize("name", PAGES)
 def test_relative_links_resolve(name: str) -> None:
     for link in relative_links(PAGES[name]):
         target, anchor = link.resolved()
@@ -165,3 +232,21 @@ def test_compose_commands_name_files_and_profiles_that_exist() -> None:
         for i, word in enumerate(arguments):
             if word == "--profile":
                 assert arguments[i + 1] in profiles, f"`{command}`: no profile {arguments[i + 1]}"
+
+
+def test_profiles_named_in_prose_and_comments_exist() -> None:
+    """A profile named ("the `tracing` profile") in a page or in the comments of the
+    compose files and the deploy configs is a profile of some compose file (a compose file
+    of its own is no profile)."""
+    profiles = {
+        profile
+        for file in ROOT.glob("docker-compose*.yml")
+        for service in (read(file.name).get("services") or {}).values()
+        for profile in service.get("profiles") or []
+    }
+    sources = [*pages(), *ROOT.glob("docker-compose*.yml"), *ROOT.glob("deploy/**/*.yml")]
+    for source in sources:
+        text = source.read_text()
+        named = re.findall(r"`([\w-]+)` profile|profile `([\w-]+)`", text)
+        for profile in filter(None, (a or b for a, b in named)):
+            assert profile in profiles, f"{relative(source)}: no compose profile `{profile}`"

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import typing
+
+import msgspec
+from litestar.routes import HTTPRoute
+
 from translate_server.app import create_app
 from translate_server.http.openapi import DOCS_PATH
-from translate_server.http.route_paths import RoutePaths
+from translate_server.http.route_paths import STORES, RoutePaths
 from translate_server.settings import load_settings
 
 
@@ -29,15 +34,18 @@ def test_open_paths_are_health_docs_and_metrics_unless_metrics_need_the_key() ->
         "/ui/config.json",
         # Behind the admin key, which the routes check themselves, never a client's key.
         "/admin/adapters",
+        # vLLM's, open as vLLM's own.
+        "/version",
     }
     assert "/metrics" not in paths(True).open
 
 
-def test_the_pages_assets_admin_and_deepls_storage_urls_are_open_by_prefix() -> None:
+def test_the_pages_and_docs_assets_admin_and_deepls_storage_urls_are_open_by_prefix() -> None:
     # DeepL's clients send no key to a memory's upload or download URL: its token is the key.
-    # The admin routes check their own key.
+    # The admin routes check their own key. /docs is open, and so are Swagger UI's files.
     assert paths(False).open_prefixes == (
         "/admin/adapters/",
+        "/docs/assets/",
         "/ui/",
         "/v3/translation_memories/downloads/",
         "/v3/translation_memories/uploads/",
@@ -55,6 +63,8 @@ def test_json_bodies_are_the_routes_that_decode_json_themselves() -> None:
         "/translate/corrections",
         "/glossaries",
         "/admin/adapters",
+        "/tokenize",
+        "/detokenize",
     }
 
 
@@ -73,6 +83,7 @@ def test_known_paths_are_every_route_without_parameters_except_the_docs() -> Non
 
 def test_the_compatible_apis_prefixes_come_from_their_routers() -> None:
     from translate_server.compat.deepl.routes import error_shape as deepl_shape
+    from translate_server.compat.deeplx.routes import error_shape as deeplx_shape
     from translate_server.compat.google.routes import v2_error, v3_error
     from translate_server.compat.libretranslate.routes import error_shape as libre_shape
 
@@ -82,14 +93,36 @@ def test_the_compatible_apis_prefixes_come_from_their_routers() -> None:
         ("/libretranslate/", libre_shape),
         ("/v3/projects/", v3_error),
         ("/language/", v2_error),
+        ("/deeplx/", deeplx_shape),
         ("/v2/", deepl_shape),
         ("/v3/", deepl_shape),  # DeepL's translation memories
     )
     assert found.body_key_prefixes == (
+        "/deeplx/",
         "/language/",
         "/libretranslate/",
         "/v2/",
         "/v3/",
         "/v3/projects/",
     )
-    assert found.cors_prefixes == ("/language/", "/libretranslate/", "/v3/projects/")
+    assert found.cors_prefixes == (
+        "/deeplx/",
+        "/language/",
+        "/libretranslate/",
+        "/v3/projects/",
+    )
+
+
+def test_the_body_fields_a_route_says_name_a_store_are_fields_of_its_body() -> None:
+    """What owner forwarding reads of a body is what the route declares, and each name is a
+    field of the body the route decodes (a renamed field cannot leave the declaration behind)."""
+    app = create_app(load_settings({}, environ={}), lambda: None)  # type: ignore[arg-type,return-value]
+    declared = {}
+    for route in app.routes:
+        assert isinstance(route, HTTPRoute)
+        for handler in route.route_handlers:
+            if isinstance(fields := handler.opt.get(STORES), tuple):
+                body = typing.get_type_hints(handler.fn)["data"]
+                assert set(fields) <= {field.name for field in msgspec.structs.fields(body)}
+                declared[route.path] = fields
+    assert declared == {"/translate": ("memory", "glossary_id")}

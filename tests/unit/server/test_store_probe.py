@@ -1,11 +1,12 @@
 """Which /translate bodies a front end without the stores sends to the one that owns them: those
-naming a translation memory or a stored glossary (both kept with the stores)."""
+giving a field its route declares to name a store (a translation memory, a stored glossary)."""
 
 from __future__ import annotations
 
 import pytest
 
 from translate_server.server.owner_forwarding import names_a_store
+from translate_server.translation.routes import NAMING_STORES
 
 
 @pytest.mark.parametrize(
@@ -22,4 +23,11 @@ from translate_server.server.owner_forwarding import names_a_store
 def test_a_body_naming_a_memory_or_a_stored_glossary_needs_the_stores(
     body: bytes, named: bool
 ) -> None:
-    assert names_a_store(body) is named
+    assert names_a_store(body, NAMING_STORES) is named
+
+
+def test_only_the_fields_declared_are_read() -> None:
+    body = b'{"text": "Hi", "memory": "m1", "glossary_id": null}'
+    assert names_a_store(body, ("glossary_id",)) is False
+    assert names_a_store(body, ("memory",)) is True
+    assert names_a_store(b'["memory"]', ("memory",)) is False

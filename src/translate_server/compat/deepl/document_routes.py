@@ -26,14 +26,13 @@ from translate_server.documents.protocol import (
     DeepLDocumentKey,
     DeepLDocumentStatus,
 )
-from translate_server.documents.routes import (
-    FORM_OVERHEAD,
+from translate_server.documents.route_helpers import (
     document_errors,
     naming_job,
     read_upload,
     result_response,
 )
-from translate_server.http.bodies import read_body
+from translate_server.http.bodies import FORM_OVERHEAD, read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, FILE, FormField, form_body
 from translate_server.http.requests import header_key

@@ -42,7 +42,7 @@ async def _open_service(opening: Opening) -> None:
         found[DEEPL_ACCOUNTS],
         found[TRANSLATION],
         found.get(DOCUMENTS),
-        found.get(MEMORIES),
+        found[MEMORIES],
         keyed=bool(opening.settings.server.api_keys),
     )
     found.provide(DEEPL, service)
@@ -59,6 +59,20 @@ def _routes(settings: Settings) -> Sequence[Any]:
 
 
 # What it keeps per key: before the documents, which bill DeepL's to its keys.
-ACCOUNTS = Domain("deepl accounts", open=_open_accounts, stores=lambda settings: ["accounts"])
+ACCOUNTS = Domain(
+    "deepl accounts",
+    open=_open_accounts,
+    stores=lambda settings: ["accounts"],
+    provides=(DEEPL_ACCOUNTS, DOCUMENT_BILLING),
+)
 # Its API: after the documents, to which its service submits DeepL's uploads.
-DOMAIN = Domain("deepl", routes=_routes, open=_open_service)
+DOMAIN = Domain(
+    "deepl",
+    routes=_routes,
+    open=_open_service,
+    # It opens only where this process owns the stores, as its accounts and the memories do;
+    # the documents may be off.
+    needs=(DEEPL_ACCOUNTS, TRANSLATION, MEMORIES),
+    uses=(DOCUMENTS,),
+    provides=(DEEPL,),
+)

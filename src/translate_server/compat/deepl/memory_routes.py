@@ -33,12 +33,12 @@ from translate_server.compat.deepl.memory_service import DeepLMemories
 from translate_server.compat.deepl.protocol import DeepLError
 from translate_server.compat.deepl.routes import KEY_FIELD, error_shape
 from translate_server.errors import InvalidRequestError
-from translate_server.http.bodies import read_body
+from translate_server.http.bodies import FORM_OVERHEAD, read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.http.requests import request_owner
 from translate_server.http.route_paths import OPEN, compatible
-from translate_server.memory.routes import FORM_OVERHEAD, TMX_MEDIA_TYPE
+from translate_server.memory.formats import TMX_MEDIA_TYPE
 from translate_server.services import services
 
 _ERRORS = error_responses(*COMPAT_ERRORS, shape=DeepLError)

@@ -208,6 +208,14 @@ def deepl_code(tag: str) -> str:
     return tag.upper()
 
 
+# Languages DeepL takes as targets only as their variants (its clients refuse bare `EN` and
+# `PT` as targets): /v2/languages and /v3/languages list these instead.
+TARGET_VARIANTS: dict[str, list[tuple[str, str]]] = {
+    "en": [("en-GB", "English (British)"), ("en-US", "English (American)")],
+    "pt": [("pt-BR", "Portuguese (Brazilian)"), ("pt-PT", "Portuguese (European)")],
+}
+
+
 def deepl_languages(
     languages: list[Language],
     kind: str,
@@ -217,16 +225,15 @@ def deepl_languages(
     DeepL clients refuse bare `EN` and `PT` as targets), with the served model's `support`."""
     if kind != "target":
         return [DeepLLanguage(language=deepl_code(lang.tag), name=lang.name) for lang in languages]
-    variants = {
-        "en": [("EN-GB", "English (British)"), ("EN-US", "English (American)")],
-        "pt": [("PT-BR", "Portuguese (Brazilian)"), ("PT-PT", "Portuguese (European)")],
-    }
     result = []
     for lang in languages:
-        for code, name in variants.get(lang.tag, [(deepl_code(lang.tag), lang.name)]):
+        for tag, name in TARGET_VARIANTS.get(lang.tag, [(lang.tag, lang.name)]):
             result.append(
                 DeepLLanguage(
-                    language=code, name=name, supports_formality=True, support=support(lang.tag)
+                    language=deepl_code(tag),
+                    name=name,
+                    supports_formality=True,
+                    support=support(lang.tag),
                 )
             )
     return result

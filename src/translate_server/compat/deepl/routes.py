@@ -19,6 +19,7 @@ from translate_server.compat.common import (
 from translate_server.compat.deepl.glossaries import Glossary
 from translate_server.compat.deepl.glossary_routes import GLOSSARY_V3_ROUTES
 from translate_server.compat.deepl.keys import DEEPL
+from translate_server.compat.deepl.languages_v3 import LanguageResource, V3Language
 from translate_server.compat.deepl.protocol import (
     DeepLError,
     DeepLLanguage,
@@ -108,6 +109,33 @@ async def _write(request: Request[Any, Any, Any], task: Task) -> WriteResponse:
 async def deepl_list_languages(request: Request[Any, Any, Any]) -> list[DeepLLanguage]:
     kind = await query_or_form(request, "type") or "source"
     return services(request)[DEEPL].languages(kind)
+
+
+@get(
+    "/languages",
+    summary="DeepL v3: languages of a resource",
+    description="The languages `resource` (required: `translate_text`, `translate_document`, "
+    "`glossary`, `voice`, `write`, `style_rules`, `translation_memory`) serves here, each "
+    "usable as a source, a target or both, with its features (DeepL's `features` object); "
+    "none for a resource not served. `include` (`beta`, `external`) is accepted: every "
+    "language here is `stable`.",
+    tags=["deepl"],
+    responses=_ERRORS,
+)
+async def deepl_languages_v3(request: Request[Any, Any, Any]) -> list[V3Language]:
+    resource = request.query_params.get("resource")
+    include = request.query_params.getall("include", [])
+    return services(request)[DEEPL].languages_v3(resource, include)
+
+
+@get(
+    "/languages/resources",
+    summary="DeepL v3: the resources served and their language features",
+    tags=["deepl"],
+    responses=_ERRORS,
+)
+async def deepl_language_resources(request: Request[Any, Any, Any]) -> list[LanguageResource]:
+    return services(request)[DEEPL].language_resources()
 
 
 @route(
@@ -228,7 +256,13 @@ def deepl_router() -> Router:
 def deepl_v3_router() -> Router:
     return Router(
         path="/v3",
-        route_handlers=[*STYLE_RULE_ROUTES, *GLOSSARY_V3_ROUTES, deepl_unknown],
+        route_handlers=[
+            *STYLE_RULE_ROUTES,
+            *GLOSSARY_V3_ROUTES,
+            deepl_languages_v3,
+            deepl_language_resources,
+            deepl_unknown,
+        ],
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
         opt=compatible(error_shape, stores=True),

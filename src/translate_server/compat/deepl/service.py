@@ -18,6 +18,13 @@ import msgspec
 
 from translate_server.compat.deepl.accounts import UNLIMITED, DeepLAccounts
 from translate_server.compat.deepl.glossary_service import DeepLGlossaries
+from translate_server.compat.deepl.languages_v3 import (
+    LanguageResource,
+    Served,
+    V3Language,
+    languages,
+    resources,
+)
 from translate_server.compat.deepl.memory_service import DeepLMemories
 from translate_server.compat.deepl.protocol import (
     DeepLLanguage,
@@ -176,6 +183,26 @@ class DeepLService:
         measured support)."""
         return deepl_languages(
             list(detectable_languages()), kind.lower(), self.translation.planner.support
+        )
+
+    def languages_v3(self, resource: str | None, include: Sequence[str]) -> list[V3Language]:
+        """/v3/languages: `resource`'s languages, from the same list as /v2/languages."""
+        return languages(
+            resource,
+            include,
+            self._served(),
+            detectable_languages(),
+            self.translation.planner.support,
+        )
+
+    def language_resources(self) -> list[LanguageResource]:
+        return resources(self._served())
+
+    def _served(self) -> Served:
+        return Served(
+            documents=self.documents is not None,
+            instructions=self.translation.planner.follows_instructions,
+            memories=self._memories is not None,
         )
 
     def glossary_language_pairs(self) -> GlossaryLanguagePairs:

@@ -15,4 +15,10 @@ async def _open(opening: Opening) -> None:
     opening.services.provide(GOOGLE, GoogleTranslator(opening.services[TRANSLATION]))
 
 
-DOMAIN = Domain("google", routes=lambda settings: google_routers(), open=_open)
+DOMAIN = Domain(
+    "google",
+    routes=lambda settings: google_routers(),
+    open=_open,
+    needs=(TRANSLATION,),
+    provides=(GOOGLE,),
+)

@@ -42,4 +42,12 @@ def _routes(settings: Settings) -> Sequence[Any]:
     return [libretranslate_router(), *files]
 
 
-DOMAIN = Domain("libretranslate", routes=_routes, open=_open)
+DOMAIN = Domain(
+    "libretranslate",
+    routes=_routes,
+    open=_open,
+    needs=(TRANSLATION,),
+    # The documents may be off; the memories are only where this process owns the stores.
+    uses=(DOCUMENTS, MEMORIES),
+    provides=(LIBRETRANSLATE, LIBRE_SUGGESTIONS),
+)

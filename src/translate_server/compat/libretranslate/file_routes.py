@@ -15,13 +15,13 @@ from translate_server.compat.libretranslate.protocol import LibreError
 from translate_server.compat.libretranslate.routes import KEY_FIELD, PREFIX, error_shape
 from translate_server.documents.keys import DOCUMENTS
 from translate_server.documents.protocol import LibreFileTranslated
-from translate_server.documents.routes import (
-    FORM_OVERHEAD,
+from translate_server.documents.route_helpers import (
     document_errors,
     naming_job,
     read_upload,
     result_response,
 )
+from translate_server.http.bodies import FORM_OVERHEAD
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, FILE, FormField, form_body
 from translate_server.http.requests import accepted_key

@@ -147,11 +147,23 @@ class Engine(Protocol):
         """Render messages with the model's chat template (generation prompt added) to token ids."""
         ...
 
-    def tokenize_text(self, text: str, *, special_tokens_as_text: bool = True) -> list[int]:
+    def tokenize_text(
+        self, text: str, *, special_tokens_as_text: bool = True, add_special_tokens: bool = True
+    ) -> list[int]:
         """A plain prompt's token ids (a base model's completion prompt, a legacy completion),
-        with the special tokens the tokenizer adds to any text (a BOS). Special tokens spelled
-        in `text` stay plain text unless `special_tokens_as_text` is False (a raw completion
-        prompt, read as vLLM's own server reads it)."""
+        with the special tokens the tokenizer adds to any text (a BOS) unless
+        `add_special_tokens` is False. Special tokens spelled in `text` stay plain text unless
+        `special_tokens_as_text` is False (a raw completion prompt, read as vLLM's own server
+        reads it)."""
+        ...
+
+    def detokenize(self, token_ids: Sequence[int]) -> str:
+        """The text of token ids, special tokens spelled out (vLLM's /detokenize). Raises
+        EngineRejectedError for an id outside the vocabulary."""
+        ...
+
+    def token_strings(self, token_ids: Sequence[int]) -> list[str]:
+        """Each token's own string in the vocabulary (`convert_ids_to_tokens`: `Ġword`)."""
         ...
 
     def generate(

@@ -117,6 +117,10 @@ class VllmEngine:
         # vLLM needs room for at least one output token after the prompt.
         self._max_prompt_tokens = max_model_len - 1
         self._tokenizer: Any = engine.get_tokenizer()
+        vocabulary = engine.model_config.get_vocab_size()
+        self._max_token_id = max(
+            getattr(self._tokenizer, "max_token_id", vocabulary - 1), vocabulary - 1
+        )
         self._chat_prompt = ChatPromptTokenizer(self._tokenizer)
         self._output = OutputReader(self._tokenizer).read
         has_template = self._chat_prompt.has_chat_template
@@ -138,15 +142,34 @@ class VllmEngine:
     def tokenize_chat(self, messages: Sequence[ChatMessage]) -> list[int]:
         return self._chat_prompt(messages)
 
-    def tokenize_text(self, text: str, *, special_tokens_as_text: bool = True) -> list[int]:
+    def tokenize_text(
+        self, text: str, *, special_tokens_as_text: bool = True, add_special_tokens: bool = True
+    ) -> list[int]:
         # The tokenizer's own special tokens (Gemma's BOS) are added. A translation prompt's
         # text that spells one ("<eos>") is split like any other text, so it cannot end the
         # prompt; a legacy completion's raw prompt is read as vLLM's server reads it.
         return list(
             self._tokenizer.encode(
-                text, add_special_tokens=True, split_special_tokens=special_tokens_as_text
+                text,
+                add_special_tokens=add_special_tokens,
+                split_special_tokens=special_tokens_as_text,
             )
         )
+
+    def detokenize(self, token_ids: Sequence[int]) -> str:
+        self._check_vocabulary(token_ids)
+        return str(self._tokenizer.decode(list(token_ids)))
+
+    def token_strings(self, token_ids: Sequence[int]) -> list[str]:
+        self._check_vocabulary(token_ids)
+        return [str(token) for token in self._tokenizer.convert_ids_to_tokens(list(token_ids))]
+
+    def _check_vocabulary(self, token_ids: Sequence[int]) -> None:
+        # As vLLM's renderer checks prompt ids: past the larger of the tokenizer's and the
+        # model's vocabularies, or negative, an id is out of vocabulary.
+        for token in token_ids:
+            if not 0 <= token <= self._max_token_id:
+                raise EngineRejectedError(f"Token id {token} is out of vocabulary", "tokens")
 
     def _structured(self, options: SamplingOptions) -> Any:
         if options.structured is None:

@@ -166,7 +166,7 @@ class ChatService(OpenAIService):
         # Refused before admission and tokenizing, as every other client mistake.
         sampling.logit_bias(request)
         return _Checked(
-            [_chat_message(i, message) for i, message in enumerate(request.messages)],
+            [chat_message(i, message) for i, message in enumerate(request.messages)],
             logprobs=checks.logprobs_asked(request),
             structured=sampling.structured_output(request.response_format),
         )
@@ -194,7 +194,7 @@ class _Checked:
     structured: StructuredOutput | None
 
 
-def _chat_message(index: int, message: ChatMessageIn) -> ChatMessage:
+def chat_message(index: int, message: ChatMessageIn) -> ChatMessage:
     role = "system" if message.role == "developer" else message.role
     content = message.content
     if content is None:

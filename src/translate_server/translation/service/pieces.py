@@ -8,7 +8,8 @@ greedy one and the best (the guard's verdict first, then the estimate) is kept; 
 sampled) and the better estimated answer kept.
 
 A piece that turns out to have more tokens than fit one request is split again; its extra
-engine requests are admitted too.
+engine requests are admitted too. A piece streamed is `streamed_pieces`' (its deltas as they come,
+checked after the fact), over this one's prompts, refitting and cache.
 """
 
 from __future__ import annotations
@@ -16,24 +17,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 
 import msgspec
 
 from translate_server.inference.admission import Admission
-from translate_server.inference.engine import GenerationStep, SamplingOptions
+from translate_server.inference.engine import SamplingOptions
 from translate_server.inference.generation import GenerationService, Prompt
 from translate_server.settings import LimitSettings
 from translate_server.text.masking import Masked
 from translate_server.translation.estimate.model import QualityEstimator
-from translate_server.translation.estimate.signals import (
-    answer_signals,
-    reviewed,
-    unknown_signals,
-)
+from translate_server.translation.estimate.signals import reviewed, unknown_signals
 from translate_server.translation.guard.checks import FailureKind
 from translate_server.translation.guard.findings import findings
-from translate_server.translation.guard.hygiene import StreamCleaner, clean_translation
+from translate_server.translation.guard.hygiene import clean_translation
 from translate_server.translation.guard.quality_guard import (
     INCOMPLETE,
     RETRY_SAMPLING,
@@ -43,9 +40,7 @@ from translate_server.translation.guard.quality_guard import (
 from translate_server.translation.planning.cache import CachedTranslation, TranslationCache
 from translate_server.translation.planning.glossary import entries_in
 from translate_server.translation.planning.plan import Job, Piece, PieceResult
-from translate_server.translation.prompts.templates import (
-    PromptTemplate,
-)
+from translate_server.translation.prompts.templates import PromptTemplate
 from translate_server.translation.segmentation.segments import (
     Document,
     refit,
@@ -54,7 +49,6 @@ from translate_server.translation.segmentation.segments import (
 )
 from translate_server.translation.service.answers import (
     Attempt,
-    StreamLogprobs,
     answer_of,
     best_estimated,
     with_usage,
@@ -96,8 +90,8 @@ class PieceTranslator:
         # The model sees the piece with its protected spans masked (guard.py).
         asked = dataclasses.replace(piece, text=masked.text) if masked and masked.spans else piece
         prompt, tokens, budget = await self.prompts.tokenized(asked, job)
-        if document := _refitting(piece, tokens, budget):
-            result = await self._translate_refitted(piece, document, job)
+        if document := refitting(piece, tokens, budget):
+            result = await self.translate_refitted(piece, document, job)
         else:
             options = self.prompts.options(prompt, asked, tokens, job.request.max_tokens)
             attempt = Attempt(piece, masked, asked, prompt, options)
@@ -105,7 +99,7 @@ class PieceTranslator:
             floor = job.request.min_quality
             if floor is not None and self.estimate(piece, result, job) < floor:
                 result = await self._improve(attempt, result, job)
-        self._remember(piece, result, job)
+        self.remember(piece, result, job)
         return result
 
     def estimate(self, piece: Piece, result: PieceResult, job: Job) -> float:
@@ -146,7 +140,7 @@ class PieceTranslator:
         if len(first.signals) > 1:
             return first
         if finer := _by_sentence(attempt.piece.text):
-            other = await self._translate_refitted(attempt.piece, finer, job)
+            other = await self.translate_refitted(attempt.piece, finer, job)
         else:
             sampled = msgspec.structs.replace(attempt.options, **IMPROVE_SAMPLING)
             other = await self._answer(attempt, sampled, job, retry=False)
@@ -241,7 +235,7 @@ class PieceTranslator:
             # engine request, each guarded on its own.
             findings(job.record).quality_checked(tuple(map(str, retry_for)), (), True)
             with self._retry_span(retry_for):
-                return await self._translate_refitted(piece, finer, job)
+                return await self.translate_refitted(piece, finer, job)
         if retry_for:
             asked = dataclasses.replace(piece, text=masked.text)
             again = msgspec.structs.replace(attempt.options, **RETRY_SAMPLING)
@@ -311,108 +305,9 @@ class PieceTranslator:
             return contextlib.nullcontext()
         return tracing.span("quality retry", {"quality.failures": [str(k) for k in failures]})
 
-    def _stream_review(self, piece: Piece, sent: str, job: Job) -> Review | None:
-        """A stream's answer is already sent: checked after the fact, never retried."""
-        if self.guard is None:
-            return None
-        review = self.guard.review(
-            piece.text, Masked(piece.text, ()), sent, piece.source.tag, job.target.tag
-        )
-        warnings = tuple(map(str, review.failures))
-        findings(job.record).quality_checked(warnings, warnings, False)
-        return review
-
     # -- end of the guard -------------------------------------------------------------------
 
-    async def open(self, piece: Piece, job: Job) -> AsyncIterator[str | PieceResult]:
-        """Submit the piece's engine request and wait for its first output; the piece's
-        cleaned deltas follow, then its result."""
-        prompt, tokens, budget = await self.prompts.tokenized(piece, job)
-        if document := _refitting(piece, tokens, budget):
-            return self._refitted_stream(piece, document, job)
-        options = self.prompts.options(prompt, piece, tokens, job.request.max_tokens)
-        # The log probabilities are only summed: the stream may still be coalesced.
-        options = msgspec.structs.replace(options, logprobs=0)
-        started = await self.generation.start_stream(
-            prompt, options, job.record, job.deadline, logprobs_streamed=False
-        )
-        return self._cleaned(
-            piece,
-            StreamCleaner(piece.text, job.languages(piece)),
-            prompt,
-            started.first,
-            started.rest,
-            job,
-        )
-
-    async def _cleaned(
-        self,
-        piece: Piece,
-        cleaner: StreamCleaner,
-        prompt: Prompt,
-        first: GenerationStep | None,
-        steps: AsyncIterator[GenerationStep],
-        job: Job,
-    ) -> AsyncIterator[str | PieceResult]:
-        reason, completion_tokens = "stop", 0
-        logprobs = StreamLogprobs()
-        step = first
-        try:
-            while step is not None:
-                completion_tokens = step.completion_tokens
-                reason = step.finish_reason or reason
-                logprobs.add(step.logprobs)
-                if text := cleaner.feed(step.text):
-                    yield text
-                step = await anext(steps, None)
-        finally:
-            # An async generator; its declared type says only AsyncIterator.
-            await steps.aclose()  # type: ignore[attr-defined]
-        if text := cleaner.finish():
-            yield text
-        review = self._stream_review(piece, cleaner.sent, job)
-        warnings = () if review is None else tuple(map(str, review.failures))
-        signals = answer_signals(
-            piece.text,
-            cleaner.sent,
-            logprobs.summary(),
-            warnings=warnings,
-            cut_off=reason == "length",
-            language_confidence=None if review is None else review.language_confidence,
-        )
-        # The cache keeps what a request that is not streamed would have computed from the
-        # same answer: a stream cleans as it goes and may have let something through.
-        self._remember(
-            piece,
-            PieceResult(
-                cleaner.whole,
-                reason,
-                prompt.tokens,
-                completion_tokens,
-                warnings=warnings,
-                signals=(signals,),
-            ),
-            job,
-        )
-        yield PieceResult(
-            cleaner.sent,
-            reason,
-            prompt.tokens,
-            completion_tokens,
-            warnings=warnings,
-            signals=(signals,),
-        )
-
-    async def _refitted_stream(
-        self, piece: Piece, document: Document, job: Job
-    ) -> AsyncIterator[str | PieceResult]:
-        # A piece split again once tokenized arrives whole: its parts are translated at once.
-        result = await self._translate_refitted(piece, document, job)
-        self._remember(piece, result, job)
-        yield result.text
-        yield result
-
-    async def _translate_refitted(self, piece: Piece, document: Document, job: Job) -> PieceResult:
+    async def translate_refitted(self, piece: Piece, document: Document, job: Job) -> PieceResult:
         # The piece itself was admitted as one engine request; its extra ones join it now.
         ticket = self.admission.admit_more(max(0, len(document.pieces) - 1))
         try:
@@ -458,7 +353,7 @@ class PieceTranslator:
             ),
         )
 
-    def _remember(self, piece: Piece, result: PieceResult, job: Job) -> None:
+    def remember(self, piece: Piece, result: PieceResult, job: Job) -> None:
         # An answer with warnings is not kept: the next request tries again.
         if (
             self.cache is not None
@@ -488,7 +383,7 @@ def _review(guard: Guard, piece: Piece, masked: Masked, result: PieceResult, job
     )
 
 
-def _refitting(piece: Piece, tokens: int, budget: int) -> Document | None:
+def refitting(piece: Piece, tokens: int, budget: int) -> Document | None:
     """The piece split again when it turned out to have more tokens than fit one request."""
     return refit(piece.text, tokens, budget) if tokens > budget and len(piece.text) > 1 else None
 

@@ -17,13 +17,13 @@ from translate_server.inference.owned_streams import STARTED, opened
 from translate_server.observability.record import RequestRecord
 from translate_server.translation.planning.plan import FAN_OUT_SLICE, PieceResult, Plan
 from translate_server.translation.protocol import TranslateChunk, TranslateResponse
-from translate_server.translation.service.pieces import PieceTranslator
+from translate_server.translation.service.streamed_pieces import StreamedPieces
 
 Source = AsyncIterator[str | PieceResult]
 
 
 class TranslationStream:
-    def __init__(self, pieces: PieceTranslator, admission: Admission) -> None:
+    def __init__(self, pieces: StreamedPieces, admission: Admission) -> None:
         self.pieces = pieces
         self.admission = admission
 

@@ -50,6 +50,7 @@ from translate_server.translation.service.pieces import PieceTranslator
 from translate_server.translation.service.response import build_response
 from translate_server.translation.service.stored_glossaries import StoredGlossaries
 from translate_server.translation.service.stream import TranslationStream
+from translate_server.translation.service.streamed_pieces import StreamedPieces
 
 if TYPE_CHECKING:
     from translate_server.translation.planning.ports import GlossaryLookup, MemoryLookup
@@ -84,19 +85,14 @@ class TranslationService:
         self.limits = limits
         self.model_name = model_name
         self.detection = detection or LanguageDetection()
-        self.planner = Planner(
+        self.planner = _planner(
+            generation,
             limits,
             self.models,
-            generation.max_model_len,
             self.detection,
             cache,
-            line_by_line=template is not None and template.line_by_line,
-            piece_tokens=template.piece_tokens if template else MAX_PIECE_TOKENS,
-            piece_sentences=template.piece_sentences if template else 0,
-            support=template.support_level if template else lambda tag: None,
+            template,
             refuse_unsupported=refuse_unsupported_targets,
-            follows_instructions=(template is None or template.kind == "chat")
-            and generation.engine.info.chat_template,
         )
         # Only a completion prompt shows the examples: only there can an answer copy one.
         shown = template.examples if template is not None and template.kind == "completion" else ()
@@ -117,7 +113,7 @@ class TranslationService:
             guard=guard,
             estimator=self.estimator,
         )
-        self.streams = TranslationStream(self.pieces, admission)
+        self.streams = TranslationStream(StreamedPieces(self.pieces), admission)
 
     async def translate(
         self,
@@ -311,3 +307,31 @@ def _planning_work(request: TranslateRequest) -> int:
         # Every term is compiled (once per process) and compared with every piece.
         work = work * 2 + DETECTION_WORK * len(request.glossary)
     return work
+
+
+def _planner(
+    generation: GenerationService,
+    limits: LimitSettings,
+    models: ServedModels,
+    detection: LanguageDetection,
+    cache: TranslationCache | None,
+    template: PromptTemplate | None,
+    *,
+    refuse_unsupported: bool,
+) -> Planner:
+    """The planner the model's prompt template asks for: how it cuts texts into pieces, which
+    targets it supports, whether it follows instructions (a chat model's template)."""
+    return Planner(
+        limits,
+        models,
+        generation.max_model_len,
+        detection,
+        cache,
+        line_by_line=template is not None and template.line_by_line,
+        piece_tokens=template.piece_tokens if template else MAX_PIECE_TOKENS,
+        piece_sentences=template.piece_sentences if template else 0,
+        support=template.support_level if template else lambda tag: None,
+        refuse_unsupported=refuse_unsupported,
+        follows_instructions=(template is None or template.kind == "chat")
+        and generation.engine.info.chat_template,
+    )

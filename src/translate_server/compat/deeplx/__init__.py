@@ -1,0 +1,1 @@
+"""DeepLX's API under /deeplx/."""

@@ -1,0 +1,1 @@
+"""vLLM's tokenizer routes, /tokenize and /detokenize, and its /version."""
