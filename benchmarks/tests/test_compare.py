@@ -20,6 +20,7 @@ from benchmarks.http_layer_servers import find_bench_dir
 from benchmarks.http_layer_summary import format_summary, summarize_rounds
 from translate_server.cli import _parser
 from translate_server.loadgen.stats import RequestResult, summarize
+from translate_server.server import logging_setup
 from translate_server.settings import load_settings
 
 BENCH_DIR = Path(__file__).resolve().parents[1]
@@ -320,17 +321,15 @@ def test_http_layer_summary_prices_tracing_without_fastapi() -> None:
     assert "translate: traced adds 420 us CPU per request; otel-asgi adds 570 us" in text
 
 
-def test_traced_apps_serve(bench_modules) -> None:
+def test_traced_apps_serve(bench_modules, monkeypatch) -> None:
     """Both tracing arms build and answer, exporting to a sink."""
-    import os
-
     from litestar.testing import TestClient
 
     from benchmarks.http_layer_servers import SpanSink
 
     sink = SpanSink()
-    os.environ["BENCH_OTLP_TRACES_ENDPOINT"] = sink.url
-    os.environ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] = "http/protobuf"
+    monkeypatch.setenv("BENCH_OTLP_TRACES_ENDPOINT", sink.url)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf")
     try:
         import apps
 
@@ -342,8 +341,6 @@ def test_traced_apps_serve(bench_modules) -> None:
                 )
                 assert response.status_code == 200
     finally:
-        del os.environ["BENCH_OTLP_TRACES_ENDPOINT"]
-        del os.environ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"]
         sink.close()
 
 
@@ -356,6 +353,10 @@ def test_bench_dir_is_found_in_the_checkout() -> None:
 @pytest.fixture
 def bench_modules(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCH_DIR))
+    # The apps set up a server process's logging (`configure_logging`); in pytest's process that
+    # would outlive the test: structlog caches each logger first used under it, and later tests'
+    # `capture_logs` would see none of those loggers' lines.
+    monkeypatch.setattr(logging_setup, "configure_logging", lambda *args, **kwargs: None)
     yield
     for name in ("apps", "asgi_floor", "fastapi_app", "zero_engine"):
         sys.modules.pop(name, None)

@@ -11,7 +11,6 @@ deleted, with their files, once older than the retention time.
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
@@ -24,6 +23,7 @@ from translate_server.documents.job_keys import authorized, new_key, not_found
 from translate_server.owners import SHARED
 from translate_server.storage.database import Database
 from translate_server.storage.job_tables import document_files, document_jobs, document_translations
+from translate_server.storage.row_ids import new_row_id
 
 _JOBS = document_jobs.c
 _SELECT = select(*(_JOBS[name] for name in Job.__struct_fields__))
@@ -78,7 +78,7 @@ class JobStore:
         where the owner has that many unfinished jobs already, counted in the same
         transaction as the insert, so servers admitting at once never exceed it together."""
         owner = SHARED if owner is None else owner
-        job_id = uuid.uuid4().hex.upper()
+        job_id = new_row_id().hex.upper()  # oldest first among jobs made in one tick
         key, digest = new_key()
         now = self.clock()
         row = {

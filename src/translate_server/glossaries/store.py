@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import uuid
 from collections.abc import Callable, Sequence
 
 from sqlalchemy import Connection, delete, func, select, update
@@ -26,6 +25,7 @@ from translate_server.glossaries.model import (
 )
 from translate_server.storage.account_tables import deepl_glossaries, deepl_glossary_dictionaries
 from translate_server.storage.database import Database
+from translate_server.storage.row_ids import new_row_id
 
 Dictionary = tuple[str, str, dict[str, str]]  # source, target, entries
 # A change to one dictionary's entries: the entries before (None: no such dictionary yet) ->
@@ -38,9 +38,8 @@ class GlossaryStore:
         self.database = database
 
     async def create(self, owner: str, name: str, dictionaries: Sequence[Dictionary]) -> str:
-        glossary_id = str(uuid.uuid4())
-        now = datetime.datetime.now(datetime.UTC)
-        created = now.isoformat(timespec="microseconds").replace("+00:00", "Z")
+        glossary_id = str(new_row_id())  # the tiebreaker of glossaries made in one tick
+        created = _now()
 
         def create(c: Connection) -> None:
             c.execute(
@@ -177,6 +176,11 @@ class GlossaryStore:
                 c.execute(delete(table).where(table.c.glossary_id == glossary_id))
 
         await self.database.write(delete_glossary)
+
+
+def _now() -> str:
+    now = datetime.datetime.now(datetime.UTC)
+    return now.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def _owned(c: Connection, owner: str, glossary_id: str, *, lock: bool = True) -> str | None:

@@ -8,6 +8,7 @@ import asyncio
 
 import pytest
 
+from translate_server.compat.deepl import style_rules
 from translate_server.compat.deepl.accounts import UNLIMITED, DeepLAccounts
 from translate_server.compat.deepl.glossaries import (
     DictionaryBody,
@@ -248,13 +249,18 @@ async def test_glossaries_of_one_pair_and_of_dictionaries_are_the_same_glossarie
         await glossaries.describe_v3("alice", glossary_id)
 
 
-async def test_a_page_of_style_rules_holds_at_most_25(deepl: DeepLService) -> None:
+async def test_a_page_of_style_rules_holds_at_most_25_in_creation_order(
+    deepl: DeepLService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # All made in one millisecond: their ids alone keep the order they were made in.
+    monkeypatch.setattr(style_rules, "_now", lambda: "2026-12-07T21:00:00.000Z")
     for number in range(27):
         await deepl.style_rules.create("alice", StyleRuleCreate(name=f"r{number}", language="de"))
     first = await deepl.style_rules.page("alice", 0, 100, detailed=False)
     second = await deepl.style_rules.page("alice", 1, 100, detailed=False)
     assert (len(first.style_rules), len(second.style_rules)) == (25, 2)
-    assert [rule.name for rule in first.style_rules[:2]] == ["r0", "r1"]
+    listed = [rule.name for rule in first.style_rules + second.style_rules]
+    assert listed == [f"r{number}" for number in range(27)]
 
 
 # -- documents ---------------------------------------------------------------------------------

@@ -67,6 +67,16 @@ async def test_servers_claiming_at_once_take_each_job_once(
     assert {job.status for job in claimed if job is not None} == {"translating"}
 
 
+async def test_jobs_made_in_one_tick_are_taken_oldest_first(
+    servers: tuple[JobStore, JobStore],
+) -> None:
+    a, b = servers  # the clock stands still: every job is made at the same time
+    created = [await _create(a) for _ in range(20)]
+    assert [job.id for job in await b.unfinished()] == created
+    taken = [await (a, b)[n % 2].claim_next(LEASE) for n in range(20)]
+    assert [job.id for job in taken if job is not None] == created
+
+
 async def test_a_job_is_taken_over_once_its_lease_runs_out(
     servers: tuple[JobStore, JobStore], clock: Clock
 ) -> None:

@@ -9,6 +9,7 @@ import asyncio
 import pytest
 
 from translate_server.errors import InvalidRequestError, PayloadTooLargeError
+from translate_server.glossaries import store as glossary_store
 from translate_server.glossaries.model import MAX_ENTRIES, GlossaryNotFoundError
 from translate_server.glossaries.protocol import (
     CreateGlossaryRequest,
@@ -54,6 +55,18 @@ async def test_another_owners_glossary_is_not_found(store: GlossaryStore) -> Non
             await attempt
     assert await store.list("bob") == []
     assert await store.entries("alice", glossary_id, "en", "de") == {"cat": "Katze"}
+
+
+async def test_glossaries_made_in_one_tick_are_listed_in_creation_order(
+    store: GlossaryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(glossary_store, "_now", lambda: "2026-12-07T21:00:00.000000Z")
+    made = [
+        await store.create("alice", f"g{n}", [("en", "de", {"cat": "Katze"})]) for n in range(20)
+    ]
+    listed = await store.list("alice")
+    assert [g.glossary_id for g in listed] == made
+    assert [g.name for g in listed] == [f"g{n}" for n in range(20)]
 
 
 async def test_a_change_past_the_limit_keeps_nothing(store: GlossaryStore) -> None:

@@ -22,6 +22,7 @@ from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.owners import owner_of
 from translate_server.storage.account_tables import deepl_style_rules
 from translate_server.storage.database import Database
+from translate_server.storage.row_ids import new_row_id
 from translate_server.text.languages import UnknownLanguageError, resolve_language
 from translate_server.translation.prompts.instructions import MAX_INSTRUCTION_CHARS
 
@@ -149,7 +150,7 @@ class StyleRuleStore:
         _check_count(len(instructions))
         now = _now()
         rule = StyleRule(
-            style_id=str(uuid.uuid4()),
+            style_id=str(new_row_id()),  # the tiebreaker of rules made in one millisecond
             name=body.name,
             creation_time=now,
             updated_time=now,
