@@ -33,6 +33,8 @@ class Tokenizer:
 
 
 async def test_time_to_first_token_is_the_first_text_a_client_would_see() -> None:
+    """Slow where it is the run's first import of vLLM: `drive` builds vLLM's SamplingParams,
+    and importing vLLM and torch takes 10-30 s on 2 cores, though no engine starts."""
     engine = HoldingBackEngine([(1, "", 0.0), (1, "", 0.0), (1, "Hallo", 0.2), (1, " Welt", 0.0)])
     items = make_workload(WorkloadSpec(size=1, seed=0))
     results, _ = await drive(

@@ -88,6 +88,8 @@ async def test_no_text_lost_without_stop_strings(engine) -> None:
 
 
 async def test_no_text_lost_with_stop_strings(engine) -> None:
+    """Slow for each bundled model: a probe answer, then one whole answer per stop string and
+    coalescing interval, decoded on the CPU by a real model of 135-270M parameters."""
     # No min_tokens here: vLLM looks for stop strings only after them.
     base = SamplingOptions(max_tokens=MAX_TOKENS, temperature=0.8, seed=11)
     text = _text(await _run(engine, base, "probe"))
