@@ -75,8 +75,10 @@ lint: $(STAMP)
 
 # Installs nothing: a tier whose system package is missing skips, and the run ends by listing
 # each skipped tier and why (with CI=true it fails instead). `make test-deps` installs them.
+# The tiers but docker run as three pytest processes side by side (tests/lanes.py: the engine
+# and server tiers mostly wait, so one process alone leaves a core idle); logs: .test-lanes/.
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -ra -m 'not docker'
+	$(BIN)/python -m tests.lanes
 	$(MAKE) test-docker
 
 # What the tiers beyond unit, integration and deploy need from the system, installed with
