@@ -40,16 +40,20 @@ async def test_clients_giving_up_abort_their_engine_requests(tiny_model, tmp_pat
             "ignore_eos": True,
             "seed": 1,
         }
+        # The clients leave once most of their requests are in the engine (however long a
+        # loaded machine takes to get them there), one after another over a second.
+        leave = asyncio.Event()
         clients = [
             asyncio.create_task(
                 call_and_leave(
-                    app, "/v1/chat/completions", {**body, "stream": i % 2 == 0}, 1.0 + i / CLIENTS
+                    app, "/v1/chat/completions", {**body, "stream": i % 2 == 0}, i / CLIENTS, leave
                 )
             )
             for i in range(CLIENTS)
         ]
-        await asyncio.sleep(0.8)
+        await eventually(lambda: engine.unfinished_requests() > CLIENTS // 2, timeout=120)
         in_engine = engine.unfinished_requests()
+        leave.set()
         await asyncio.gather(*clients)
         gave_up = time.perf_counter()
         await eventually(lambda: not engine.unfinished_requests(), timeout=30, every=0.02)

@@ -107,9 +107,17 @@ def eventually_sync(
     return found
 
 
-async def call_and_leave(app: Litestar, path: str, body: dict, leave_after: float) -> list[dict]:
+async def call_and_leave(
+    app: Litestar,
+    path: str,
+    body: dict,
+    leave_after: float,
+    told: asyncio.Event | None = None,
+) -> list[dict]:
     """Drive the ASGI app directly as a client that sends `body` and hangs up `leave_after`
-    seconds later; returns the messages the app sent before that."""
+    seconds later (counted from when `told` is set, where one is given: a test that must
+    know its requests are in the engine before their clients leave says when); returns the
+    messages the app sent before that."""
     payload = json.dumps(body).encode()
     pending = [{"type": "http.request", "body": payload, "more_body": False}]
     sent: list[dict] = []
@@ -117,6 +125,8 @@ async def call_and_leave(app: Litestar, path: str, body: dict, leave_after: floa
     async def receive() -> dict:
         if pending:
             return pending.pop()
+        if told is not None:
+            await told.wait()
         await asyncio.sleep(leave_after)
         return {"type": "http.disconnect"}
 

@@ -54,9 +54,11 @@ def test_a_failed_lane_fails_the_run_and_shows_its_failures(
     monkeypatch.setattr(lanes, "ROOT", tmp_path)
     monkeypatch.setattr(lanes, "OUT", tmp_path / ".test-lanes")
     monkeypatch.setattr(lanes, "LANES", {"fine": ("tests/fine",), "broken": ("tests/broken",)})
-    # The throwaway folders are not this checkout: no conftest, no addopts of ours.
+    # The throwaway folders are not this checkout: none of its conftests (a temporary folder
+    # may lie inside the checkout) nor its addopts.
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(sys.path))
-    status = lanes.run(["-p", "no:randomly", "-c", os.devnull, f"--rootdir={tmp_path}"])
+    isolated = ["-c", os.devnull, f"--rootdir={tmp_path}", f"--confcutdir={tmp_path}"]
+    status = lanes.run(["-p", "no:randomly", *isolated])
     shown = capsys.readouterr().out
     assert status != 0
     assert "lane broken failed" in shown and "AssertionError: lost" in shown

@@ -165,13 +165,16 @@ async def test_streams_measure_the_gaps_between_their_tokens(serve) -> None:
     base = await serve(FakeServer(stall=0.05))
     target = Target(base, "chat", model="tiny", stream=True)
     results, _ = await run_closed_loop(target, ITEMS, concurrency=2, requests=4)
-    # Three content chunks, so two gaps (the role-only first chunk is not content). Only the
-    # second gap holds the server's stall: it is at least that long, whatever the machine's
-    # load (an upper bound on the first gap would be a timing assertion).
-    assert all(len(r.token_gaps_s) == 2 for r in results)
-    assert all(r.token_gaps_s[1] >= 0.05 for r in results)
+    # Three content chunks, so two gaps (the role-only first chunk is not content). When each
+    # arrives is the client's reading time, which a loaded machine delays: a starved client
+    # reads two chunks at once and sees a gap of nothing. What holds whatever the load is
+    # causal: the last content cannot be read before the server sends it, the stall after the
+    # request began.
+    assert all(len(r.token_gaps_s) == 2 and min(r.token_gaps_s) >= 0 for r in results)
+    assert all(r.ttft_s is not None and r.ttft_s + sum(r.token_gaps_s) >= 0.05 for r in results)
     stats = await run_level(target, ITEMS, concurrency=2, requests=4)
-    assert stats.itl_ms is not None and stats.itl_ms["p99"] >= 50.0
+    assert stats.itl_ms is not None
+    assert stats.itl_ms["max"] >= stats.itl_ms["p99"] >= stats.itl_ms["p50"] >= 0
     non_streamed = await run_level(
         Target(base, "chat", model="tiny"), ITEMS, concurrency=1, requests=2
     )
