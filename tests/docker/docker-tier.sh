@@ -3,6 +3,10 @@
 #   install   Docker (Debian's docker.io), mmdebstrap and compose v2 installed where missing
 #             (root only): `make test-deps` runs it, never `make test`.
 #   setup     dockerd started if no daemon answers, the local base images made.
+#   image     the CPU image built on the local Python base (the tier's `cpu_image` fixture).
+#   prebuild  setup, then image, logged to .docker-tier/prebuild.log: `make test` runs it
+#             beside the other tiers, whose engines leave the disk and network idle, so that
+#             the docker tier then finds its images made (Docker's layer cache).
 #   teardown  stops the dockerd that setup started (by its pid), nothing else.
 # Failing steps are reported, not fatal: the tier's tests then skip and say why.
 set -uo pipefail
@@ -67,8 +71,13 @@ containers_reach_pypi() {
         "import urllib.request; urllib.request.urlopen('https://pypi.org/simple/hatchling/', timeout=30)"
 }
 
-case ${1:-} in
-setup)
+cpu_image() {
+    docker build -f deploy/docker/Dockerfile.cpu \
+        --build-arg PYTHON_IMAGE=translate-server-local/python:3.11 \
+        --build-arg TORCH_INDEX_URL= -t translate-server:0.1.0-cpu .
+}
+
+setup() {
     start=$SECONDS
     rm -f "$STATE/setup-failed"
     # Each step's last words go to $STATE/setup-failed when it fails: the tests' skip reason.
@@ -82,6 +91,19 @@ setup)
     done
     rm -f "$STATE/step.log"
     echo "docker tier set-up: $((SECONDS - start)) s"
+    [[ ! -f $STATE/setup-failed ]]
+}
+
+case ${1:-} in
+setup)
+    setup
+    ;;
+image)
+    cpu_image
+    ;;
+prebuild)
+    { setup && start=$SECONDS && cpu_image && echo "CPU image: $((SECONDS - start)) s"; } \
+        >"$STATE/prebuild.log" 2>&1
     ;;
 install)
     install_docker && install_compose
@@ -93,5 +115,5 @@ teardown)
         rm -f "$STATE/dockerd.pid"
     fi
     ;;
-*) echo "usage: $0 install|setup|teardown" >&2; exit 2 ;;
+*) echo "usage: $0 install|setup|image|prebuild|teardown" >&2; exit 2 ;;
 esac
