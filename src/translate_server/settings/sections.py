@@ -225,6 +225,15 @@ class DocumentSettings(Section, frozen=True):
             "fill at once; they also run at a lower engine priority than interactive requests.",
         ),
     ] = 0.5
+    document_lease: Annotated[
+        float,
+        Meta(
+            gt=0,
+            description="Seconds a server's claim on a running document job or batch holds "
+            "without its heartbeat (renewed every third of it): a dead server's jobs are taken "
+            "over by another once it runs out.",
+        ),
+    ] = 30.0
     max_batch_file_bytes: Annotated[
         int,
         Meta(
