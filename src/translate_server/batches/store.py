@@ -239,7 +239,8 @@ def _job_row(job_id: str, owner: str, total: int, now: float) -> dict[str, Any]:
     return {
         "id": job_id,
         "key_digest": new_key()[1],  # never read with a key: the batch's owner reads it
-        "owner": owner,
+        # Not the owner's own: its documents in flight are counted by owner, its batches here.
+        "owner": f"{BATCH_KIND}:{owner}",
         "status": "queued",
         "format": BATCH_KIND,
         "target_lang": "",

@@ -36,6 +36,7 @@ from translate_server.batches.store import BatchRecord, BatchStore, ended
 from translate_server.documents.claims import JobTakenOverError
 from translate_server.documents.job import Job, SegmentTranslation
 from translate_server.documents.job_kinds import JobRun
+from translate_server.documents.job_log import cause
 from translate_server.documents.persist import persistently
 from translate_server.errors import ApiError
 from translate_server.observability.record import RequestRecord
@@ -73,11 +74,10 @@ class BatchWork:
             raise RuntimeError(f"job {job.id} has no batch")
         try:
             return await self._run(job, run, batch)
-        except (asyncio.CancelledError, JobTakenOverError):
-            raise
         except Exception as exc:
-            if not run.stopped(job.id):
-                await self._failed(batch, exc)
+            # Stopped by its server, or another server's now: not the batch's failure.
+            if not run.stopped(job.id) and not isinstance(cause(exc), JobTakenOverError):
+                await self._failed(batch, cause(exc))
             raise
 
     async def _run(self, job: Job, run: JobRun, batch: BatchRecord) -> Job:

@@ -115,9 +115,16 @@ async def test_files_and_batches_are_their_key_s_and_limited_per_key(
     make_app, engine: FakeEngine
 ) -> None:
     engine.hang = True  # the first batch stays in progress
-    app = make_app(api_key=["alice", "bob"], max_batch_files_per_key=1, max_batches_per_key=1)
+    app = make_app(
+        api_key=["alice", "bob"],
+        max_batch_files_per_key=1,
+        max_batches_per_key=1,
+        max_documents_per_key=1,
+    )
     alice, bob = ({"Authorization": f"Bearer {key}"} for key in ("alice", "bob"))
-    data = jsonl([line(0, "/translate", {"text": "a", "target_lang": "de"})])
+    data = jsonl(
+        [line(0, "/translate", {"text": "Good morning.", "source_lang": "en", "target_lang": "de"})]
+    )
     async with running(app) as client:
         first = (await upload(client, data, alice)).json()
         assert (await upload(client, data, alice)).json()["error"]["code"] == "too_many_files"
@@ -136,6 +143,14 @@ async def test_files_and_batches_are_their_key_s_and_limited_per_key(
         again = await client.post("/v1/batches", json=body, headers=alice)
         assert again.status_code == 429
         assert again.json()["error"]["code"] == "too_many_batches"
+        # A batch in progress is not one of the key's documents in translation.
+        document = await client.post(
+            "/translate/document",
+            files={"file": ("a.txt", b"Hello.")},
+            data={"target_lang": "de"},
+            headers=alice,
+        )
+        assert document.status_code == 202, document.text
         cancelled = await client.post(f"/v1/batches/{batch_id}/cancel", headers=alice)
         assert cancelled.json()["status"] == "cancelling"
         deleted = await client.delete(f"/v1/files/{first['id']}", headers=alice)
