@@ -179,10 +179,12 @@ class BatchStore:
         row = await self.database.read(lambda c: c.execute(query).first())
         return None if row is None else BatchRecord(**row._asdict())
 
-    async def status(self, batch_id: str) -> BatchStatus:
-        query = select(_B.status).where(_B.id == batch_id)
-        found: BatchStatus = await self.database.read(lambda c: c.execute(query).scalar_one())
-        return found
+    async def record(self, batch_id: str) -> BatchRecord:
+        query = select(*(_B[name] for name in BatchRecord.__struct_fields__)).where(
+            _B.id == batch_id
+        )
+        row = await self.database.read(lambda c: c.execute(query).one())
+        return BatchRecord(**row._asdict())
 
     async def fail(self, batch_id: str, errors: Sequence[BatchError]) -> None:
         """The batch failed as a whole, with why."""

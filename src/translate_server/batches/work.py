@@ -95,7 +95,7 @@ class BatchWork:
         done = {i: (RESULT.decode(found.text), found.needs_review) for i, found in kept.items()}
         pending = [i for i in range(len(lines)) if i not in done]
         running = _Running(job.id, batch, run, lines, iter(pending), done)
-        ending = await self._ending(batch)
+        ending = _ending(batch)
         if ending is None and pending:
             async with asyncio.TaskGroup() as group:
                 for _ in range(min(self.concurrency, len(pending))):
@@ -111,6 +111,8 @@ class BatchWork:
 
     async def _worker(self, running: _Running) -> None:
         for index in running.pending:  # one shared iterator: each line is taken once
+            if running.ending is None and time.time() >= running.batch.expires_at:
+                running.ending = "expired"
             if running.ending is not None:
                 return
             async with self.slots:
@@ -141,14 +143,8 @@ class BatchWork:
                     self.observe(ran.record, running.batch.id, running.lines[i].custom_id)
                 await running.run.notify(running.job_id)
             if running.ending is None:
-                running.ending = await self._ending(running.batch)
-
-    async def _ending(self, batch: BatchRecord) -> BatchStatus | None:
-        """Why the batch is to end now: cancelled, or its window over; None: it goes on."""
-        if time.time() >= batch.expires_at:
-            return "expired"
-        status = await self.batches.status(batch.id)
-        return "cancelled" if status == "cancelling" else None
+                running.batch = await self.batches.record(running.batch.id)
+                running.ending = _ending(running.batch)
 
     async def _finish(
         self,
@@ -205,6 +201,13 @@ class BatchWork:
         code = exc.code if isinstance(exc, ApiError) and exc.code else "batch_failed"
         log.warning("batch_failed", batch_id=batch.id, exc_info=exc)
         await self.batches.fail(batch.id, [BatchError(code=code, message=message)])
+
+
+def _ending(batch: BatchRecord) -> BatchStatus | None:
+    """Why the batch is to end now: cancelled, or its window over; None: it goes on."""
+    if time.time() >= batch.expires_at:
+        return "expired"
+    return "cancelled" if batch.status == "cancelling" else None
 
 
 @dataclass(slots=True)

@@ -11,9 +11,12 @@ from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
 import httpx
+from sqlalchemy import update
 
+from translate_server.batches.keys import BATCHES
 from translate_server.documents.translator import DOCUMENT_PRIORITY
 from translate_server.inference.engine import EngineOutput, SamplingOptions
+from translate_server.storage.job_tables import openai_batches
 
 from tests.support.fakes import FakeEngine
 from tests.support.harness import AppClient, eventually, running
@@ -215,3 +218,36 @@ async def test_interactive_requests_keep_their_priority_during_a_batch(make_app)
     assert engine.alongside_batch == 8
     assert engine.seen[0] == 8 and engine.seen[DOCUMENT_PRIORITY] == 300
     assert engine.most[DOCUMENT_PRIORITY] == 4
+
+
+async def test_a_batch_past_its_window_expires_with_the_rest_unrun(
+    make_app, engine: FakeEngine
+) -> None:
+    engine.hang = True  # the first lines wait in the engine
+    chat = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}
+    async with running(make_app(engine)) as client:
+        uploaded = await upload(
+            client, jsonl([line(i, "/v1/chat/completions", chat) for i in range(200)])
+        )
+        created = await client.post(
+            "/v1/batches",
+            json={"input_file_id": uploaded.json()["id"], "endpoint": "/v1/chat/completions"},
+        )
+        batch_id = created.json()["id"]
+        await eventually(lambda: len(engine.requests) >= 1, timeout=30)
+        # Its 24 hours are over (as a server would find a day later).
+        store = client.app.state.services[BATCHES].batches
+        ended_window = update(openai_batches).where(openai_batches.c.id == batch_id)
+        await store.database.write(lambda c: c.execute(ended_window.values(expires_at=0)))
+        engine.hang = False
+        while (batch := (await client.get(f"/v1/batches/{batch_id}")).json())[
+            "status"
+        ] not in ENDED:
+            await asyncio.sleep(0.02)
+        assert batch["status"] == "expired" and batch["expired_at"]
+        done = batch["request_counts"]["completed"]
+        assert 0 < done < 200  # the lines in flight finished; no new one began
+        errors = await client.get(f"/v1/files/{batch['error_file_id']}/content")
+        unrun = [json.loads(found) for found in errors.text.splitlines()]
+        assert len(unrun) == 200 - done
+        assert {found["error"]["code"] for found in unrun} == {"batch_expired"}
