@@ -22,7 +22,7 @@ from tests.support.harness import eventually_sync
 from tests.support.ports import free_port
 from tests.support.postgres import Cluster
 
-LINES = 200
+LINES = 120
 ROUTE = 'route="batch /v1/chat/completions",status="200"'
 
 
