@@ -16,6 +16,7 @@ from litestar import Litestar
 from litestar.datastructures import State
 
 from translate_server.adapters import domain as adapters
+from translate_server.batches import domain as batches
 from translate_server.compat.deepl import domain as deepl
 from translate_server.compat.deeplx import domain as deeplx
 from translate_server.compat.google import domain as google
@@ -60,6 +61,7 @@ DOMAINS: tuple[Domain, ...] = (
     openai_api.DOMAIN,
     deepl.ACCOUNTS,  # before the documents: DeepL's are billed to its keys once translated
     documents.DOMAIN,
+    batches.DOMAIN,  # after the documents: its batches run on their queue
     deepl.DOMAIN,
     libretranslate.DOMAIN,
     deeplx.DOMAIN,

@@ -93,6 +93,8 @@ MEANINGS: dict[str, str] = {
     "glossary_not_found": "No DeepL glossary with this id for this key.",
     "memory_entry_not_found": "No entry with this id in that memory.",
     "style_rule_not_found": "No DeepL style rule with this id for this key.",
+    "file_not_found": "No `/v1/files` file with this id for this key.",
+    "batch_not_found": "No `/v1/batches` batch with this id for this key.",
     # 409
     "memory_entry_exists": "An entry edited onto the source (and language pair) of another "
     "entry of the memory.",
@@ -103,6 +105,7 @@ MEANINGS: dict[str, str] = {
     # 413, 415
     "payload_too_large": "The request body is over `--max-body-bytes`.",
     "document_too_large": "A document over `--max-document-bytes`.",
+    "file_too_large": "A batch file over `--max-batch-file-bytes`.",
     "document_too_long": "A document with more than `--max-document-chars` characters to "
     "translate.",
     "glossary_too_large": "A glossary with more entries than the limit: 10,000 per dictionary "
@@ -113,6 +116,8 @@ MEANINGS: dict[str, str] = {
     "unsupported_media_type": "A JSON route's body sent without `Content-Type: application/json`.",
     # 429
     "too_many_documents": "The key already has `--max-documents-per-key` documents in translation.",
+    "too_many_files": "The key already keeps `--max-batch-files-per-key` batch files: delete one.",
+    "too_many_batches": "The key already has `--max-batches-per-key` batches in progress.",
     # 500
     "internal_error": "An unexpected failure (logged with its traceback); nothing about it is "
     "revealed.",

@@ -52,11 +52,21 @@ def claimable(now: float) -> ColumnElement[bool]:
     )
 
 
-def claim_next(c: Connection, server: str, now: float, lease_seconds: float) -> str | None:
-    """Claim the oldest claimable job for `server`; its id, or None when there is none."""
+def claim_next(
+    c: Connection,
+    server: str,
+    now: float,
+    lease_seconds: float,
+    formats: Collection[str] | None = None,
+) -> str | None:
+    """Claim the oldest claimable job for `server` among those of `formats` (the kinds of job
+    it can run: None, any); its id, or None when there is none."""
+    runnable = claimable(now)
+    if formats is not None:
+        runnable = and_(runnable, _JOBS.format.in_(formats))
     oldest = (
         select(_JOBS.id)
-        .where(claimable(now))
+        .where(runnable)
         .order_by(_JOBS.created_at, _JOBS.id)
         .limit(1)
         .with_for_update(skip_locked=True)

@@ -14,6 +14,8 @@ finished batches are already recorded, so the next server to claim each resumes 
 database that is briefly gone stops nothing: claims, heartbeats and the running jobs' writes
 are tried again until it answers (`persist`).
 
+Other kinds of job (OpenAI's batches) share the queue: see `job_kinds`.
+
 A job submitted with `billed_to` (DeepL's `/v2/document`: the digest of the uploading key) adds
 its characters to that usage through the injected `bill(billed_to, characters)`, once, when
 it is done: not when it fails or is cancelled, whatever its status polls.
@@ -22,6 +24,7 @@ it is done: not when it fails or is cancelled, whatever its status polls.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import suppress
@@ -30,9 +33,12 @@ import msgspec
 import structlog
 
 from translate_server.documents.claims import JobTakenOverError
+from translate_server.documents.formats import FORMATS
 from translate_server.documents.intake import checked
 from translate_server.documents.job import DocumentOptions, Job
 from translate_server.documents.job_changes import JobChanges
+from translate_server.documents.job_kinds import JobRun, JobWork
+from translate_server.documents.job_log import cause, summary
 from translate_server.documents.job_translation import (
     Pin,
     Remember,
@@ -55,6 +61,7 @@ log = structlog.get_logger("translate_server.documents")
 
 # bill(billed_to, characters): add a done job's characters to that usage
 Bill = Callable[[str, int], Awaitable[None]]
+
 
 _DEFAULT_LIMITS = RunnerLimits()
 # A watcher re-reads its job at least this often: another server may be running it.
@@ -86,6 +93,19 @@ class DocumentJobs:
         self._background: list[asyncio.Task[None]] = []
         self._wake = asyncio.Event()  # a job was submitted here, or one of ours ended
         self._claiming = asyncio.Lock()
+        self._kinds: dict[str, JobWork] = {}
+        self._formats = {found.name for found in FORMATS}  # the kinds of job it claims
+
+    def add_kind(self, format: str, work: JobWork) -> None:
+        """Run the jobs whose `format` is `format` with `work` (until then, left to others)."""
+        self._kinds[format] = work
+        self._formats.add(format)
+        self.wake()
+
+    def wake(self) -> None:
+        """A job was queued here: claim it at once where there is room."""
+        self._run_background()
+        self._wake.set()
 
     # -- Lifecycle --------------------------------------------------------------------------
     async def start(self) -> list[str]:
@@ -130,7 +150,7 @@ class DocumentJobs:
         taken: list[str] = []
         async with self._claiming:
             while len(self._tasks) < self.limits.max_jobs:
-                job = await self.store.claim_next(self.limits.lease_seconds)
+                job = await self.store.claim_next(self.limits.lease_seconds, self._formats)
                 if job is None:
                     break
                 self._schedule(job)
@@ -314,29 +334,32 @@ class DocumentJobs:
         await self._count()
         timings = Timings(start=time.perf_counter())
         try:
-            job = await translate_job(
-                job,
-                timings,
-                store=self.store,
-                translate=self.translate,
-                limits=self.limits,
-                notify=self._changes.notify,
-                stopped=lambda: job_id in self._stopped,
-                remember=self.remember,
-            )
+            job = await self._work(job, timings)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the job fails; the server goes on
             if job_id in self._stopped:  # stopped, not failed: it resumes on next start
                 raise asyncio.CancelledError from exc
-            await self._failed(job_id, _cause(exc), timings)
+            await self._failed(job_id, cause(exc), timings)
         else:
             self._held.discard(job_id)  # done: nothing more to renew
-            log.info("document_job", **_summary(job, timings))
+            log.info("document_job", **summary(job, timings))
             await self._bill(job)
         finally:
             await self._changes.notify(job_id)
         await self._count()
+
+    async def _work(self, job: Job, timings: Timings) -> Job:
+        """The job run to its end: a document translated, or another kind's work."""
+        run = JobRun(self.store, self.limits, self._changes.notify, self._stopped.__contains__)
+        kind = self._kinds.get(job.format)
+        if kind is not None:
+            return await kind(job, run)
+        stopped, notify = functools.partial(run.stopped, job.id), run.notify
+        return await translate_job(
+            job, timings, store=self.store, translate=self.translate, limits=self.limits,
+            notify=notify, stopped=stopped, remember=self.remember,
+        )  # fmt: skip
 
     async def _failed(self, job_id: str, exc: Exception, timings: Timings) -> None:
         """Record the job's failure, unless it is another server's now."""
@@ -355,7 +378,7 @@ class DocumentJobs:
             return
         log.warning(
             "document_job",
-            **_summary(job, timings),
+            **summary(job, timings),
             exc_info=exc if not isinstance(exc, ApiError) else None,
         )
 
@@ -373,24 +396,3 @@ class DocumentJobs:
                 document_id=job.id,
                 billed_characters=job.billed_characters,
             )
-
-
-def _cause(exc: Exception) -> Exception:
-    """The first failure inside a task group's exception group."""
-    while isinstance(exc, ExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
-def _summary(job: Job, timings: Timings) -> dict[str, object]:
-    return {
-        "document_id": job.id,
-        "status": job.status,
-        "format": job.format,
-        "target_lang": job.target_lang,
-        "segments": job.segments_total,
-        "billed_characters": job.billed_characters,
-        "error": job.error,
-        "total_s": round(time.perf_counter() - timings.start, 4),
-        **{f"{phase}_s": seconds for phase, seconds in timings.phases.items()},
-    }

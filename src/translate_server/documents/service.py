@@ -124,6 +124,7 @@ def document_jobs(
         engine_requests,
         max_characters=options.max_document_chars,
         max_in_flight_per_owner=options.max_documents_per_key,
+        lease_seconds=options.document_lease,
     )
     return DocumentJobs(
         store,

@@ -156,12 +156,15 @@ class JobStore:
         return None if found is None else bytes(found)
 
     # -- Progress ---------------------------------------------------------------------------
-    async def claim_next(self, lease_seconds: float) -> Job | None:
-        """Claim the oldest job no server runs, for `lease_seconds`; None when there is none."""
+    async def claim_next(
+        self, lease_seconds: float, formats: Collection[str] | None = None
+    ) -> Job | None:
+        """Claim the oldest job no server runs, of `formats` (None: any), for `lease_seconds`;
+        None when there is none."""
         now = self.clock()
 
         def claim(c: Connection) -> Job | None:
-            job_id = claims.claim_next(c, self.server, now, lease_seconds)
+            job_id = claims.claim_next(c, self.server, now, lease_seconds, formats)
             return None if job_id is None else _get(c, job_id)
 
         return await self.database.write(claim)
@@ -245,6 +248,30 @@ class JobStore:
             claims.hold(c, self.server, job_id, now)
             _forget_translations(c, job_id)
             c.execute(document_files.insert().values(job_id=job_id, kind="result", data=result))
+            return _changed(c, job_id, done)
+
+        return await self.database.write(finish)
+
+    async def finish_with(self, job_id: str, write: Callable[[Connection], None]) -> Job:
+        """A job of another kind (`DocumentJobs.add_kind`) done: `write` records its own
+        outcome in the same transaction, while the claim is still this server's."""
+        now = self.clock()
+        done = (
+            update(document_jobs)
+            .where(_JOBS.id == job_id)
+            .values(
+                status="done",
+                segments_done=_JOBS.segments_total,
+                finished_at=now,
+                updated_at=now,
+                lease_until=None,
+            )
+        )
+
+        def finish(c: Connection) -> Job:
+            claims.hold(c, self.server, job_id, now)
+            write(c)
+            _forget_translations(c, job_id)
             return _changed(c, job_id, done)
 
         return await self.database.write(finish)

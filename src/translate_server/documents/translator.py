@@ -100,6 +100,7 @@ def runner_limits(
     *,
     max_characters: int,
     max_in_flight_per_owner: int,
+    lease_seconds: float = 30.0,
 ) -> RunnerLimits:
     """Two documents at once, two batches each, batches of half the engine budget: one
     document alone fills the budget, and two share it (the budget holds the rest back)."""
@@ -109,6 +110,7 @@ def runner_limits(
         max_jobs=2,
         batches_in_flight=2,
         batch_segments=max(1, engine_requests // 2),
+        lease_seconds=lease_seconds,
     )
 
 

@@ -1,6 +1,8 @@
 """What every OpenAI surface's service is built from: the one path into the engine, admission,
-the limits, the model name with the fingerprint OpenAI's answers carry, and the served models
-a request's `model` is resolved against (`inference.served_models`)."""
+the limits, the model name with the fingerprint OpenAI's answers carry, the served models
+a request's `model` is resolved against (`inference.served_models`), and the engine priority
+its requests carry (0, interactive; a batch's lines run through services of their own at the
+document jobs' lower priority)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ class OpenAIService:
         limits: LimitSettings,
         model_name: str,
         models: ServedModels | None = None,
+        priority: int = 0,
     ) -> None:
         self.generation = generation
         self.admission = admission
@@ -27,6 +30,7 @@ class OpenAIService:
         self.model_name = model_name
         self.fingerprint = sampling.system_fingerprint(model_name)
         self.models = models or ServedModels(model_name)
+        self.priority = priority
 
     def adapter(self, model: str | None) -> LoraAdapter | None:
         """The LoRA adapter a request names as `model`; None for the base model (a 404 for

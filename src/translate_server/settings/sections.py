@@ -225,6 +225,42 @@ class DocumentSettings(Section, frozen=True):
             "fill at once; they also run at a lower engine priority than interactive requests.",
         ),
     ] = 0.5
+    document_lease: Annotated[
+        float,
+        Meta(
+            gt=0,
+            description="Seconds a server's claim on a running document job or batch holds "
+            "without its heartbeat (renewed every third of it): a dead server's jobs are taken "
+            "over by another once it runs out.",
+        ),
+    ] = 30.0
+    max_batch_file_bytes: Annotated[
+        int,
+        Meta(
+            gt=0,
+            description="Largest JSONL file /v1/files takes for OpenAI batches (413 beyond).",
+        ),
+    ] = 100 * 2**20
+    max_batch_requests: Annotated[
+        int, Meta(gt=0, description="Requests (lines) per batch file (400 beyond).")
+    ] = 50_000
+    max_batch_files_per_key: Annotated[
+        int,
+        Meta(
+            gt=0,
+            description="Batch files one API key (or, without keys, all clients together) may "
+            "keep uploaded at once (429 beyond; deleting one makes room).",
+        ),
+    ] = 100
+    max_batches_per_key: Annotated[
+        int,
+        Meta(
+            gt=0,
+            description="Batches one API key (or, without keys, all clients together) may have "
+            "in progress at once (429 beyond). Their lines run as document jobs do: at the "
+            "documents' low priority, within --document-share.",
+        ),
+    ] = 4
 
     def engine_requests(self, max_num_seqs: int) -> int:
         """Engine requests all document jobs together may have outstanding: a share of the

@@ -72,3 +72,53 @@ document_files = Table(
     Column("data", LargeBinary, nullable=False),
     PrimaryKeyConstraint("job_id", "kind"),
 )
+
+# OpenAI's Files and Batches (`batches`): a batch runs as a job of the queue above (its
+# `format` is the batch kind, its lines' results are its `document_translations` rows while it
+# runs); these keep what OpenAI's objects say, which outlives the job's retention.
+openai_files = Table(
+    "openai_files",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("owner", Text, nullable=False),  # `owners.SHARED` where no API keys are configured
+    Column("purpose", Text, nullable=False),  # "batch", or "batch_output" for what a batch wrote
+    Column("filename", Text, nullable=False),
+    Column("bytes", Integer, nullable=False),
+    Column("lines", Integer, nullable=False),
+    Column("created_at", Double, nullable=False),
+    Column("data", LargeBinary, nullable=False),
+    Index("openai_files_owner", "owner", "created_at"),
+)
+
+openai_batches = Table(
+    "openai_batches",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("job_id", Text),  # its job on the queue (None for a batch failed at validation)
+    Column("owner", Text, nullable=False),
+    Column("endpoint", Text, nullable=False),
+    Column("input_file_id", Text, nullable=False),
+    Column("completion_window", Text, nullable=False),
+    Column("metadata", Text),  # JSON
+    # validating, in_progress, cancelling, then completed, failed, cancelled or expired; while
+    # it runs, `finalizing` and the counts are read from its job.
+    Column("status", Text, nullable=False),
+    Column("total", Integer, nullable=False),
+    Column("completed", Integer, nullable=False, server_default="0"),
+    Column("failed", Integer, nullable=False, server_default="0"),
+    Column("output_file_id", Text),
+    Column("error_file_id", Text),
+    Column("errors", Text),  # JSON: validation's errors of a failed batch
+    Column("usage", Text),  # JSON: the tokens of its lines, once finished
+    Column("created_at", Double, nullable=False),
+    Column("expires_at", Double, nullable=False),
+    Column("in_progress_at", Double),
+    Column("finalizing_at", Double),
+    Column("completed_at", Double),
+    Column("failed_at", Double),
+    Column("cancelling_at", Double),
+    Column("cancelled_at", Double),
+    Column("expired_at", Double),
+    Index("openai_batches_owner", "owner", "created_at"),
+    Index("openai_batches_job", "job_id"),
+)

@@ -182,7 +182,9 @@ class ChatService(OpenAIService):
         options = sampling.sampling_options(
             request, max_tokens, logprobs=checked.logprobs, structured=checked.structured
         )
-        return prompt, msgspec.structs.replace(options, adapter=self.adapter(request.model))
+        return prompt, msgspec.structs.replace(
+            options, adapter=self.adapter(request.model), priority=self.priority
+        )
 
 
 @dataclass(frozen=True, slots=True)

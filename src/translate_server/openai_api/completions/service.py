@@ -179,7 +179,9 @@ class CompletionService(OpenAIService):
             request.max_tokens, self.limits.max_tokens, self.generation.remaining_context(prepared)
         )
         options = sampling.sampling_options(request, max_tokens, logprobs=request.logprobs)
-        return prepared, msgspec.structs.replace(options, adapter=self.adapter(request.model))
+        return prepared, msgspec.structs.replace(
+            options, adapter=self.adapter(request.model), priority=self.priority
+        )
 
 
 def _prompts(prompt: str | list[Any]) -> list[str | list[int]]:

@@ -1,0 +1,2 @@
+"""OpenAI's Files and Batches: JSONL files of requests, run as low-priority jobs of the
+document queue, their answers written to output and error files."""
