@@ -281,7 +281,8 @@ export class StorePanel {
     this.el("store-count").textContent = total === 0
       ? (this.query ? `No entry holds \u201c${this.query}\u201d.` : "No entries yet.")
       : `${(this.offset + 1).toLocaleString()}\u2013${last.toLocaleString()} of ` +
-        `${total.toLocaleString()} entries` + (this.query ? ` holding \u201c${this.query}\u201d` : "");
+        `${total.toLocaleString()} ${total === 1 ? "entry" : "entries"}` +
+        (this.query ? ` holding \u201c${this.query}\u201d` : "");
     this.el("store-prev").disabled = this.offset === 0;
     this.el("store-next").disabled = last >= total;
   }
