@@ -17,15 +17,8 @@ from typing import Any
 import msgspec
 from sqlalchemy import Connection, delete, func, select, text, update
 
-from translate_server.documents import claims
-from translate_server.documents.job import (
-    NO_DETAILS,
-    UNFINISHED,
-    Job,
-    ReviewItem,
-    SegmentDetails,
-    SegmentTranslation,
-)
+from translate_server.documents import claims, segment_rows
+from translate_server.documents.job import UNFINISHED, Job, ReviewItem, SegmentTranslation
 from translate_server.documents.job_keys import authorized, new_key, not_found
 from translate_server.owners import SHARED
 from translate_server.storage.database import Database
@@ -42,11 +35,6 @@ _ADMISSION_LOCK = 0x646F6373
 
 class InFlightLimitError(Exception):
     """The owner has as many unfinished jobs as it may have at once."""
-
-
-# A translated segment's columns, in `SegmentTranslation`'s order.
-_SEGMENT = ("text", "estimate", "needs_review", "details")
-_DETAILS = msgspec.json.Decoder(SegmentDetails)
 
 
 class ReviewChangedError(Exception):
@@ -197,7 +185,7 @@ class JobStore:
         now = self.clock()
         t = document_translations.c
         insert = self.database.insert(document_translations)
-        saved = [_segment_row(job_id, i, found) for i, found in translations.items()]
+        saved = [segment_rows.segment_row(job_id, i, found) for i, found in translations.items()]
         done = select(func.count()).where(t.job_id == job_id).scalar_subquery()
         progress = (
             update(document_jobs)
@@ -211,7 +199,7 @@ class JobStore:
                 c.execute(
                     insert.on_conflict_do_update(
                         index_elements=["job_id", "idx"],
-                        set_={name: insert.excluded[name] for name in _SEGMENT},
+                        set_={name: insert.excluded[name] for name in segment_rows.SEGMENT_COLUMNS},
                     ),
                     saved,
                 )
@@ -220,7 +208,7 @@ class JobStore:
         return await self.database.write(save)
 
     async def translations(self, job_id: str) -> dict[int, SegmentTranslation]:
-        return await self.database.read(lambda c: _translations(c, job_id))
+        return await self.database.read(lambda c: segment_rows.translations(c, job_id))
 
     async def review(
         self,
@@ -245,12 +233,12 @@ class JobStore:
 
         def review(c: Connection) -> Job:
             _get(c, job_id)  # a 404 where the job was deleted meanwhile
-            if _translations(c, job_id) != dict(read):
+            if segment_rows.translations(c, job_id) != dict(read):
                 raise ReviewChangedError(job_id)
             c.execute(delete(document_translations).where(t.job_id == job_id))
             c.execute(
                 document_translations.insert(),
-                [_segment_row(job_id, i, found) for i, found in reviewed.items()],
+                [segment_rows.segment_row(job_id, i, found) for i, found in reviewed.items()],
             )
             c.execute(
                 update(document_files)
@@ -323,29 +311,6 @@ class JobStore:
             return ids
 
         return await self.database.write(expire)
-
-
-def _segment_row(job_id: str, index: int, found: SegmentTranslation) -> dict[str, Any]:
-    details = None if found.details == NO_DETAILS else msgspec.json.encode(found.details).decode()
-    return {
-        "job_id": job_id,
-        "idx": index,
-        "text": found.text,
-        "estimate": found.estimate,
-        "needs_review": found.needs_review,
-        "details": details,
-    }
-
-
-def _translations(c: Connection, job_id: str) -> dict[int, SegmentTranslation]:
-    t = document_translations.c
-    query = select(t.idx, *(t[name] for name in _SEGMENT)).where(t.job_id == job_id)
-    return {
-        int(index): SegmentTranslation(
-            text, estimate, bool(needs), NO_DETAILS if details is None else _DETAILS.decode(details)
-        )
-        for index, text, estimate, needs, details in c.execute(query)
-    }
 
 
 def _encode_review(review: Sequence[ReviewItem]) -> str:

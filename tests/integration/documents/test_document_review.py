@@ -147,8 +147,9 @@ async def test_refusals(reviewing) -> None:
 
 
 async def test_segments_before_the_job_is_done_are_a_409(make_app) -> None:
-    engine = FakeEngine(first_token_delay=5.0)
+    engine = FakeEngine(token_delay=0.05)  # as the result route's own 409 test
     async with running(make_app(engine)) as client:
         submitted = (await submit(client, CATALOG, "app.po", source_lang="en")).json()
         early = await client.get(_path(submitted))
     assert early.status_code == 409
+    assert early.json()["error"]["code"] == "document_not_ready"
