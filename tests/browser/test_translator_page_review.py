@@ -35,6 +35,8 @@ MEMORY = write_tmx(
         Entry("Open the settings.", "Einstellungen öffnen.", "en", "de"),
     ]
 )
+# Cut off inside its third line: the server names the line it cannot read.
+BROKEN = b'<?xml version="1.0"?>\n<tmx version="1.4"><header srclang="en"/>\n<body><tu><tuv'
 TERMS = write_tbx({"printer": "Drucker", "tray": "Fach"}, "en", "de")
 CATALOG = f"""msgid ""
 msgstr ""
@@ -71,9 +73,13 @@ def test_memories_glossaries_and_a_reviewed_file(page: Any, served: Any, tmp_pat
     page.click("#memories-panel .store-new")
     page.keyboard.type("product")
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('#memories-pick').value.startsWith('mem_')")
+    page.wait_for_function("document.activeElement.id === 'memories-file'")  # the next step
+    page.set_input_files("#memories-file", _file("broken.tmx", BROKEN))
+    refusal = page.locator("#memories-panel .error:not([hidden])")
+    assert "line 3" in refusal.inner_text()  # the server's refusal, naming the line
     page.set_input_files("#memories-file", _file("product.tmx", MEMORY))
     page.wait_for_selector("#memories-panel .store-import-status:has-text('3 added')")
+    assert refusal.count() == 0
     page.fill("#memories-search", "printer")
     page.keyboard.press("Enter")
     page.wait_for_selector("#memories-panel .store-count:has-text('1\u20131 of 1 entry')")
@@ -86,9 +92,15 @@ def test_memories_glossaries_and_a_reviewed_file(page: Any, served: Any, tmp_pat
 
     # A glossary made, a TBX file imported into the translator's pair.
     page.click("#glossaries-panel .store-new")
+    page.keyboard.type("draft")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.activeElement.id === 'glossaries-file'")
+    page.click("#glossaries-panel .store-rename")
+    page.keyboard.press("Control+A")
     page.keyboard.type("terms")
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('#glossaries-pick').value !== ''")
+    page.wait_for_selector("#glossaries-pick option:has-text('terms (0 terms)')", state="attached")
+    assert page.evaluate("document.activeElement.textContent") == "Rename"
     page.set_input_files("#glossaries-file", _file("terms.tbx", TERMS))
     page.wait_for_selector("#glossaries-panel .store-import-status:has-text('2 added')")
     page.fill("#glossaries-search", "tray")

@@ -164,8 +164,8 @@ export class StorePanel {
         this.closeName(false);
         await this.load(made.id);
         await loadResources({ [this.kind.choiceField]: made.id });
-        if (select) select.focus();
-        else this.file.focus();
+        // Where focus was left in the closed form (not moved on meanwhile): the next step.
+        if (document.activeElement === document.body) (select || this.file).focus();
       } else {
         const item = this.current();
         await json(`${this.kind.path}/${encodeURIComponent(item.id)}`,
