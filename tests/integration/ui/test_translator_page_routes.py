@@ -20,7 +20,7 @@ async def test_the_page_and_its_assets(client: AppClient) -> None:
     # The script's modules are served as they are: a browser runs a module only when its
     # media type is JavaScript's.
     modules = [f"{name}.js" for name in ("app", "shared", "translate", "files", "review")]
-    modules += ["stores.js", "memories.js", "glossaries.js"]
+    modules += ["corrections.js", "stores.js", "memories.js", "glossaries.js"]
     assets = [(name, "javascript") for name in modules] + [("style.css", "text/css")]
     for asset, media_type in assets:
         response = await client.get(f"/ui/{asset}")

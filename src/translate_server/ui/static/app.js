@@ -1,8 +1,9 @@
 // The translator page: plain DOM code over the service's own API, in ES modules served as they
 // are (no build step). This one starts the page; each part is a module of its own:
-// translate.js (the text, corrections, the choices), files.js (a file translated), review.js
-// (a translated file's segments reviewed), memories.js and glossaries.js (their panels, made
-// by stores.js), shared.js (the API, errors, the API key).
+// translate.js (the text and the choices), corrections.js (a translation corrected into a
+// memory), files.js (a file translated), review.js (a translated file's segments reviewed),
+// memories.js and glossaries.js (their panels, made by stores.js), shared.js (the API,
+// errors, the API key).
 
 import { setUpDocuments } from "./files.js";
 import { GLOSSARIES } from "./glossaries.js";

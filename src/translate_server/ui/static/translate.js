@@ -7,6 +7,7 @@ import {
   $, ApiError, QUALITY_EXPLAINED, QUALITY_LABELS, QUALITY_TEXTS, api, clearError, events,
   handleError, keys, matchText, nameOf, qualityBand, showError, state, warningText,
 } from "./shared.js";
+import { saveCorrection, startEditing, stopEditing } from "./corrections.js";
 
 const CHOICES_STORE = "translate-server.choices"; // localStorage: no text, only settings
 // The option of the memory and glossary lists that opens the panel to make one.
@@ -24,7 +25,7 @@ export const ui = {
   editHint: $("edit-hint"), memoryStatus: $("memory-status"), memoryOffer: $("memory-offer"),
 };
 
-const local = {
+export const local = {
   running: null, // the AbortController of the translation in progress
   // The last translation shown: what a correction of it says was translated, and how.
   last: null, // { text, source_lang, target_lang, translation }
@@ -212,84 +213,6 @@ function clearResult() {
   local.last = null;
 }
 
-// ---- Corrections: the translation edited in place, saved to the memory ---------------------
-
-function editing() {
-  return !ui.resultEdit.hidden;
-}
-
-function startEditing() {
-  if (!local.last || local.running) return;
-  ui.resultEdit.value = ui.result.textContent;
-  setEditing(true);
-  ui.resultEdit.focus();
-}
-
-function stopEditing() {
-  if (!editing()) return;
-  const hadFocus = ui.resultEdit.contains(document.activeElement) ||
-    [ui.saveCorrection, ui.cancelEdit].includes(document.activeElement);
-  setEditing(false);
-  if (hadFocus) ui.edit.focus();
-}
-
-function setEditing(on) {
-  ui.resultEdit.hidden = !on;
-  ui.result.hidden = on;
-  ui.saveCorrection.hidden = !on;
-  ui.cancelEdit.hidden = !on;
-  ui.editHint.hidden = !on;
-  ui.edit.hidden = on;
-  ui.copy.hidden = on;
-}
-
-async function saveCorrection() {
-  const last = local.last;
-  const corrected = ui.resultEdit.value;
-  if (!last || !editing()) return;
-  if (!corrected.trim()) {
-    showMemoryStatus("The corrected translation is empty: type it, or cancel.");
-    ui.resultEdit.focus();
-    return;
-  }
-  if (!ui.memory.value) {
-    // On a fresh server there is none to choose: the page offers to make one.
-    const none = ui.memory.options.length <= 2;
-    showMemoryStatus(none ? "Choose a translation memory to save corrections into: there " +
-      "is none yet, create one." : "Choose a translation memory above to save corrections into.");
-    ui.memoryOffer.hidden = !none;
-    (none ? ui.memoryOffer : ui.memory).focus();
-    return;
-  }
-  ui.saveCorrection.setAttribute("aria-disabled", "true");
-  try {
-    const response = await api("translate/corrections", { body: {
-      source: last.text, translation: last.translation, corrected,
-      source_lang: last.source_lang, target_lang: last.target_lang, memory: ui.memory.value,
-    } });
-    const saved = await response.json();
-    ui.result.textContent = corrected;
-    setEditing(false);
-    ui.edit.focus();
-    const name = saved.memory.name;
-    showMemoryStatus(saved.changed
-      ? `Correction saved to \u201c${name}\u201d: this text now translates this way.`
-      : `Translation confirmed in \u201c${name}\u201d.`, true);
-    updateMemoryOption(saved.memory);
-  } catch (err) {
-    handleError(err);
-    if (err.status === 404) await loadResources(); // the memory is gone: list what is left
-  } finally {
-    ui.saveCorrection.removeAttribute("aria-disabled");
-  }
-}
-
-function showMemoryStatus(message, saved = false) {
-  ui.memoryOffer.hidden = true;
-  ui.memoryStatus.textContent = message;
-  ui.memoryStatus.classList.toggle("saved", saved);
-}
-
 // ---- Detection ------------------------------------------------------------------------------
 
 async function detect() {
@@ -392,7 +315,7 @@ function memoryLabel(memory) {
   return `${memory.name} (${n.toLocaleString()} ${n === 1 ? "entry" : "entries"})`;
 }
 
-function updateMemoryOption(memory) {
+export function updateMemoryOption(memory) {
   const option = [...ui.memory.options].find((o) => o.value === memory.id);
   if (option) option.textContent = memoryLabel(memory);
 }
