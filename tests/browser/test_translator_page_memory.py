@@ -68,6 +68,7 @@ def test_a_correction_becomes_the_exact_match(page: Any, served: Any) -> None:
     assert page.locator("#memory option").all_inner_texts() == [
         "No memory",
         "product (0 entries)",
+        "New memory\u2026",
     ]
     chosen(page, memory, glossary)
     page.fill("#source-text", SOURCE)
@@ -168,9 +169,20 @@ def test_saving_without_a_memory_asks_for_one(page: Any, served: Any) -> None:
     page.fill("#result-edit", "Hallo.")
     page.click("#save-correction")
     assert "Choose a translation memory" in page.inner_text("#memory-status")
-    assert page.evaluate("document.activeElement.id") == "memory"
     assert not [url for url in requests if url.endswith("/translate/corrections")]
     assert page.is_visible("#result-edit")  # the correction is kept until saved
+    # A fresh server has none to choose: the page offers to make one, chosen once made.
+    assert page.evaluate("document.activeElement.id") == "memory-offer"
+    page.keyboard.press("Enter")
+    page.keyboard.type("first")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "document.querySelector('#memory').selectedOptions[0].text === 'first (0 entries)'"
+    )
+    assert page.evaluate("document.activeElement.id") == "memory"
+    page.click("#save-correction")
+    page.wait_for_selector("#memory-status.saved")
+    assert "saved to \u201cfirst\u201d" in page.inner_text("#memory-status")
 
 
 def test_a_text_with_warnings_is_marked(page: Any, served: Any) -> None:
@@ -233,5 +245,8 @@ def test_an_api_keys_own_memories_are_listed(page: Any, served: Any) -> None:
     assert page.locator("#memory option").all_inner_texts() == [
         "No memory",
         "bob's (0 entries)",
+        "New memory\u2026",
     ]
+    # The memories panel too lists the key's own alone.
+    assert page.locator("#memories-pick option").all_text_contents() == ["bob's (0 entries)"]
     assert page.is_visible("#glossary-id")

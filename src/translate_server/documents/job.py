@@ -48,6 +48,20 @@ class DocumentOptions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=T
     min_quality: float | None = None
 
 
+class SegmentDetails(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """What a segment's review shows besides its translation: the quality guard's warnings,
+    how it matched the job's memory (`/translate`'s `memory_match`), and what a person did
+    with it (`machine`: the machine's translation where they edited it; `approved`)."""
+
+    warnings: tuple[str, ...] = ()
+    memory_match: dict[str, Any] | None = None
+    machine: str | None = None
+    approved: bool = False
+
+
+NO_DETAILS = SegmentDetails()
+
+
 class SegmentTranslation(msgspec.Struct, frozen=True, array_like=True):
     """One segment's translation and how far to trust it (the translation's quality
     estimate: None where there is none, as for a blank segment kept as it was)."""
@@ -55,6 +69,7 @@ class SegmentTranslation(msgspec.Struct, frozen=True, array_like=True):
     text: str
     estimate: float | None = None
     needs_review: bool = False
+    details: SegmentDetails = NO_DETAILS
 
 
 class ReviewItem(msgspec.Struct, frozen=True, kw_only=True):

@@ -17,10 +17,12 @@ from litestar.openapi.datastructures import ResponseSpec
 from translate_server.documents.upload import Upload
 from translate_server.errors import InvalidRequestError, PayloadTooLargeError
 from translate_server.http.openapi import error_responses
+from translate_server.http.requests import accepted_key
 from translate_server.wire import ErrorResponse
 
 if TYPE_CHECKING:
     from translate_server.documents.job import Job
+    from translate_server.documents.service import Documents
 
 T = TypeVar("T")
 
@@ -96,3 +98,18 @@ DOCUMENT_ID_HEADER = "X-Document-Id"
 def naming_job(content: T, document_id: str, status_code: int) -> Response[T]:
     """`content` as the response, with the header that names the job it created."""
     return Response(content, status_code=status_code, headers={DOCUMENT_ID_HEADER: document_id})
+
+
+def caller(request: Request[Any, Any, Any], documents: Documents) -> str | None:
+    """Whose jobs the caller may see (`Documents.owner` of the key it was let in with)."""
+    return documents.owner(accepted_key(request))
+
+
+def document_key(request: Request[Any, Any, Any]) -> str:
+    """The job's key, as the query parameter `key` or the header `X-Document-Key`."""
+    key = request.query_params.get("key") or request.headers.get("x-document-key")
+    if not key:
+        raise InvalidRequestError(
+            "Give the document's key as `?key=` or `X-Document-Key`.", param="key"
+        )
+    return key

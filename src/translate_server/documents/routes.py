@@ -15,8 +15,11 @@ from litestar import Request, Response, Router, get, post, route
 
 from translate_server.documents.keys import DOCUMENTS
 from translate_server.documents.protocol import DocumentStatus, DocumentSubmitted
+from translate_server.documents.review_routes import REVIEW_ROUTES
 from translate_server.documents.route_helpers import (
+    caller,
     document_errors,
+    document_key,
     naming_job,
     read_upload,
     result_response,
@@ -26,7 +29,7 @@ from translate_server.errors import InvalidRequestError
 from translate_server.http import sse
 from translate_server.http.bodies import FORM_OVERHEAD
 from translate_server.http.openapi import FILE, FormField, form_body
-from translate_server.http.requests import accepted_key, request_owner
+from translate_server.http.requests import request_owner
 from translate_server.http.route_paths import STORES
 from translate_server.services import services
 from translate_server.translation.protocol import MAX_CANDIDATES
@@ -39,20 +42,6 @@ T = TypeVar("T")
 
 _ERRORS = document_errors(400, 401, 404, 409, 413, 429)
 _FORMALITY = ("default", "formal", "informal")
-
-
-def caller(request: Request[Any, Any, Any], documents: Documents) -> str | None:
-    """Whose jobs the caller may see (`Documents.owner` of the key it was let in with)."""
-    return documents.owner(accepted_key(request))
-
-
-def document_key(request: Request[Any, Any, Any]) -> str:
-    key = request.query_params.get("key") or request.headers.get("x-document-key")
-    if not key:
-        raise InvalidRequestError(
-            "Give the document's key as `?key=` or `X-Document-Key`.", param="key"
-        )
-    return key
 
 
 @post(
@@ -236,7 +225,13 @@ def document_router(max_bytes: int) -> Router:
     JSON requests)."""
     return Router(
         path="/",
-        route_handlers=[submit_document, document_status, document_result, document_events],
+        route_handlers=[
+            submit_document,
+            document_status,
+            document_result,
+            document_events,
+            *REVIEW_ROUTES,
+        ],
         request_max_body_size=max_bytes + FORM_OVERHEAD,
         opt={STORES: "always"},
     )

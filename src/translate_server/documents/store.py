@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 from sqlalchemy import Connection, delete, func, select, text, update
 
-from translate_server.documents import claims
+from translate_server.documents import claims, segment_rows
 from translate_server.documents.job import UNFINISHED, Job, ReviewItem, SegmentTranslation
 from translate_server.documents.job_keys import authorized, new_key, not_found
 from translate_server.owners import SHARED
@@ -37,8 +37,8 @@ class InFlightLimitError(Exception):
     """The owner has as many unfinished jobs as it may have at once."""
 
 
-# A translated segment's columns, in `SegmentTranslation`'s order.
-_SEGMENT = ("text", "estimate", "needs_review")
+class ReviewChangedError(Exception):
+    """Another edit of the job's segments came between a review's read and its write."""
 
 
 class JobStore:
@@ -188,11 +188,7 @@ class JobStore:
         now = self.clock()
         t = document_translations.c
         insert = self.database.insert(document_translations)
-        saved = [
-            {"job_id": job_id, "idx": i}
-            | dict(zip(_SEGMENT, msgspec.structs.astuple(found), strict=True))
-            for i, found in translations.items()
-        ]
+        saved = [segment_rows.segment_row(job_id, i, found) for i, found in translations.items()]
         done = select(func.count()).where(t.job_id == job_id).scalar_subquery()
         progress = (
             update(document_jobs)
@@ -206,7 +202,7 @@ class JobStore:
                 c.execute(
                     insert.on_conflict_do_update(
                         index_elements=["job_id", "idx"],
-                        set_={name: insert.excluded[name] for name in _SEGMENT},
+                        set_={name: insert.excluded[name] for name in segment_rows.SEGMENT_COLUMNS},
                     ),
                     saved,
                 )
@@ -215,20 +211,53 @@ class JobStore:
         return await self.database.write(save)
 
     async def translations(self, job_id: str) -> dict[int, SegmentTranslation]:
+        return await self.database.read(lambda c: segment_rows.translations(c, job_id))
+
+    async def review(
+        self,
+        job_id: str,
+        read: Mapping[int, SegmentTranslation],
+        reviewed: Mapping[int, SegmentTranslation],
+        result: bytes,
+        report: Sequence[ReviewItem],
+        needs_review: int,
+    ) -> Job:
+        """A finished job's segments as a person reviewed them (`reviewed`, all of them) and
+        the result rebuilt from them, in one transaction; ReviewChangedError where its segments
+        are no longer what the review `read` (another edit came between)."""
+        now = self.clock()
         t = document_translations.c
-        query = select(t.idx, t.text, t.estimate, t.needs_review).where(t.job_id == job_id)
-        return await self.database.read(
-            lambda c: {
-                int(index): SegmentTranslation(text, estimate, bool(needs))
-                for index, text, estimate, needs in c.execute(query)
-            }
+        counted = (
+            update(document_jobs)
+            .where(_JOBS.id == job_id)
+            .values(updated_at=now, needs_review=needs_review, review=_encode_review(report))
         )
+        result_file = document_files.c
+
+        def review(c: Connection) -> Job:
+            _get(c, job_id)  # a 404 where the job was deleted meanwhile
+            if segment_rows.translations(c, job_id) != dict(read):
+                raise ReviewChangedError(job_id)
+            c.execute(delete(document_translations).where(t.job_id == job_id))
+            c.execute(
+                document_translations.insert(),
+                [segment_rows.segment_row(job_id, i, found) for i, found in reviewed.items()],
+            )
+            c.execute(
+                update(document_files)
+                .where(result_file.job_id == job_id, result_file.kind == "result")
+                .values(data=result)
+            )
+            return _changed(c, job_id, counted)
+
+        return await self.database.write(review)
 
     async def finish(
         self, job_id: str, result: bytes, review: Sequence[ReviewItem] = (), needs_review: int = 0
     ) -> Job:
-        """The job done: its result kept, and the report of the segments to review (the first
-        `REVIEW_ITEMS` of the `needs_review` there are)."""
+        """The job done: its result kept, its translations kept for a person's review, and the
+        report of the segments to review (the first `REVIEW_ITEMS` of the `needs_review` there
+        are)."""
         now = self.clock()
         done = (
             update(document_jobs)
@@ -240,13 +269,13 @@ class JobStore:
                 updated_at=now,
                 lease_until=None,
                 needs_review=needs_review,
-                review=msgspec.json.encode(list(review)).decode(),
+                review=_encode_review(review),
             )
         )
 
         def finish(c: Connection) -> Job:
             claims.hold(c, self.server, job_id, now)
-            _forget_translations(c, job_id)
+            # The translations stay, with the job, for its review (`review`).
             c.execute(document_files.insert().values(job_id=job_id, kind="result", data=result))
             return _changed(c, job_id, done)
 
@@ -309,6 +338,10 @@ class JobStore:
             return ids
 
         return await self.database.write(expire)
+
+
+def _encode_review(review: Sequence[ReviewItem]) -> str:
+    return msgspec.json.encode(list(review)).decode()
 
 
 def _in_flight(c: Connection, owner: str) -> int:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from translate_server.documents.job import DocumentOptions, Job, SegmentTranslation
+from translate_server.documents.job import DocumentOptions, Job, SegmentDetails, SegmentTranslation
 from translate_server.documents.job_translation import Pin, Remember, Translate
 from translate_server.documents.limits import RunnerLimits
 from translate_server.errors import AdapterNotFoundError, ApiError
@@ -36,7 +36,11 @@ from translate_server.inference.admission import Admission
 from translate_server.memory.entries import Entry, UnknownLanguageError, normalized_tag
 from translate_server.observability.record import RequestRecord
 from translate_server.text.languages import requested_language
-from translate_server.translation.protocol import MEMORY_THRESHOLD, TranslateRequest
+from translate_server.translation.protocol import (
+    MEMORY_THRESHOLD,
+    TranslateRequest,
+    TranslateResponse,
+)
 
 if TYPE_CHECKING:
     from translate_server.inference.served_models import ServedModels
@@ -187,14 +191,35 @@ async def _one(
         glossary_owner=options.glossary_owner,
     )
     texts = response.translations or []
+    details = _details(response, len(texts))
     estimates = response.quality_estimate
     flags = response.needs_review
     if not isinstance(estimates, list) or not isinstance(flags, list):
-        return [SegmentTranslation(text) for text in texts]
+        return [
+            SegmentTranslation(text, details=found)
+            for text, found in zip(texts, details, strict=True)
+        ]
     return [
-        SegmentTranslation(text, estimate, needs)
-        for text, estimate, needs in zip(texts, estimates, flags, strict=True)
+        SegmentTranslation(text, estimate, needs, found)
+        for text, estimate, needs, found in zip(texts, estimates, flags, details, strict=True)
     ]
+
+
+def _details(response: TranslateResponse, count: int) -> list[SegmentDetails]:
+    """Each text's warnings and memory match, for the job's review."""
+    warnings = response.warnings if isinstance(response.warnings, list) else []
+    matches = response.memory_matches or []
+    found = []
+    for i in range(count):
+        own = warnings[i] if i < len(warnings) and isinstance(warnings[i], list) else []
+        match = matches[i] if i < len(matches) else None
+        found.append(
+            SegmentDetails(
+                warnings=tuple(str(code) for code in own),
+                memory_match=None if match is None else msgspec.to_builtins(match),
+            )
+        )
+    return found
 
 
 def neighbour_context(texts: list[str], index: int) -> str | None:

@@ -52,8 +52,15 @@ class GlossaryDeleted(ResponseStruct, kw_only=True):
     object: Literal["glossary"] = "glossary"
 
 
+GlossaryName = Annotated[str, Meta(min_length=1, max_length=1024, examples=["product terms"])]
+
+
+class RenameGlossaryRequest(RequestStruct, kw_only=True):
+    name: GlossaryName
+
+
 class CreateGlossaryRequest(RequestStruct, kw_only=True):
-    name: Annotated[str, Meta(min_length=1, max_length=1024, examples=["product terms"])]
+    name: GlossaryName
     source_lang: _Lang | None = None
     target_lang: _Lang | None = None
     entries: (

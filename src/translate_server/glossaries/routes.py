@@ -28,6 +28,7 @@ from translate_server.glossaries.protocol import (
     GlossaryList,
     GlossaryObject,
     NewEntryRequest,
+    RenameGlossaryRequest,
     TbxImported,
 )
 from translate_server.glossaries.service import Glossaries, Page
@@ -77,16 +78,21 @@ async def glossary_collection(
 
 @route(
     _GLOSSARY,
-    http_method=["GET", "DELETE"],
+    http_method=["GET", "PATCH", "DELETE"],
     status_code=200,
-    summary="A glossary; DELETE deletes it and its entries",
+    summary='A glossary; PATCH `{"name"}` renames it; DELETE deletes it and its entries',
     tags=["glossaries"],
-    responses=_ERRORS,
+    opt=JSON,
+    responses={**_ERRORS, **error_responses(415)},
 )
 async def glossary(
     request: Request[Any, Any, Any], glossary_id: str
 ) -> GlossaryObject | GlossaryDeleted:
     glossaries, owner = _glossaries(request)
+    if request.method == "PATCH":
+        body = await read_body(request, RenameGlossaryRequest)
+        await glossaries.store.merge(owner, glossary_id, (), name=body.name)
+        return GlossaryObject.of(await glossaries.store.describe(owner, glossary_id))
     if request.method == "DELETE":
         await glossaries.store.delete(owner, glossary_id)
         return GlossaryDeleted(id=glossary_id, deleted=True)

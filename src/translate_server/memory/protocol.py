@@ -14,6 +14,10 @@ class CreateMemoryRequest(RequestStruct, kw_only=True):
     name: Annotated[str, Meta(min_length=1, max_length=200, examples=["product strings"])]
 
 
+class RenameMemoryRequest(CreateMemoryRequest, kw_only=True):
+    """A memory's new name (its entries and revision unchanged)."""
+
+
 class MemoryObject(ResponseStruct, kw_only=True):
     id: str
     object: Literal["translation_memory"] = "translation_memory"

@@ -30,6 +30,7 @@ from translate_server.memory.protocol import (
     MemoryImported,
     MemoryList,
     MemoryObject,
+    RenameMemoryRequest,
 )
 from translate_server.services import services
 
@@ -67,14 +68,18 @@ async def memory_collection(
 # of the first handler registered for a path.
 @route(
     "/memories/{memory_id:str}",
-    http_method=["GET", "DELETE"],
+    http_method=["GET", "PATCH", "DELETE"],
     status_code=200,
-    summary="A translation memory; DELETE deletes it and its entries",
+    summary='A translation memory; PATCH `{"name"}` renames it; DELETE deletes it and its entries',
     tags=["memories"],
-    responses=_ERRORS,
+    opt=JSON,
+    responses={**_ERRORS, **error_responses(415)},
 )
 async def memory(request: Request[Any, Any, Any], memory_id: str) -> MemoryObject | MemoryDeleted:
     memories, owner = services(request)[MEMORIES], request_owner(request)
+    if request.method == "PATCH":
+        body = await read_body(request, RenameMemoryRequest)
+        return MemoryObject.of(await memories.rename(owner, memory_id, body.name))
     if request.method == "DELETE":
         await memories.delete(owner, memory_id)
         return MemoryDeleted(id=memory_id, deleted=True)

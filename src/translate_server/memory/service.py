@@ -45,6 +45,12 @@ class Memories:
             raise memory_not_found(param)
         return found
 
+    async def rename(self, owner: str, memory_id: str, name: str) -> MemoryInfo:
+        found = await self.store.rename(owner, memory_id, name)
+        if found is None:
+            raise memory_not_found()
+        return found
+
     async def delete(self, owner: str, memory_id: str) -> None:
         if not await self.store.delete(owner, memory_id):
             raise memory_not_found()

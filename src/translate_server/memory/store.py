@@ -91,6 +91,19 @@ class MemoryStore:
         found = await self.database.read(lambda c: memory_row(c, owner, public_id))
         return None if found is None else info_of(found)
 
+    async def rename(self, owner: str, public_id: str, name: str) -> MemoryInfo | None:
+        """The memory with its new name (its revision unchanged: no entry changed); None where
+        the owner has no such memory."""
+
+        def rename_memory(c: Connection) -> MemoryInfo | None:
+            found = memory_row(c, owner, public_id, lock=True)
+            if found is None:
+                return None
+            c.execute(update(memories).where(memories.c.id == found[0]).values(name=name))
+            return info_of((*found[:2], name, *found[3:]))
+
+        return await self.database.write(rename_memory)
+
     async def delete(self, owner: str, public_id: str) -> bool:
         def delete_memory(c: Connection) -> bool:
             found = memory_row(c, owner, public_id, lock=True)

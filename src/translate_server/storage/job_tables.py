@@ -1,6 +1,6 @@
-"""The document jobs' tables: a job's record, its translated pieces while it runs, and its
-files (the upload, and the result once done: at most --max-document-bytes each) kept in the
-database, so that whichever replica serves a request can read them."""
+"""The document jobs' tables: a job's record, its translated pieces (kept once it is done, for
+its review), and its files (the upload, and the result once done: at most --max-document-bytes
+each) kept in the database, so that whichever replica serves a request can read them."""
 
 from __future__ import annotations
 
@@ -61,6 +61,8 @@ document_translations = Table(
     # The translation's quality estimate (none for a segment kept as it was), and its verdict.
     Column("estimate", Double),
     Column("needs_review", Boolean),
+    # Its warnings, memory match and review (`job.SegmentDetails`, JSON); NULL: none.
+    Column("details", Text),
     PrimaryKeyConstraint("job_id", "idx"),
 )
 

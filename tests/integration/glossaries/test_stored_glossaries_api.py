@@ -105,6 +105,11 @@ async def test_entries_are_added_paged_searched_edited_and_refused(client: AppCl
     ]
     assert [(r.status_code, want) for r, want in refusals] == [(w, w) for _, w in refusals]
     assert refusals[0][0].json()["error"]["code"] == "glossary_entry_exists"
+    # Renamed, its entries kept.
+    renamed = await client.patch(f"/glossaries/{glossary['id']}", json={"name": "terms"})
+    assert (renamed.status_code, renamed.json()["name"]) == (200, "terms")
+    assert (await client.get(path)).json()["total"] == 30
+    assert (await client.patch(f"/glossaries/{glossary['id']}", json={})).status_code == 400
 
 
 async def test_another_keys_glossary_is_a_404_everywhere(make_app) -> None:
@@ -121,6 +126,7 @@ async def test_another_keys_glossary_is_a_404_everywhere(make_app) -> None:
             await client.delete(f"{entries}/{cat['id']}", headers=BOB),
             await client.get(f"/glossaries/{glossary['id']}/tbx", headers=BOB),
             await client.delete(f"/glossaries/{glossary['id']}", headers=BOB),
+            await client.patch(f"/glossaries/{glossary['id']}", json={"name": "x"}, headers=BOB),
             await client.post(
                 "/translate", json={**text, "glossary_id": glossary["id"]}, headers=BOB
             ),

@@ -139,12 +139,19 @@ async def test_a_duplicate_keeps_the_latest_translation(make_app) -> None:
     assert b"Speichern Sie die Datei." not in exported.content
 
 
-async def test_list_get_and_delete(make_app) -> None:
+async def test_list_get_rename_and_delete(make_app) -> None:
     async with running(make_app()) as client:
         first, second = await make_memory(client, "a"), await make_memory(client, "b")
         listed = (await client.get("/memories")).json()
         assert [m["id"] for m in listed["data"]] == [first, second]
         assert (await client.get(f"/memories/{first}")).json()["name"] == "a"
+        renamed = await client.patch(f"/memories/{second}", json={"name": "product"})
+        assert (renamed.status_code, renamed.json()["name"]) == (200, "product")
+        assert (await client.get(f"/memories/{second}")).json()["name"] == "product"
+        blank = await client.patch(f"/memories/{second}", json={"name": ""})
+        assert blank.status_code == 400 and blank.json()["error"]["param"] == "name"
+        unknown = await client.patch("/memories/mem_unknown", json={"name": "x"})
+        assert unknown.json()["error"]["code"] == "memory_not_found"
         assert (await client.delete(f"/memories/{first}")).json()["deleted"] is True
         gone = await client.get(f"/memories/{first}")
     assert gone.status_code == 404 and gone.json()["error"]["code"] == "memory_not_found"
@@ -160,6 +167,7 @@ async def test_another_keys_memory_is_a_404(make_app) -> None:
             await client.get(f"/memories/{memory_id}/export", headers=bob),
             await upload(client, memory_id, "a.csv", CSV.encode(), **bob),
             await client.delete(f"/memories/{memory_id}", headers=bob),
+            await client.patch(f"/memories/{memory_id}", json={"name": "x"}, headers=bob),
             await client.post(
                 "/translate",
                 headers=bob,

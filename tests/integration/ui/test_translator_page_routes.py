@@ -16,8 +16,13 @@ async def test_the_page_and_its_assets(client: AppClient) -> None:
     page = await client.get("/")
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
-    assert 'src="ui/app.js"' in page.text
-    for asset, media_type in (("app.js", "javascript"), ("style.css", "text/css")):
+    assert '<script type="module" src="ui/app.js">' in page.text
+    # The script's modules are served as they are: a browser runs a module only when its
+    # media type is JavaScript's.
+    modules = [f"{name}.js" for name in ("app", "shared", "translate", "files", "review")]
+    modules += ["corrections.js", "stores.js", "memories.js", "glossaries.js"]
+    assets = [(name, "javascript") for name in modules] + [("style.css", "text/css")]
+    for asset, media_type in assets:
         response = await client.get(f"/ui/{asset}")
         assert response.status_code == 200
         assert media_type in response.headers["content-type"]

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from translate_server.documents.job import ReviewItem, SegmentTranslation
-from translate_server.documents.store import JobStore
+from translate_server.documents.job import ReviewItem, SegmentDetails, SegmentTranslation
+from translate_server.documents.store import JobStore, ReviewChangedError
 from translate_server.errors import DocumentNotFoundError
 from translate_server.storage.job_tables import document_files, document_jobs
 from translate_server.storage.opening import StoreDatabases
@@ -215,7 +215,27 @@ async def test_a_done_job_keeps_its_review_report(store: JobStore) -> None:
     done = await store.finish(job_id, b"result", review, 1)
     assert (done.needs_review, done.review) == (1, review)
     assert await store.get(job_id) == done
-    assert await store.translations(job_id) == {}  # the pieces forgotten once done
+    # The pieces are kept once done, for the job's review.
+    assert await store.translations(job_id) == {1: SegmentTranslation("Welt", 0.1, True)}
+
+
+async def test_a_review_replaces_the_segments_and_the_result_unless_they_changed(
+    store: JobStore,
+) -> None:
+    job_id, _ = await _create(store)
+    await store.claim_next(LEASE)
+    warned = SegmentDetails(warnings=("echo",), memory_match={"match": "fuzzy", "score": 80.0})
+    first = {0: SegmentTranslation("Hallo"), 1: SegmentTranslation("Welt", 0.1, True, warned)}
+    await store.save_translations(job_id, first)
+    done = await store.finish(job_id, b"result", [], 1)
+    assert await store.translations(job_id) == first  # the details come back as they went
+    approved = SegmentDetails(warnings=("echo",), machine="Welt", approved=True)
+    reviewed = {**first, 1: SegmentTranslation("Erde", 0.1, False, approved)}
+    with pytest.raises(ReviewChangedError):  # read before another edit: nothing written
+        await store.review(job_id, reviewed, first, b"stale", [], 0)
+    job = await store.review(job_id, first, reviewed, b"reviewed", [], 0)
+    assert job.needs_review == 0 and await store.read_result(done) == b"reviewed"
+    assert await store.translations(job_id) == reviewed
 
 
 async def _files(store: JobStore) -> set[tuple[str, str]]:
