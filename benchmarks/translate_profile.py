@@ -113,8 +113,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=10)
     parser.add_argument("--sort", default="tottime", choices=("tottime", "cumulative"))
     parser.add_argument("--pstats", default=None, help="write the raw profile here")
+    parser.add_argument(
+        "--plain", action="store_true", help="no profile (under a sampling profiler: py-spy)"
+    )
     args = parser.parse_args(argv)
     plain = asyncio.run(drive(args.api, args.requests, None))
+    if args.plain:
+        print(f"{args.api}: {plain * 1e6:,.0f} us CPU per request")
+        return 0
     profile = cProfile.Profile()
     asyncio.run(drive(args.api, args.requests, profile))
     print(f"{args.api}: {plain * 1e6:,.0f} us CPU per request without the profiler")
