@@ -18,7 +18,10 @@ process that discards what it gets, so serializing and sending the spans is coun
 Routes: ``translate``, ``chat`` and ``chat-stream`` (streamed chat completions of exactly
 ``--stream-tokens`` tokens, which the engine double streams one per event-loop turn); on
 request, ``translate-stream`` (a streamed ``/translate``: an event per sentence; the FastAPI
-app does not stream it and answers JSON).
+app does not stream it and answers JSON), and short strings, as a user interface sends them
+(a text's first sentence, or its first ``SHORT_WORDS`` words): ``translate-short`` and
+``chat-short`` one per request, ``translate-50`` a list of 50 distinct ones of one language pair
+per request.
 
 Reported per app and route: requests/s, and the server's CPU time per request (psutil), and
 per streamed token. With two or more cores the servers are pinned to one core and the load
@@ -55,7 +58,10 @@ from translate_server.loadgen.report import write_json
 from translate_server.loadgen.workload import WorkItem
 
 APIS: tuple[str, ...] = ("translate", "chat", "chat-stream")
-EXTRA_APIS: tuple[str, ...] = ("translate-stream",)  # not compared by default
+# Not compared by default.
+EXTRA_APIS: tuple[str, ...] = ("translate-stream", "translate-short", "chat-short", "translate-50")
+SHORT_WORDS = 8  # a short string: a button, a menu entry, a message of a user interface
+LIST_TEXTS = 50  # the short strings of one `translate-50` request
 SERVED_NAME = "bench-model"  # as benchmarks/apps.py serves it
 
 
@@ -85,21 +91,93 @@ async def measure(
     return figures
 
 
-def route_target(api: str, base_url: str) -> Target:
+@dataclasses.dataclass(frozen=True, slots=True)
+class ListTarget(Target):
+    """`/translate` with a list of texts: the item's short string and the next ones of its
+    language pair, `LIST_TEXTS` in all."""
+
+    lists: dict[int, list[str]] = dataclasses.field(default_factory=dict)
+
+    def body(self, item: WorkItem) -> dict[str, Any]:
+        return {**Target.body(self, short_item(item)), "text": self.lists[item.index]}
+
+
+def route_target(api: str, base_url: str, items: list[WorkItem] | None = None) -> Target:
     if api == "chat-stream":
         return Target(base_url, "chat", model=SERVED_NAME, stream=True)
     if api == "translate-stream":
         return Target(base_url, "translate", model=SERVED_NAME, stream=True)
-    return Target(base_url, api, model=SERVED_NAME, stream=False)
+    if api == "translate-50":
+        lists = text_lists(items or [])
+        return ListTarget(base_url, "translate", model=SERVED_NAME, lists=lists)
+    return Target(base_url, api.removesuffix("-short"), model=SERVED_NAME, stream=False)
 
 
 def route_items(api: str, items: list[WorkItem], stream_tokens: int) -> list[WorkItem]:
-    """The workload of one route; `chat-stream` asks for exactly `stream_tokens` tokens each."""
+    """The workload of one route; `chat-stream` asks for exactly `stream_tokens` tokens each;
+    the short routes send each text's first words."""
+    if api in ("translate-short", "chat-short"):
+        return [short_item(item) for item in items]
     if api != "chat-stream":
         return items
     return [
         dataclasses.replace(item, max_tokens=stream_tokens, exact_output=True) for item in items
     ]
+
+
+def short_item(item: WorkItem) -> WorkItem:
+    """The item's first short string (`short_strings`)."""
+    return _shortened(item, short_strings(item.text)[0])
+
+
+def short_strings(text: str) -> list[str]:
+    """`text` cut into short strings: its first sentence, or `SHORT_WORDS` words, at a time
+    (with a full stop where a sentence goes on)."""
+    words, found = text.split(), []
+    while words:
+        cut = next(
+            (i + 1 for i, word in enumerate(words[:SHORT_WORDS]) if word[-1] in ".!?"),
+            SHORT_WORDS,
+        )
+        while cut < len(words) and not any(c.isalnum() for c in words[cut]):
+            cut += 1  # French punctuation: `vous ?`
+        part = " ".join(words[:cut]).rstrip(",;:")
+        found.append(part if part[-1] in ".!?" else part + ".")
+        words = words[cut:]
+    return found
+
+
+def _shortened(item: WorkItem, text: str) -> WorkItem:
+    tokens = len(text.split()) * 13 // 10 + 1  # as the workload estimates them
+    # Room for any answer the engine double makes (never cut off: no retry).
+    return dataclasses.replace(item, text=text, input_tokens=tokens, max_tokens=max(32, 4 * tokens))
+
+
+def _windows(words: list[str]) -> list[str]:
+    """Runs of six words, every three words, as short strings."""
+    runs = (" ".join(words[i : i + 6]).rstrip(",;:") for i in range(0, len(words) - 5, 3))
+    return [run if run[-1] in ".!?" else run + "." for run in runs]
+
+
+def text_lists(items: list[WorkItem]) -> dict[int, list[str]]:
+    """Per item, `LIST_TEXTS` distinct short strings of its language pair, the item's own
+    first (from the original texts: `short_item` keeps only each one's first)."""
+    by_pair: dict[tuple[str, str], list[WorkItem]] = {}
+    for item in items:
+        by_pair.setdefault((item.source_lang, item.target_lang), []).append(item)
+    lists = {}
+    for same in by_pair.values():
+        # The pair's texts repeat a few dozen sentences: their windows of words are many.
+        pool = list(
+            dict.fromkeys(
+                [short_item(item).text for item in same]
+                + [w for item in same for w in _windows(item.text.split())]
+            )
+        )
+        for item in same:
+            start = pool.index(short_item(item).text)
+            lists[item.index] = [pool[(start + k) % len(pool)] for k in range(LIST_TEXTS)]
+    return lists
 
 
 def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
@@ -150,7 +228,7 @@ def run_http_layer(args: argparse.Namespace, log=print) -> dict[str, Any]:
             shift = r % len(arms)
             figures = {}
             for app, api in arms[shift:] + arms[:shift]:
-                target = route_target(api, f"http://127.0.0.1:{ports[app]}")
+                target = route_target(api, f"http://127.0.0.1:{ports[app]}", loads[api])
                 figures[f"{app} {api}"] = asyncio.run(
                     measure(
                         processes[app],

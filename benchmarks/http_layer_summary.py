@@ -6,6 +6,14 @@ from __future__ import annotations
 from benchmarks.http_layer_servers import BASELINE, TRACED_APPS
 from translate_server.loadgen.stats import median
 
+# Routes priced against another route of the same app, round by round (the goals of issue 51:
+# a short string's /translate near chat's, a list of 50 near one string's).
+ROUTE_RATIOS = (
+    ("translate", "chat"),
+    ("translate-short", "chat-short"),
+    ("translate-50", "translate-short"),
+)
+
 
 def summarize_rounds(rounds: list[dict[str, dict[str, float]]], apis: list[str]) -> dict:
     """Medians per arm, and per API the medians of the per-round Litestar/FastAPI ratios."""
@@ -41,6 +49,18 @@ def summarize_rounds(rounds: list[dict[str, dict[str, float]]], apis: list[str])
                     for r in with_baseline
                 ]
             )
+        for route, other in ROUTE_RATIOS:
+            for app in ("litestar", BASELINE):
+                arm, against = f"{app} {route}", f"{app} {other}"
+                both = [r for r in rounds if arm in r and against in r]
+                if route == api and both:
+                    ratio.setdefault(api, {})[f"{app}_cpu_vs_{other}"] = median(
+                        [
+                            r[arm]["server_cpu_us_per_request"]
+                            / r[against]["server_cpu_us_per_request"]
+                            for r in both
+                        ]
+                    )
         pairs = [r for r in rounds if ours in r and theirs in r]
         if not pairs:
             continue
@@ -106,6 +126,11 @@ def format_summary(summary: dict) -> str:
             parts.append(
                 f"Litestar uses {r['cpu_vs_baseline']:.2f}x the baseline's server CPU per request"
             )
+        parts.extend(
+            f"{key.split('_cpu_vs_')[0]} uses {value:.2f}x its {key.split('_cpu_vs_')[1]}'s CPU"
+            for key, value in r.items()
+            if "_cpu_vs_" in key
+        )
         parts.extend(
             f"{traced} adds {r[f'{traced}_extra_us']:,.0f} us CPU per request"
             for traced in TRACED_APPS

@@ -321,6 +321,61 @@ def test_http_layer_summary_prices_tracing_without_fastapi() -> None:
     assert "translate: traced adds 420 us CPU per request; otel-asgi adds 570 us" in text
 
 
+def test_http_layer_prices_routes_against_each_other() -> None:
+    """A short string's /translate against chat's, and a list of 50 against one string,
+    round by round."""
+
+    def arm(cpu: float) -> dict[str, float]:
+        return {
+            "requests_per_s": 1e6 / cpu,
+            "server_cpu_us_per_request": cpu,
+            "latency_p50_ms": 1.0,
+            "latency_p99_ms": 2.0,
+            "errors": 0,
+        }
+
+    rounds = [
+        {
+            "litestar translate-short": arm(400.0),
+            "litestar chat-short": arm(200.0),
+            "litestar translate-50": arm(2400.0),
+        },
+        {
+            "litestar translate-short": arm(600.0),
+            "litestar chat-short": arm(200.0),
+            "litestar translate-50": arm(3000.0),
+        },
+    ]
+    apis = ["translate-short", "chat-short", "translate-50"]
+    ratios = summarize_rounds(rounds, apis)["ratios"]
+    assert ratios["translate-short"]["litestar_cpu_vs_chat-short"] == pytest.approx(2.5)
+    assert ratios["translate-50"]["litestar_cpu_vs_translate-short"] == pytest.approx(5.5)
+    assert "litestar uses 2.50x its chat-short's CPU" in format_summary(
+        summarize_rounds(rounds, apis)
+    )
+
+
+def test_http_layer_short_strings() -> None:
+    """Short strings: a text's sentences or eight words at a time, and lists of 50 distinct
+    ones of one language pair, each item's own string first."""
+    from benchmarks.http_layer import LIST_TEXTS, short_item, short_strings, text_lists
+    from translate_server.loadgen.workload import WorkloadSpec, make_workload
+
+    assert short_strings(
+        "Where is it? The train leaves at nine from platform four today, late."
+    ) == [
+        "Where is it?",
+        "The train leaves at nine from platform four.",
+        "today, late.",
+    ]
+    items = make_workload(WorkloadSpec(size=60))
+    lists = text_lists(items)
+    for item in items:
+        texts = lists[item.index]
+        assert len(set(texts)) == len(texts) == LIST_TEXTS
+        assert texts[0] == short_item(item).text
+
+
 def test_traced_apps_serve(bench_modules, monkeypatch) -> None:
     """Both tracing arms build and answer, exporting to a sink."""
     from litestar.testing import TestClient

@@ -8,6 +8,7 @@ import contextlib
 import os
 import re
 import threading
+import zlib
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 
 import msgspec
@@ -47,6 +48,55 @@ def fake_translator(prompt: str, _: SamplingOptions) -> str:
         return match.group(1).upper()
     users = _USER.findall(prompt)
     return "echo: " + (users[-1] if users else prompt)
+
+
+# Words the mixed double answers in, per target language its prompt names.
+_ANSWER_WORDS = {
+    "German": "Das ist eine kurze Übersetzung immer dieselbe",
+    "French": "C'est une courte traduction toujours la même",
+    "Spanish": "Es una traducción corta siempre la misma",
+    "English": "This is a short translation always the same",
+    "Japanese": "これは 短い 翻訳 です いつも 同じ",
+    "Chinese": "这是 一个 简短 的 翻译 总是 一样",
+}
+_TARGET_NAME = re.compile(r"\b(?:to|into) (" + "|".join(_ANSWER_WORDS) + r")\b")
+_MASK_TOKEN = re.compile(r"\{\d{1,3}\}")
+
+
+def mixed_translator(prompt: str, options: SamplingOptions) -> str:
+    """A translation prompt answered as a small model might: mostly a text in the target
+    language about as long as the source, one sentence per sentence, its mask tokens kept;
+    and, chosen by the source's checksum (and again for a retry's sampling), an echo, an
+    answer in English (in German for English targets), a preamble, half an answer, nothing,
+    or one that lost its mask tokens. Deterministic: the guard's every verdict repeats."""
+    match = _SOURCE.search(prompt)
+    target = _TARGET_NAME.search(prompt)
+    if match is None or target is None:
+        return fake_translator(prompt, options)
+    source = match.group(1)
+    kind = (zlib.crc32(source.encode()) + (options.temperature > 0)) % 12
+    if kind == 0:
+        return source
+    language = target.group(1)
+    if kind == 1:
+        language = "German" if language == "English" else "English"
+    words = _ANSWER_WORDS[language].split()
+    sentences = []
+    for sentence in re.split(r"(?<=[.!?])\s+", _MASK_TOKEN.sub("", source).strip()):
+        out: list[str] = []
+        while sum(len(w) + 1 for w in out) < len(sentence) - 1:
+            out.append(words[len(out) % len(words)])
+        sentences.append(" ".join(out or words[:1]) + ".")
+    answer = " ".join(sentences)
+    tokens = "" if kind == 5 else " ".join(_MASK_TOKEN.findall(source))
+    answer = f"{answer} {tokens}".strip()
+    if kind == 2:
+        return f"Here is the translation: {answer}"
+    if kind == 3:
+        return answer[: len(answer) // 3]
+    if kind == 4:
+        return ""
+    return answer
 
 
 class FakeEngine:

@@ -11,6 +11,7 @@ import asyncio
 from functools import cache
 
 import msgspec
+from lingua import Language as LinguaLanguage
 from lingua import LanguageDetector, LanguageDetectorBuilder
 
 from translate_server.errors import LanguageNotDetectedError
@@ -36,8 +37,6 @@ def _detector(accuracy: str) -> LanguageDetector:
 @cache
 def detectable_languages() -> tuple[Language, ...]:
     """Every language the detector knows, sorted by tag."""
-    from lingua import Language as LinguaLanguage
-
     languages = (
         resolve_language(lang.iso_code_639_1.name.lower()) for lang in LinguaLanguage.all()
     )
@@ -58,9 +57,9 @@ class LanguageDetection:
         found = []
         for value in values[:limit]:
             confidence = round(value.value, 4)
-            if confidence > 0:
-                code = value.language.iso_code_639_1.name.lower()
-                found.append(Detection(resolve_language(code), confidence))
+            if confidence <= 0:
+                break  # sorted, best first: the rest round to nothing too
+            found.append(Detection(_language(value.language), confidence))
         return found
 
     def detect(self, text: str, param: str = "text", index: int | None = None) -> Detection:
@@ -74,6 +73,12 @@ class LanguageDetection:
                 index=index,
             )
         return found[0]
+
+
+@cache
+def _language(language: LinguaLanguage) -> Language:
+    """Lingua's language as ours (every answer's guard check resolves ten of them)."""
+    return resolve_language(language.iso_code_639_1.name.lower())
 
 
 def _sample(text: str) -> str:

@@ -26,6 +26,8 @@ _OTHER_SPANS = re.compile(
     r"|(?P<email>\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b)"
     r"|(?P<entity>&(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});)"
 )
+# What every one of those spans holds (a backtick, `://`, `@`, `&`): a quick scan first.
+_MAY_HOLD_SPAN = re.compile(r"[`@&]|://")
 # Token styles: how span 3 is written, and what a model may make of it (spaces inside,
 # braces doubled, the tag's case or slash changed). `brace` is the default (measured).
 STYLES: dict[str, tuple[str, re.Pattern[str]]] = {
@@ -53,11 +55,12 @@ class Unmasked(msgspec.Struct, frozen=True):
 def protected_spans(text: str, *, entities: bool = True) -> list[tuple[int, int]]:
     """(start, end) of every protected span of `text`, in order, none overlapping."""
     found = [(p.start, p.end) for p in find_placeholders(text)]
-    found.extend(
-        match.span()
-        for match in _OTHER_SPANS.finditer(text)
-        if entities or match.lastgroup != "entity"
-    )
+    if _MAY_HOLD_SPAN.search(text):  # most texts have none: the scan below is slow
+        found.extend(
+            match.span()
+            for match in _OTHER_SPANS.finditer(text)
+            if entities or match.lastgroup != "entity"
+        )
     found.sort()
     spans: list[tuple[int, int]] = []
     for start, end in found:

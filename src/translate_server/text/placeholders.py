@@ -62,6 +62,8 @@ _PATTERN = regex.compile(
 
 def find_placeholders(text: str) -> list[Placeholder]:
     """Every placeholder in `text`, in order."""
+    if "%" not in text and "{" not in text:
+        return []  # every kind starts with one of them; most texts have neither
     found = []
     for match in _PATTERN.finditer(text):
         kind = next(
@@ -92,4 +94,6 @@ def lost_placeholders(source: str, translation: str) -> list[str]:
 
 def strip_placeholders(text: str) -> str:
     """`text` without its placeholders (for language detection, which they would confuse)."""
+    if "%" not in text and "{" not in text:
+        return text
     return _PATTERN.sub(" ", text)

@@ -106,9 +106,12 @@ def reviewed(
     warnings: tuple[str, ...] = (),
     retried: bool = False,
     language_confidence: float | None = None,
+    same_texts: bool = False,
 ) -> AnswerSignals:
     """An answer's signals once the guard has reviewed it: the text as restored (protected
-    spans back, repaired), what is still wrong, whether its first try failed."""
+    spans back, repaired), what is still wrong, whether its first try failed. `same_texts`:
+    source and answer are the ones the signals were made from (nothing masked or repaired),
+    whose similarity is known."""
     return msgspec.structs.replace(
         signals,
         source_chars=len(source.strip()),
@@ -116,7 +119,7 @@ def reviewed(
         warnings=warnings,
         retried=retried,
         language_confidence=language_confidence,
-        source_similarity=similarity(source, answer),
+        source_similarity=signals.source_similarity if same_texts else similarity(source, answer),
     )
 
 

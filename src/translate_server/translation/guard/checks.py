@@ -80,6 +80,7 @@ class Detector(Protocol):
     def candidates(self, text: str, limit: int = 3) -> Sequence[Candidate]: ...
 
 
+@lru_cache(maxsize=1024)  # a few tags, asked about several times for every answer
 def base_language(tag: str) -> str:
     """`zh-Hans` -> `zh`, `pt_BR` -> `pt`."""
     return langcodes.Language.get(tag.replace("_", "-")).language or tag.lower()

@@ -57,6 +57,11 @@ class TranslationCache:
         self.misses = metrics.misses
         self.size = metrics.size
 
+    @property
+    def keeps(self) -> bool:
+        """Whether it keeps anything (a size of 0 turns it off)."""
+        return self._entries is not None
+
     def get(self, key: Hashable) -> CachedTranslation | None:
         if self._entries is None:
             return None

@@ -14,6 +14,7 @@ from translate_server.inference.engine import LoraAdapter
 from translate_server.observability.record import RequestRecord
 from translate_server.text.detection import Detection
 from translate_server.text.languages import Language
+from translate_server.translation.estimate.model import TextEstimate
 from translate_server.translation.estimate.signals import AnswerSignals, memory_signals
 from translate_server.translation.planning.cache import CachedTranslation
 from translate_server.translation.planning.ports import FoundInMemory
@@ -53,6 +54,9 @@ class Piece:
     found: FoundInMemory | None = None
     # The LoRA adapter that translates it (adapters/routing.py); None: the base model.
     adapter: LoraAdapter | None = None
+    # Its result's quality estimate, where one was made for the cache: the answer of a text
+    # of this piece alone, with the same warnings, is estimated the same.
+    estimated: tuple[PieceResult, TextEstimate] | None = None
 
     @property
     def answered(self) -> bool:

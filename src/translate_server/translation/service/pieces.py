@@ -26,7 +26,7 @@ from translate_server.inference.engine import SamplingOptions
 from translate_server.inference.generation import GenerationService, Prompt
 from translate_server.settings import LimitSettings
 from translate_server.text.masking import Masked
-from translate_server.translation.estimate.model import QualityEstimator
+from translate_server.translation.estimate.model import QualityEstimator, TextEstimate
 from translate_server.translation.estimate.signals import reviewed, unknown_signals
 from translate_server.translation.guard.checks import FailureKind
 from translate_server.translation.guard.findings import findings
@@ -104,9 +104,11 @@ class PieceTranslator:
 
     def estimate(self, piece: Piece, result: PieceResult, job: Job) -> float:
         """The piece's own quality estimate (as a text of that one piece would have)."""
+        return self.text_estimate(piece, result, job).estimate
+
+    def text_estimate(self, piece: Piece, result: PieceResult, job: Job) -> TextEstimate:
         spans = result.signals or (unknown_signals(piece.text, result.text),)
-        found = self.estimator.estimate(spans, result.warnings, piece.source.tag, job.target.tag)
-        return found.estimate
+        return self.estimator.estimate(spans, result.warnings, piece.source.tag, job.target.tag)
 
     async def _answer(
         self,
@@ -261,6 +263,7 @@ class PieceTranslator:
                         warnings=outcome.warnings,
                         retried=bool(retry_for),
                         language_confidence=reviews[outcome.chosen].language_confidence,
+                        same_texts=masked.text == piece.text and outcome.text == chosen.text,
                     ),
                 ),
             ),
@@ -357,17 +360,17 @@ class PieceTranslator:
         # An answer with warnings is not kept: the next request tries again.
         if (
             self.cache is not None
+            and self.cache.keeps
             and piece.key is not None
             and result.finish_reason == "stop"
             and not result.warnings
         ):
+            estimated = self.text_estimate(piece, result, job)
+            piece.estimated = (result, estimated)  # the response's, where its text is the piece
             self.cache.put(
                 piece.key,
                 CachedTranslation(
-                    result.text,
-                    result.completion_tokens,
-                    result.signals,
-                    self.estimate(piece, result, job),
+                    result.text, result.completion_tokens, result.signals, estimated.estimate
                 ),
             )
 

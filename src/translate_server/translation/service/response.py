@@ -13,7 +13,13 @@ from translate_server.translation.estimate.signals import unknown_signals
 from translate_server.translation.guard.checks import FailureKind
 from translate_server.translation.guard.findings import findings
 from translate_server.translation.planning.glossary import applied_terms
-from translate_server.translation.planning.plan import Plan, PlannedText, is_auto
+from translate_server.translation.planning.plan import (
+    Piece,
+    PieceResult,
+    Plan,
+    PlannedText,
+    is_auto,
+)
 from translate_server.translation.protocol import (
     DetectedLanguage,
     MemoryMatch,
@@ -116,20 +122,23 @@ def _answer_text(plan: Plan, text: PlannedText, estimator: QualityEstimator) -> 
         for j in range(plan.request.alternatives)
     ]
     found = [*plan.notices, *(w for r in results for w in r.warnings)]
-    sources = [plan.pieces[key].text for key in text.slots]
+    pieces = [plan.pieces[key] for key in text.slots]
+    sources = [piece.text for piece in pieces]
     if lost_text(plan.target.tag, text.source.tag, sources, results):
         found.append(str(FailureKind.OMISSION))
-    warnings = list(dict.fromkeys(found))
+    warnings = list(dict.fromkeys(found)) if found else []
     spans = [
         span
         for source, r in zip(sources, results, strict=True)
         for span in r.signals or (unknown_signals(source, r.text),)
     ]
-    estimate = estimator.estimate(spans, warnings, text.source.tag, plan.target.tag)
+    estimate = _estimated(pieces, results, warnings) or estimator.estimate(
+        spans, warnings, text.source.tag, plan.target.tag
+    )
     applied: set[str] = set()
-    for key, result in zip(text.slots, results, strict=True):
-        piece = plan.pieces[key]
-        applied.update(applied_terms(piece.text, result.text, piece.glossary))
+    if plan.glossary:  # none asked for, none found: nothing to look for
+        for piece, result in zip(pieces, results, strict=True):
+            applied.update(applied_terms(piece.text, result.text, piece.glossary))
     return _TextAnswer(
         text.document.assemble([r.text for r in results]),
         alternatives,
@@ -139,6 +148,17 @@ def _answer_text(plan: Plan, text: PlannedText, estimator: QualityEstimator) -> 
         QualitySignals(features=estimate.features, answers=spans),
         applied,
     )
+
+
+def _estimated(
+    pieces: list[Piece], results: list[PieceResult], warnings: list[str]
+) -> TextEstimate | None:
+    """The estimate made of a text's one piece for the cache, where the text says no more
+    than the piece: the same answer, the same warnings."""
+    if len(results) != 1 or (estimated := pieces[0].estimated) is None:
+        return None
+    result, estimate = estimated
+    return estimate if result is results[0] and warnings == list(result.warnings) else None
 
 
 def _memory_match(text: PlannedText, plan: Plan) -> MemoryMatch | None:
