@@ -26,6 +26,10 @@ from translate_server.documents.formats.base import (
     FormatOptions,
     decode_text,
 )
+from translate_server.documents.formats.l10n import (
+    android,
+    json_files,
+)
 from translate_server.errors import (
     ApiError,
     InvalidDocumentError,
@@ -47,12 +51,16 @@ FORMATS: tuple[DocumentFormat, ...] = (
     docx.FORMAT,
     pptx.FORMAT,
     xliff.FORMAT,
+    android.FORMAT,
     webvtt.FORMAT,
     srt.FORMAT,
     po.FORMAT,
     html.FORMAT,
     markdown.FORMAT,
     text.FORMAT,
+    # Localization files: known by their extensions only.
+    json_files.JSON_FORMAT,
+    json_files.ARB_FORMAT,
 )
 _BY_NAME = {fmt.name: fmt for fmt in FORMATS}
 _BY_EXTENSION = {extension: fmt for fmt in FORMATS for extension in fmt.extensions}
