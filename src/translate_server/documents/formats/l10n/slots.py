@@ -3,9 +3,9 @@ that text holding translatable values; each slot gives its segments (with the co
 model is told: a key's description, a plural form's category) and writes its span back from
 their translations. Everything between slots comes back byte for byte.
 
-Placeholders of the formats' own kinds (printf with positions, Apple's `%@` and `%#@name@`,
-`{name}`, `{{name}}`, ICU arguments, i18next's `$t(key)`) are put back where a translation
-changed them, as for PO (`protect.restore`).
+Placeholders of the formats' own kinds (printf with positions, Apple's `%@` and
+`%#@name@`, Symfony's `%name%`, Qt's `%1`, `{name}`, `{{name}}`, ICU arguments, i18next's
+`$t(key)`) are put back where a translation changed them, as for PO (`protect.restore`).
 """
 
 from __future__ import annotations
@@ -18,13 +18,15 @@ from translate_server.documents.formats.base import Extracted, SegmentReview
 from translate_server.documents.formats.protect import restore
 
 PLACEHOLDER = re.compile(
-    r"%#@\w+@"
+    r"%[A-Za-z_]\w+%"  # Symfony's
+    r"|%#@\w+@"
     r"|%(?:\d+\$)?[-+#0 ']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|z|j|t|q)?"
     r"[diouxXeEfFgGcrsaAp@]"
     r"|%%"
     r"|\{\{[^{}]{1,64}\}\}"
     r"|\{\s*\w+\s*(?:,[^{}]{0,64})?\}"
     r"|\$t\([^()]{1,128}\)"
+    r"|%L?\d{1,2}|%n"  # Qt's arguments and count
 )
 
 # write(translations of the slot's segments, whether any needs review) -> the span's new text
