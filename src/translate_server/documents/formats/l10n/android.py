@@ -149,15 +149,15 @@ class _Reader:
         sources = [plurals.source_form(texts, c) for c in categories]
         contexts: list[str | None] = [plurals.plural_context(self.language, c) for c in categories]
 
+        # Each form present keeps its own start tag; a new one is written as the first.
+        heads = {q: self.text[item.start : item.inner_start] for q, item in forms.items()}
+        for category in categories:
+            heads.setdefault(category, f"{before}{category}{after}")
+
         def write(found: Sequence[str], _: bool) -> str:
             return between.join(
-                f"{before}{category}{after}{encode(single(source).assemble([translation]))}</item>"
-                for category, source, translation in zip(
-                    categories,
-                    sources,
-                    found,
-                    strict=True,
-                )
+                f"{heads[category]}{encode(single(source).assemble([translation]))}</item>"
+                for category, source, translation in zip(categories, sources, found, strict=True)
             )
 
         self.slots.append(Slot(first.start, last.end, sources, contexts, write))

@@ -163,10 +163,16 @@ class _Stringsdict:
         sources = [plurals.source_form(texts, c) for c in categories]
         contexts: list[str | None] = [plurals.plural_context(self.language, c) for c in categories]
 
+        # Each form present keeps its own layout; a new one is laid out as the first.
+        heads = {text_of(self.text, k): self.text[k.start : v.inner_start] for k, v in forms}
+        for category in categories:
+            heads.setdefault(category, f"<key>{category}</key>{inside}<string>")
+
         def write(found: Sequence[str], _: bool) -> str:
             return between.join(
-                f"<key>{category}</key>{inside}<string>"
-                f"{escape(strip_invalid(single(source).assemble([translation])))}</string>"
+                heads[category]
+                + escape(strip_invalid(single(source).assemble([translation])))
+                + "</string>"
                 for category, source, translation in zip(categories, sources, found, strict=True)
             )
 

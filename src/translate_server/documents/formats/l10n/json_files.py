@@ -111,15 +111,15 @@ class _Reader:
         sources = [plurals.source_form(forms, c) for c in categories]
         contexts: list[str | None] = [plurals.plural_context(self.language, c) for c in categories]
 
+        # Each form present keeps its own key and spacing; a new one is laid out as the first.
+        heads = {_category(m.key): self.text[m.key_start : m.value.start] for m in members}
+        for category in categories:
+            heads.setdefault(category, dump(f"{base.group(1)}_{category}", "") + colon)
+
         def write(found: Sequence[str], _: bool) -> str:
-            translations = found
             return between.join(
-                dump(f"{base.group(1)}_{category}", "")
-                + colon
-                + dump(single(source).assemble([translation]), raw)
-                for category, source, translation in zip(
-                    categories, sources, translations, strict=True
-                )
+                heads[category] + dump(single(source).assemble([translation]), raw)
+                for category, source, translation in zip(categories, sources, found, strict=True)
             )
 
         return Slot(first.key_start, last.value.end, sources, contexts, write)

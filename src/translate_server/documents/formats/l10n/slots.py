@@ -4,7 +4,7 @@ model is told: a key's description, a plural form's category) and writes its spa
 their translations. Everything between slots comes back byte for byte.
 
 Placeholders of the formats' own kinds (printf with positions, Apple's `%@` and
-`%#@name@`, Symfony's `%name%`, Qt's `%1`, `{name}`, `{{name}}`, ICU arguments, i18next's
+`%#@name@`, Symfony's `%name%`, Qt's `%1`, `$1`, `{name}`, `{{name}}`, ICU arguments, i18next's
 `$t(key)`) are put back where a translation changed them, as for PO (`protect.restore`).
 """
 
@@ -26,6 +26,7 @@ PLACEHOLDER = re.compile(
     r"|\{\{[^{}]{1,64}\}\}"
     r"|\{\s*\w+\s*(?:,[^{}]{0,64})?\}"
     r"|\$t\([^()]{1,128}\)"
+    r"|\$(?:\d+|[A-Za-z_]\w*)"  # MediaWiki's `$1`, Flutter's `$name`
     r"|%L?\d{1,2}|%n"  # Qt's arguments and count
 )
 
@@ -81,6 +82,8 @@ class SlotsExtracted(Extracted):
 
     def __post_init__(self) -> None:
         self.slots.sort(key=lambda s: s.start)
+        # Where each slot's text landed in the last file rebuilt (start, end), slot by slot.
+        self.written: list[tuple[int, int]] = []
         self.segments = [source for s in self.slots for source in s.sources]
         self.contexts = [context for s in self.slots for context in s.contexts]
 
@@ -93,12 +96,17 @@ class SlotsExtracted(Extracted):
     ) -> bytes:
         self.check(translations)
         out: list[str] = []
-        at = taken = 0
+        at = taken = length = 0
+        self.written = []
         for s in self.slots:
             count = len(s.sources)
             flagged = any(review.needs_review for review in reviews[taken : taken + count])
-            out.append(self.text[at : s.start])
-            out.append(s.write(translations[taken : taken + count], flagged))
+            between = self.text[at : s.start]
+            written = s.write(translations[taken : taken + count], flagged)
+            out += (between, written)
+            length += len(between)
+            self.written.append((length, length + len(written)))
+            length += len(written)
             at, taken = s.end, taken + count
         out.append(self.text[at:])
         return self.encode("".join(out))

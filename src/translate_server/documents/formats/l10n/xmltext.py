@@ -89,7 +89,10 @@ def text_of(text: str, element: Element) -> str:
 
 
 def escape(value: str) -> str:
-    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Text as XML holds it; a carriage return as a reference (a parser reads a raw one as a
+    line feed)."""
+    value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return value.replace("\r", "&#13;")
 
 
 def strip_invalid(value: str) -> str:

@@ -3,7 +3,7 @@ dumper writes the whole document anew (comments, anchors, quoting and order are 
 only each translated scalar's span is replaced.
 
 - Every string scalar that is a mapping's value or a sequence's item is translated; keys,
-  numbers, booleans, anchors and aliases are not.
+  numbers, booleans, Ruby symbols (`:year`), anchors and aliases are not.
 - A file whose top level is one key naming a language (`en:`) has that key renamed to the
   target language.
 - A mapping of plural categories (Rails' `one:`/`other:`) becomes the target language's CLDR
@@ -81,6 +81,7 @@ class _Reader:
             if (
                 node.tag == _STRING_TAG
                 and node.value.strip()
+                and not (node.style is None and node.value.startswith(":"))  # a Ruby symbol
                 and self.text[start : start + 1] not in ("&", "!")
                 and id(node) not in self.seen
             ):
@@ -120,9 +121,16 @@ class _Reader:
         sources = [plurals.source_form(forms, c) for c in categories]
         contexts: list[str | None] = [plurals.plural_context(self.language, c) for c in categories]
 
+        # Each form present keeps its own key, spacing and quoting; a new one is laid out as
+        # the first.
+        heads = {k.value: self.text[k.start_mark.index : v.start_mark.index] for k, v in pairs}
+        styles = {k.value: v.style or "" for k, v in pairs}
+        for category in categories:
+            heads.setdefault(category, f"{category}{colon}")
+
         def write(found: Sequence[str], _: bool) -> str:
             return between.join(
-                f"{c}{colon}{encode(single(s).assemble([t]), style)}"
+                heads[c] + encode(single(s).assemble([t]), styles.get(c, style))
                 for c, s, t in zip(categories, sources, found, strict=True)
             )
 
