@@ -67,7 +67,8 @@ def document_key(request: Request[Any, Any, Any]) -> str:
     "/translate), `instructions` (repeated; as on /translate), `candidates` and `min_quality` "
     "(as on /translate). Answers the job's id and key and where to follow it; once done, its "
     "status lists the segments whose translation needs review (catalogs mark them in the "
-    "file too: PO `#, fuzzy`, XLIFF's review states).",
+    "file too: PO `#, fuzzy`, XLIFF's review states, string catalogs' `needs_review`, Qt's "
+    "`unfinished`).",
     tags=["documents"],
     responses=_ERRORS,
     operation_class=form_body(

@@ -6,7 +6,6 @@ untranslatable entries stay as they were."""
 from __future__ import annotations
 
 import csv
-import difflib
 import io
 import json
 import plistlib
@@ -30,7 +29,9 @@ ALL = sorted(p.name for p in FIXTURES.iterdir() if p.name != "README.md")
 
 def read(name: str, target: str = "pl", retranslate: bool = False) -> SlotsExtracted:
     data = (FIXTURES / name).read_bytes()
-    found = extract(detect_format(name, data), data, FormatOptions(target_lang=target, retranslate=retranslate))
+    found = extract(
+        detect_format(name, data), data, FormatOptions(target_lang=target, retranslate=retranslate)
+    )
     assert isinstance(found, SlotsExtracted)
     return found
 
@@ -62,7 +63,9 @@ def test_nothing_outside_the_values_changes(name: str) -> None:
     original = extracted.text
     out = text_of(name, extracted.rebuild(marked(extracted)))
     assert len(extracted.written) == len(extracted.slots) > 0
-    assert mask(out, extracted.written) == mask(original, [(s.start, s.end) for s in extracted.slots])
+    assert mask(out, extracted.written) == mask(
+        original, [(s.start, s.end) for s in extracted.slots]
+    )
     assert out != original
 
 
@@ -82,7 +85,7 @@ def test_the_same_language_untranslated_comes_back_byte_for_byte(name: str) -> N
     data = (FIXTURES / name).read_bytes()
     out = extracted.rebuild(list(extracted.segments))
     if name.endswith(".yml"):  # the locale key is renamed to the target's
-        out = out.replace(b"en:", b"\"en\":", 1) if data.startswith(b'"en"') else out
+        out = out.replace(b"en:", b'"en":', 1) if data.startswith(b'"en"') else out
     assert out == data
 
 
@@ -90,7 +93,10 @@ def _android_values(data: bytes) -> dict[str, list[str]]:
     from translate.storage import aresource
 
     store = aresource.AndroidResourceFile.parsestring(data)
-    return {unit.getid(): [str(t) for t in getattr(unit.target, "strings", [unit.target])] for unit in store.units}
+    return {
+        unit.getid(): [str(t) for t in getattr(unit.target, "strings", [unit.target])]
+        for unit in store.units
+    }
 
 
 def test_android_reads_back_with_plurals_placeholders_and_untranslatables() -> None:
@@ -116,10 +122,10 @@ def test_android_markup_escapes_and_references() -> None:
     assert "Don't  panic" in extracted.segments
     assert 'It\'s 100% "real"\nNew line & more' in extracted.segments
     assert "%1$s" not in " ".join(extracted.segments)  # inside <xliff:g>: kept
-    out = extracted.rebuild(["L'été \"chaud\" & <b>" for _ in extracted.segments])
+    out = extracted.rebuild(['L\'été "chaud" & <b>' for _ in extracted.segments])
     etree.fromstring(out)
     assert b'<xliff:g id="user" example="Bob">%1$s</xliff:g>' in out
-    assert b"L\\'\xc3\xa9t\xc3\xa9 \\\"chaud\\\" &amp; &lt;b&gt;" in out
+    assert b'L\\\'\xc3\xa9t\xc3\xa9 \\"chaud\\" &amp; &lt;b&gt;' in out
 
 
 @pytest.mark.parametrize("language", ["pl", "ru", "ar", "ja", "fr"])
@@ -190,7 +196,9 @@ def test_string_catalog_states_follow_the_review_and_its_translations_are_memory
     extracted = read("handmade_Localizable.xcstrings", "de")
     assert ("Save", "Sichern") in extracted.known
     assert "Acme" not in extracted.segments and "Save" not in extracted.segments
-    reviews = [SegmentReview(0.2 if i == 0 else 0.9, i == 0) for i in range(len(extracted.segments))]
+    reviews = [
+        SegmentReview(0.2 if i == 0 else 0.9, i == 0) for i in range(len(extracted.segments))
+    ]
     out = json.loads(extracted.rebuild_reviewed(marked(extracted), reviews))
     strings = out["strings"]
     plural = strings["%lld items"]["localizations"]["de"]["variations"]["plural"]
@@ -211,7 +219,10 @@ def test_properties_escapes_and_latin1() -> None:
         "Tab\there and café",
         "Grüße",
     ]
-    assert extracted.contexts[0] == "Comment: Shop messages (ISO-8859-1, as Java wrote them before 9) a bang comment"
+    assert (
+        extracted.contexts[0]
+        == "Comment: Shop messages (ISO-8859-1, as Java wrote them before 9) a bang comment"
+    )
     out = extracted.rebuild(["Корзина {0}\t" for _ in extracted.segments])
     out.decode("ascii")  # written as ISO-8859-1 with \uXXXX escapes
     store = properties.javafile.parsestring(out)
@@ -246,9 +257,14 @@ def test_resx_strings_and_apple_strings_read_back() -> None:
     extracted = read("aspnetcore_SharedValidationMessages.resx", "de")
     out = extracted.rebuild(["{0} <ok> & {1}" for _ in extracted.segments])
     store = resx.RESXFile.parsestring(out)
-    assert {u.target or u.source for u in store.units if u.getid() == "Page.Title"} == {"{0} <ok> & {1}"}
+    assert {u.target or u.source for u in store.units if u.getid() == "Page.Title"} == {
+        "{0} <ok> & {1}"
+    }
     extracted = read("handmade_utf16.strings", "de")
-    assert extracted.contexts[0] == "Comment: Title of the main window" and extracted.contexts[1] is None
+    assert (
+        extracted.contexts[0] == "Comment: Title of the main window"
+        and extracted.contexts[1] is None
+    )
     out = extracted.rebuild(['Sag "hi"\n' for _ in extracted.segments])
     assert out.startswith(b"\xff\xfe")
     store = properties.stringsfile.parsestring(out)

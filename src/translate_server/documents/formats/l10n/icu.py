@@ -216,5 +216,7 @@ def quote(source: str, translation: str) -> str:
 
 
 def _escape(text: str) -> str:
-    text = re.sub(r"'(?=[{}#|'])", "''", text)
+    # An apostrophe before a special character, or last (the message's next character may
+    # be a brace), would start a quotation: doubled, it is an apostrophe.
+    text = re.sub(r"'(?=[{}#|']|$)", "''", text)
     return text.replace("{", "'{'").replace("}", "'}'")

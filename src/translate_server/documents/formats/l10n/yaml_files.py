@@ -34,22 +34,35 @@ from translate_server.errors import InvalidDocumentError
 
 _STRING_TAG = "tag:yaml.org,2002:str"
 _LANGUAGE = re.compile(r"^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
-# A plain scalar that would read back as the same string.
-_PLAIN = re.compile(r"^[^\s\-?:,\[\]{}#&*!|>'\"%@`][^\n]*$")
-_PLAIN_FORBIDDEN = re.compile(r":\s|\s#|:$|\s$")
+# A translation written plain only where it is plainly text (words, spaces and punctuation
+# that means nothing to YAML), and reads back as itself (not `yes`, `1.5` or `null`).
+_PLAIN = re.compile(r"[^\W_][\w .!?'()/%-]*[\w.!?)%]|[^\W_]")
+_PLAIN_FORBIDDEN = re.compile(r"\s\s|\s#")
+# In a flow collection (`[a, b]`), punctuation YAML reads there as its own stays quoted.
+_FLOW_FORBIDDEN = re.compile(r"[?!%,]")
+# What YAML may not hold as it is (its reader refuses them, or reads them as line breaks).
+_UNPRINTABLE = re.compile(
+    "[^\t\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+)
 
 
-def encode(value: str, style: str | None) -> str:
-    """A translation as a YAML scalar, in `style` where it can be ('' plain, "'", '"')."""
-    plain = style == "" and _PLAIN.match(value) and not _PLAIN_FORBIDDEN.search(value)
-    if plain and _reads_back(value):
+def encode(value: str, style: str | None, flow: bool = False) -> str:
+    """A translation as a YAML scalar, in `style` where it can be ('' plain, "'", '"'), in a
+    flow collection where `flow`."""
+    plain = style == "" and _PLAIN.fullmatch(value) and not _PLAIN_FORBIDDEN.search(value)
+    if plain and not (flow and _FLOW_FORBIDDEN.search(value)) and _reads_back(value):
         return value
-    if style == "'" and "\n" not in value and value.strip() == value:
+    printable = not _UNPRINTABLE.search(value)
+    if style == "'" and printable and "\n" not in value and value.strip() == value:
         return "'" + value.replace("'", "''") + "'"
-    return json.dumps(value, ensure_ascii=False)
+    return _UNPRINTABLE.sub(
+        lambda m: f"\\u{ord(m.group()):04x}" if ord(m.group()) < 0x10000 else m.group(),
+        json.dumps(value, ensure_ascii=False),
+    )
 
 
 def _reads_back(value: str) -> bool:
+    """Whether `value` written plain reads back as itself."""
     try:
         return bool(yaml.safe_load(value) == value)
     except yaml.YAMLError:
@@ -64,16 +77,17 @@ class _Reader:
         self.seen: set[int] = set()
 
     def walk(self, node: yaml.Node) -> None:
+        flow = bool(getattr(node, "flow_style", False))
         if isinstance(node, yaml.MappingNode):
             if self.plural(node):
                 return
             for _, value in node.value:
-                self.value(value)
+                self.value(value, flow)
         elif isinstance(node, yaml.SequenceNode):
             for item in node.value:
-                self.value(item)
+                self.value(item, flow)
 
-    def value(self, node: yaml.Node) -> None:
+    def value(self, node: yaml.Node, flow: bool) -> None:
         if isinstance(node, yaml.ScalarNode):
             start = node.start_mark.index
             # An anchored or tagged scalar's marks hold its `&name`/`!tag`: left alone, as
@@ -95,7 +109,7 @@ class _Reader:
                         start,
                         end,
                         value_parts(node.value, self.language, None, False),
-                        lambda found, style=style: encode(found, style),  # type: ignore[misc]
+                        lambda found, style=style, flow=flow: encode(found, style, flow),  # type: ignore[misc]
                     )
                 )
         else:
