@@ -39,7 +39,7 @@ def qt_forms(language: str | None) -> list[str]:
     code = (language or "en").replace("-", "_")
     found = language_data.languages.get(code) or language_data.languages.get(code.split("_")[0])
     if not found or found[1] <= 1:
-        return ["n"] if found else ["1", "2"]
+        return ["1"] if found else ["1", "2"]
     chooser = gettext.c2py(found[2])
     samples: dict[int, str] = {}
     for number in [*range(1, 200), 0]:
