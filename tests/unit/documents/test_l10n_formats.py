@@ -269,3 +269,14 @@ def test_resx_strings_and_apple_strings_read_back() -> None:
     assert out.startswith(b"\xff\xfe")
     store = properties.stringsfile.parsestring(out)
     assert {str(u.target or u.source) for u in store.units} == {'Sag "hi"\n'}
+
+
+def test_a_target_in_capitals_is_written_as_locale_files_write_it() -> None:
+    """DeepL's clients send `PT-BR`: the catalog's key, the YAML's and Qt's language are
+    `pt-BR`/`pt_BR`, with Portuguese plurals."""
+    extracted = read("handmade_Localizable.xcstrings", "PT-BR")
+    strings = json.loads(extracted.rebuild(marked(extracted)))["strings"]
+    assert "pt-BR" in strings["Settings"]["localizations"]
+    extracted = read("rails_actionview_en.yml", "PT-BR")
+    assert list(yaml.safe_load(extracted.rebuild(marked(extracted)))) == ["pt-BR"]
+    assert plurals.locale_tag("zh_hant", "_") == "zh_Hant"

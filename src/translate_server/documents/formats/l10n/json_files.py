@@ -93,7 +93,7 @@ class _Reader:
         self.slots.append(slot(node.start, node.end, parts, lambda found: dump(found, raw)))
 
     def _locale(self, node: Value) -> None:
-        language = (self.language or "").replace("-", "_")
+        language = plurals.locale_tag(self.language, "_") if self.language else ""
         if language:
             self.slots.append(Slot(node.start, node.end, [], [], lambda *_: dump(language, "")))
 

@@ -40,6 +40,14 @@ def sample(language: str | None, category: str) -> str:
     return "n"
 
 
+def locale_tag(language: str, separator: str = "-") -> str:
+    """A language code as locale files write it (`PT-BR` -> `pt-BR`, `zh_hant` -> `zh-Hant`),
+    its parts joined by `separator`."""
+    parts = language.replace("_", "-").split("-")
+    rest = [p.title() if len(p) == 4 else p.upper() if len(p) <= 3 else p for p in parts[1:]]
+    return separator.join([parts[0].lower(), *rest])
+
+
 def source_form(forms: dict[str, str], category: str) -> str:
     """The source form a target category is translated from: the same category's, else
     `other`'s, else the last one given."""

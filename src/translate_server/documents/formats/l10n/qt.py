@@ -23,6 +23,7 @@ from translate_server.documents.formats.base import (
     FormatOptions,
     decode_text,
 )
+from translate_server.documents.formats.l10n import plurals
 from translate_server.documents.formats.l10n.slots import Slot, SlotsExtracted, Write, single
 from translate_server.documents.formats.l10n.xmltext import (
     Element,
@@ -36,7 +37,7 @@ from translate_server.errors import InvalidDocumentError
 
 def qt_forms(language: str | None) -> list[str]:
     """A sample count for each of the target language's plural forms, in Qt's order."""
-    code = (language or "en").replace("-", "_")
+    code = plurals.locale_tag(language or "en", "_")
     found = language_data.languages.get(code) or language_data.languages.get(code.split("_")[0])
     if not found or found[1] <= 1:
         return ["1"] if found else ["1", "2"]
@@ -148,7 +149,7 @@ def extract(data: bytes, options: FormatOptions) -> Extracted:
     reader = _Reader(text, options)
     language = root.attr_span(text, "language")
     if language is not None and options.target_lang:
-        target = options.target_lang.replace("-", "_")
+        target = plurals.locale_tag(options.target_lang, "_")
         reader.slots.append(Slot(language[0], language[1], [], [], lambda *_: target))
     for context in root.findall("context"):
         for message in context.findall("message"):

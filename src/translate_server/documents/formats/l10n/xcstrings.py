@@ -77,7 +77,7 @@ def _unit_value(text: str, needs_review: bool) -> dict[str, object]:
 class _Catalog:
     def __init__(self, text: str, options: FormatOptions) -> None:
         self.text = text
-        self.target = (options.target_lang or "").replace("_", "-")
+        self.target = plurals.locale_tag(options.target_lang or "")
         self.retranslate = options.retranslate
         self.slots: list[Slot] = []
         self.known: list[tuple[str, str]] = []

@@ -158,7 +158,7 @@ class _Reader:
             return
         key = root.value[0][0]
         if isinstance(key, yaml.ScalarNode) and _LANGUAGE.match(str(key.value)):
-            target = self.language
+            target = plurals.locale_tag(self.language)
             self.slots.append(
                 Slot(key.start_mark.index, key.end_mark.index, [], [], lambda *_: target)
             )
