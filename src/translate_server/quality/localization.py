@@ -274,7 +274,7 @@ def http_translator(base_url: str, timeout_s: float = 300.0) -> Translator:
             async def one(text: str, context: str | None) -> str:
                 if not text.strip():
                     return text
-                body: dict[str, Any] = {"text": text, "source_lang": "en", "target_lang": target}
+                body: dict[str, Any] = {"text": [text], "source_lang": "en", "target_lang": target}
                 if context:
                     body["context"] = context[:2000]
                 async with session.post(url, json=body) as response:
