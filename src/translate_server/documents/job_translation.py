@@ -8,7 +8,9 @@ whatever the format. A batch refused or lost for the server's sake
 job. The job's reads and writes wait out a database that is briefly gone (`persist`).
 
 The translator is injected: an async callable `translate(texts, source_lang, target_lang,
-options) -> translations` (the app's runs at the engine's low priority).
+options[, contexts]) -> translations` (the app's runs at the engine's low priority); the
+segments' contexts are passed only where the format gives them (a localization file's
+descriptions and plural categories).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import msgspec
 
@@ -47,11 +50,22 @@ from translate_server.errors import (
     UnavailableError,
 )
 
-# translate(texts, source_lang, target_lang, options) -> one translation per text, with its
-# quality estimate
-Translate = Callable[
-    [list[str], str | None, str, DocumentOptions], Awaitable[list[SegmentTranslation]]
-]
+
+class Translate(Protocol):
+    """translate(texts, source_lang, target_lang, options[, contexts]) -> one translation per
+    text, with its quality estimate; `contexts` (one per text) only where the file has them."""
+
+    def __call__(
+        self,
+        texts: list[str],
+        source_lang: str | None,
+        target_lang: str,
+        options: DocumentOptions,
+        contexts: list[str | None] | None = None,
+        /,
+    ) -> Awaitable[list[SegmentTranslation]]: ...
+
+
 # pin(source_lang, target_lang, segments, options) -> the options with the job's model chosen
 Pin = Callable[[str | None, str, Sequence[str], DocumentOptions], DocumentOptions]
 # notify(job_id): the job's progress changed (for its watchers)
@@ -94,10 +108,13 @@ async def translate_job(
     async def worker(options: DocumentOptions) -> None:
         for indexes in batches:  # one shared iterator: each batch is taken once
             texts = [extracted.segments[i] for i in indexes]
+            contexts = [extracted.contexts[i] for i in indexes] if extracted.contexts else None
             translations = dict(
                 zip(
                     indexes,
-                    await _translate_batch(texts, job, options, translate, limits, stopped),
+                    await _translate_batch(
+                        texts, job, options, translate, limits, stopped, contexts
+                    ),
                     strict=True,
                 )
             )
@@ -173,12 +190,14 @@ async def _translate_batch(
     translate: Translate,
     limits: RunnerLimits,
     stopped: Callable[[], bool],
+    contexts: list[str | None] | None = None,
 ) -> list[SegmentTranslation]:
     delay = limits.retry_delay
     attempts = 0
+    given = (contexts,) if contexts and any(contexts) else ()
     while True:
         try:
-            translations = await translate(texts, job.source_lang, job.target_lang, options)
+            translations = await translate(texts, job.source_lang, job.target_lang, options, *given)
         except _SERVER_TROUBLE as trouble:
             if stopped():
                 raise asyncio.CancelledError from None

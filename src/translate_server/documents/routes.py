@@ -56,7 +56,8 @@ _FORMALITY = ("default", "formal", "informal")
     "/translate), `instructions` (repeated; as on /translate), `candidates` and `min_quality` "
     "(as on /translate). Answers the job's id and key and where to follow it; once done, its "
     "status lists the segments whose translation needs review (catalogs mark them in the "
-    "file too: PO `#, fuzzy`, XLIFF's review states).",
+    "file too: PO `#, fuzzy`, XLIFF's review states, string catalogs' `needs_review`, Qt's "
+    "`unfinished`).",
     tags=["documents"],
     responses=_ERRORS,
     operation_class=form_body(

@@ -37,6 +37,7 @@ from translate_server.memory.entries import Entry, UnknownLanguageError, normali
 from translate_server.observability.record import RequestRecord
 from translate_server.text.languages import requested_language
 from translate_server.translation.protocol import (
+    CONTEXT_CHARS,
     MEMORY_THRESHOLD,
     TranslateRequest,
     TranslateResponse,
@@ -120,7 +121,12 @@ def runner_limits(
 
 def document_translator(service: TranslationService, budget: EngineBudget) -> Translate:
     async def translate(
-        texts: list[str], source_lang: str | None, target_lang: str, options: DocumentOptions
+        texts: list[str],
+        source_lang: str | None,
+        target_lang: str,
+        options: DocumentOptions,
+        contexts: list[str | None] | None = None,
+        /,
     ) -> list[SegmentTranslation]:
         # Blank segments need no model (and /translate refuses empty texts).
         wanted = [i for i, text in enumerate(texts) if text.strip()]
@@ -149,14 +155,17 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
         deadline = asyncio.get_running_loop().time() + BATCH_TIMEOUT
         await budget.take(len(batch))
         try:
-            if options.neighbours:
-                # A request per segment: each has its own context, its neighbours.
+            if options.neighbours or (contexts and any(contexts[i] for i in wanted)):
+                # A request per segment: each has its own context (its neighbours, what the
+                # file says of it).
                 answers = await asyncio.gather(
                     *(
                         _one(
                             service,
                             msgspec.structs.replace(
-                                request, text=[texts[i]], context=neighbour_context(texts, i)
+                                request,
+                                text=[texts[i]],
+                                context=segment_context(texts, i, options, contexts),
                             ),
                             deadline,
                             options,
@@ -220,6 +229,22 @@ def _details(response: TranslateResponse, count: int) -> list[SegmentDetails]:
             )
         )
     return found
+
+
+def segment_context(
+    texts: list[str],
+    index: int,
+    options: DocumentOptions,
+    contexts: list[str | None] | None,
+) -> str | None:
+    """What the model is told of segment `index`: what the file says of it (a localization
+    file's description, a plural form's category) and, if asked, its neighbours; cut to
+    the longest context a request may give."""
+    told = [contexts[index] if contexts else None]
+    if options.neighbours:
+        told.append(neighbour_context(texts, index))
+    joined = "\n".join(part for part in told if part)
+    return joined[:CONTEXT_CHARS] or None
 
 
 def neighbour_context(texts: list[str], index: int) -> str | None:

@@ -26,7 +26,7 @@ from translate_server.quality.memory_bench import add_memory_arguments, check_me
 from translate_server.quality.runs import load_all, planned_runs, translate_runs
 from translate_server.translation.protocol import MAX_CANDIDATES
 
-SETS = ("short", "paragraph", "document")
+SETS = ("short", "paragraph", "document", "localization")
 
 
 def _list(text: str) -> list[str]:
@@ -109,7 +109,8 @@ def _add_set_arguments(parser: argparse.ArgumentParser) -> None:
         type=_list,
         default=["short"],
         help="test sets: short (Django's messages), paragraph, document "
-        "(Gramps' paragraphs, alone or joined), comma-separated (default short)",
+        "(Gramps' paragraphs, alone or joined), localization (a catalog of each localization "
+        "format: placeholders, plurals, chrF per format), comma-separated (default short)",
     )
     parser.add_argument(
         "--pairs",
@@ -150,6 +151,11 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
     from translate_server.quality.scoring import mean_scores
 
     _check_args(args)
+    if "localization" in args.sets:
+        localization = _localization(args)
+        args.sets = [name for name in args.sets if name != "localization"]
+        if not args.sets:
+            return localization
     try:
         sets = load_all(args)
     except ValueError as exc:
@@ -200,6 +206,21 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
         file=sys.stderr,
     )
     return document
+
+
+def _localization(args: argparse.Namespace) -> dict[str, Any]:
+    """The localization set through /translate, scored per format; written and printed."""
+    from translate_server.quality import localization
+
+    scores = asyncio.run(
+        localization.run_localization(localization.http_translator(args.base_url, args.timeout))
+    )
+    out = Path(args.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    document = {"localization": msgspec.to_builtins(scores)}
+    (out / "localization.json").write_bytes(msgspec.json.format(msgspec.json.encode(document)))
+    print(localization.format_table(scores))
+    return document | {"results": []}
 
 
 def _model_asked(args: argparse.Namespace) -> str | None:

@@ -457,3 +457,36 @@ async def _lease_until(store: JobStore, job_id: str) -> float:
     jobs = document_jobs.c
     query = select(jobs.lease_until).where(jobs.id == job_id)
     return float(await store.database.read(lambda c: c.execute(query).scalar_one()))
+
+
+class ContextTranslator(Translator):
+    """Records the contexts a localization file gives its segments."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.contexts: list[str | None] = []
+
+    async def __call__(  # type: ignore[override]
+        self,
+        texts: list[str],
+        source: str | None,
+        target: str,
+        options: DocumentOptions,
+        contexts: list[str | None] | None = None,
+    ) -> list[SegmentTranslation]:
+        self.contexts.extend(contexts or [None] * len(texts))
+        return await super().__call__(texts, source, target, options)
+
+
+async def test_a_localization_file_is_a_job_with_its_plurals_and_contexts(store: JobStore) -> None:
+    translate = ContextTranslator()
+    jobs = DocumentJobs(store, translate, LIMITS)
+    data = b'{"n_one": "%d file", "n_other": "%d files", "title": "Files"}'
+    job, key = await jobs.submit(data, filename="en.json", target_lang="pl", owner="k1")
+    await _finished(jobs, job, key, "k1")
+    _, result = await jobs.result(job.id, key, owner="k1")
+    assert result == (  # the translator's `%D` is no placeholder: nothing to put back
+        b'{"n_one": "%D FILE", "n_few": "%D FILES", "n_many": "%D FILES", '
+        b'"n_other": "%D FILES", "title": "FILES"}'
+    )
+    assert sum(1 for c in translate.contexts if c and "few: 2" in c) == 1

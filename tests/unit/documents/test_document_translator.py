@@ -91,3 +91,21 @@ def test_limits_fill_the_share_with_one_document_and_split_it_between_two() -> N
     assert limits.max_jobs == 2
     assert DocumentSettings(document_share=0.1).engine_requests(4) == 1
     assert runner_limits(1, max_characters=1, max_in_flight_per_owner=1).batch_segments == 1
+
+
+async def test_a_segments_context_from_its_file_reaches_the_model() -> None:
+    """A localization file's contexts (a plural category and its sample number): a request
+    per segment, each with its own context in the prompt."""
+    engine, metrics = FakeEngine(), ServiceMetrics()
+    translate = document_translator(document_service(engine, metrics), EngineBudget(4))
+    result = await translate(
+        ["%d files", "%d files"],
+        "en",
+        "pl",
+        DocumentOptions(),
+        ["Plural form `few`, counts such as few: 2", None],
+    )
+    assert [found.text for found in result] == ["%D FILES", "%D FILES"]
+    prompts = [engine.decode(ids) for _, ids, _ in engine.requests]
+    assert len(prompts) == 2
+    assert sum("few: 2" in prompt for prompt in prompts) == 1

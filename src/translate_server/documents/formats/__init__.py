@@ -1,8 +1,10 @@
 """The supported document formats, and which one a file is.
 
 A file name's extension decides; a file without one is recognised by its content (Office
-archives by their parts, subtitles, catalogs, XLIFF and HTML by how they begin, anything
-else that is text as plain text). Every other file is a 400 `unsupported_document_format`.
+archives by their parts, subtitles, catalogs, XLIFF, Android strings and HTML by how they
+begin, anything else that is text as plain text). Software localization files (`l10n`:
+JSON, ARB, Apple's, YAML, properties, resx, Qt, CSV) are known by their extensions. Every
+other file is a 400 `unsupported_document_format`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,17 @@ from translate_server.documents.formats.base import (
     FormatOptions,
     decode_text,
 )
+from translate_server.documents.formats.l10n import (
+    android,
+    apple,
+    csv_files,
+    json_files,
+    properties,
+    qt,
+    resx,
+    xcstrings,
+    yaml_files,
+)
 from translate_server.errors import (
     ApiError,
     InvalidDocumentError,
@@ -47,12 +60,24 @@ FORMATS: tuple[DocumentFormat, ...] = (
     docx.FORMAT,
     pptx.FORMAT,
     xliff.FORMAT,
+    android.FORMAT,
     webvtt.FORMAT,
     srt.FORMAT,
     po.FORMAT,
     html.FORMAT,
     markdown.FORMAT,
     text.FORMAT,
+    # Localization files: known by their extensions only.
+    json_files.JSON_FORMAT,
+    json_files.ARB_FORMAT,
+    apple.STRINGS_FORMAT,
+    apple.STRINGSDICT_FORMAT,
+    xcstrings.FORMAT,
+    yaml_files.FORMAT,
+    properties.FORMAT,
+    resx.FORMAT,
+    qt.FORMAT,
+    csv_files.FORMAT,
 )
 _BY_NAME = {fmt.name: fmt for fmt in FORMATS}
 _BY_EXTENSION = {extension: fmt for fmt in FORMATS for extension in fmt.extensions}

@@ -38,6 +38,9 @@ class Extracted(ABC):
     # The file's own translations (source, target) that are not segments (a catalog's
     # translated entries): a memory for its segments.
     known: list[tuple[str, str]] = []  # noqa: RUF012 - never changed in place
+    # What the model is told about each segment, where the format knows (a key's
+    # description, a plural form's category): empty, or one per segment.
+    contexts: list[str | None] = []  # noqa: RUF012 - never changed in place
 
     @abstractmethod
     def rebuild(self, translations: Sequence[str]) -> bytes: ...
