@@ -21,7 +21,7 @@ from translate_server.accounts import key_format, scopes
 from translate_server.accounts.caller import Caller
 from translate_server.accounts.records import Account, KeyRecord
 from translate_server.accounts.store import AccountStore
-from translate_server.errors import StorageUnavailableError
+from translate_server.errors import AuthenticationError, StorageUnavailableError
 from translate_server.limits.policy import NO_LIMITS
 from translate_server.owners import SHARED
 
@@ -29,7 +29,6 @@ log = structlog.get_logger(__name__)
 
 POLL_SECONDS = 1.0
 LAST_USED_FLUSH_SECONDS = 60.0
-KEYLESS = Caller(key_id="", account=SHARED, scopes=scopes.ALL)
 ADMIN_KEY_ID = "admin-key"
 
 
@@ -43,6 +42,13 @@ class KeyDirectory:
         self.store = store
         self._static = {key_format.digest(key): _static_caller(key) for key in static_keys}
         self._admin = key_format.digest(admin_key) if admin_key else None
+        # Where no key is required: the shared owner, every scope (the operator's API only
+        # to the `--admin-key` where one is set).
+        self.keyless = Caller(
+            key_id="",
+            account=SHARED,
+            scopes=scopes.DEFAULT if admin_key else scopes.ALL,
+        )
         self._stored: dict[str, tuple[Caller, int | None]] = {}  # digest -> caller, expiry
         self._accounts: dict[str, Account] = {}
         self._keys_in_database = 0
@@ -51,14 +57,15 @@ class KeyDirectory:
 
     @property
     def required(self) -> bool:
-        """The rule: a key is required once one exists anywhere: a static `--api-key`, the
-        `--admin-key`, or any key ever made in the database (a revoked one too, so that
-        revoking the last key never opens the server)."""
-        return bool(self._static) or self._admin is not None or self._keys_in_database > 0
+        """The rule: a key is required once one exists anywhere: a static `--api-key`, or any
+        key ever made in the database (a revoked one too, so that revoking the last key never
+        opens the server). The `--admin-key` alone leaves the server open: it opens only the
+        operator's routes."""
+        return bool(self._static) or self._keys_in_database > 0
 
     def summary(self) -> str:
         if not self.required:
-            return "keys not required: no static keys, no admin key, no keys in the database"
+            return "keys not required: no static keys and no keys in the database"
         return (
             f"keys required: {len(self._accounts)} accounts and {self._keys_in_database} keys "
             f"in the database, {len(self._static)} static keys, "
@@ -90,6 +97,22 @@ class KeyDirectory:
         if scheme.lower() not in (b"bearer", b"deepl-auth-key") or not token:
             return None
         return self.caller(token)
+
+    def account_of_key(self, key: str) -> str:
+        """The account a key belongs to, for the surfaces that carry the key itself (DeepL's):
+        its caller's where it is one of ours, else the key's own digest (DeepL keeps an
+        account per presented key even where no key is required, as DeepL does)."""
+        found = self.caller(key.encode("utf-8")) if key else None
+        return found.account if found is not None else key_format.digest(key)
+
+    def owner_of_key(self, key: str) -> str:
+        """Whose stored things a request let in with `key` sees: its account where keys are
+        required, else the one shared owner."""
+        if not self.required:
+            return SHARED
+        if not key:  # unreachable past the gate; never the shared owner for a keyless call
+            raise AuthenticationError("A valid API key is required.")
+        return self.account_of_key(key)
 
     def account(self, account_id: str) -> Account | None:
         return self._accounts.get(account_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from translate_server.limits.policy import NO_LIMITS, Limits
+from translate_server.limits.policy import Limits
 
 ACTIVE = "active"
 ROTATED = "rotated"  # replaced by a new key; works until `expires` (the rotation's grace)
@@ -14,7 +14,7 @@ REVOKED = "revoked"  # final
 class Account(msgspec.Struct, frozen=True, kw_only=True):
     account_id: str
     name: str
-    limits: Limits = NO_LIMITS
+    limits: Limits
     created: int
 
 
@@ -25,7 +25,7 @@ class KeyRecord(msgspec.Struct, frozen=True, kw_only=True):
     account_id: str
     account: str  # the account's name
     scopes: list[str]
-    limits: Limits = NO_LIMITS
+    limits: Limits
     created: int
     expires: int | None = None
     last_used: int | None = None

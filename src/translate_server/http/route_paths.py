@@ -32,6 +32,16 @@ PREFIX = "prefix"  # where a compatible API shares its first segment with anothe
 # (server/owner_forwarding.py reads those fields alone). With several front-end processes,
 # such requests go to the one that owns the stores.
 STORES = "stores"
+# The scope (`accounts.scopes`) a key needs for the route: one name, or a `(read, write)` pair
+# for a route that reads with GET and writes with other methods (`scoped`). Every route that
+# is not open declares one (tests/unit/http/test_scopes.py).
+SCOPE = "scope"
+
+
+def scoped(read: str, write: str | None = None) -> dict[str, Any]:
+    """A route's (or a router's) `opt` naming its scope; `write`: the scope of its methods
+    other than GET and HEAD."""
+    return {SCOPE: read if write is None else (read, write)}
 
 
 def compatible(

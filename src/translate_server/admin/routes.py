@@ -1,0 +1,141 @@
+"""/admin/accounts, /admin/keys and /admin/audit: the operator's API over accounts and keys,
+the same operations as `translate-server accounts|keys`. Behind the `admin` scope: a key made
+with it, or the `--admin-key`. Every change is in the audit log, naming the key that made it
+and the address it came from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Router, get, post, put
+
+from translate_server.accounts import scopes
+from translate_server.accounts.records import Account, Actor, KeyRecord
+from translate_server.accounts.scopes import UnknownScopeError
+from translate_server.accounts.store import AccountStore
+from translate_server.admin.keys import ACCOUNT_STORE
+from translate_server.admin.protocol import (
+    AccountList,
+    AuditList,
+    CreateAccountRequest,
+    CreatedKey,
+    CreateKeyRequest,
+    KeyList,
+    LimitsRequest,
+    RotateKeyRequest,
+)
+from translate_server.errors import InvalidRequestError
+from translate_server.http.bodies import read_body
+from translate_server.http.errors import exception_handlers
+from translate_server.http.openapi import error_responses
+from translate_server.http.requests import caller_of
+from translate_server.http.route_paths import JSON, SCOPE
+from translate_server.limits.policy import NO_LIMITS
+from translate_server.services import services
+
+_ERRORS = error_responses(400, 401, 403, 404)
+
+
+def _store(request: Request[Any, Any, Any]) -> AccountStore:
+    return services(request)[ACCOUNT_STORE]
+
+
+def _actor(request: Request[Any, Any, Any]) -> Actor:
+    client = request.client
+    return Actor(who=caller_of(request).key_id, origin=client.host if client else "")
+
+
+@get("/accounts", summary="Every account, with its limits", responses=_ERRORS)
+async def list_accounts(request: Request[Any, Any, Any]) -> AccountList:
+    return AccountList(data=await _store(request).accounts())
+
+
+@post("/accounts", summary="A new account", opt=JSON, responses=error_responses(400, 403, 409))
+async def create_account(request: Request[Any, Any, Any]) -> Account:
+    body = await read_body(request, CreateAccountRequest)
+    return await _store(request).create_account(
+        _actor(request), body.name, body.limits or NO_LIMITS
+    )
+
+
+@put("/accounts/{name:str}/limits", summary="An account's limits", opt=JSON, responses=_ERRORS)
+async def set_account_limits(request: Request[Any, Any, Any], name: str) -> Account:
+    body = await read_body(request, LimitsRequest)
+    return await _store(request).set_account_limits(_actor(request), name, body.limits)
+
+
+@get("/keys", summary="Every key (never its value), or an account's", responses=_ERRORS)
+async def list_keys(request: Request[Any, Any, Any], account: str | None = None) -> KeyList:
+    return KeyList(data=await _store(request).keys(account))
+
+
+@post("/keys", summary="A new key, shown this once", opt=JSON, responses=_ERRORS)
+async def create_key(request: Request[Any, Any, Any]) -> CreatedKey:
+    body = await read_body(request, CreateKeyRequest)
+    try:
+        granted = scopes.parsed(body.scopes or ())
+    except UnknownScopeError as unknown:
+        raise InvalidRequestError(str(unknown), param="scopes") from None
+    made = await _store(request).create_key(
+        _actor(request),
+        body.account,
+        name=body.name,
+        scopes=granted,
+        limits=body.limits or NO_LIMITS,
+        expires=body.expires,
+    )
+    return CreatedKey(key=made.key, data=made.record)
+
+
+@get("/keys/{key_id:str}", summary="A key, by id or prefix", responses=_ERRORS)
+async def get_key(request: Request[Any, Any, Any], key_id: str) -> KeyRecord:
+    return await _store(request).key(key_id)
+
+
+@post("/keys/{key_id:str}/revoke", status_code=200, summary="Revoke a key", responses=_ERRORS)
+async def revoke_key(request: Request[Any, Any, Any], key_id: str) -> KeyRecord:
+    return await _store(request).revoke_key(_actor(request), key_id)
+
+
+@post(
+    "/keys/{key_id:str}/rotate",
+    summary="A new key in place of this one, which works for its grace period",
+    opt=JSON,
+    responses=_ERRORS,
+)
+async def rotate_key(request: Request[Any, Any, Any], key_id: str) -> CreatedKey:
+    body = await read_body(request, RotateKeyRequest)
+    made = await _store(request).rotate_key(_actor(request), key_id, body.grace_seconds)
+    return CreatedKey(key=made.key, data=made.record)
+
+
+@put("/keys/{key_id:str}/limits", summary="A key's limits", opt=JSON, responses=_ERRORS)
+async def set_key_limits(request: Request[Any, Any, Any], key_id: str) -> KeyRecord:
+    body = await read_body(request, LimitsRequest)
+    return await _store(request).set_key_limits(_actor(request), key_id, body.limits)
+
+
+@get("/audit", summary="Changes to accounts, keys and limits, oldest first", responses=_ERRORS)
+async def audit(request: Request[Any, Any, Any], after: int = 0, limit: int = 100) -> AuditList:
+    return AuditList(data=await _store(request).audit(min(max(limit, 1), 1000), after))
+
+
+def admin_accounts_router() -> Router:
+    return Router(
+        "/admin",
+        route_handlers=[
+            list_accounts,
+            create_account,
+            set_account_limits,
+            list_keys,
+            create_key,
+            get_key,
+            revoke_key,
+            rotate_key,
+            set_key_limits,
+            audit,
+        ],
+        tags=["admin"],
+        exception_handlers=exception_handlers(),
+        opt={SCOPE: scopes.ADMIN},
+    )
