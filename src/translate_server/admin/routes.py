@@ -5,7 +5,7 @@ and the address it came from."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from litestar import Request, Router, get, post, put
 
@@ -33,11 +33,19 @@ from translate_server.http.route_paths import JSON, SCOPE
 from translate_server.limits.policy import NO_LIMITS
 from translate_server.services import services
 
+T = TypeVar("T")
+
 _ERRORS = error_responses(400, 401, 403, 404)
 
 
 def _store(request: Request[Any, Any, Any]) -> AccountStore:
     return services(request)[ACCOUNT_STORE]
+
+
+async def _reloaded(request: Request[Any, Any, Any], changed: T) -> T:
+    """`changed`, once this replica's key cache has it (the others' within a poll)."""
+    await services(request).keys.load()
+    return changed
 
 
 def _actor(request: Request[Any, Any, Any]) -> Actor:
@@ -53,15 +61,17 @@ async def list_accounts(request: Request[Any, Any, Any]) -> AccountList:
 @post("/accounts", summary="A new account", opt=JSON, responses=error_responses(400, 403, 409))
 async def create_account(request: Request[Any, Any, Any]) -> Account:
     body = await read_body(request, CreateAccountRequest)
-    return await _store(request).create_account(
+    made = await _store(request).create_account(
         _actor(request), body.name, body.limits or NO_LIMITS
     )
+    return await _reloaded(request, made)
 
 
 @put("/accounts/{name:str}/limits", summary="An account's limits", opt=JSON, responses=_ERRORS)
 async def set_account_limits(request: Request[Any, Any, Any], name: str) -> Account:
     body = await read_body(request, LimitsRequest)
-    return await _store(request).set_account_limits(_actor(request), name, body.limits)
+    changed = await _store(request).set_account_limits(_actor(request), name, body.limits)
+    return await _reloaded(request, changed)
 
 
 @get("/keys", summary="Every key (never its value), or an account's", responses=_ERRORS)
@@ -84,7 +94,7 @@ async def create_key(request: Request[Any, Any, Any]) -> CreatedKey:
         limits=body.limits or NO_LIMITS,
         expires=body.expires,
     )
-    return CreatedKey(key=made.key, data=made.record)
+    return await _reloaded(request, CreatedKey(key=made.key, data=made.record))
 
 
 @get("/keys/{key_id:str}", summary="A key, by id or prefix", responses=_ERRORS)
@@ -94,7 +104,7 @@ async def get_key(request: Request[Any, Any, Any], key_id: str) -> KeyRecord:
 
 @post("/keys/{key_id:str}/revoke", status_code=200, summary="Revoke a key", responses=_ERRORS)
 async def revoke_key(request: Request[Any, Any, Any], key_id: str) -> KeyRecord:
-    return await _store(request).revoke_key(_actor(request), key_id)
+    return await _reloaded(request, await _store(request).revoke_key(_actor(request), key_id))
 
 
 @post(
@@ -106,13 +116,14 @@ async def revoke_key(request: Request[Any, Any, Any], key_id: str) -> KeyRecord:
 async def rotate_key(request: Request[Any, Any, Any], key_id: str) -> CreatedKey:
     body = await read_body(request, RotateKeyRequest)
     made = await _store(request).rotate_key(_actor(request), key_id, body.grace_seconds)
-    return CreatedKey(key=made.key, data=made.record)
+    return await _reloaded(request, CreatedKey(key=made.key, data=made.record))
 
 
 @put("/keys/{key_id:str}/limits", summary="A key's limits", opt=JSON, responses=_ERRORS)
 async def set_key_limits(request: Request[Any, Any, Any], key_id: str) -> KeyRecord:
     body = await read_body(request, LimitsRequest)
-    return await _store(request).set_key_limits(_actor(request), key_id, body.limits)
+    changed = await _store(request).set_key_limits(_actor(request), key_id, body.limits)
+    return await _reloaded(request, changed)
 
 
 @get("/audit", summary="Changes to accounts, keys and limits, oldest first", responses=_ERRORS)
