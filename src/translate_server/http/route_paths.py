@@ -47,6 +47,7 @@ def scoped(read: str, write: str | None = None) -> dict[str, Any]:
 def compatible(
     shape: ErrorShape,
     *,
+    scope: str | tuple[str, str],
     cors: bool = False,
     prefix: str | None = None,
     stores: bool = False,
@@ -54,8 +55,15 @@ def compatible(
     """The `opt` of a compatible API's router: its clients expect refusals in their own shape,
     and send their key in the body (checked by the route). `prefix` (ending in "/") claims
     only the paths under it, where another API has the rest of its first segment; `stores`:
-    every route of it reads or writes a store."""
-    opt: dict[str, Any] = {ERROR_SHAPE: shape, KEY_IN_BODY: True, CORS: cors, PREFIX: prefix}
+    every route of it reads or writes a store; `scope`: its routes' (`SCOPE`), unless a route
+    names its own."""
+    opt: dict[str, Any] = {
+        ERROR_SHAPE: shape,
+        KEY_IN_BODY: True,
+        CORS: cors,
+        PREFIX: prefix,
+        SCOPE: scope,
+    }
     if stores:
         opt[STORES] = "always"
     return opt

@@ -12,7 +12,7 @@ from translate_server.accounts.caller import CALLER, Caller
 from translate_server.errors import MissingScopeError
 from translate_server.http.route_paths import SCOPE
 
-_READS = frozenset(("GET", "HEAD"))
+_READS = frozenset(("GET", "HEAD", "OPTIONS"))
 
 
 def needed_scope(declared: object, method: str) -> str | None:

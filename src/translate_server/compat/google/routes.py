@@ -21,6 +21,7 @@ from litestar import Request, Router, get, post, route
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
+from translate_server.accounts import scopes
 from translate_server.accounts.caller import CALLER
 from translate_server.compat.common import presented_key
 from translate_server.compat.google.envelope import (
@@ -257,7 +258,7 @@ def google_routers() -> list[Router]:
             route_handlers=[google_translate, google_detect, google_languages, google_unknown],
             exception_handlers=exception_handlers(v2_error),
             before_request=check_key,
-            opt=compatible(v2_error, cors=True),
+            opt=compatible(v2_error, scope=scopes.TRANSLATE, cors=True),
         ),
         Router(
             path=V3_PREFIX,
@@ -269,6 +270,6 @@ def google_routers() -> list[Router]:
             ],
             exception_handlers=exception_handlers(v3_error),
             before_request=check_key,
-            opt=compatible(v3_error, cors=True, prefix=V3_PREFIX + "/"),
+            opt=compatible(v3_error, scope=scopes.TRANSLATE, cors=True, prefix=V3_PREFIX + "/"),
         ),
     ]
