@@ -13,7 +13,6 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from typing import TYPE_CHECKING, Any
 
 from litestar import Litestar
-from litestar.datastructures import State
 
 from translate_server.accounts.directory import KeyDirectory
 from translate_server.adapters import domain as adapters
@@ -93,9 +92,8 @@ def create_app(
     in-memory exporter).
 
     With several front-end processes (`--api-processes`), `shared_capacity` is the admission
-    count they share; only the process that `owns_stores` opens the stores and runs document
-    jobs, and `outer` wraps the app in what forwards their requests to it.
-    """
+    count they share; only the one that `owns_stores` opens the stores and runs document jobs,
+    and `outer` wraps the app in what forwards their requests to it."""
     metrics_ = service_metrics(settings)
     if tracing is None:
         tracing = build_tracing(settings.engine.otlp_traces_endpoint)
@@ -106,9 +104,7 @@ def create_app(
         tracing=tracing,
         shared=shared_capacity,
     )
-
-    # Static keys now; the database's once the stores open (admin.domain).
-    keys = KeyDirectory(settings.server.api_keys, settings.server.admin_key)
+    keys = KeyDirectory(settings.server.api_keys, settings.server.admin_key)  # + admin.domain's
     lifespan = _lifespan(
         settings,
         engine_factory,
@@ -123,9 +119,7 @@ def create_app(
     app = Litestar(
         route_handlers=[*OPEN_ROUTES, docs_assets(), *routes(settings, DOMAINS)],
         lifespan=[lifespan],
-        state=State({}, deep_copy=False),
-        # The route's scope against the caller's, once routed: refused in its surface's shape.
-        middleware=[ScopeCheck],
+        middleware=[ScopeCheck],  # the route's scope, once routed (`http.scopes`)
         exception_handlers=exception_handlers(),
         request_max_body_size=settings.limits.max_body_bytes,
         openapi_config=openapi_config(),
