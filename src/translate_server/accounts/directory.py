@@ -15,6 +15,7 @@ import asyncio
 import time
 from collections.abc import Iterable
 
+import msgspec
 import structlog
 
 from translate_server.accounts import key_format, scopes
@@ -146,6 +147,8 @@ class KeyDirectory:
             digest: _with_account_limits(caller, by_id.get(caller.account))
             for digest, caller in self._static.items()
         }
+        if (keyless := by_id.get(SHARED)) is not None:  # `accounts set-limits keyless`
+            self.keyless = msgspec.structs.replace(self.keyless, account_limits=keyless.limits)
         was_required = self.required
         self._stored, self._accounts, self._keys_in_database = stored, by_id, len(keys)
         if self.revision >= 0 and self.required != was_required:

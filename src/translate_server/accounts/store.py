@@ -26,9 +26,12 @@ from translate_server.accounts.records import (
 )
 from translate_server.errors import AccountExistsError, AccountNotFoundError, KeyNotFoundError
 from translate_server.limits.policy import NO_LIMITS, Limits
+from translate_server.owners import SHARED
 from translate_server.storage.account_tables import accounts, api_keys, audit_log, key_revision
 from translate_server.storage.database import Database
 
+# The name of the keyless caller's account (its id is the shared owner's).
+KEYLESS_NAME = "keyless"
 _A = accounts.c
 _K = api_keys.c
 _LIMITS = msgspec.json.Decoder(Limits)
@@ -91,7 +94,7 @@ class AccountStore:
 
         def write(c: Connection) -> Account:
             taken = c.execute(select(_A.account_id).where(_A.name == name)).first()
-            if taken is not None:
+            if taken is not None or name == KEYLESS_NAME:
                 raise AccountExistsError(f"An account named {name!r} already exists.")
             c.execute(accounts.insert().values(**_account_row(made)))
             _changed(c, actor, "accounts.create", made.account_id, {"name": name, **_shown(limits)})
@@ -100,7 +103,18 @@ class AccountStore:
         return await self.database.write(write)
 
     async def set_account_limits(self, actor: Actor, name: str, limits: Limits) -> Account:
+        """The account named `name`'s limits; `keyless` names the keyless caller's (made at
+        its first limit), where no key is required."""
+
         def write(c: Connection) -> Account:
+            if (
+                name == KEYLESS_NAME
+                and c.execute(select(_A.account_id).where(_A.account_id == SHARED)).first() is None
+            ):
+                made = Account(
+                    account_id=SHARED, name=KEYLESS_NAME, limits=limits, created=int(time.time())
+                )
+                c.execute(accounts.insert().values(**_account_row(made)))
             found = _account(c, name)
             c.execute(
                 update(accounts)

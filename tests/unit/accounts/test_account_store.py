@@ -99,3 +99,13 @@ async def test_without_keys_anywhere_the_server_is_open(store: AccountStore) -> 
     await static.load()
     caller = static.caller(b"k1")
     assert static.required and caller is not None and "admin" not in caller.scopes
+
+
+async def test_the_keyless_caller_gets_the_limits_set_on_keyless(store: AccountStore) -> None:
+    with pytest.raises(AccountExistsError):
+        await store.create_account(CLI, "keyless")  # the name is the keyless caller's
+    await store.set_account_limits(CLI, "keyless", Limits(requests_per_minute=5))
+    directory = KeyDirectory(store=store)
+    await directory.load()
+    assert directory.keyless.account_limits == Limits(requests_per_minute=5)
+    assert not directory.required  # limits for the keyless caller require no key
