@@ -32,6 +32,7 @@ from translate_server.storage.database import Database
 
 # The name of the keyless caller's account (its id is the shared owner's).
 KEYLESS_NAME = "keyless"
+ADOPTION = Actor(who="migration", origin="")
 _A = accounts.c
 _K = api_keys.c
 _LIMITS = msgspec.json.Decoder(Limits)
@@ -186,6 +187,26 @@ class AccountStore:
             )
             _changed(c, actor, "keys.set_limits", found.key_id, _shown(limits))
             return msgspec.structs.replace(found, limits=limits)
+
+        return await self.database.write(write)
+
+    async def adopt(self, owners: set[str]) -> int:
+        """An account for each owner of stored things that has none (a key's digest, from
+        the stores written before accounts existed): how many were made."""
+
+        def write(c: Connection) -> int:
+            known = {row.account_id for row in c.execute(select(_A.account_id))}
+            missing = sorted(owners - known - {SHARED})
+            now = int(time.time())
+            for owner in missing:
+                c.execute(
+                    accounts.insert().values(
+                        account_id=owner, name=f"key-{owner[:12]}", limits="{}", created=now
+                    )
+                )
+            if missing:
+                _changed(c, ADOPTION, "accounts.adopt", "", {"accounts": missing})
+            return len(missing)
 
         return await self.database.write(write)
 

@@ -3,12 +3,17 @@ it and kept fresh for the app's life, and the operator's API over them (`/admin/
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import structlog
 
 from translate_server.admin.keys import ACCOUNT_STORE
 from translate_server.admin.routes import admin_accounts_router
 from translate_server.registration import Domain, Opening
 from translate_server.storage.database import Database
+
+if TYPE_CHECKING:
+    from translate_server.accounts.store import AccountStore
 
 log = structlog.get_logger(__name__)
 
@@ -23,7 +28,20 @@ async def _open(opening: Opening) -> None:
     opening.start_task(keys.poll())
     opening.resources.push_async_callback(keys.flush)  # after the poll stops
     if opening.owns_stores:
+        await _adopt(opening, keys.store)
         opening.services.provide(ACCOUNT_STORE, keys.store)
+
+
+async def _adopt(opening: Opening, store: AccountStore) -> None:
+    """Accounts for the owners of the memories and document jobs stored before accounts."""
+    from translate_server.accounts.adoption import OWNED, adopt_owners
+
+    databases = opening.services.databases
+    assert databases is not None  # this process owns the stores
+    found = {name: opening.database(name) for name in OWNED if name in databases.stores}
+    if made := await adopt_owners(store, found):
+        log.info("accounts_adopted", accounts=made)
+        await opening.services.keys.load()
 
 
 async def _database(opening: Opening) -> Database:

@@ -50,6 +50,8 @@ async def test_each_key_s_things_are_its_account_s_after_the_upgrade(
         assert (await client.get("/v3/style_rules", headers=as_("bob"))).json()["style_rules"] == []
     async with migrated_database(folder / "glossaries.sqlite3", "accounts") as database:
         accounts = {a.account_id: a.name for a in await AccountStore(database).accounts()}
+    # Alice's memories and document jobs and Bob's glossary: one account each, named by
+    # their digest's start; nothing for the shared owner of a server without keys.
     assert accounts == {
         owner_of("alice"): f"key-{owner_of('alice')[:12]}",
         owner_of("bob"): f"key-{owner_of('bob')[:12]}",

@@ -8,11 +8,14 @@ import time
 import pytest
 
 from translate_server.accounts import scopes
+from translate_server.accounts.adoption import adopt_owners
 from translate_server.accounts.directory import KeyDirectory
 from translate_server.accounts.records import Actor
 from translate_server.accounts.store import AccountStore
 from translate_server.errors import AccountExistsError, AccountNotFoundError, KeyNotFoundError
 from translate_server.limits.policy import Limits
+from translate_server.memory.store import MemoryStore
+from translate_server.owners import SHARED, owner_of
 from translate_server.storage.opening import StoreDatabases
 
 CLI = Actor(who="cli", origin="test")
@@ -109,3 +112,15 @@ async def test_the_keyless_caller_gets_the_limits_set_on_keyless(store: AccountS
     await directory.load()
     assert directory.keyless.account_limits == Limits(requests_per_minute=5)
     assert not directory.required  # limits for the keyless caller require no key
+
+
+async def test_owners_of_memories_alone_become_accounts_once(
+    store: AccountStore, databases: StoreDatabases
+) -> None:
+    memory = await databases.migrated("memory")
+    await MemoryStore(memory).create(owner_of("carol"), "Carol's")
+    await MemoryStore(memory).create(SHARED, "everyone's")
+    assert await adopt_owners(store, {"memory": memory}) == 1
+    assert await adopt_owners(store, {"memory": memory}) == 0
+    assert [a.account_id for a in await store.accounts()] == [owner_of("carol")]
+    assert (await store.audit())[-1].action == "accounts.adopt"
