@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from litestar import Request, Router, get, post, put
+from litestar import Request, Response, Router, get, post, put, route
+from litestar.openapi import ResponseSpec
 
 from translate_server.accounts import scopes
 from translate_server.accounts.records import Account, Actor, KeyRecord
@@ -53,18 +54,24 @@ def _actor(request: Request[Any, Any, Any]) -> Actor:
     return Actor(who=caller_of(request).key_id, origin=client.host if client else "")
 
 
-@get("/accounts", summary="Every account, with its limits", responses=_ERRORS)
-async def list_accounts(request: Request[Any, Any, Any]) -> AccountList:
-    return AccountList(data=await _store(request).accounts())
-
-
-@post("/accounts", summary="A new account", opt=JSON, responses=error_responses(400, 403, 409))
-async def create_account(request: Request[Any, Any, Any]) -> Account:
+# One handler for both methods: Litestar's automatic OPTIONS answer lists only the methods
+# of the first handler registered for a path.
+@route(
+    "/accounts",
+    http_method=["GET", "POST"],
+    status_code=200,
+    summary="Every account with its limits (GET), or a new one (POST, 201)",
+    opt=JSON,
+    responses={201: ResponseSpec(data_container=Account, generate_examples=False), **_ERRORS},
+)
+async def account_collection(request: Request[Any, Any, Any]) -> Response[AccountList | Account]:
+    if request.method == "GET":
+        return Response(AccountList(data=await _store(request).accounts()))
     body = await read_body(request, CreateAccountRequest)
     made = await _store(request).create_account(
         _actor(request), body.name, body.limits or NO_LIMITS
     )
-    return await _reloaded(request, made)
+    return Response(await _reloaded(request, made), status_code=201)
 
 
 @put("/accounts/{name:str}/limits", summary="An account's limits", opt=JSON, responses=_ERRORS)
@@ -74,13 +81,19 @@ async def set_account_limits(request: Request[Any, Any, Any], name: str) -> Acco
     return await _reloaded(request, changed)
 
 
-@get("/keys", summary="Every key (never its value), or an account's", responses=_ERRORS)
-async def list_keys(request: Request[Any, Any, Any], account: str | None = None) -> KeyList:
-    return KeyList(data=await _store(request).keys(account))
-
-
-@post("/keys", summary="A new key, shown this once", opt=JSON, responses=_ERRORS)
-async def create_key(request: Request[Any, Any, Any]) -> CreatedKey:
+@route(
+    "/keys",
+    http_method=["GET", "POST"],
+    status_code=200,
+    summary="Every key, never its value, or an account's (GET); a new key, shown once (POST, 201)",
+    opt=JSON,
+    responses={201: ResponseSpec(data_container=CreatedKey, generate_examples=False), **_ERRORS},
+)
+async def key_collection(
+    request: Request[Any, Any, Any], account: str | None = None
+) -> Response[KeyList | CreatedKey]:
+    if request.method == "GET":
+        return Response(KeyList(data=await _store(request).keys(account)))
     body = await read_body(request, CreateKeyRequest)
     try:
         granted = scopes.parsed(body.scopes or ())
@@ -94,7 +107,8 @@ async def create_key(request: Request[Any, Any, Any]) -> CreatedKey:
         limits=body.limits or NO_LIMITS,
         expires=body.expires,
     )
-    return await _reloaded(request, CreatedKey(key=made.key, data=made.record))
+    created = CreatedKey(key=made.key, data=made.record)
+    return Response(await _reloaded(request, created), status_code=201)
 
 
 @get("/keys/{key_id:str}", summary="A key, by id or prefix", responses=_ERRORS)
@@ -135,11 +149,9 @@ def admin_accounts_router() -> Router:
     return Router(
         "/admin",
         route_handlers=[
-            list_accounts,
-            create_account,
+            account_collection,
             set_account_limits,
-            list_keys,
-            create_key,
+            key_collection,
             get_key,
             revoke_key,
             rotate_key,
