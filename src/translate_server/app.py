@@ -13,9 +13,10 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from typing import TYPE_CHECKING, Any
 
 from litestar import Litestar
-from litestar.datastructures import State
 
+from translate_server.accounts.directory import KeyDirectory
 from translate_server.adapters import domain as adapters
+from translate_server.admin import domain as accounts
 from translate_server.batches import domain as batches
 from translate_server.compat.deepl import domain as deepl
 from translate_server.compat.deeplx import domain as deeplx
@@ -26,12 +27,12 @@ from translate_server.glossaries import domain as glossaries
 from translate_server.glossaries.keys import GLOSSARIES
 from translate_server.http.cors import Cors
 from translate_server.http.errors import exception_handlers
-from translate_server.http.gate import ApiGate, ApiKeys
+from translate_server.http.gate import ApiGate
 from translate_server.http.health import health, live, metrics, ready
 from translate_server.http.observability import RequestObserver
 from translate_server.http.openapi import DOCS_PATH, docs_assets, openapi_config
-from translate_server.http.requests import KEYS_REQUIRED
 from translate_server.http.route_paths import RoutePaths
+from translate_server.http.scopes import ScopeCheck
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.lifetime import open_services
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
 
 DOMAINS: tuple[Domain, ...] = (
     adapters.DOMAIN,  # first: every surface resolves `model` against the served models
+    accounts.DOMAIN,  # before any surface: the keys the gate checks, and their accounts
     memory.DOMAIN,
     fill("memories for translation", MEMORY_LOOKUP, MEMORIES, lambda memories: memories),
     glossaries.DOMAIN,
@@ -92,9 +94,8 @@ def create_app(
     in-memory exporter).
 
     With several front-end processes (`--api-processes`), `shared_capacity` is the admission
-    count they share; only the process that `owns_stores` opens the stores and runs document
-    jobs, and `outer` wraps the app in what forwards their requests to it.
-    """
+    count they share; only the one that `owns_stores` opens the stores and runs document jobs,
+    and `outer` wraps the app in what forwards their requests to it."""
     metrics_ = service_metrics(settings)
     if tracing is None:
         tracing = build_tracing(settings.engine.otlp_traces_endpoint)
@@ -105,13 +106,14 @@ def create_app(
         tracing=tracing,
         shared=shared_capacity,
     )
-
+    keys = KeyDirectory(settings.server.api_keys, settings.server.admin_key)  # + admin.domain's
     lifespan = _lifespan(
         settings,
         engine_factory,
         admission,
         metrics_,
         tracing,
+        keys,
         on_engine_death=on_engine_death,
         on_ready=on_ready,
         owns_stores=owns_stores,
@@ -119,7 +121,7 @@ def create_app(
     app = Litestar(
         route_handlers=[*OPEN_ROUTES, docs_assets(), *routes(settings, DOMAINS)],
         lifespan=[lifespan],
-        state=State({KEYS_REQUIRED: bool(settings.server.api_keys)}, deep_copy=False),
+        middleware=[ScopeCheck],  # the route's scope, once routed (`http.scopes`)
         exception_handlers=exception_handlers(),
         request_max_body_size=settings.limits.max_body_bytes,
         openapi_config=openapi_config(),
@@ -128,7 +130,7 @@ def create_app(
     paths = RoutePaths.of(
         app, docs_path=DOCS_PATH, metrics_need_key=settings.server.metrics_require_key
     )
-    app.asgi_handler = _front_door(app.asgi_handler, settings, paths, metrics_, tracing)
+    app.asgi_handler = _front_door(app.asgi_handler, settings, keys, paths, metrics_, tracing)
     if outer is not None:
         app.asgi_handler = outer(app.asgi_handler, paths)
     return app
@@ -140,6 +142,7 @@ def _lifespan(
     admission: Admission,
     metrics_: ServiceMetrics,
     tracing: Tracing | None,
+    keys: KeyDirectory,
     *,
     on_engine_death: Callable[[], None] | None,
     on_ready: Callable[[], None] | None,
@@ -159,6 +162,7 @@ def _lifespan(
                 metrics_,
                 tracing,
                 DOMAINS,
+                keys,
                 on_engine_death=on_engine_death,
                 owns_stores=owns_stores,
             )
@@ -176,13 +180,13 @@ def routes(settings: Settings, domains: Sequence[Domain]) -> list[Any]:
 def _front_door(
     app: ASGIApp,
     settings: Settings,
+    keys: KeyDirectory,
     paths: RoutePaths,
     metrics_: ServiceMetrics,
     tracing: Tracing | None,
 ) -> ASGIApp:
     """What every request meets before routing: the observer (its record, log line and
     metrics), CORS preflights, and the gate (API keys, JSON bodies)."""
-    keys = ApiKeys(settings.server.api_keys) if settings.server.api_keys else None
     gate = ApiGate(
         app,
         open_paths=paths.open,

@@ -53,6 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from translate_server.storage.commands import run as run_db
 
         return run_db(args, settings)
+    if args.command in ("keys", "accounts"):
+        from translate_server.accounts.commands import run as run_accounts
+
+        return run_accounts(args, settings)
     if args.command == "prepare-model":
         from translate_server.inference.model_files import resolve_model
 
@@ -106,6 +110,7 @@ def _parser() -> argparse.ArgumentParser:
         if option.name in STORE_OPTIONS:
             _add_option(db, option)
     _add_db_commands(db)
+    _add_account_commands(commands)
     commands.add_parser(
         "adapt",
         help="train a LoRA adapter on your translations (see `adapt --help`)",
@@ -136,6 +141,29 @@ def _add_db_commands(parser: argparse.ArgumentParser) -> None:
     from translate_server.storage.commands import add_commands
 
     add_commands(parser)
+
+
+def _add_account_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from translate_server.accounts.commands import add_commands
+
+    keys = commands.add_parser(
+        "keys",
+        help="API keys: create, list, revoke, rotate, set-limits (see `keys --help`)",
+        description="API keys in the stores' database; every replica sees a change within "
+        "a second. A key is printed once, when it is made.",
+    )
+    accounts = commands.add_parser(
+        "accounts",
+        help="accounts: create, list, set-limits (see `accounts --help`)",
+        description="The accounts that own keys, stored things and usage.",
+    )
+
+    def where(parser: argparse.ArgumentParser) -> None:
+        for option in OPTIONS:
+            if option.name in STORE_OPTIONS:
+                _add_option(parser, option)
+
+    add_commands(keys, accounts, where)
 
 
 def _add_option(parser: argparse.ArgumentParser, option: Option) -> None:

@@ -78,6 +78,8 @@ MEANINGS: dict[str, str] = {
     "`API_KEY_INVALID`, as Google answers it).",
     "api_key_missing": "Google's routes: no key where the server has keys (403 "
     "`PERMISSION_DENIED`, as Google answers it).",
+    "missing_scope": "The key is valid but lacks the route's scope, which the message and "
+    "`param` name (`translate`, `documents`, `memories:read`, ...); in each surface's own shape.",
     "suggestions_disabled": "LibreTranslate's `/suggest` where `--suggestions-memory` is empty: "
     "suggestions are not taken, as on a LibreTranslate server without them.",
     # 404, 405
@@ -87,6 +89,9 @@ MEANINGS: dict[str, str] = {
     "model_not_found": "`model` names neither the served model nor one of its adapters; the "
     "message lists what is served.",
     "adapter_not_found": "The admin routes: no adapter of that name is loaded.",
+    "account_not_found": "The admin routes and `accounts`/`keys` commands: no account of that "
+    "name or id.",
+    "key_not_found": "The admin routes and `keys` commands: no key with that id, prefix or value.",
     "document_not_found": "No document job with this id and key (or it is another key's): the "
     "same answer, so ids cannot be probed.",
     "memory_not_found": "No translation memory with this id, or another key's.",
@@ -100,6 +105,7 @@ MEANINGS: dict[str, str] = {
     "entry of the memory.",
     "document_not_ready": "A document's result asked for before its job is done (503 on "
     "DeepL's `/v2/document/{id}/result`, which DeepL's clients read as \"not yet\").",
+    "account_exists": "An account of that name exists already.",
     "adapter_conflict": "The adapter's name is taken (the base model's, or a loaded adapter's).",
     "too_many_adapters": "`--max-loras` adapters are loaded: unload one first.",
     # 413, 415

@@ -203,3 +203,28 @@ class StorageUnavailableError(UnavailableError):
 
     def __str__(self) -> str:
         return f"database {self.url} is unavailable: {self.reason}"
+
+
+class MissingScopeError(ApiError):
+    """The key is valid but its scopes do not include the route's (named in the message)."""
+
+    status_code = 403
+    type = "permission_error"
+    code = "missing_scope"
+
+
+class AccountNotFoundError(ApiError):
+    status_code = 404
+    code = "account_not_found"
+
+
+class AccountExistsError(ApiError):
+    status_code = 409
+    code = "account_exists"
+
+
+class KeyNotFoundError(ApiError):
+    """No key has that id, prefix or value (a revoked one is still found: it is listed)."""
+
+    status_code = 404
+    code = "key_not_found"

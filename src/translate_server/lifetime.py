@@ -24,6 +24,7 @@ from translate_server.services import Services
 from translate_server.settings import Settings
 
 if TYPE_CHECKING:  # its modules load SQLAlchemy and Alembic, with the stores
+    from translate_server.accounts.directory import KeyDirectory
     from translate_server.storage.opening import StoreDatabases
 
 log = structlog.get_logger(__name__)
@@ -39,6 +40,7 @@ async def open_services(
     metrics_: ServiceMetrics,
     tracing: Tracing | None,
     domains: Sequence[Domain],
+    keys: KeyDirectory,
     *,
     on_engine_death: Callable[[], None] | None = None,
     owns_stores: bool = True,
@@ -70,6 +72,7 @@ async def open_services(
         limits=settings.limits,
         model_name=settings.engine.model_name,
         started_at=int(time.time()),
+        keys=keys,
         databases=databases,
     )
     opening = Opening(settings, found, resources, owns_stores)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from litestar import Request
 
 if TYPE_CHECKING:  # the services' modules load with the engine, not with the routes
+    from translate_server.accounts.directory import KeyDirectory
     from translate_server.inference.admission import Admission
     from translate_server.inference.engine import Engine
     from translate_server.inference.engine_failures import EngineFailures
@@ -93,6 +94,9 @@ class Services:
     limits: LimitSettings
     model_name: str
     started_at: int
+    # Who each API key is (accounts, scopes, limits): the gate's, filled from the database
+    # once the stores open.
+    keys: KeyDirectory
     # The stores' databases, where this process owns the stores (with --api-processes, only
     # one front end does).
     databases: StoreDatabases | None = None

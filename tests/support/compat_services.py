@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
+from translate_server.accounts.directory import KeyDirectory
 from translate_server.documents.job import Job
 from translate_server.documents.service import Documents
 from translate_server.inference.admission import Admission
@@ -53,3 +54,8 @@ async def finished(documents: Documents, job: Job, key: str, owner: str | None =
 
 def prompts(engine: FakeEngine) -> list[str]:
     return [engine.decode(ids) for _, ids, _ in engine.requests]
+
+
+def keys_required(required: bool) -> KeyDirectory:
+    """Keys required (a static key set: every other key is an account of its own) or not."""
+    return KeyDirectory(("a static key",) if required else ())

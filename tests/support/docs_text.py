@@ -117,8 +117,9 @@ def help_texts() -> dict[str, str]:
         for name, parser in _choices(cli_parser()).items()
         if name not in ("adapt", "bench")
     }
-    for name, parser in _choices(_choices(cli_parser())["db"]).items():
-        texts[f"translate-server db {name}"] = parser.format_help()
+    for group in ("db", "keys", "accounts"):
+        for name, parser in _choices(_choices(cli_parser())[group]).items():
+            texts[f"translate-server {group} {name}"] = parser.format_help()
     texts["translate-server adapt"] = adapt_parser().format_help()
     texts["translate-server bench"] = bench_parser().format_help()
     for name, parser in _choices(bench_parser()).items():

@@ -16,6 +16,7 @@ from litestar.exceptions import NotFoundException
 from litestar.openapi import ResponseSpec
 from msgspec import Meta
 
+from translate_server.accounts import scopes
 from translate_server.adapters.catalog import AdapterCatalog
 from translate_server.adapters.keys import ADAPTERS
 from translate_server.adapters.spec import AdapterSpec, AdapterSpecError, read_adapter
@@ -23,7 +24,7 @@ from translate_server.errors import AuthenticationError, InvalidRequestError
 from translate_server.http.bodies import read_body
 from translate_server.http.openapi import error_responses
 from translate_server.http.requests import header_key
-from translate_server.http.route_paths import JSON_BODY, OPEN
+from translate_server.http.route_paths import JSON_BODY, OPEN, scoped
 from translate_server.services import services
 from translate_server.wire import RequestStruct, ResponseStruct
 
@@ -132,5 +133,5 @@ def admin_router(admin_key: str | None) -> Router:
         "/admin/adapters",
         route_handlers=[adapter_collection, unload_adapter],
         tags=["admin"],
-        opt={ADMIN_KEY: admin_key},
+        opt={ADMIN_KEY: admin_key, **scoped(scopes.ADMIN)},
     )

@@ -70,8 +70,7 @@ async def _open(opening: Opening) -> None:
         files_per_owner=options.max_batch_files_per_key,
         batches_per_owner=options.max_batches_per_key,
     )
-    keyed = bool(settings.server.api_keys)
-    found.provide(BATCHES, Batches(files, batches, documents.jobs, limits, keyed))
+    found.provide(BATCHES, Batches(files, batches, documents.jobs, limits))
 
 
 def _billing(metrics: ServiceMetrics) -> Callable[[RequestRecord, str, str], None]:

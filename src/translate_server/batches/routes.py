@@ -11,6 +11,7 @@ from litestar.datastructures import UploadFile
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
+from translate_server.accounts import scopes
 from translate_server.batches.keys import BATCHES
 from translate_server.batches.protocol import (
     Batch,
@@ -24,8 +25,8 @@ from translate_server.batches.service import Batches
 from translate_server.errors import InvalidRequestError, PayloadTooLargeError
 from translate_server.http.bodies import FORM_OVERHEAD
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
-from translate_server.http.requests import accepted_key
-from translate_server.http.route_paths import JSON, STORES
+from translate_server.http.requests import request_owner
+from translate_server.http.route_paths import JSON, STORES, scoped
 from translate_server.services import services
 
 _ERRORS = error_responses(400, 401, 404, 413)
@@ -43,7 +44,7 @@ Limit = Annotated[int, Parameter(ge=1, le=100, description="Objects per page (1 
 
 def _found(request: Request[Any, Any, Any]) -> tuple[Batches, str]:
     batches = services(request)[BATCHES]
-    return batches, batches.owner(accepted_key(request))
+    return batches, request_owner(request)
 
 
 @post(
@@ -189,5 +190,6 @@ def batch_router(max_file_bytes: int) -> Router:
             cancel_batch,
         ],
         request_max_body_size=max_file_bytes + FORM_OVERHEAD,
-        opt={STORES: "always"},
+        # A batch's lines are translation and chat requests: the scope that runs those.
+        opt={STORES: "always", **scoped(scopes.TRANSLATE)},
     )

@@ -1,6 +1,6 @@
 """Files and batches as the routes use them, in plain values: an upload checked line by line
 and kept, a batch checked against its file and queued (the document runner is woken to claim
-it), cancelled, read and listed, each for its owner (`owners.caller_owner`, as documents)."""
+it), cancelled, read and listed, each for its owner (the caller's account, as documents)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from translate_server.batches.protocol import (
 from translate_server.batches.store import BatchStore
 from translate_server.documents.runner import DocumentJobs
 from translate_server.errors import InvalidRequestError
-from translate_server.owners import caller_owner
 
 # OpenAI's bounds on a batch's metadata.
 METADATA_PAIRS, METADATA_KEY, METADATA_VALUE = 16, 64, 512
@@ -41,10 +40,6 @@ class Batches:
     batches: BatchStore
     jobs: DocumentJobs
     limits: BatchLimits
-    keyed: bool  # API keys are configured: files and batches belong to the key that made them
-
-    def owner(self, api_key: str) -> str:
-        return caller_owner(api_key, keyed=self.keyed)
 
     async def upload(self, owner: str, filename: str, data: bytes, purpose: str) -> FileObject:
         """A batch input file kept, once every line is a request a batch can run."""

@@ -12,10 +12,12 @@ from typing import Any
 
 from litestar import Request
 
+from translate_server.accounts.caller import CALLER
 from translate_server.errors import AuthenticationError
 from translate_server.http.bodies import FORMS
 from translate_server.http.gate import KEY_IN_BODY, PRESENTED_KEY
 from translate_server.http.requests import header_key
+from translate_server.http.scopes import require_scope
 from translate_server.wire import ErrorBody
 
 
@@ -69,10 +71,13 @@ def body_key_check(field: str, path_param: str | None = None) -> Any:
             return
         in_path = request.path_params.get(path_param) if path_param else None
         key = in_path if isinstance(in_path, str) else await presented_key(request, field)
-        if not key or not keys.accepts(b"Bearer " + key.encode("utf-8")):
+        caller = keys.caller(key.encode("utf-8")) if key else None
+        if caller is None:
             raise AuthenticationError(
                 f"A valid API key is required: send it in `{field}` or the Authorization header."
             )
-        request.scope["state"][PRESENTED_KEY] = key  # whose it is, for per-key state
+        request.scope["state"][PRESENTED_KEY] = key
+        request.scope["state"][CALLER] = caller  # who it is, for scopes, owners and limits
+        require_scope(request.scope)
 
     return check

@@ -41,7 +41,7 @@ async def _open(opening: Opening) -> None:
     documents = Documents(
         jobs,
         options.max_document_bytes,
-        keyed=bool(settings.server.api_keys),
+        keys=found.keys,
         translation=translation,
         memories=found[MEMORIES],
     )

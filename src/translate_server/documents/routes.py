@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 from litestar import Request, Response, Router, get, post, route
 
+from translate_server.accounts import scopes
 from translate_server.documents.keys import DOCUMENTS
 from translate_server.documents.protocol import DocumentStatus, DocumentSubmitted
 from translate_server.documents.review_routes import REVIEW_ROUTES
@@ -30,7 +31,7 @@ from translate_server.http import sse
 from translate_server.http.bodies import FORM_OVERHEAD
 from translate_server.http.openapi import FILE, FormField, form_body
 from translate_server.http.requests import request_owner
-from translate_server.http.route_paths import STORES
+from translate_server.http.route_paths import STORES, scoped
 from translate_server.services import services
 from translate_server.translation.protocol import MAX_CANDIDATES
 
@@ -234,5 +235,5 @@ def document_router(max_bytes: int) -> Router:
             *REVIEW_ROUTES,
         ],
         request_max_body_size=max_bytes + FORM_OVERHEAD,
-        opt={STORES: "always"},
+        opt={STORES: "always", **scoped(scopes.DOCUMENTS)},
     )

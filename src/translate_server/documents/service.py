@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from translate_server.accounts.directory import KeyDirectory
 from translate_server.documents.job_memory import JobMemory, KnownMemories, job_memory
 from translate_server.documents.metrics import JobGauge
 from translate_server.documents.runner import Bill, DocumentJobs
@@ -19,7 +20,6 @@ from translate_server.documents.translator import (
     file_memory,
     runner_limits,
 )
-from translate_server.owners import caller_owner
 from translate_server.translation.prompts.instructions import (
     refuse_on_base_model,
     validate_instructions,
@@ -39,15 +39,15 @@ if TYPE_CHECKING:
 class Documents:
     jobs: DocumentJobs
     max_bytes: int
-    keyed: bool  # API keys are configured: a job belongs to the key that submitted it
+    keys: KeyDirectory  # where keys are required, a job belongs to its key's account
     # The jobs' own translation service (its model: whether instructions are followed).
     translation: TranslationService
     memories: KnownMemories | None = None  # those an upload may name; None: none kept
 
     def owner(self, api_key: str) -> str:
-        """The caller's owner (`owners.caller_owner`): its key's digest where keys are
-        configured, so one key's jobs are invisible to every other; else SHARED."""
-        return caller_owner(api_key, keyed=self.keyed)
+        """The caller's owner: its key's account where keys are required, so one account's
+        jobs are invisible to every other; else SHARED."""
+        return self.keys.owner_of_key(api_key)
 
     async def memory(
         self,

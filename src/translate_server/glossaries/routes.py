@@ -16,6 +16,7 @@ from litestar import Request, Response, Router, post, route
 from litestar.datastructures import UploadFile
 from litestar.openapi import ResponseSpec
 
+from translate_server.accounts import scopes
 from translate_server.errors import InvalidRequestError
 from translate_server.glossaries.keys import GLOSSARIES
 from translate_server.glossaries.protocol import (
@@ -37,7 +38,7 @@ from translate_server.http.bodies import FORM_OVERHEAD, read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
 from translate_server.http.requests import request_owner
-from translate_server.http.route_paths import JSON, STORES
+from translate_server.http.route_paths import JSON, STORES, scoped
 from translate_server.services import services
 
 _ERRORS = error_responses(400, 401, 404)
@@ -247,5 +248,5 @@ def glossary_router(max_bytes: int) -> Router:
         ],
         request_max_body_size=max_bytes + FORM_OVERHEAD,
         exception_handlers=exception_handlers(),
-        opt={STORES: "always"},
+        opt={STORES: "always", **scoped(scopes.GLOSSARIES_READ, scopes.GLOSSARIES_WRITE)},
     )

@@ -1,5 +1,6 @@
 """The checks every API request passes before it is routed or its body is read: its API key
-and a JSON body.
+and a JSON body. The key resolves to a `Caller` (`accounts.directory`), put in the scope's
+state under `CALLER` for everything after the gate (scopes, limits, owners, usage, the log).
 
 A plain ASGI middleware rather than Litestar guards: a guard call copies the route handler,
 and a synchronous guard runs in a worker thread, together several hundred microseconds per
@@ -7,9 +8,6 @@ request on the hot path.
 """
 
 from __future__ import annotations
-
-import hashlib
-import hmac
 
 from litestar.enums import ScopeType
 from litestar.types import (
@@ -23,6 +21,8 @@ from litestar.types import (
 )
 from litestar.utils import normalize_path
 
+from translate_server.accounts.caller import CALLER
+from translate_server.accounts.directory import KeyDirectory
 from translate_server.errors import (
     ApiError,
     AuthenticationError,
@@ -31,33 +31,9 @@ from translate_server.errors import (
 )
 from translate_server.http.errors import ErrorShape, answer_for, encode_error, note_error
 
-
-class ApiKeys:
-    """`Authorization: Bearer <key>`, compared in constant time."""
-
-    def __init__(self, keys: tuple[str, ...]) -> None:
-        # Digests of equal length: the comparison time says nothing about a key's length.
-        self._digests = tuple(_digest(key) for key in keys)
-
-    def accepts(self, header: bytes) -> bool:
-        """`header` as it came: keys are compared as bytes, UTF-8 for a configured key, so a
-        key outside ASCII matches what a client sends for it."""
-        scheme, _, token = header.partition(b" ")
-        # DeepL's clients send their key under a scheme of their own.
-        if scheme.lower() not in (b"bearer", b"deepl-auth-key") or not token.strip():
-            return False
-        presented = hashlib.sha256(token.strip()).digest()
-        # Check every key, whatever matches, so timing does not reveal which one did.
-        return sum(hmac.compare_digest(presented, d) for d in self._digests) > 0
-
-
-def _digest(key: str) -> bytes:
-    return hashlib.sha256(key.encode("utf-8")).digest()
-
-
 # Where a request without an `Authorization` header may carry its key in the body or query
 # (DeepL's legacy `auth_key`, LibreTranslate's `api_key`), the gate leaves the check to the
-# route, putting the keys in the scope's state under this name.
+# route, putting the key directory in the scope's state under this name.
 KEY_IN_BODY = "api_key_in_body"
 PRESENTED_KEY = "api_key_presented"  # the key a route found in the body and accepted
 
@@ -69,16 +45,16 @@ class ApiGate:
         *,
         open_paths: frozenset[str],
         json_bodies: frozenset[str],
-        keys: ApiKeys | None,
+        keys: KeyDirectory,
         open_prefixes: tuple[str, ...] = (),
         error_shapes: tuple[tuple[str, ErrorShape], ...] = (),
         body_key_prefixes: tuple[str, ...] = (),
     ) -> None:
-        """Every path but `open_paths` and those under `open_prefixes` needs the key (when
-        keys are set); POST bodies under the `json_bodies` paths must be JSON. Refusals under
-        a prefix of `error_shapes` take that shape (compatible APIs' clients expect their
-        own; the first prefix that matches, so the longest come first), others the OpenAI
-        envelope."""
+        """Every path but `open_paths` and those under `open_prefixes` needs a key (where
+        `keys` says keys are required; elsewhere the caller is the keyless one); POST bodies
+        under the `json_bodies` paths must be JSON. Refusals under a prefix of `error_shapes`
+        take that shape (compatible APIs' clients expect their own; the first prefix that
+        matches, so the longest come first), others the OpenAI envelope."""
         self.app = app
         self.open_paths = open_paths
         self.open_prefixes = open_prefixes
@@ -120,20 +96,20 @@ class ApiGate:
         # As the router will see it: a trailing or doubled slash reaches the same route.
         path = normalize_path(scope["path"])
         headers = dict(scope["headers"])
-        if (
-            self.keys is not None
-            and path not in self.open_paths
-            and not path.startswith(self.open_prefixes)
-        ):
+        if path not in self.open_paths and not path.startswith(self.open_prefixes):
             authorization = headers.get(b"authorization", b"")
-            if not self.keys.accepts(authorization):
-                if not authorization and path.startswith(self.body_key_prefixes):
-                    scope.setdefault("state", {})[KEY_IN_BODY] = self.keys
-                    return None
-                return AuthenticationError(
-                    "A valid API key is required: send `Authorization: Bearer <key>`.",
-                    headers={"WWW-Authenticate": "Bearer"},
-                )
+            caller = self.keys.caller_for_header(authorization) if authorization else None
+            if caller is None:
+                if self.keys.required:
+                    if not authorization and path.startswith(self.body_key_prefixes):
+                        scope.setdefault("state", {})[KEY_IN_BODY] = self.keys
+                        return None
+                    return AuthenticationError(
+                        "A valid API key is required: send `Authorization: Bearer <key>`.",
+                        headers={"WWW-Authenticate": "Bearer"},
+                    )
+                caller = self.keys.keyless
+            scope.setdefault("state", {})[CALLER] = caller
         if scope["method"] == "POST" and path in self.json_bodies:
             content_type = headers.get(b"content-type", b"").decode("latin-1")
             media_type = content_type.split(";", 1)[0].strip().lower()

@@ -9,16 +9,13 @@ from typing import Any, TypeVar
 
 from litestar import Request
 
+from translate_server.accounts.caller import CALLER, Caller
 from translate_server.errors import ApiError
 from translate_server.http.disconnect import CancelOnDisconnect
 from translate_server.http.gate import PRESENTED_KEY
 from translate_server.observability.record import RequestRecord
-from translate_server.owners import caller_owner
 
 T = TypeVar("T")
-
-# The app state's flag: API keys are configured, so every stored thing has an owner.
-KEYS_REQUIRED = "api_keys_required"
 
 
 class ClientDisconnectedError(ApiError):
@@ -44,11 +41,15 @@ def accepted_key(request: Request[Any, Any, Any]) -> str:
     return header_key(request) or request.scope.get("state", {}).get(PRESENTED_KEY, "")
 
 
+def caller_of(request: Request[Any, Any, Any]) -> Caller:
+    """Who the request comes from, as the gate (or the route's key check) found it."""
+    caller: Caller = request.scope["state"][CALLER]
+    return caller
+
+
 def request_owner(request: Request[Any, Any, Any]) -> str:
-    """Whose stored things (translation memories) the caller sees: the digest of the API key
-    it was let in with where keys are configured (the gate has accepted it), else the one
-    shared owner."""
-    return caller_owner(accepted_key(request), keyed=bool(request.app.state.get(KEYS_REQUIRED)))
+    """Whose stored things the caller sees: its account's (`owners`)."""
+    return caller_of(request).account
 
 
 def deadline_for(server_timeout: float, requested: float | None) -> float:

@@ -32,11 +32,22 @@ PREFIX = "prefix"  # where a compatible API shares its first segment with anothe
 # (server/owner_forwarding.py reads those fields alone). With several front-end processes,
 # such requests go to the one that owns the stores.
 STORES = "stores"
+# The scope (`accounts.scopes`) a key needs for the route: one name, or a `(read, write)` pair
+# for a route that reads with GET and writes with other methods (`scoped`). Every route that
+# is not open declares one (tests/unit/http/test_scopes.py).
+SCOPE = "scope"
+
+
+def scoped(read: str, write: str | None = None) -> dict[str, Any]:
+    """A route's (or a router's) `opt` naming its scope; `write`: the scope of its methods
+    other than GET and HEAD."""
+    return {SCOPE: read if write is None else (read, write)}
 
 
 def compatible(
     shape: ErrorShape,
     *,
+    scope: str | tuple[str, str],
     cors: bool = False,
     prefix: str | None = None,
     stores: bool = False,
@@ -44,8 +55,15 @@ def compatible(
     """The `opt` of a compatible API's router: its clients expect refusals in their own shape,
     and send their key in the body (checked by the route). `prefix` (ending in "/") claims
     only the paths under it, where another API has the rest of its first segment; `stores`:
-    every route of it reads or writes a store."""
-    opt: dict[str, Any] = {ERROR_SHAPE: shape, KEY_IN_BODY: True, CORS: cors, PREFIX: prefix}
+    every route of it reads or writes a store; `scope`: its routes' (`SCOPE`), unless a route
+    names its own."""
+    opt: dict[str, Any] = {
+        ERROR_SHAPE: shape,
+        KEY_IN_BODY: True,
+        CORS: cors,
+        PREFIX: prefix,
+        SCOPE: scope,
+    }
     if stores:
         opt[STORES] = "always"
     return opt

@@ -15,12 +15,13 @@ from litestar import Request, Response, Router, get, post, route
 from litestar.datastructures import UploadFile
 from litestar.openapi import ResponseSpec
 
+from translate_server.accounts import scopes
 from translate_server.errors import InvalidRequestError
 from translate_server.http.bodies import FORM_OVERHEAD, read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import FILE, FormField, error_responses, form_body
 from translate_server.http.requests import request_owner
-from translate_server.http.route_paths import JSON, STORES
+from translate_server.http.route_paths import JSON, STORES, scoped
 from translate_server.memory.entry_routes import ENTRY_ROUTES
 from translate_server.memory.formats import TMX_MEDIA_TYPE
 from translate_server.memory.keys import MEMORIES
@@ -154,5 +155,5 @@ def memory_router(max_bytes: int) -> Router:
         route_handlers=[memory_collection, memory, export_memory, import_memory, *ENTRY_ROUTES],
         request_max_body_size=max_bytes + FORM_OVERHEAD,
         exception_handlers=exception_handlers(),
-        opt={STORES: "always"},
+        opt={STORES: "always", **scoped(scopes.MEMORIES_READ, scopes.MEMORIES_WRITE)},
     )

@@ -3,6 +3,10 @@ and vLLM's /tokenize, /detokenize and /version."""
 
 from __future__ import annotations
 
+from litestar import Router
+
+from translate_server.accounts import scopes
+from translate_server.http.route_paths import scoped
 from translate_server.openai_api.chat.keys import CHAT
 from translate_server.openai_api.chat.routes import chat_completions
 from translate_server.openai_api.completions.keys import COMPLETIONS
@@ -34,12 +38,18 @@ async def _open(opening: Opening) -> None:
 DOMAIN = Domain(
     "openai",
     routes=lambda settings: [
-        chat_completions,
-        create_response,
-        completions,
-        list_models,
-        retrieve_model,
-        *TOKENIZER_ROUTES,
+        Router(
+            "/",
+            route_handlers=[
+                chat_completions,
+                create_response,
+                completions,
+                list_models,
+                retrieve_model,
+                *TOKENIZER_ROUTES,
+            ],
+            opt=scoped(scopes.TRANSLATE),
+        )
     ],
     open=_open,
     needs=(SERVED_MODELS,),

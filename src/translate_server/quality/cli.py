@@ -161,12 +161,7 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
     except ValueError as exc:
         raise SystemExit(str(exc)) from exc
     model = _model_asked(args)
-    memories: dict[tuple[str, str], str] | None = None
-    memory_sizes: dict[str, int] = {}
-    if "memory" in args.api:
-        from translate_server.quality.memory_bench import make_memories
-
-        memories, memory_sizes = asyncio.run(make_memories(args.base_url, sets))
+    memories, memory_sizes = _memories(args, sets)
     started, clock = time.time(), time.perf_counter()
     labels = [run.label for run in planned_runs(args)]
     total = len(labels) * sum(len(s.segments) for s in sets)
@@ -206,6 +201,17 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
         file=sys.stderr,
     )
     return document
+
+
+def _memories(
+    args: argparse.Namespace, sets: list[Any]
+) -> tuple[dict[tuple[str, str], str] | None, dict[str, int]]:
+    """The memory arm's memories, made on the server (none where it is not asked for)."""
+    if "memory" not in args.api:
+        return None, {}
+    from translate_server.quality.memory_bench import make_memories
+
+    return asyncio.run(make_memories(args.base_url, sets))
 
 
 def _localization(args: argparse.Namespace) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """The accounts' tables: glossaries and their dictionaries (one per language pair), DeepL's
-style rules, and the characters billed to each key. Owners are key digests (`owners`)."""
+style rules, the characters billed, and the accounts that own them with their API keys."""
 
 from __future__ import annotations
 
@@ -67,4 +67,62 @@ deepl_usage = Table(
     metadata,
     Column("owner", Text, primary_key=True),
     Column("characters", BigInteger, nullable=False),
+)
+
+# The accounts that own what is stored (`owner` above is an account's id) and are billed, and
+# their API keys. An account made from a static `--api-key`'s stored things has its key's
+# digest for its id, so that key keeps what it made.
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("account_id", Text, primary_key=True),
+    Column("name", Text, nullable=False, unique=True),
+    Column("limits", Text, nullable=False),  # JSON: limits.policy.Limits
+    Column("created", BigInteger, nullable=False),  # Unix seconds
+)
+
+# Only a digest of each key: a key is shown once, when it is made.
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("key_id", Text, primary_key=True),
+    Column("digest", Text, nullable=False, unique=True),  # SHA-256 of the whole key, hex
+    Column("prefix", Text, nullable=False),  # its first characters, to recognise it by
+    Column("name", Text, nullable=False),
+    Column(
+        "account_id",
+        Text,
+        ForeignKey("accounts.account_id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("scopes", Text, nullable=False),  # JSON: a list of scope names
+    Column("limits", Text, nullable=False),  # JSON: limits.policy.Limits
+    Column("created", BigInteger, nullable=False),
+    # Unix seconds after which it is refused: its expiry, or the end of a rotation's grace.
+    Column("expires", BigInteger),
+    Column("last_used", BigInteger),  # written lazily, about once a minute
+    Column("status", Text, nullable=False),  # "active", "rotated" or "revoked"
+    Index("api_keys_account", "account_id"),
+)
+
+# Every change ever made to the accounts and keys, newest last; read, never rewritten.
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("entry_id", Integer, primary_key=True, autoincrement=True),
+    Column("at", BigInteger, nullable=False),  # Unix seconds
+    Column("actor", Text, nullable=False),  # "cli", a key's id, or "admin-key"
+    Column("origin", Text, nullable=False),  # the client's address, or the host the CLI ran on
+    Column("action", Text, nullable=False),  # e.g. "keys.create"
+    Column("target", Text, nullable=False),  # the account's or the key's id
+    Column("detail", Text, nullable=False),  # JSON
+)
+
+# One row: raised by every change to accounts and keys, so that every replica's cache of
+# them sees a change by reading one number.
+key_revision = Table(
+    "key_revision",
+    metadata,
+    Column("singleton", Integer, primary_key=True),
+    Column("revision", BigInteger, nullable=False),
 )

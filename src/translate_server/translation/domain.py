@@ -3,6 +3,10 @@ other translating surface is built on, the guard's and the cache's metrics."""
 
 from __future__ import annotations
 
+from litestar import Router
+
+from translate_server.accounts import scopes
+from translate_server.http.route_paths import scoped
 from translate_server.inference.admission import Admission
 from translate_server.registration import Domain, Opening
 from translate_server.services import SERVED_MODELS
@@ -58,7 +62,9 @@ async def _open(opening: Opening) -> None:
 
 DOMAIN = Domain(
     "translation",
-    routes=lambda settings: [translate, detect, languages],
+    routes=lambda settings: [
+        Router("/", route_handlers=[translate, detect, languages], opt=scoped(scopes.TRANSLATE))
+    ],
     open=_open,
     metrics=lambda settings: [TranslationMetrics, CacheMetrics],
     needs=(SERVED_MODELS,),

@@ -32,6 +32,7 @@ from translate_server.translation.service.translation_service import Translation
 from tests.support.compat_services import (
     MAX_DOCUMENT_BYTES,
     DocumentsFactory,
+    keys_required,
     translation_over,
 )
 from tests.support.fakes import FakeEngine
@@ -85,7 +86,11 @@ async def make_documents(
         await jobs.start()
         opened.append((store, jobs))
         return Documents(
-            jobs, MAX_DOCUMENT_BYTES, keyed=keyed, translation=translation, memories=memories
+            jobs,
+            MAX_DOCUMENT_BYTES,
+            keys=keys_required(keyed),
+            translation=translation,
+            memories=memories,
         )
 
     yield make

@@ -40,6 +40,7 @@ from tests.support.compat_services import (
     SRT,
     DocumentsFactory,
     finished,
+    keys_required,
     prompts,
     translation_over,
 )
@@ -195,7 +196,7 @@ async def test_a_key_owns_its_memories_only_where_keys_are_configured(
     accounts: DeepLAccounts, translation: TranslationService
 ) -> None:
     assert DeepLService(accounts, translation).owner("alice") == SHARED
-    keyed = DeepLService(accounts, translation, keyed=True)
+    keyed = DeepLService(accounts, translation, keys=keys_required(True))
     assert keyed.owner("alice") == owner_of("alice") != keyed.owner("bob")
     with pytest.raises(AuthenticationError):
         keyed.owner("")
@@ -352,7 +353,7 @@ async def test_where_keys_are_set_a_document_is_its_key_s_alone(
     accounts: DeepLAccounts, translation: TranslationService, make_documents: DocumentsFactory
 ) -> None:
     documents = await make_documents(keyed=True)
-    deepl = DeepLService(accounts, translation, documents, keyed=True)
+    deepl = DeepLService(accounts, translation, documents, keys=keys_required(True))
     job, key = await deepl.upload_document(Upload(SRT, "talk.srt", {"target_lang": "DE"}), "a")
     assert (await finished(documents, job, key, owner_of("a"))).status == "done"
     with pytest.raises(DocumentNotFoundError):

@@ -20,7 +20,7 @@ from translate_server.observability.record import RequestRecord
 from translate_server.owners import owner_of
 from translate_server.translation.service.translation_service import TranslationService
 
-from tests.support.compat_services import SRT, DocumentsFactory, prompts
+from tests.support.compat_services import SRT, DocumentsFactory, keys_required, prompts
 from tests.support.fakes import FakeEngine
 
 GERMAN = "Guten Morgen, wie geht es dir heute?"
@@ -74,7 +74,9 @@ async def test_the_page_is_told_of_files_and_keys_as_served(
     )
     assert plain.charLimit == translation.limits.max_text_chars
     documents = await make_documents()
-    served = LibreTranslateService(translation, documents, keyed=True).frontend_settings()
+    served = LibreTranslateService(
+        translation, documents, keys=keys_required(True)
+    ).frontend_settings()
     assert served.filesTranslation and ".srt" in served.supportedFilesFormat
     assert served.apiKeys and served.keyRequired
 
@@ -83,7 +85,7 @@ async def test_a_file_is_answered_once_translated_and_its_link_needs_no_api_key(
     translation: TranslationService, make_documents: DocumentsFactory
 ) -> None:
     documents = await make_documents(keyed=True)
-    libre = LibreTranslateService(translation, documents, keyed=True)
+    libre = LibreTranslateService(translation, documents, keys=keys_required(True))
     upload = Upload(SRT, "talk.srt", {"target": "de", "source": "auto"})
     job, key = await libre.translate_file(upload, "alice")
     assert (job.status, job.owner, job.source_lang) == ("done", owner_of("alice"), None)

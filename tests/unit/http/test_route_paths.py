@@ -63,6 +63,8 @@ def test_json_bodies_are_the_routes_that_decode_json_themselves() -> None:
         "/translate/corrections",
         "/glossaries",
         "/admin/adapters",
+        "/admin/accounts",
+        "/admin/keys",
         "/tokenize",
         "/detokenize",
         "/v1/batches",

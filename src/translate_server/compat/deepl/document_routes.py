@@ -16,6 +16,7 @@ from typing import Any
 
 from litestar import Request, Response, Router, post
 
+from translate_server.accounts import scopes
 from translate_server.compat.common import body_key_check, presented_key
 from translate_server.compat.deepl.keys import DEEPL
 from translate_server.compat.deepl.protocol import DeepLError
@@ -131,5 +132,5 @@ def deepl_document_router(max_bytes: int) -> Router:
         request_max_body_size=max_bytes + FORM_OVERHEAD,
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
-        opt=compatible(error_shape, stores=True),
+        opt=compatible(error_shape, scope=scopes.DOCUMENTS, stores=True),
     )

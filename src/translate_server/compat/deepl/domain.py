@@ -26,7 +26,9 @@ async def _open_accounts(opening: Opening) -> None:
 
     if not opening.owns_stores:  # DeepL's requests are forwarded to the owner of the stores
         return
-    accounts = DeepLAccounts.over(opening.database("accounts"))
+    accounts = DeepLAccounts.over(
+        opening.database("accounts"), opening.services.keys.account_of_key
+    )
     opening.services.provide(DEEPL_ACCOUNTS, accounts)
     # A DeepL document's characters are billed to its key once it is translated.
     opening.services.provide(DOCUMENT_BILLING, accounts.usage.add)
@@ -43,7 +45,7 @@ async def _open_service(opening: Opening) -> None:
         found[TRANSLATION],
         found.get(DOCUMENTS),
         found[MEMORIES],
-        keyed=bool(opening.settings.server.api_keys),
+        keys=found.keys,
     )
     found.provide(DEEPL, service)
 

@@ -15,6 +15,7 @@ from typing import Any
 from litestar import Request, Response, Router, get, post, put, route
 from litestar.openapi.datastructures import ResponseSpec
 
+from translate_server.accounts import scopes
 from translate_server.compat.common import body_key_check
 from translate_server.compat.deepl.keys import DEEPL
 from translate_server.compat.deepl.memory_protocol import (
@@ -37,7 +38,7 @@ from translate_server.http.bodies import FORM_OVERHEAD, read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.http.requests import request_owner
-from translate_server.http.route_paths import OPEN, compatible
+from translate_server.http.route_paths import OPEN, compatible, scoped
 from translate_server.memory.formats import TMX_MEDIA_TYPE
 from translate_server.services import services
 
@@ -184,6 +185,7 @@ async def memory_segments(request: Request[Any, Any, Any], memory_id: str) -> Se
     summary="DeepL v3: an export job for a translation memory (a TMX file)",
     tags=["deepl"],
     responses=_ERRORS,
+    opt=scoped(scopes.MEMORIES_READ),  # a POST that only reads
 )
 async def create_export(request: Request[Any, Any, Any], memory_id: str) -> ExportCreated:
     return await _memories(request).create_export(request_owner(request), memory_id)
@@ -223,5 +225,9 @@ def deepl_memory_router(max_bytes: int) -> Router:
         request_max_body_size=max_bytes + FORM_OVERHEAD,
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
-        opt=compatible(error_shape, stores=True),
+        opt=compatible(
+            error_shape,
+            scope=(scopes.MEMORIES_READ, scopes.MEMORIES_WRITE),
+            stores=True,
+        ),
     )

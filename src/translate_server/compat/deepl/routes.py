@@ -10,6 +10,7 @@ from litestar import Request, Router, get, post, route
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.response import Response
 
+from translate_server.accounts import scopes
 from translate_server.compat.common import (
     body_key_check,
     compat_status,
@@ -37,7 +38,7 @@ from translate_server.http.bodies import read_body
 from translate_server.http.errors import exception_handlers
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
-from translate_server.http.route_paths import compatible
+from translate_server.http.route_paths import compatible, scoped
 from translate_server.services import services
 from translate_server.wire import ErrorBody
 
@@ -240,16 +241,17 @@ def deepl_router() -> Router:
             write_rephrase,
             write_correct,
             deepl_list_languages,
-            deepl_usage,
-            glossaries,
-            glossary,
-            glossary_entries,
-            glossary_language_pairs,
+            Router("/", route_handlers=[deepl_usage], opt=scoped(scopes.USAGE_READ)),
+            Router(
+                "/",
+                route_handlers=[glossaries, glossary, glossary_entries, glossary_language_pairs],
+                opt=scoped(scopes.GLOSSARIES_READ, scopes.GLOSSARIES_WRITE),
+            ),
             deepl_unknown,
         ],
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
-        opt=compatible(error_shape, stores=True),
+        opt=compatible(error_shape, scope=scopes.TRANSLATE, stores=True),
     )
 
 
@@ -257,13 +259,17 @@ def deepl_v3_router() -> Router:
     return Router(
         path="/v3",
         route_handlers=[
-            *STYLE_RULE_ROUTES,
-            *GLOSSARY_V3_ROUTES,
+            # DeepL's style rules are its glossaries' kind of stored terminology.
+            Router(
+                "/",
+                route_handlers=[*STYLE_RULE_ROUTES, *GLOSSARY_V3_ROUTES],
+                opt=scoped(scopes.GLOSSARIES_READ, scopes.GLOSSARIES_WRITE),
+            ),
             deepl_languages_v3,
             deepl_language_resources,
             deepl_unknown,
         ],
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
-        opt=compatible(error_shape, stores=True),
+        opt=compatible(error_shape, scope=scopes.TRANSLATE, stores=True),
     )

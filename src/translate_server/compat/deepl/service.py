@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from translate_server.accounts.directory import KeyDirectory
 from translate_server.compat.deepl.accounts import UNLIMITED, DeepLAccounts
 from translate_server.compat.deepl.glossary_service import DeepLGlossaries
 from translate_server.compat.deepl.languages_v3 import (
@@ -45,12 +46,11 @@ from translate_server.compat.deepl.write import DeepLWrite, Task, WriteRequest, 
 from translate_server.documents.upload import DocumentOrder, Upload
 from translate_server.errors import (
     ApiError,
-    AuthenticationError,
     DocumentNotReadyError,
     InvalidRequestError,
     LanguageNotDetectedError,
 )
-from translate_server.owners import SHARED, owner_of
+from translate_server.owners import SHARED
 from translate_server.services import MissingServiceError
 from translate_server.text.detection import detectable_languages
 
@@ -85,7 +85,7 @@ class DeepLService:
         documents: Documents | None = None,
         memories: Memories | None = None,
         *,
-        keyed: bool = False,
+        keys: KeyDirectory | None = None,
     ) -> None:
         self.accounts = accounts
         self.translation = translation
@@ -93,9 +93,10 @@ class DeepLService:
         # this process forwards their requests to the one that keeps them).
         self.documents = documents
         self._memories = DeepLMemories(memories) if memories is not None else None
-        self.keyed = keyed  # API keys are configured
-        # As DeepL's own: a glossary is the presented key's, even where no keys are configured.
-        self.glossaries = DeepLGlossaries(accounts.glossaries, owner_of)
+        self.keys = keys or KeyDirectory()  # none: no key is required
+        # As DeepL's own: a glossary is the presented key's account's, even where no keys are
+        # required (then each key is an account).
+        self.glossaries = DeepLGlossaries(accounts.glossaries, accounts.owner_of)
         self.style_rules = DeepLStyleRules(accounts.style_rules)
         self._write = DeepLWrite(translation)
 
@@ -106,13 +107,9 @@ class DeepLService:
         return self._memories
 
     def owner(self, key: str) -> str:
-        """Whose translation memories a key's requests use: its own where keys are
-        configured, else the one shared owner's."""
-        if not self.keyed:
-            return SHARED
-        if not key:  # unreachable past the gate; never the shared owner for a keyless call
-            raise AuthenticationError("A valid API key is required.")
-        return owner_of(key)
+        """Whose translation memories a key's requests use: its account's where keys are
+        required, else the one shared owner's."""
+        return self.keys.owner_of_key(key)
 
     # -- texts -----------------------------------------------------------------------------
     async def translate(
@@ -127,7 +124,7 @@ class DeepLService:
         request = body.to_translate_request(glossary_ids, instructions)
         owner = self.owner(key) if request.memory is not None else SHARED
         response, kept = await self._translate_detectable(
-            request, record, deadline, owner, owner_of(key)
+            request, record, deadline, owner, self.accounts.owner_of(key)
         )
         await self._bill(key, body.text)
         return DeepLTranslateResponse.of(body, response, kept)
@@ -254,10 +251,10 @@ class DeepLService:
             source_lang=source,
             formality=upload.value("formality"),
             glossary_id=glossary_id,
-            glossary_owner=owner_of(key),
+            glossary_owner=self.accounts.owner_of(key),
             instructions=tuple(instructions),
             memory=memory,
-            billed_to=owner_of(key),
+            billed_to=self.accounts.owner_of(key),
         )
         return await documents.submit(upload, order, documents.owner(key))
 

@@ -11,15 +11,15 @@ from __future__ import annotations
 import datetime
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 import msgspec
 from msgspec import Meta
 from sqlalchemy import Connection, delete, select, update
 
+from translate_server import owners
 from translate_server.errors import ApiError, InvalidRequestError
-from translate_server.owners import owner_of
 from translate_server.storage.account_tables import deepl_style_rules
 from translate_server.storage.database import Database
 from translate_server.storage.row_ids import new_row_id
@@ -142,8 +142,11 @@ def instructions_of(rule: StyleRule, source_lang: str | None) -> list[str]:
 
 
 class StyleRuleStore:
-    def __init__(self, database: Database) -> None:
+    def __init__(
+        self, database: Database, owner_of: Callable[[str], str] = owners.owner_of
+    ) -> None:
         self.database = database
+        self.owner_of = owner_of  # the account a presented key's rules belong to
 
     async def create(self, key: str, body: StyleRuleCreate) -> StyleRule:
         instructions = [_instruction(b) for b in body.custom_instructions or ()]
@@ -161,7 +164,7 @@ class StyleRuleStore:
         )
         made = deepl_style_rules.insert().values(
             style_id=rule.style_id,
-            owner=owner_of(key),
+            owner=self.owner_of(key),
             name=rule.name,
             language=rule.language,
             creation_time=now,
@@ -175,7 +178,7 @@ class StyleRuleStore:
 
     async def list(self, key: str, *, page: int, page_size: int, detailed: bool) -> list[StyleRule]:
         query = (
-            _SELECT.where(_RULES.owner == owner_of(key))
+            _SELECT.where(_RULES.owner == self.owner_of(key))
             .order_by(_RULES.creation_time, _RULES.style_id)
             .limit(page_size)
             .offset(page * page_size)
@@ -184,7 +187,7 @@ class StyleRuleStore:
         return rules if detailed else [rule.brief() for rule in rules]
 
     async def get(self, key: str, style_id: str) -> StyleRule:
-        query = _SELECT.where(_RULES.owner == owner_of(key), _RULES.style_id == style_id)
+        query = _SELECT.where(_RULES.owner == self.owner_of(key), _RULES.style_id == style_id)
         row = await self.database.read(lambda c: c.execute(query).first())
         if row is None:
             raise StyleRuleNotFoundError
@@ -193,7 +196,7 @@ class StyleRuleStore:
     async def delete(self, key: str, style_id: str) -> None:
         await self.get(key, style_id)
         deleted = delete(deepl_style_rules).where(
-            _RULES.owner == owner_of(key), _RULES.style_id == style_id
+            _RULES.owner == self.owner_of(key), _RULES.style_id == style_id
         )
         await self.database.write(lambda c: c.execute(deleted))
 
@@ -251,7 +254,7 @@ class StyleRuleStore:
     async def _change(self, key: str, style_id: str, change: Any) -> StyleRule:
         """The rule read (its row locked), changed and written back in one transaction, its
         version one up."""
-        query = _SELECT.where(_RULES.owner == owner_of(key), _RULES.style_id == style_id)
+        query = _SELECT.where(_RULES.owner == self.owner_of(key), _RULES.style_id == style_id)
 
         def change_rule(c: Connection) -> StyleRule:
             row = c.execute(query.with_for_update()).first()

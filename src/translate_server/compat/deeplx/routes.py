@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from litestar import Request, Router, post
 
+from translate_server.accounts import scopes
 from translate_server.compat.common import body_key_check
 from translate_server.compat.deeplx.keys import DEEPLX
 from translate_server.compat.deeplx.protocol import (
@@ -121,5 +122,5 @@ def deeplx_router() -> Router:
         ],
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(TOKEN_FIELD, TOKEN_PARAM),
-        opt=compatible(error_shape, cors=True),
+        opt=compatible(error_shape, scope=scopes.TRANSLATE, cors=True),
     )

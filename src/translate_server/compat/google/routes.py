@@ -21,6 +21,8 @@ from litestar import Request, Router, get, post, route
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
+from translate_server.accounts import scopes
+from translate_server.accounts.caller import CALLER
 from translate_server.compat.common import presented_key
 from translate_server.compat.google.envelope import (
     ApiKeyInvalidError,
@@ -49,6 +51,7 @@ from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import KEY_IN_BODY, PRESENTED_KEY
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.route_paths import compatible
+from translate_server.http.scopes import require_scope
 from translate_server.services import services
 from translate_server.wire import ErrorBody
 
@@ -231,9 +234,12 @@ async def check_key(request: Request[Any, Any, Any]) -> None:
         raise ApiKeyMissingError(
             "The request is missing a valid API key: send it as `key` or `X-Goog-Api-Key`."
         )
-    if not keys.accepts(b"Bearer " + key.encode("utf-8")):
+    caller = keys.caller(key.encode("utf-8"))
+    if caller is None:
         raise ApiKeyInvalidError("API key not valid. Please pass a valid API key.")
     request.scope["state"][PRESENTED_KEY] = key
+    request.scope["state"][CALLER] = caller
+    require_scope(request.scope)
 
 
 def v2_error(status: int, error: ErrorBody) -> tuple[int, GoogleError]:
@@ -252,7 +258,7 @@ def google_routers() -> list[Router]:
             route_handlers=[google_translate, google_detect, google_languages, google_unknown],
             exception_handlers=exception_handlers(v2_error),
             before_request=check_key,
-            opt=compatible(v2_error, cors=True),
+            opt=compatible(v2_error, scope=scopes.TRANSLATE, cors=True),
         ),
         Router(
             path=V3_PREFIX,
@@ -264,6 +270,6 @@ def google_routers() -> list[Router]:
             ],
             exception_handlers=exception_handlers(v3_error),
             before_request=check_key,
-            opt=compatible(v3_error, cors=True, prefix=V3_PREFIX + "/"),
+            opt=compatible(v3_error, scope=scopes.TRANSLATE, cors=True, prefix=V3_PREFIX + "/"),
         ),
     ]

@@ -24,7 +24,7 @@ async def _open(opening: Opening) -> None:
     service = LibreTranslateService(
         found[TRANSLATION],
         found.get(DOCUMENTS),
-        keyed=bool(opening.settings.server.api_keys),
+        keys=found.keys,
         suggestions=bool(suggestions_memory),
     )
     found.provide(LIBRETRANSLATE, service)

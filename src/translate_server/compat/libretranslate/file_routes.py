@@ -9,6 +9,7 @@ from typing import Any
 
 from litestar import Request, Response, Router, get, post
 
+from translate_server.accounts import scopes
 from translate_server.compat.common import body_key_check
 from translate_server.compat.libretranslate.keys import LIBRETRANSLATE
 from translate_server.compat.libretranslate.protocol import LibreError
@@ -81,7 +82,7 @@ def libretranslate_file_routers(max_bytes: int) -> list[Router]:
             request_max_body_size=max_bytes + FORM_OVERHEAD,
             exception_handlers=exception_handlers(error_shape),
             before_request=body_key_check(KEY_FIELD),
-            opt=compatible(error_shape, cors=True, stores=True),
+            opt=compatible(error_shape, scope=scopes.DOCUMENTS, cors=True, stores=True),
         ),
         # LibreTranslate's download link is followed as it is (a browser link, no key): the
         # job's id and secret key in its path are what authorizes it, as there.
@@ -89,6 +90,6 @@ def libretranslate_file_routers(max_bytes: int) -> list[Router]:
             path=PREFIX,
             route_handlers=[libre_download_file],
             exception_handlers=exception_handlers(error_shape),
-            opt=compatible(error_shape, cors=True, stores=True),
+            opt=compatible(error_shape, scope=scopes.DOCUMENTS, cors=True, stores=True),
         ),
     ]

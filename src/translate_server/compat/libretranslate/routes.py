@@ -8,6 +8,7 @@ from typing import Any
 
 from litestar import Request, Router, get, post
 
+from translate_server.accounts import scopes
 from translate_server.compat.common import body_key_check, compat_status
 from translate_server.compat.libretranslate.keys import LIBRE_SUGGESTIONS, LIBRETRANSLATE
 from translate_server.compat.libretranslate.protocol import (
@@ -31,7 +32,7 @@ from translate_server.http.requests import (
     request_owner,
     unless_disconnected,
 )
-from translate_server.http.route_paths import OPEN, STORES, compatible
+from translate_server.http.route_paths import OPEN, STORES, compatible, scoped
 from translate_server.services import services
 from translate_server.wire import ErrorBody
 
@@ -108,7 +109,7 @@ class SuggestionsDisabledError(ApiError):
     "suggestions, where --suggestions-memory is empty.",
     tags=["libretranslate"],
     responses=_ERRORS,
-    opt={STORES: "always"},  # the memories are the stores' owner's
+    opt={STORES: "always", **scoped(scopes.MEMORIES_WRITE)},  # the stores' owner's memories
 )
 async def libre_suggest(request: Request[Any, Any, Any]) -> LibreSuggestResponse:
     box = services(request).get(LIBRE_SUGGESTIONS)
@@ -135,5 +136,5 @@ def libretranslate_router() -> Router:
         ],
         exception_handlers=exception_handlers(error_shape),
         before_request=body_key_check(KEY_FIELD),
-        opt=compatible(error_shape, cors=True),
+        opt=compatible(error_shape, scope=scopes.TRANSLATE, cors=True),
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from translate_server.accounts.directory import KeyDirectory
 from translate_server.compat.libretranslate.protocol import (
     LIBRE_VARIANTS,
     FrontendLanguage,
@@ -45,14 +46,14 @@ class LibreTranslateService:
         translation: TranslationService,
         documents: Documents | None = None,
         *,
-        keyed: bool = False,
+        keys: KeyDirectory | None = None,
         suggestions: bool = False,
     ) -> None:
         self.translation = translation
         # None where files are not translated (or this process forwards them to the one that
         # keeps the document jobs).
         self.documents = documents
-        self.keyed = keyed  # API keys are configured: its page asks for one
+        self.keys = keys or KeyDirectory()  # its page asks for a key where one is required
         self.suggestions = suggestions  # /suggest keeps them (--suggestions-memory)
 
     async def translate(
@@ -81,8 +82,8 @@ class LibreTranslateService:
         return FrontendSettings(
             charLimit=self.translation.limits.max_text_chars,
             frontendTimeout=500,
-            apiKeys=self.keyed,
-            keyRequired=self.keyed,
+            apiKeys=self.keys.required,
+            keyRequired=self.keys.required,
             suggestions=self.suggestions,
             filesTranslation=files,
             supportedFilesFormat=list(known_extensions()) if files else [],
