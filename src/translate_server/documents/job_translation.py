@@ -77,6 +77,27 @@ Remember = Callable[
 ]
 
 
+def _file_memory(
+    job: Job,
+    extracted: Extracted,
+    pending: bool,
+    options: DocumentOptions,
+    remember: Remember | None,
+) -> AbstractAsyncContextManager[DocumentOptions]:
+    """The options the job runs with: the file's own translations as its memory where it has
+    some, names no memory and is not asked to translate anew; else its options as they are."""
+    own = (
+        pending
+        and bool(extracted.known)
+        and options.file_memory
+        and options.memory is None
+        and not options.retranslate
+    )
+    if own and remember is not None:
+        return remember(job, extracted.known, options)
+    return nullcontext(options)
+
+
 async def translate_job(
     job: Job,
     timings: Timings,
@@ -126,15 +147,7 @@ async def translate_job(
             )
             await notify(job.id)
 
-    own = (
-        bool(pending and extracted.known)
-        and options.file_memory
-        and options.memory is None
-        and not options.retranslate
-    )
-    memory: AbstractAsyncContextManager[DocumentOptions] = nullcontext(options)
-    if own and remember is not None:
-        memory = remember(job, extracted.known, options)
+    memory = _file_memory(job, extracted, bool(pending), options, remember)
     async with memory as running_options, asyncio.TaskGroup() as group:
         for _ in range(limits.batches_in_flight):
             group.create_task(worker(running_options))

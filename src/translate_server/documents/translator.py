@@ -135,23 +135,8 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
             return translations
         batch = [texts[i] for i in wanted]
         source = source_lang or _detect(service, batch)
-        threshold = options.memory_threshold
         _check_pinned(service, options)
-        request = TranslateRequest(
-            text=batch,
-            source_lang=source,
-            target_lang=target_lang,
-            model=options.model,
-            # `_FORMALITY`'s values are the request's formality literals.
-            formality=_FORMALITY.get((options.formality or "").lower(), "default"),  # type: ignore[arg-type]
-            glossary=options.glossary or None,
-            glossary_id=options.glossary_id,
-            instructions=list(options.instructions) or None,
-            memory=options.memory,
-            memory_threshold=MEMORY_THRESHOLD if threshold is None else threshold,
-            candidates=options.candidates,
-            min_quality=options.min_quality,
-        )
+        request = _request(batch, source, target_lang, options)
         deadline = asyncio.get_running_loop().time() + BATCH_TIMEOUT
         await budget.take(len(batch))
         try:
@@ -183,6 +168,28 @@ def document_translator(service: TranslationService, budget: EngineBudget) -> Tr
         return translations
 
     return translate
+
+
+def _request(
+    batch: list[str], source: str, target_lang: str, options: DocumentOptions
+) -> TranslateRequest:
+    """The `/translate` request a batch of a job's segments is, with the job's options."""
+    threshold = options.memory_threshold
+    return TranslateRequest(
+        text=batch,
+        source_lang=source,
+        target_lang=target_lang,
+        model=options.model,
+        # `_FORMALITY`'s values are the request's formality literals.
+        formality=_FORMALITY.get((options.formality or "").lower(), "default"),  # type: ignore[arg-type]
+        glossary=options.glossary or None,
+        glossary_id=options.glossary_id,
+        instructions=list(options.instructions) or None,
+        memory=options.memory,
+        memory_threshold=MEMORY_THRESHOLD if threshold is None else threshold,
+        candidates=options.candidates,
+        min_quality=options.min_quality,
+    )
 
 
 async def _one(
