@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 from litestar import Litestar
 from litestar.datastructures import State
 
+from translate_server.accounts.static import StaticCallers, static_limits
 from translate_server.adapters import domain as adapters
+from translate_server.admin import domain as admin
 from translate_server.compat.deepl import domain as deepl
 from translate_server.compat.deeplx import domain as deeplx
 from translate_server.compat.google import domain as google
@@ -29,11 +31,12 @@ from translate_server.http.gate import ApiGate, ApiKeys
 from translate_server.http.health import health, live, metrics, ready
 from translate_server.http.observability import RequestObserver
 from translate_server.http.openapi import DOCS_PATH, docs_assets, openapi_config
-from translate_server.http.requests import KEYS_REQUIRED
+from translate_server.http.requests import KEYS_REQUIRED, LIMITER
 from translate_server.http.route_paths import RoutePaths
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.lifetime import open_services
+from translate_server.limits.limiter import Limiter
 from translate_server.memory import domain as memory
 from translate_server.memory.keys import MEMORIES
 from translate_server.observability.metrics import ServiceMetrics
@@ -65,6 +68,7 @@ DOMAINS: tuple[Domain, ...] = (
     deeplx.DOMAIN,
     google.DOMAIN,
     page.DOMAIN,
+    admin.DOMAIN,
 )
 # Readiness, liveness and the metrics: the process's, not a domain's.
 OPEN_ROUTES = (health, ready, live, metrics)
@@ -104,12 +108,17 @@ def create_app(
         shared=shared_capacity,
     )
 
+    limiter = Limiter(
+        window=settings.limits.limit_window_seconds,
+        flush_every=settings.limits.usage_flush_seconds,
+    )
     lifespan = _lifespan(
         settings,
         engine_factory,
         admission,
         metrics_,
         tracing,
+        limiter,
         on_engine_death=on_engine_death,
         on_ready=on_ready,
         owns_stores=owns_stores,
@@ -117,7 +126,9 @@ def create_app(
     app = Litestar(
         route_handlers=[*OPEN_ROUTES, docs_assets(), *routes(settings, DOMAINS)],
         lifespan=[lifespan],
-        state=State({KEYS_REQUIRED: bool(settings.server.api_keys)}, deep_copy=False),
+        state=State(
+            {KEYS_REQUIRED: bool(settings.server.api_keys), LIMITER: limiter}, deep_copy=False
+        ),
         exception_handlers=exception_handlers(),
         request_max_body_size=settings.limits.max_body_bytes,
         openapi_config=openapi_config(),
@@ -126,7 +137,7 @@ def create_app(
     paths = RoutePaths.of(
         app, docs_path=DOCS_PATH, metrics_need_key=settings.server.metrics_require_key
     )
-    app.asgi_handler = _front_door(app.asgi_handler, settings, paths, metrics_, tracing)
+    app.asgi_handler = _front_door(app.asgi_handler, settings, paths, metrics_, tracing, limiter)
     if outer is not None:
         app.asgi_handler = outer(app.asgi_handler, paths)
     return app
@@ -138,6 +149,7 @@ def _lifespan(
     admission: Admission,
     metrics_: ServiceMetrics,
     tracing: Tracing | None,
+    limiter: Limiter,
     *,
     on_engine_death: Callable[[], None] | None,
     on_ready: Callable[[], None] | None,
@@ -160,6 +172,10 @@ def _lifespan(
                 on_engine_death=on_engine_death,
                 owns_stores=owns_stores,
             )
+            # The limits and usage shared through the accounts' database, where this
+            # process opens it; counted in memory where it does not.
+            databases = app.state.services.databases
+            await limiter.open(databases.database("accounts") if databases else None, resources)
             if on_ready is not None:
                 on_ready()
             yield
@@ -177,10 +193,12 @@ def _front_door(
     paths: RoutePaths,
     metrics_: ServiceMetrics,
     tracing: Tracing | None,
+    limiter: Limiter,
 ) -> ASGIApp:
     """What every request meets before routing: the observer (its record, log line and
-    metrics), CORS preflights, and the gate (API keys, JSON bodies)."""
+    metrics), CORS preflights, and the gate (API keys, limits, JSON bodies)."""
     keys = ApiKeys(settings.server.api_keys) if settings.server.api_keys else None
+    callers = StaticCallers(static_limits(settings.limits), keyed=keys is not None)
     gate = ApiGate(
         app,
         open_paths=paths.open,
@@ -189,6 +207,8 @@ def _front_door(
         open_prefixes=paths.open_prefixes,
         error_shapes=paths.error_shapes,
         body_key_prefixes=paths.body_key_prefixes,
+        callers=callers.caller,
+        limiter=limiter,
     )
     # CORS (--cors-origins, and the compatible APIs' browser clients): preflights are
     # answered before the gate.

@@ -113,6 +113,12 @@ MEANINGS: dict[str, str] = {
     "unsupported_media_type": "A JSON route's body sent without `Content-Type: application/json`.",
     # 429
     "too_many_documents": "The key already has `--max-documents-per-key` documents in translation.",
+    "rate_limit_exceeded": "The key or its account is over its requests or characters per "
+    "minute: retry after `Retry-After` seconds; the `x-ratelimit-*` headers say where it stands "
+    "(DeepL's, LibreTranslate's and Google's routes: 429 in their own shape).",
+    "insufficient_quota": "The key or its account has used its characters for this calendar "
+    "month (UTC): `x-should-retry: false`, nothing helps before the month ends (DeepL's routes: "
+    "456; Google's: 403 `dailyLimitExceeded`).",
     # 500
     "internal_error": "An unexpected failure (logged with its traceback); nothing about it is "
     "revealed.",

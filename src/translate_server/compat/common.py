@@ -14,7 +14,7 @@ from litestar import Request
 
 from translate_server.errors import AuthenticationError
 from translate_server.http.bodies import FORMS
-from translate_server.http.gate import KEY_IN_BODY, PRESENTED_KEY
+from translate_server.http.gate import KEY_IN_BODY, accept_presented
 from translate_server.http.requests import header_key
 from translate_server.wire import ErrorBody
 
@@ -73,6 +73,7 @@ def body_key_check(field: str, path_param: str | None = None) -> Any:
             raise AuthenticationError(
                 f"A valid API key is required: send it in `{field}` or the Authorization header."
             )
-        request.scope["state"][PRESENTED_KEY] = key  # whose it is, for per-key state
+        # Whose it is, for per-key state; its caller admitted to its limits.
+        await accept_presented(request.scope, key)
 
     return check

@@ -50,6 +50,7 @@ from translate_server.errors import (
     StorageUnavailableError,
     TooManyDocumentsError,
 )
+from translate_server.limits.ticket import charge, count_document, documents_in_flight
 
 log = structlog.get_logger("translate_server.documents")
 
@@ -210,7 +211,10 @@ class DocumentJobs:
             max_characters=self.limits.max_characters,
             pin=self.pin,
         )
-        limit = self.limits.max_in_flight_per_owner
+        # The caller's own limit where it has one, all in one count per owner in the store.
+        limit = documents_in_flight(self.limits.max_in_flight_per_owner)
+        # Billed before the job exists: a refused document costs no work.
+        await charge(intake.characters, (source_lang or "auto", target_lang))
         try:
             job, key = await self.store.create(
                 data=data,
@@ -231,6 +235,7 @@ class DocumentJobs:
                 "when one of them is done.",
                 param="file",
             ) from None
+        count_document()
         self._run_background()
         self._wake.set()  # claimed here at once where there is room, or by another server
         await self._count()

@@ -1,5 +1,9 @@
-"""The checks every API request passes before it is routed or its body is read: its API key
-and a JSON body.
+"""The checks every API request passes before it is routed or its body is read: its API key,
+its caller's limits (requests per minute, at once) and a JSON body.
+
+The gate gives each request its limits ticket (`limits.ticket`), resolves the accepted key to
+a `Caller` (put in the scope's state under `CALLER`), admits it, adds the `x-ratelimit-*`
+headers to its answer, and counts its usage when it ends.
 
 A plain ASGI middleware rather than Litestar guards: a guard call copies the route handler,
 and a synchronous guard runs in a worker thread, together several hundred microseconds per
@@ -10,19 +14,23 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Awaitable, Callable
 
+import structlog
 from litestar.enums import ScopeType
 from litestar.types import (
     ASGIApp,
     HTTPResponseBodyEvent,
     HTTPResponseStartEvent,
     HTTPScope,
+    Message,
     Receive,
     Scope,
     Send,
 )
 from litestar.utils import normalize_path
 
+from translate_server.accounts.caller import CALLER, Caller
 from translate_server.errors import (
     ApiError,
     AuthenticationError,
@@ -30,6 +38,8 @@ from translate_server.errors import (
     UnsupportedMediaTypeError,
 )
 from translate_server.http.errors import ErrorShape, answer_for, encode_error, note_error
+from translate_server.limits.limiter import Limiter
+from translate_server.limits.ticket import CURRENT, Ticket
 
 
 class ApiKeys:
@@ -60,6 +70,30 @@ def _digest(key: str) -> bytes:
 # route, putting the keys in the scope's state under this name.
 KEY_IN_BODY = "api_key_in_body"
 PRESENTED_KEY = "api_key_presented"  # the key a route found in the body and accepted
+TICKET = "limits_ticket"
+_CALLERS = "callers"
+
+# An accepted key ("" where the server has no keys) -> its caller: `accounts.static`'s for the
+# static keys, a keys database's where there is one.
+CallerOf = Callable[[str], Caller]
+
+
+async def accept_presented(scope: Scope, key: str) -> None:
+    """A key a route found in the body (or path) and accepted: its caller admitted as the
+    gate admits the others, or the refusal raised (answered in the route's shape)."""
+    state = scope["state"]
+    state[PRESENTED_KEY] = key
+    callers: CallerOf | None = state.get(_CALLERS)
+    ticket: Ticket | None = state.get(TICKET)
+    if callers is not None and ticket is not None:
+        caller = state[CALLER] = callers(key)
+        _bind(caller)
+        await ticket.admit(caller)
+
+
+def _bind(caller: Caller) -> None:
+    # The request's log line names its key and account, never the key itself.
+    structlog.contextvars.bind_contextvars(key_id=caller.key_id, account=caller.account)
 
 
 class ApiGate:
@@ -73,12 +107,15 @@ class ApiGate:
         open_prefixes: tuple[str, ...] = (),
         error_shapes: tuple[tuple[str, ErrorShape], ...] = (),
         body_key_prefixes: tuple[str, ...] = (),
+        callers: CallerOf | None = None,
+        limiter: Limiter | None = None,
     ) -> None:
         """Every path but `open_paths` and those under `open_prefixes` needs the key (when
         keys are set); POST bodies under the `json_bodies` paths must be JSON. Refusals under
         a prefix of `error_shapes` take that shape (compatible APIs' clients expect their
         own; the first prefix that matches, so the longest come first), others the OpenAI
-        envelope."""
+        envelope. `callers` resolves each accepted key (or, without keys, "") to its caller,
+        whose limits `limiter` holds it to."""
         self.app = app
         self.open_paths = open_paths
         self.open_prefixes = open_prefixes
@@ -86,29 +123,82 @@ class ApiGate:
         self.keys = keys
         self.error_shapes = error_shapes
         self.body_key_prefixes = body_key_prefixes
+        self.callers = callers
+        self.limiter = limiter
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == ScopeType.HTTP:
-            refusal = self._refusal(scope)
-            if refusal is not None:
-                note_error(scope, answer_for(refusal).error)
-                status, headers, body = encode_error(refusal, self._shape(scope["path"]))
-                # The body was never read: the connection cannot carry another request.
-                headers.append((b"connection", b"close"))
-                start: HTTPResponseStartEvent = {
-                    "type": "http.response.start",
-                    "status": status,
-                    "headers": headers,
-                }
-                await send(start)
-                end: HTTPResponseBodyEvent = {
-                    "type": "http.response.body",
-                    "body": body,
-                    "more_body": False,
-                }
-                await send(end)
-                return
-        await self.app(scope, receive, send)
+        if scope["type"] != ScopeType.HTTP:
+            await self.app(scope, receive, send)
+            return
+        refusal, key = self._refusal(scope)
+        # An open path has no caller; where the route checks a key found in the body, it
+        # admits the caller (`accept_presented`).
+        deferred = key is None and KEY_IN_BODY in scope.get("state", {})
+        if refusal is None and self.limiter is not None and (key is not None or deferred):
+            await self._metered(scope, receive, send, key)
+        else:
+            await self._answer(scope, receive, send, refusal)
+
+    async def _metered(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        key: str | None,
+    ) -> None:
+        """The request with its ticket: admitted where its caller is known (`key`), its
+        answer carrying the ticket's headers, its usage counted when it ends."""
+        assert self.limiter is not None
+        refusal: ApiError | None = None
+        ticket = self.limiter.ticket()
+        state = scope.setdefault("state", {})
+        state[TICKET] = ticket
+        state[_CALLERS] = self.callers
+        token = CURRENT.set(ticket)
+        try:
+            if key is not None and self.callers is not None:
+                caller = state[CALLER] = self.callers(key)
+                _bind(caller)
+                try:
+                    await ticket.admit(caller)
+                except ApiError as exc:
+                    refusal = exc
+
+            def send_with_limits(message: Message) -> Awaitable[None]:
+                if message["type"] == "http.response.start" and ticket.subjects:
+                    message["headers"] = [*message.get("headers", ()), *ticket.headers()]
+                return send(message)
+
+            await self._answer(scope, receive, send_with_limits, refusal)
+        finally:
+            CURRENT.reset(token)
+            record = state.get("record")
+            route = record.route if record is not None else normalize_path(scope["path"])
+            tokens = (record.prompt_tokens or 0) + (record.completion_tokens or 0) if record else 0
+            ticket.end(route, tokens)
+
+    async def _answer(
+        self, scope: Scope, receive: Receive, send: Send, refusal: ApiError | None
+    ) -> None:
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        note_error(scope, answer_for(refusal).error)
+        status, headers, body = encode_error(refusal, self._shape(scope["path"]))
+        # The body was never read: the connection cannot carry another request.
+        headers.append((b"connection", b"close"))
+        start: HTTPResponseStartEvent = {
+            "type": "http.response.start",
+            "status": status,
+            "headers": headers,
+        }
+        await send(start)
+        end: HTTPResponseBodyEvent = {
+            "type": "http.response.body",
+            "body": body,
+            "more_body": False,
+        }
+        await send(end)
 
     def _shape(self, path: str) -> ErrorShape | None:
         for prefix, shape in self.error_shapes:
@@ -116,24 +206,31 @@ class ApiGate:
                 return shape
         return None
 
-    def _refusal(self, scope: HTTPScope) -> ApiError | None:
+    def _refusal(self, scope: HTTPScope) -> tuple[ApiError | None, str | None]:
+        """The refusal of the request, if any, and the key it was let in with ("" without
+        keys; None on an open path or where the route checks a key in the body)."""
         # As the router will see it: a trailing or doubled slash reaches the same route.
         path = normalize_path(scope["path"])
         headers = dict(scope["headers"])
-        if (
-            self.keys is not None
-            and path not in self.open_paths
-            and not path.startswith(self.open_prefixes)
-        ):
-            authorization = headers.get(b"authorization", b"")
-            if not self.keys.accepts(authorization):
-                if not authorization and path.startswith(self.body_key_prefixes):
-                    scope.setdefault("state", {})[KEY_IN_BODY] = self.keys
-                    return None
-                return AuthenticationError(
-                    "A valid API key is required: send `Authorization: Bearer <key>`.",
-                    headers={"WWW-Authenticate": "Bearer"},
-                )
+        key: str | None = None
+        if path not in self.open_paths and not path.startswith(self.open_prefixes):
+            key = ""
+            if self.keys is not None:
+                authorization = headers.get(b"authorization", b"")
+                if not self.keys.accepts(authorization):
+                    if not authorization and path.startswith(self.body_key_prefixes):
+                        scope.setdefault("state", {})[KEY_IN_BODY] = self.keys
+                        return None, None
+                    return AuthenticationError(
+                        "A valid API key is required: send `Authorization: Bearer <key>`.",
+                        headers={"WWW-Authenticate": "Bearer"},
+                    ), None
+                key = authorization.partition(b" ")[2].strip().decode("utf-8")
+        return self._body_refusal(scope, path, headers), key
+
+    def _body_refusal(
+        self, scope: HTTPScope, path: str, headers: dict[bytes, bytes]
+    ) -> ApiError | None:
         if scope["method"] == "POST" and path in self.json_bodies:
             content_type = headers.get(b"content-type", b"").decode("latin-1")
             media_type = content_type.split(";", 1)[0].strip().lower()

@@ -19,6 +19,8 @@ T = TypeVar("T")
 
 # The app state's flag: API keys are configured, so every stored thing has an owner.
 KEYS_REQUIRED = "api_keys_required"
+# The app state's `limits.Limiter`: the process's limits and usage.
+LIMITER = "limiter"
 
 
 class ClientDisconnectedError(ApiError):

@@ -79,6 +79,52 @@ class LimitSettings(Section, frozen=True):
         ),
     ] = 4096
 
+    # What each static API key (each its own account) may spend, or without keys the keyless
+    # caller; the database's keys and accounts carry their own.
+    limit_requests_per_minute: (
+        Annotated[int, Meta(gt=0, description="Requests per minute of each API key (429).")] | None
+    ) = None
+    limit_characters_per_minute: (
+        Annotated[
+            int, Meta(gt=0, description="Characters to translate per minute of each API key (429).")
+        ]
+        | None
+    ) = None
+    limit_characters_per_month: (
+        Annotated[
+            int,
+            Meta(
+                gt=0,
+                description="Characters per calendar month (UTC) of each API key, exact across "
+                "replicas (429 `insufficient_quota`; DeepL's 456).",
+            ),
+        ]
+        | None
+    ) = None
+    limit_concurrent_requests: (
+        Annotated[
+            int,
+            Meta(gt=0, description="Requests of each API key in progress at once, per replica."),
+        ]
+        | None
+    ) = None
+    limit_window_seconds: Annotated[
+        float,
+        Meta(
+            gt=0,
+            description="The length of the rate limits' minute: 60 but in tests, which shorten "
+            "it rather than wait.",
+        ),
+    ] = 60.0
+    usage_flush_seconds: Annotated[
+        float,
+        Meta(
+            gt=0,
+            description="Seconds between writes of the usage counted in memory (per account, "
+            "key, day, route, language pair) to the database.",
+        ),
+    ] = 5.0
+
     def queue_limit(self, max_num_seqs: int) -> int:
         """Requests allowed to wait beyond the engine's running slots."""
         if self.max_queued_requests is not None:

@@ -50,6 +50,7 @@ from translate_server.errors import (
     InvalidRequestError,
     LanguageNotDetectedError,
 )
+from translate_server.limits.ticket import charge
 from translate_server.owners import SHARED, owner_of
 from translate_server.services import MissingServiceError
 from translate_server.text.detection import detectable_languages
@@ -168,6 +169,7 @@ class DeepLService:
         deadline: float,
     ) -> WriteResponse:
         """DeepL Write: the texts improved (`rephrase`) or corrected, billed to `key`."""
+        await charge(sum(len(text) for text in body.text), ("", body.target_lang or ""))
         response = await self._write.improve(body, task, record, deadline)
         await self._bill(key, body.text)
         return response

@@ -46,7 +46,7 @@ from translate_server.compat.google.protocol import (
 from translate_server.errors import ApiError
 from translate_server.http.bodies import read_body, read_params
 from translate_server.http.errors import exception_handlers
-from translate_server.http.gate import KEY_IN_BODY, PRESENTED_KEY
+from translate_server.http.gate import KEY_IN_BODY, accept_presented
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.route_paths import compatible
 from translate_server.services import services
@@ -233,7 +233,7 @@ async def check_key(request: Request[Any, Any, Any]) -> None:
         )
     if not keys.accepts(b"Bearer " + key.encode("utf-8")):
         raise ApiKeyInvalidError("API key not valid. Please pass a valid API key.")
-    request.scope["state"][PRESENTED_KEY] = key
+    await accept_presented(request.scope, key)
 
 
 def v2_error(status: int, error: ErrorBody) -> tuple[int, GoogleError]:
