@@ -179,7 +179,8 @@ class Meter:
                     return
         wait = bucket.wait(held.tat, time.time(), need)
         what = "requests" if measure == REQUESTS else "characters"
-        message = f"Rate limit reached: {limit} {what} per {self.window:g} seconds."
+        period = "1 minute" if self.window == 60 else f"{self.window:g} seconds"
+        message = f"Rate limit reached: {limit} {what} per {period}."
         raise _rate_limited(message, wait)
 
     async def _reserve(self, subject: Subject, characters: int) -> None:

@@ -129,6 +129,22 @@ async def charge(characters: int, pair: tuple[str, str] | None = None) -> None:
         await ticket.charge(characters, pair)
 
 
+async def month_standing() -> tuple[int, int] | None:
+    """The current caller's monthly quota as (characters used, limit): the tighter of its
+    key's and its account's; None where neither has one."""
+    ticket = CURRENT.get()
+    if ticket is None:
+        return None
+    best: tuple[int, int] | None = None
+    for subject in ticket.subjects:
+        limit = subject.limits.characters_per_month
+        if limit is not None:
+            used = await ticket.meter.used_this_month(subject)
+            if best is None or limit - used < best[1] - best[0]:
+                best = (used, limit)
+    return best
+
+
 def count_document() -> None:
     ticket = CURRENT.get()
     if ticket is not None:

@@ -50,7 +50,7 @@ from translate_server.errors import (
     InvalidRequestError,
     LanguageNotDetectedError,
 )
-from translate_server.limits.ticket import charge
+from translate_server.limits.ticket import charge, month_standing
 from translate_server.owners import SHARED, owner_of
 from translate_server.services import MissingServiceError
 from translate_server.text.detection import detectable_languages
@@ -220,7 +220,11 @@ class DeepLService:
 
     async def usage(self, key: str) -> DeepLUsage:
         """Characters billed to the key by its texts and, once translated, its documents,
-        counted across restarts; no limit applies."""
+        counted across restarts; where the caller has a monthly quota, this month's count
+        and its limit (the tighter of its key's and its account's)."""
+        quota = await month_standing()
+        if quota is not None:
+            return DeepLUsage(character_count=quota[0], character_limit=quota[1])
         return DeepLUsage(
             character_count=await self.accounts.characters(key), character_limit=UNLIMITED
         )

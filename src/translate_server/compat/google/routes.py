@@ -45,7 +45,7 @@ from translate_server.compat.google.protocol import (
 )
 from translate_server.errors import ApiError
 from translate_server.http.bodies import read_body, read_params
-from translate_server.http.errors import exception_handlers
+from translate_server.http.errors import exception_handlers, limit_status
 from translate_server.http.gate import KEY_IN_BODY, accept_presented
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.route_paths import compatible
@@ -237,11 +237,11 @@ async def check_key(request: Request[Any, Any, Any]) -> None:
 
 
 def v2_error(status: int, error: ErrorBody) -> tuple[int, GoogleError]:
-    return google_error(status, error, "v2")
+    return google_error(limit_status("google", status, error), error, "v2")
 
 
 def v3_error(status: int, error: ErrorBody) -> tuple[int, GoogleError]:
-    return google_error(status, error, "v3")
+    return google_error(limit_status("google", status, error), error, "v3")
 
 
 def google_routers() -> list[Router]:
