@@ -37,6 +37,7 @@ from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.lifetime import open_services
 from translate_server.limits.limiter import Limiter
+from translate_server.limits.usage_metrics import UsageCollector
 from translate_server.memory import domain as memory
 from translate_server.memory.keys import MEMORIES
 from translate_server.observability.metrics import ServiceMetrics
@@ -112,6 +113,7 @@ def create_app(
         window=settings.limits.limit_window_seconds,
         flush_every=settings.limits.usage_flush_seconds,
     )
+    metrics_.registry.register(UsageCollector(limiter.usage))
     lifespan = _lifespan(
         settings,
         engine_factory,

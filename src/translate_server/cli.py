@@ -53,6 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from translate_server.storage.commands import run as run_db
 
         return run_db(args, settings)
+    if args.command == "usage":
+        from translate_server.admin.usage_command import run as run_usage
+
+        return run_usage(args, settings)
     if args.command == "prepare-model":
         from translate_server.inference.model_files import resolve_model
 
@@ -106,6 +110,15 @@ def _parser() -> argparse.ArgumentParser:
         if option.name in STORE_OPTIONS:
             _add_option(db, option)
     _add_db_commands(db)
+    usage = commands.add_parser(
+        "usage",
+        help="usage per account, key, day, route and language pair (see `usage --help`)",
+        description="What was used, as the replicas flushed it to the stores' database.",
+    )
+    for option in OPTIONS:
+        if option.name in STORE_OPTIONS:
+            _add_option(usage, option)
+    _add_usage_arguments(usage)
     commands.add_parser(
         "adapt",
         help="train a LoRA adapter on your translations (see `adapt --help`)",
@@ -136,6 +149,12 @@ def _add_db_commands(parser: argparse.ArgumentParser) -> None:
     from translate_server.storage.commands import add_commands
 
     add_commands(parser)
+
+
+def _add_usage_arguments(parser: argparse.ArgumentParser) -> None:
+    from translate_server.admin.usage_command import add_arguments
+
+    add_arguments(parser)
 
 
 def _add_option(parser: argparse.ArgumentParser, option: Option) -> None:

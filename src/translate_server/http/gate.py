@@ -16,7 +16,6 @@ import hashlib
 import hmac
 from collections.abc import Awaitable, Callable
 
-import structlog
 from litestar.enums import ScopeType
 from litestar.types import (
     ASGIApp,
@@ -87,13 +86,29 @@ async def accept_presented(scope: Scope, key: str) -> None:
     ticket: Ticket | None = state.get(TICKET)
     if callers is not None and ticket is not None:
         caller = state[CALLER] = callers(key)
-        _bind(caller)
+        _note_caller(scope, caller)
         await ticket.admit(caller)
 
 
-def _bind(caller: Caller) -> None:
-    # The request's log line names its key and account, never the key itself.
-    structlog.contextvars.bind_contextvars(key_id=caller.key_id, account=caller.account)
+class CallerFields:
+    """The request record's part naming its caller: the log line, the span and the metrics
+    carry the key's id and account, never the key itself."""
+
+    __slots__ = ("account", "key_id")
+
+    def __init__(self) -> None:
+        self.key_id = ""
+        self.account = ""
+
+    def fields(self) -> dict[str, str]:
+        return {"key_id": self.key_id, "account": self.account}
+
+
+def _note_caller(scope: Scope, caller: Caller) -> None:
+    record = scope["state"].get("record")
+    if record is not None:
+        part = record.part(CallerFields)
+        part.key_id, part.account = caller.key_id, caller.account
 
 
 class ApiGate:
@@ -158,7 +173,7 @@ class ApiGate:
         try:
             if key is not None and self.callers is not None:
                 caller = state[CALLER] = self.callers(key)
-                _bind(caller)
+                _note_caller(scope, caller)
                 try:
                     await ticket.admit(caller)
                 except ApiError as exc:

@@ -46,10 +46,18 @@ class _Counts:
     documents: int = 0
 
 
+# Accounts named in /metrics; the rest are counted together as "other", so that the series
+# stay bounded however many accounts there are.
+MAX_ACCOUNT_LABELS = 1000
+OTHER = "other"
+
+
 class UsageLedger:
     def __init__(self, database: Database | None = None) -> None:
         self.database = database
         self._pending: dict[UsageKey, _Counts] = {}
+        # Since this process started, per account (for /metrics).
+        self.totals: dict[str, _Counts] = {}
 
     def add(
         self,
@@ -68,10 +76,19 @@ class UsageLedger:
         counts = self._pending.get(key)
         if counts is None:
             counts = self._pending[key] = _Counts()
-        counts.requests += requests
-        counts.characters += characters
-        counts.tokens += tokens
-        counts.documents += documents
+        for counted in (counts, self._total(account)):
+            counted.requests += requests
+            counted.characters += characters
+            counted.tokens += tokens
+            counted.documents += documents
+
+    def _total(self, account: str) -> _Counts:
+        found = self.totals.get(account)
+        if found is None:
+            if len(self.totals) >= MAX_ACCOUNT_LABELS and account != OTHER:
+                return self._total(OTHER)
+            found = self.totals[account] = _Counts()
+        return found
 
     async def flush(self) -> None:
         """Add what was counted since the last flush to the database's counts; kept for the
