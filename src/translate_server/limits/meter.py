@@ -18,6 +18,7 @@ later) costs no round trip either.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from dataclasses import dataclass, field
@@ -65,6 +66,10 @@ class Subject:
     running: int = 0
     held: dict[str, _Held] = field(default_factory=dict)
     quota: _Quota | None = None
+    # One trip to the store at a time per subject: the requests waiting meanwhile spend what
+    # it brings back, rather than each taking a chunk of its own (held chunks add up to the
+    # bounds above).
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 class Meter:
@@ -110,7 +115,8 @@ class Meter:
         try:
             for subject in subjects:
                 if subject.limits.characters_per_month is not None:
-                    await self._reserve(subject, characters)
+                    async with subject.lock:
+                        await self._reserve(subject, characters)
                     reserved.append(subject)
         except QuotaExceededError:
             for subject in reserved:  # the request is refused: nothing of it is spent
@@ -154,17 +160,20 @@ class Meter:
                 limit = _rate(subject.limits, measure)
                 if limit is not None:
                     held = subject.held.setdefault(measure, _Held())
-                    await self._take(subject.name, held, measure, n, self._bucket(limit), limit)
+                    if held.tokens >= n:
+                        held.tokens -= n
+                    else:
+                        async with subject.lock:
+                            await self._take(subject.name, held, measure, n, limit)
                     spent.append(held)
         except RateLimitedError:
             for held in spent:  # refused by a later subject: the earlier get theirs back
                 held.tokens += n
             raise
 
-    async def _take(
-        self, name: str, held: _Held, measure: str, n: int, bucket: Bucket, limit: int
-    ) -> None:
-        if held.tokens >= n:
+    async def _take(self, name: str, held: _Held, measure: str, n: int, limit: int) -> None:
+        bucket = self._bucket(limit)
+        if held.tokens >= n:  # brought back while this request waited
             held.tokens -= n
             return
         need = n - held.tokens
