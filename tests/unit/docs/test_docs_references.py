@@ -47,6 +47,7 @@ SUBCOMMANDS = (
     "db copy",
     "db",
     "serve",
+    "usage",
     "prepare-model",
     "doctor",
     "openapi",
