@@ -23,11 +23,15 @@ from tests.support.cluster import Router, haproxy_binary
 from tests.support.harness import eventually_sync
 from tests.support.ports import free_port
 from tests.support.postgres import Cluster
-from tests.support.prerequisites import prerequisite_reason
+from tests.support.prerequisites import missing_prerequisite, prerequisite_reason
 
-pytestmark = pytest.mark.skipif(
-    haproxy_binary() is None, reason=prerequisite_reason("postgres", "haproxy is not installed")
-)
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.skipif(
+        haproxy_binary() is None,
+        reason=prerequisite_reason("postgres", "haproxy is not installed"),
+    ),
+]
 
 KEY = "team-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -76,22 +80,38 @@ class FakeServer:
             self.process.wait()
 
 
-@pytest.fixture
-def router(postgres: Cluster, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
-    database = postgres.new_database()
-    limits: dict[str, str] = request.param
-    servers = [FakeServer(database, tmp_path / f"server{i}.log", limits) for i in (1, 2)]
-    front = None
+QUOTA_LIMITS = {"limit_characters_per_month": str(QUOTA)}
+RATE_LIMITS = {"limit_requests_per_minute": "60", "limit_window_seconds": str(WINDOW)}
+
+
+@pytest.fixture(scope="module")
+def routers(
+    postgres_cluster: Cluster | str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, str]]:
+    """Two pairs of replicas, one with the quota and one with the rate limit, each pair over
+    a database of its own behind its own HAProxy: all four started at once (starting is most
+    of these tests' time)."""
+    if isinstance(postgres_cluster, str):
+        missing_prerequisite("postgres", postgres_cluster)
+    folder = tmp_path_factory.mktemp("limits")
+    pairs = {}
+    for name, limits in (("quota", QUOTA_LIMITS), ("rate", RATE_LIMITS)):
+        database = postgres_cluster.new_database()
+        pairs[name] = [FakeServer(database, folder / f"{name}{i}.log", limits) for i in (1, 2)]
+    fronts: list[Router] = []
     try:
-        for server in servers:
+        for server in (server for pair in pairs.values() for server in pair):
             eventually_sync(server.healthy, timeout=120, every=0.2)
-        front = Router(servers, tmp_path)  # type: ignore[arg-type]
-        eventually_sync(lambda: _up(front.base_url), timeout=30, every=0.2)
-        yield front.base_url
+        urls = {}
+        for name, pair in pairs.items():
+            fronts.append(Router(pair, folder))  # type: ignore[arg-type]
+            urls[name] = fronts[-1].base_url
+            eventually_sync(lambda url=urls[name]: _up(url), timeout=30, every=0.2)
+        yield urls
     finally:
-        if front is not None:
+        for front in fronts:
             front.stop()
-        for server in servers:
+        for server in (server for pair in pairs.values() for server in pair):
             server.stop()
 
 
@@ -108,8 +128,8 @@ async def _translate(client: httpx.AsyncClient, url: str, i: int) -> int:
     return response.status_code
 
 
-@pytest.mark.parametrize("router", [{"limit_characters_per_month": str(QUOTA)}], indirect=True)
-async def test_a_monthly_quota_ends_at_most_one_request_over(router: str) -> None:
+async def test_a_monthly_quota_ends_at_most_one_request_over(routers: dict[str, str]) -> None:
+    router = routers["quota"]
     async with httpx.AsyncClient(timeout=120) as client:
         statuses = await asyncio.gather(*(_translate(client, router, i) for i in range(200)))
     assert set(statuses) <= {200, 429}
@@ -119,12 +139,8 @@ async def test_a_monthly_quota_ends_at_most_one_request_over(router: str) -> Non
     assert billed >= QUOTA - 2 * len(TEXT)  # and the replicas' unspent chunks are small
 
 
-@pytest.mark.parametrize(
-    "router",
-    [{"limit_requests_per_minute": "60", "limit_window_seconds": str(WINDOW)}],
-    indirect=True,
-)
-async def test_sixty_a_window_lets_at_most_sixty_six_through(router: str) -> None:
+async def test_sixty_a_window_lets_at_most_sixty_six_through(routers: dict[str, str]) -> None:
+    router = routers["rate"]
     loop = asyncio.get_running_loop()
     granted, seen = 0, dict[int, int]()
     async with httpx.AsyncClient(timeout=30) as client:
