@@ -108,19 +108,12 @@ def create_app(
         tracing=tracing,
         shared=shared_capacity,
     )
-
-    limiter = Limiter(
-        window=settings.limits.limit_window_seconds,
-        flush_every=settings.limits.usage_flush_seconds,
-    )
-    metrics_.registry.register(UsageCollector(limiter.usage))
     lifespan = _lifespan(
         settings,
         engine_factory,
         admission,
         metrics_,
         tracing,
-        limiter,
         on_engine_death=on_engine_death,
         on_ready=on_ready,
         owns_stores=owns_stores,
@@ -128,9 +121,7 @@ def create_app(
     app = Litestar(
         route_handlers=[*OPEN_ROUTES, docs_assets(), *routes(settings, DOMAINS)],
         lifespan=[lifespan],
-        state=State(
-            {KEYS_REQUIRED: bool(settings.server.api_keys), LIMITER: limiter}, deep_copy=False
-        ),
+        state=State({KEYS_REQUIRED: bool(settings.server.api_keys)}, deep_copy=False),
         exception_handlers=exception_handlers(),
         request_max_body_size=settings.limits.max_body_bytes,
         openapi_config=openapi_config(),
@@ -139,10 +130,20 @@ def create_app(
     paths = RoutePaths.of(
         app, docs_path=DOCS_PATH, metrics_need_key=settings.server.metrics_require_key
     )
-    app.asgi_handler = _front_door(app.asgi_handler, settings, paths, metrics_, tracing, limiter)
+    app.asgi_handler = _front_door(app, settings, paths, metrics_, tracing)
     if outer is not None:
         app.asgi_handler = outer(app.asgi_handler, paths)
     return app
+
+
+def _limiter(settings: Settings, metrics_: ServiceMetrics) -> Limiter:
+    """The process's limits and usage, its usage in /metrics."""
+    limiter = Limiter(
+        window=settings.limits.limit_window_seconds,
+        flush_every=settings.limits.usage_flush_seconds,
+    )
+    metrics_.registry.register(UsageCollector(limiter.usage))
+    return limiter
 
 
 def _lifespan(
@@ -151,7 +152,6 @@ def _lifespan(
     admission: Admission,
     metrics_: ServiceMetrics,
     tracing: Tracing | None,
-    limiter: Limiter,
     *,
     on_engine_death: Callable[[], None] | None,
     on_ready: Callable[[], None] | None,
@@ -176,7 +176,7 @@ def _lifespan(
             )
             # The limits and usage shared through the accounts' database, where this
             # process opens it; counted in memory where it does not.
-            databases = app.state.services.databases
+            databases, limiter = app.state.services.databases, app.state[LIMITER]
             await limiter.open(databases.database("accounts") if databases else None, resources)
             if on_ready is not None:
                 on_ready()
@@ -190,19 +190,20 @@ def routes(settings: Settings, domains: Sequence[Domain]) -> list[Any]:
 
 
 def _front_door(
-    app: ASGIApp,
+    app: Litestar,
     settings: Settings,
     paths: RoutePaths,
     metrics_: ServiceMetrics,
     tracing: Tracing | None,
-    limiter: Limiter,
 ) -> ASGIApp:
     """What every request meets before routing: the observer (its record, log line and
-    metrics), CORS preflights, and the gate (API keys, limits, JSON bodies)."""
+    metrics), CORS preflights, and the gate (API keys, limits, JSON bodies). The limiter is
+    also the app state's (`LIMITER`): the lifespan opens it, routes read usage from it."""
+    limiter = app.state[LIMITER] = _limiter(settings, metrics_)
     keys = ApiKeys(settings.server.api_keys) if settings.server.api_keys else None
     callers = StaticCallers(static_limits(settings.limits), keyed=keys is not None)
     gate = ApiGate(
-        app,
+        app.asgi_handler,
         open_paths=paths.open,
         json_bodies=paths.json_bodies,
         keys=keys,

@@ -199,7 +199,8 @@ class DocumentJobs:
         billed_to: str | None = None,
     ) -> tuple[Job, str]:
         """Check the file (`intake`: its languages, its format, that it can be read, its size)
-        and the owner's jobs in flight, record the job, queue it; the job and its key. Every
+        and the owner's jobs in flight, bill its characters (`limits`: before any work), record
+        the job, queue it; the job and its key. Every
         refusal is a 4xx here, before any work: 400 an unknown language, a file unsupported or
         unreadable, 413 too long, 429 too many."""
         intake = await checked(
@@ -211,9 +212,7 @@ class DocumentJobs:
             max_characters=self.limits.max_characters,
             pin=self.pin,
         )
-        # The caller's own limit where it has one, all in one count per owner in the store.
-        limit = documents_in_flight(self.limits.max_in_flight_per_owner)
-        # Billed before the job exists: a refused document costs no work.
+        limit = documents_in_flight(self.limits.max_in_flight_per_owner)  # the caller's, if less
         await charge(intake.characters, (source_lang or "auto", target_lang))
         try:
             job, key = await self.store.create(
