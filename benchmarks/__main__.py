@@ -1,11 +1,12 @@
-"""`python -m benchmarks compare|http-layer|ceiling|api-processes|adapters ...` from the root."""
+"""`python -m benchmarks compare|http-layer|ceiling|api-processes|adapters|limit-checks ...` from
+the root."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from benchmarks import adapters, api_processes, ceiling, compare, http_layer
+from benchmarks import adapters, api_processes, ceiling, compare, http_layer, limit_checks
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -16,6 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
     ceiling.add_parser(sub)
     api_processes.add_parser(sub)
     adapters.add_parser(sub)
+    limit_checks.add_parser(sub)
     return parser
 
 

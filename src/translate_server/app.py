@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from litestar import Litestar
 
 from translate_server.accounts.directory import KeyDirectory
+from translate_server.accounts.static import key_directory
 from translate_server.adapters import domain as adapters
 from translate_server.admin import domain as accounts
 from translate_server.batches import domain as batches
@@ -31,11 +32,14 @@ from translate_server.http.gate import ApiGate
 from translate_server.http.health import health, live, metrics, ready
 from translate_server.http.observability import RequestObserver
 from translate_server.http.openapi import DOCS_PATH, docs_assets, openapi_config
+from translate_server.http.requests import LIMITER
 from translate_server.http.route_paths import RoutePaths
 from translate_server.http.scopes import ScopeCheck
 from translate_server.inference.admission import Admission
 from translate_server.inference.engine import Engine
 from translate_server.lifetime import open_services
+from translate_server.limits.limiter import Limiter
+from translate_server.limits.usage_metrics import UsageCollector
 from translate_server.memory import domain as memory
 from translate_server.memory.keys import MEMORIES
 from translate_server.observability.metrics import ServiceMetrics
@@ -106,7 +110,7 @@ def create_app(
         tracing=tracing,
         shared=shared_capacity,
     )
-    keys = KeyDirectory(settings.server.api_keys, settings.server.admin_key)  # + admin.domain's
+    keys = key_directory(settings)  # its store: the accounts domain's
     lifespan = _lifespan(
         settings,
         engine_factory,
@@ -130,10 +134,20 @@ def create_app(
     paths = RoutePaths.of(
         app, docs_path=DOCS_PATH, metrics_need_key=settings.server.metrics_require_key
     )
-    app.asgi_handler = _front_door(app.asgi_handler, settings, keys, paths, metrics_, tracing)
+    app.asgi_handler = _front_door(app, settings, keys, paths, metrics_, tracing)
     if outer is not None:
         app.asgi_handler = outer(app.asgi_handler, paths)
     return app
+
+
+def _limiter(settings: Settings, metrics_: ServiceMetrics) -> Limiter:
+    """The process's limits and usage, its usage in /metrics."""
+    limiter = Limiter(
+        window=settings.limits.limit_window_seconds,
+        flush_every=settings.limits.usage_flush_seconds,
+    )
+    metrics_.registry.register(UsageCollector(limiter.usage))
+    return limiter
 
 
 def _lifespan(
@@ -166,6 +180,10 @@ def _lifespan(
                 on_engine_death=on_engine_death,
                 owns_stores=owns_stores,
             )
+            # The limits and usage shared through the accounts' database, where this
+            # process opens it; counted in memory where it does not.
+            databases, limiter = app.state.services.databases, app.state[LIMITER]
+            await limiter.open(databases.database("accounts") if databases else None, resources)
             if on_ready is not None:
                 on_ready()
             yield
@@ -178,7 +196,7 @@ def routes(settings: Settings, domains: Sequence[Domain]) -> list[Any]:
 
 
 def _front_door(
-    app: ASGIApp,
+    app: Litestar,
     settings: Settings,
     keys: KeyDirectory,
     paths: RoutePaths,
@@ -186,15 +204,18 @@ def _front_door(
     tracing: Tracing | None,
 ) -> ASGIApp:
     """What every request meets before routing: the observer (its record, log line and
-    metrics), CORS preflights, and the gate (API keys, JSON bodies)."""
+    metrics), CORS preflights, and the gate (API keys, limits, JSON bodies). The limiter is
+    also the app state's (`LIMITER`): the lifespan opens it, routes read usage from it."""
+    limiter = app.state[LIMITER] = _limiter(settings, metrics_)
     gate = ApiGate(
-        app,
+        app.asgi_handler,
         open_paths=paths.open,
         json_bodies=paths.json_bodies,
         keys=keys,
         open_prefixes=paths.open_prefixes,
         error_shapes=paths.error_shapes,
         body_key_prefixes=paths.body_key_prefixes,
+        limiter=limiter,
     )
     # CORS (--cors-origins, and the compatible APIs' browser clients): preflights are
     # answered before the gate.

@@ -57,6 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from translate_server.accounts.commands import run as run_accounts
 
         return run_accounts(args, settings)
+    if args.command == "usage":
+        from translate_server.admin.usage_command import run as run_usage
+
+        return run_usage(args, settings)
     if args.command == "prepare-model":
         from translate_server.inference.model_files import resolve_model
 
@@ -111,6 +115,7 @@ def _parser() -> argparse.ArgumentParser:
             _add_option(db, option)
     _add_db_commands(db)
     _add_account_commands(commands)
+    _add_usage_command(commands)
     commands.add_parser(
         "adapt",
         help="train a LoRA adapter on your translations (see `adapt --help`)",
@@ -164,6 +169,20 @@ def _add_account_commands(commands: argparse._SubParsersAction[argparse.Argument
                 _add_option(parser, option)
 
     add_commands(keys, accounts, where)
+
+
+def _add_usage_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from translate_server.admin.usage_command import add_arguments
+
+    usage = commands.add_parser(
+        "usage",
+        help="usage per account, key, day, route and language pair (see `usage --help`)",
+        description="What was used, as the replicas flushed it to the stores' database.",
+    )
+    for option in OPTIONS:
+        if option.name in STORE_OPTIONS:
+            _add_option(usage, option)
+    add_arguments(usage)
 
 
 def _add_option(parser: argparse.ArgumentParser, option: Option) -> None:

@@ -124,6 +124,12 @@ MEANINGS: dict[str, str] = {
     "too_many_documents": "The key already has `--max-documents-per-key` documents in translation.",
     "too_many_files": "The key already keeps `--max-batch-files-per-key` batch files: delete one.",
     "too_many_batches": "The key already has `--max-batches-per-key` batches in progress.",
+    "rate_limit_exceeded": "The key or its account is over its requests or characters per "
+    "minute: retry after `Retry-After` seconds; the `x-ratelimit-*` headers say where it stands "
+    "(DeepL's, LibreTranslate's and Google's routes: 429 in their own shape).",
+    "insufficient_quota": "The key or its account has used its characters for this calendar "
+    "month (UTC): `x-should-retry: false`, nothing helps before the month ends (DeepL's routes: "
+    "456; Google's: 403 `dailyLimitExceeded`).",
     # 500
     "internal_error": "An unexpected failure (logged with its traceback); nothing about it is "
     "revealed.",

@@ -145,6 +145,24 @@ class TooManyDocumentsError(ApiError):
     code = "too_many_documents"
 
 
+class RateLimitedError(ApiError):
+    """A key or account over its requests or characters per minute: retry after
+    `Retry-After` seconds (the headers carry it)."""
+
+    status_code = 429
+    type = "requests"
+    code = "rate_limit_exceeded"
+
+
+class QuotaExceededError(ApiError):
+    """A key or account over its characters per calendar month: no retry helps before the
+    month ends (`x-should-retry: false`)."""
+
+    status_code = 429
+    type = "insufficient_quota"
+    code = "insufficient_quota"
+
+
 class OverloadedError(ApiError):
     status_code = 503
     type = "overloaded_error"

@@ -23,7 +23,7 @@ from translate_server.accounts.caller import Caller
 from translate_server.accounts.records import Account, KeyRecord
 from translate_server.accounts.store import AccountStore
 from translate_server.errors import AuthenticationError, StorageUnavailableError
-from translate_server.limits.policy import NO_LIMITS
+from translate_server.limits.policy import NO_LIMITS, Limits
 from translate_server.owners import SHARED
 
 log = structlog.get_logger(__name__)
@@ -39,9 +39,17 @@ class KeyDirectory:
         static_keys: Iterable[str] = (),
         admin_key: str | None = None,
         store: AccountStore | None = None,
+        *,
+        default_limits: Limits = NO_LIMITS,
     ) -> None:
         self.store = store
-        self._static = {key_format.digest(key): _static_caller(key) for key in static_keys}
+        # The static keys' and the keyless caller's account limits until their account has
+        # limits stored (the `--limit-*` settings).
+        self.default_limits = default_limits
+        self._static = {
+            key_format.digest(key): _with_account_limits(_static_caller(key), None, default_limits)
+            for key in static_keys
+        }
         self._admin = key_format.digest(admin_key) if admin_key else None
         # Where no key is required: the shared owner, every scope (the operator's API only
         # to the `--admin-key` where one is set).
@@ -49,6 +57,7 @@ class KeyDirectory:
             key_id="",
             account=SHARED,
             scopes=scopes.DEFAULT if admin_key else scopes.ALL,
+            account_limits=default_limits,
         )
         self._stored: dict[str, tuple[Caller, int | None]] = {}  # digest -> caller, expiry
         self._accounts: dict[str, Account] = {}
@@ -142,13 +151,14 @@ class KeyDirectory:
                 account_limits=account.limits,
             )
             stored[digest] = (caller, record.expires)
-        # Static keys' accounts carry the limits set on them (`accounts set-limits`).
+        # Static keys' accounts carry the limits set on them (`accounts set-limits`), the
+        # keyless caller the `keyless` account's; else the `--limit-*` settings.
+        defaults = self.default_limits
         self._static = {
-            digest: _with_account_limits(caller, by_id.get(caller.account))
+            digest: _with_account_limits(caller, by_id.get(caller.account), defaults)
             for digest, caller in self._static.items()
         }
-        if (keyless := by_id.get(SHARED)) is not None:  # `accounts set-limits keyless`
-            self.keyless = msgspec.structs.replace(self.keyless, account_limits=keyless.limits)
+        self.keyless = _with_account_limits(self.keyless, by_id.get(SHARED), defaults)
         was_required = self.required
         self._stored, self._accounts, self._keys_in_database = stored, by_id, len(keys)
         if self.revision >= 0 and self.required != was_required:
@@ -182,12 +192,7 @@ def _static_caller(key: str) -> Caller:
     return Caller(key_id=f"static-{digest[:12]}", account=digest, scopes=scopes.DEFAULT)
 
 
-def _with_account_limits(caller: Caller, account: Account | None) -> Caller:
-    limits = account.limits if account is not None else NO_LIMITS
-    return Caller(
-        key_id=caller.key_id,
-        account=caller.account,
-        scopes=caller.scopes,
-        key_limits=caller.key_limits,
-        account_limits=limits,
-    )
+def _with_account_limits(caller: Caller, account: Account | None, defaults: Limits) -> Caller:
+    """`caller` with its account's stored limits, or `defaults` where none are stored."""
+    stored = account.limits if account is not None else NO_LIMITS
+    return msgspec.structs.replace(caller, account_limits=defaults if stored.unlimited else stored)

@@ -1,5 +1,7 @@
 """The accounts domain: the accounts and keys store, the key cache the gate reads filled from
-it and kept fresh for the app's life, and the operator's API over them (`/admin/...`)."""
+it and kept fresh for the app's life, and the operator's API over them (`/admin/...`, with
+the accounts' usage, `/admin/usage`). The limits and usage themselves are the gate's
+(`limits.Limiter`), opened with the app over the accounts' database, migrated here."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import structlog
 
 from translate_server.admin.keys import ACCOUNT_STORE
 from translate_server.admin.routes import admin_accounts_router
+from translate_server.admin.usage_routes import usage_router
 from translate_server.registration import Domain, Opening
 from translate_server.storage.database import Database
 
@@ -58,7 +61,7 @@ async def _database(opening: Opening) -> Database:
 
 DOMAIN = Domain(
     "accounts",
-    routes=lambda settings: [admin_accounts_router()],
+    routes=lambda settings: [admin_accounts_router(), usage_router()],
     open=_open,
     stores=lambda settings: ["accounts"],
     provides=(ACCOUNT_STORE,),

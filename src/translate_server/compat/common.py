@@ -12,10 +12,9 @@ from typing import Any
 
 from litestar import Request
 
-from translate_server.accounts.caller import CALLER
 from translate_server.errors import AuthenticationError
 from translate_server.http.bodies import FORMS
-from translate_server.http.gate import KEY_IN_BODY, PRESENTED_KEY
+from translate_server.http.gate import KEY_IN_BODY, accept_presented
 from translate_server.http.requests import header_key
 from translate_server.http.scopes import require_scope
 from translate_server.wire import ErrorBody
@@ -76,8 +75,8 @@ def body_key_check(field: str, path_param: str | None = None) -> Any:
             raise AuthenticationError(
                 f"A valid API key is required: send it in `{field}` or the Authorization header."
             )
-        request.scope["state"][PRESENTED_KEY] = key
-        request.scope["state"][CALLER] = caller  # who it is, for scopes, owners and limits
+        # Who it is, for scopes, owners and limits; admitted to its limits.
+        await accept_presented(request.scope, key, caller)
         require_scope(request.scope)
 
     return check

@@ -12,9 +12,8 @@ servers), and status, result, progress (`watch`), `forget` and `cancel` go throu
 Stopping (`close`) cancels the running jobs where they stand and lets their claims go; their
 finished batches are already recorded, so the next server to claim each resumes it there. A
 database that is briefly gone stops nothing: claims, heartbeats and the running jobs' writes
-are tried again until it answers (`persist`).
-
-Other kinds of job (OpenAI's batches) share the queue: see `job_kinds`.
+are tried again until it answers (`persist`). Other kinds of job (OpenAI's batches) share
+the queue: see `job_kinds`.
 
 A job submitted with `billed_to` (DeepL's `/v2/document`: the digest of the uploading key) adds
 its characters to that usage through the injected `bill(billed_to, characters)`, once, when
@@ -56,6 +55,7 @@ from translate_server.errors import (
     StorageUnavailableError,
     TooManyDocumentsError,
 )
+from translate_server.limits.ticket import charge, count_document, documents_in_flight
 
 log = structlog.get_logger("translate_server.documents")
 
@@ -217,10 +217,10 @@ class DocumentJobs:
         options: DocumentOptions | None = None,
         billed_to: str | None = None,
     ) -> tuple[Job, str]:
-        """Check the file (`intake`: its languages, its format, that it can be read, its size)
-        and the owner's jobs in flight, record the job, queue it; the job and its key. Every
-        refusal is a 4xx here, before any work: 400 an unknown language, a file unsupported or
-        unreadable, 413 too long, 429 too many."""
+        """Check the file (`intake`: languages, format, that it can be read, size) and the
+        owner's jobs in flight, bill its characters (`limits`), record the job, queue it; the
+        job and its key. Every refusal is a 4xx here, before any work: 400 an unknown language
+        or a file unsupported or unreadable, 413 too long, 429 too many."""
         intake = await checked(
             data,
             filename,
@@ -230,7 +230,8 @@ class DocumentJobs:
             max_characters=self.limits.max_characters,
             pin=self.pin,
         )
-        limit = self.limits.max_in_flight_per_owner
+        limit = documents_in_flight(self.limits.max_in_flight_per_owner)  # the caller's, if less
+        await charge(intake.characters, (source_lang or "auto", target_lang))
         try:
             job, key = await self.store.create(
                 data=data,
@@ -251,6 +252,7 @@ class DocumentJobs:
                 "when one of them is done.",
                 param="file",
             ) from None
+        count_document()
         self._run_background()
         self._wake.set()  # claimed here at once where there is room, or by another server
         await self._count()

@@ -7,14 +7,20 @@ an OpenAI error body and headers, and `render` puts that body into the envelope
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import msgspec
 import structlog
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 
-from translate_server.errors import ApiError, StorageUnavailableError, UnavailableError
+from translate_server.errors import (
+    ApiError,
+    QuotaExceededError,
+    RateLimitedError,
+    StorageUnavailableError,
+    UnavailableError,
+)
 from translate_server.inference.engine import (
     EngineDeadError,
     EngineRejectedError,
@@ -74,6 +80,21 @@ def answer_for(exc: BaseException, request: Request[Any, Any, Any] | None = None
     return ErrorAnswer(
         500, _body("Internal server error.", "server_error", None, "internal_error"), {}
     )
+
+
+# The limits' refusals as each family of clients knows them, in one table: a rate limit is a
+# 429 everywhere (retry after `Retry-After`); a spent monthly quota is OpenAI's 429
+# `insufficient_quota` (`x-should-retry: false`), DeepL's 456 (its clients raise
+# `QuotaExceededException`), Google's 403 `dailyLimitExceeded`, LibreTranslate's 429.
+RATE_LIMITED = RateLimitedError.code
+QUOTA_EXCEEDED = QuotaExceededError.code
+Surface = Literal["deepl", "google", "libretranslate"]
+_LIMIT_STATUS: dict[Surface, int] = {"deepl": 456, "google": 403, "libretranslate": 429}
+
+
+def limit_status(surface: Surface, status: int, error: ErrorBody) -> int:
+    """`status` as `surface`'s clients expect it for a limit's refusal (else unchanged)."""
+    return _LIMIT_STATUS[surface] if error.code == QUOTA_EXCEEDED else status
 
 
 def render(answer: ErrorAnswer, shape: ErrorShape | None = None) -> tuple[int, Any]:

@@ -17,6 +17,9 @@ from translate_server.observability.record import RequestRecord
 
 T = TypeVar("T")
 
+# The app state's `limits.Limiter`: the process's limits and usage.
+LIMITER = "limiter"
+
 
 class ClientDisconnectedError(ApiError):
     status_code = 499

@@ -5,7 +5,8 @@ the row of docs/configuration.md: `Annotated[T, Meta(description=..., <bounds>)]
 outside when unset is allowed, `Literal[...]` for a choice. The order of the fields is the
 order of the options.
 
-The engine's section, the largest, is in `engine_section.py`; `Settings` here lists them all.
+The engine's section, the largest, is in `engine_section.py`, the callers' limits (the base of
+`LimitSettings`) in `caller_limits.py`; `Settings` here lists them all.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
+from translate_server.settings.caller_limits import CallerLimitSettings
 from translate_server.settings.engine_section import DEFAULT_MODEL, EngineSettings
 from translate_server.settings.origins import normalized_origin
 from translate_server.settings.section import Section
@@ -32,7 +34,9 @@ __all__ = [
 ]
 
 
-class LimitSettings(Section, frozen=True):
+class LimitSettings(CallerLimitSettings, frozen=True):
+    """The request and engine limits; the callers' own (`CallerLimitSettings`) come first."""
+
     max_queued_requests: (
         Annotated[
             int,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from sqlalchemy import (
     BigInteger,
     Column,
+    Double,
     ForeignKey,
     Index,
     Integer,
@@ -125,4 +126,44 @@ key_revision = Table(
     metadata,
     Column("singleton", Integer, primary_key=True),
     Column("revision", BigInteger, nullable=False),
+)
+
+# The limits' shared state (`limits.store`): each rate limit's bucket as the time it is next
+# empty (GCRA's theoretical arrival time, seconds since the epoch), and each monthly quota's
+# characters reserved by the replicas. Subjects are `key:<id>` and `account:<name>`.
+limit_buckets = Table(
+    "limit_buckets",
+    metadata,
+    Column("subject", Text, nullable=False),
+    Column("measure", Text, nullable=False),  # "requests" or "characters"
+    Column("tat", Double, nullable=False),
+    PrimaryKeyConstraint("subject", "measure"),
+)
+
+limit_quotas = Table(
+    "limit_quotas",
+    metadata,
+    Column("subject", Text, nullable=False),
+    Column("month", Text, nullable=False),  # YYYY-MM, UTC
+    Column("used", BigInteger, nullable=False),
+    PrimaryKeyConstraint("subject", "month"),
+)
+
+# What was used, per account, key, day (UTC), route and language pair: added to by each
+# replica's flush of what it counted in memory.
+usage_counts = Table(
+    "usage_counts",
+    metadata,
+    Column("account", Text, nullable=False),
+    Column("key_id", Text, nullable=False),
+    Column("day", Text, nullable=False),  # YYYY-MM-DD, UTC
+    Column("route", Text, nullable=False),
+    Column("source_lang", Text, nullable=False),  # "" where none applies
+    Column("target_lang", Text, nullable=False),
+    Column("requests", BigInteger, nullable=False),
+    Column("characters", BigInteger, nullable=False),
+    Column("tokens", BigInteger, nullable=False),
+    Column("documents", BigInteger, nullable=False),
+    PrimaryKeyConstraint("account", "key_id", "day", "route", "source_lang", "target_lang"),
+    Index("usage_counts_day", "day"),
 )

@@ -55,6 +55,7 @@ SUBCOMMANDS = (
     "accounts list",
     "accounts set-limits",
     "serve",
+    "usage",
     "prepare-model",
     "doctor",
     "openapi",

@@ -35,7 +35,7 @@ from translate_server.compat.deepl.protocol import (
 from translate_server.compat.deepl.style_routes import STYLE_RULE_ROUTES
 from translate_server.compat.deepl.write import Task, WriteRequest, WriteResponse
 from translate_server.http.bodies import read_body
-from translate_server.http.errors import exception_handlers
+from translate_server.http.errors import QUOTA_EXCEEDED, exception_handlers, limit_status
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.route_paths import compatible, scoped
@@ -149,7 +149,8 @@ async def deepl_language_resources(request: Request[Any, Any, Any]) -> list[Lang
 )
 async def deepl_usage(request: Request[Any, Any, Any]) -> DeepLUsage:
     """Characters billed to the key by its texts and, once translated, its documents,
-    counted across restarts (in the DeepL database); no limit applies."""
+    counted across restarts (in the DeepL database); with a monthly quota, this month's
+    count and its limit."""
     key = await presented_key(request, KEY_FIELD)
     return await services(request)[DEEPL].usage(key)
 
@@ -230,6 +231,8 @@ async def deepl_unknown(unknown: str, request: Request[Any, Any, Any]) -> None:
 
 
 def error_shape(status: int, error: ErrorBody) -> tuple[int, DeepLError]:
+    if error.code == QUOTA_EXCEEDED:  # DeepL's own words for its 456
+        return limit_status("deepl", status, error), DeepLError(message="Quota exceeded")
     return compat_status(status, error), DeepLError(message=error.message)
 
 

@@ -50,6 +50,7 @@ from translate_server.errors import (
     InvalidRequestError,
     LanguageNotDetectedError,
 )
+from translate_server.limits.ticket import charge, month_standing
 from translate_server.owners import SHARED
 from translate_server.services import MissingServiceError
 from translate_server.text.detection import detectable_languages
@@ -165,6 +166,7 @@ class DeepLService:
         deadline: float,
     ) -> WriteResponse:
         """DeepL Write: the texts improved (`rephrase`) or corrected, billed to `key`."""
+        await charge(sum(len(text) for text in body.text), ("", body.target_lang or ""))
         response = await self._write.improve(body, task, record, deadline)
         await self._bill(key, body.text)
         return response
@@ -215,7 +217,11 @@ class DeepLService:
 
     async def usage(self, key: str) -> DeepLUsage:
         """Characters billed to the key by its texts and, once translated, its documents,
-        counted across restarts; no limit applies."""
+        counted across restarts; where the caller has a monthly quota, this month's count
+        and its limit (the tighter of its key's and its account's)."""
+        quota = await month_standing()
+        if quota is not None:
+            return DeepLUsage(character_count=quota[0], character_limit=quota[1])
         return DeepLUsage(
             character_count=await self.accounts.characters(key), character_limit=UNLIMITED
         )

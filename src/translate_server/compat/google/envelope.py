@@ -14,7 +14,7 @@ from translate_server.compat.google.protocol import (
     GoogleErrorInfo,
     GoogleErrorItem,
 )
-from translate_server.errors import ApiError
+from translate_server.errors import ApiError, QuotaExceededError, RateLimitedError
 from translate_server.wire import ErrorBody as ServiceError
 
 # Google's canonical status names (google.rpc.Code) by HTTP status.
@@ -37,6 +37,11 @@ _REASON = {
     404: "notFound",
     413: "requestTooLarge",
     429: "rateLimitExceeded",
+}
+# The limits' refusals (their statuses are `http.errors.limit_status`'s).
+_LIMIT_REASONS = {
+    RateLimitedError.code: "rateLimitExceeded",
+    QuotaExceededError.code: "dailyLimitExceeded",
 }
 DOMAIN = "translate-server"  # of the `ErrorInfo` reasons, which are this server's codes
 MISSING = "required_parameter"  # the code of a missing parameter: v2's reason `required`
@@ -70,6 +75,8 @@ def google_error(status: int, error: ServiceError, edition: Edition) -> tuple[in
 def _item(status: int, error: ServiceError) -> GoogleErrorItem:
     if status == 400:
         reason = "required" if error.code == MISSING else "invalid" if error.param else "badRequest"
+    elif error.code in _LIMIT_REASONS:
+        reason = _LIMIT_REASONS[error.code]
     else:
         reason = _REASON.get(status, "backendError" if status >= 500 else "badRequest")
     location, location_type = error.param, "parameter" if error.param else None

@@ -22,7 +22,6 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
 from translate_server.accounts import scopes
-from translate_server.accounts.caller import CALLER
 from translate_server.compat.common import presented_key
 from translate_server.compat.google.envelope import (
     ApiKeyInvalidError,
@@ -47,8 +46,8 @@ from translate_server.compat.google.protocol import (
 )
 from translate_server.errors import ApiError
 from translate_server.http.bodies import read_body, read_params
-from translate_server.http.errors import exception_handlers
-from translate_server.http.gate import KEY_IN_BODY, PRESENTED_KEY
+from translate_server.http.errors import exception_handlers, limit_status
+from translate_server.http.gate import KEY_IN_BODY, accept_presented
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
 from translate_server.http.route_paths import compatible
 from translate_server.http.scopes import require_scope
@@ -237,17 +236,16 @@ async def check_key(request: Request[Any, Any, Any]) -> None:
     caller = keys.caller(key.encode("utf-8"))
     if caller is None:
         raise ApiKeyInvalidError("API key not valid. Please pass a valid API key.")
-    request.scope["state"][PRESENTED_KEY] = key
-    request.scope["state"][CALLER] = caller
+    await accept_presented(request.scope, key, caller)
     require_scope(request.scope)
 
 
 def v2_error(status: int, error: ErrorBody) -> tuple[int, GoogleError]:
-    return google_error(status, error, "v2")
+    return google_error(limit_status("google", status, error), error, "v2")
 
 
 def v3_error(status: int, error: ErrorBody) -> tuple[int, GoogleError]:
-    return google_error(status, error, "v3")
+    return google_error(limit_status("google", status, error), error, "v3")
 
 
 def google_routers() -> list[Router]:

@@ -24,7 +24,12 @@ from translate_server.compat.libretranslate.protocol import (
 )
 from translate_server.errors import ApiError
 from translate_server.http.bodies import read_body
-from translate_server.http.errors import exception_handlers
+from translate_server.http.errors import (
+    QUOTA_EXCEEDED,
+    RATE_LIMITED,
+    exception_handlers,
+    limit_status,
+)
 from translate_server.http.openapi import COMPAT_ERRORS, error_responses
 from translate_server.http.requests import (
     deadline_for,
@@ -121,6 +126,10 @@ async def libre_suggest(request: Request[Any, Any, Any]) -> LibreSuggestResponse
 
 
 def error_shape(status: int, error: ErrorBody) -> tuple[int, LibreError]:
+    if error.code in (RATE_LIMITED, QUOTA_EXCEEDED):  # LibreTranslate's words for its 429
+        return limit_status("libretranslate", status, error), LibreError(
+            error=f"Slowdown: {error.message}"
+        )
     return compat_status(status, error), LibreError(error=error.message)
 
 

@@ -15,6 +15,7 @@ from translate_server.inference.engine import ChatMessage, SamplingOptions, Stru
 from translate_server.inference.generation import Prompt, StartedStream
 from translate_server.inference.model_files import SMOLLM2_135M
 from translate_server.inference.owned_streams import STARTED, opened
+from translate_server.limits.ticket import charge
 from translate_server.observability.record import RequestRecord
 from translate_server.openai_api import sampling
 from translate_server.openai_api.chat import checks
@@ -174,6 +175,8 @@ class ChatService(OpenAIService):
     async def _prepare(
         self, request: ChatCompletionRequest, checked: _Checked
     ) -> tuple[Prompt, SamplingOptions]:
+        # Billed before the engine sees it: the characters of its messages.
+        await charge(sum(len(m["content"]) for m in checked.messages))
         prompt = await self.generation.prepare(checked.messages, "messages")
         remaining = self.generation.remaining_context(prompt)
         max_tokens = sampling.max_tokens_for(

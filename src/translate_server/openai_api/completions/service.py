@@ -20,6 +20,7 @@ from translate_server.inference.generation import (
     StartedStream,
 )
 from translate_server.inference.owned_streams import STARTED, opened
+from translate_server.limits.ticket import charge
 from translate_server.observability.record import RequestRecord
 from translate_server.openai_api import sampling
 from translate_server.openai_api.completions.protocol import (
@@ -169,6 +170,8 @@ class CompletionService(OpenAIService):
     async def _prepare(
         self, request: CompletionRequest, prompt: str | list[int]
     ) -> tuple[Prompt, SamplingOptions]:
+        # Billed before the engine sees it: a text prompt's characters, a token prompt's tokens.
+        await charge(len(prompt))
         if isinstance(prompt, str):
             prepared = await self.generation.prepare_text(prompt, "prompt")
         else:

@@ -17,6 +17,7 @@ from translate_server.inference.admission import Admission
 from translate_server.inference.engine import EngineDeadError
 from translate_server.inference.generation import GenerationService
 from translate_server.inference.served_models import ServedModels
+from translate_server.limits.ticket import charge
 from translate_server.observability.record import RequestRecord
 from translate_server.settings import LimitSettings
 from translate_server.text.detection import (
@@ -161,6 +162,10 @@ class TranslationService:
         glossary_owner: str | None = None,
     ) -> Plan:
         record.model = self.model_name
+        # Billed before anything is looked up or translated: a refused request (its key over
+        # its characters per minute or month) costs no work.
+        texts = [request.text] if isinstance(request.text, str) else request.text
+        await charge(sum(len(text) for text in texts), (request.source_lang, request.target_lang))
         memory = await self._memory(request, owner)
         target = self.planner.target(request)
         stored = await self.glossaries.terms_for(
