@@ -114,6 +114,24 @@ async def test_the_keyless_caller_gets_the_limits_set_on_keyless(store: AccountS
     assert not directory.required  # limits for the keyless caller require no key
 
 
+async def test_the_limit_settings_hold_until_limits_are_stored(store: AccountStore) -> None:
+    """`--limit-*` are the static keys' and the keyless caller's account limits until their
+    account has limits of its own, which replace them whole."""
+    defaults = Limits(requests_per_minute=60, characters_per_month=1000)
+    directory = KeyDirectory(("k1",), store=store, default_limits=defaults)
+    await directory.load()
+    static = directory.caller(b"k1")
+    assert static is not None and static.account_limits == defaults
+    assert directory.keyless.account_limits == defaults
+    await store.set_account_limits(CLI, "keyless", Limits(requests_per_minute=5))
+    await store.adopt({owner_of("k1")})
+    await store.set_account_limits(CLI, f"key-{owner_of('k1')[:12]}", Limits(concurrent_requests=2))
+    await directory.load()
+    static = directory.caller(b"k1")
+    assert static is not None and static.account_limits == Limits(concurrent_requests=2)
+    assert directory.keyless.account_limits == Limits(requests_per_minute=5)
+
+
 async def test_owners_of_memories_alone_become_accounts_once(
     store: AccountStore, databases: StoreDatabases
 ) -> None:
