@@ -158,9 +158,7 @@ class MemoryStore:
 
         return await self.database.read(read)
 
-    async def pairs(
-        self, owner: str, public_id: str
-    ) -> builtins.list[tuple[str, str]] | None:
+    async def pairs(self, owner: str, public_id: str) -> builtins.list[tuple[str, str]] | None:
         """The (source, target) languages its entries hold, as stored; None for an unknown
         memory."""
         entries = memory_entries.c

@@ -10,7 +10,7 @@ from translate_server.translation.guard.findings import TranslationMetrics
 from translate_server.translation.keys import TRANSLATION, TRANSLATION_AT
 from translate_server.translation.planning.cache import CacheMetrics
 from translate_server.translation.planning.ports import GLOSSARY_LOOKUP, MEMORY_LOOKUP
-from translate_server.translation.routes import detect, languages, translate
+from translate_server.translation.routes import detect, estimate, languages, translate
 
 
 async def _open(opening: Opening) -> None:
@@ -58,7 +58,7 @@ async def _open(opening: Opening) -> None:
 
 DOMAIN = Domain(
     "translation",
-    routes=lambda settings: [translate, detect, languages],
+    routes=lambda settings: [translate, estimate, detect, languages],
     open=_open,
     metrics=lambda settings: [TranslationMetrics, CacheMetrics],
     needs=(SERVED_MODELS,),

@@ -42,6 +42,7 @@ from translate_server.translation.protocol import (
     TranslateRequest,
     TranslateResponse,
 )
+from translate_server.translation.service.given import GivenTranslations
 from translate_server.translation.service.outcome import (
     PARTIAL,
     nothing_translated,
@@ -124,6 +125,16 @@ class TranslationService:
             estimator=self.estimator,
         )
         self.streams = TranslationStream(StreamedPieces(self.pieces), admission)
+        # Translations made elsewhere, scored on the same scale (/translate/estimate).
+        self.given = GivenTranslations(
+            generation,
+            admission,
+            self.detection,
+            self.estimator,
+            template,
+            model_name,
+            priority,
+        )
 
     async def translate(
         self,
