@@ -58,8 +58,7 @@ class Completion(msgspec.Struct):
     # Each choice's tokens with their log probabilities, when the options asked for them.
     logprobs: list[tuple[TokenLogprob, ...]] | None = None
     cached_tokens: int | None = None
-    # Each prompt token's log probability, when the options asked for them.
-    prompt_logprobs: tuple[float, ...] | None = None
+    prompt_logprobs: tuple[float, ...] | None = None  # with `options.prompt_logprobs`
 
 
 class Prompt(msgspec.Struct, frozen=True):

@@ -25,8 +25,10 @@ import msgspec
 
 from translate_server.quality.datasets import DEFAULT_PAIRS, Segment, load_sets
 
-# Pairs per request: the API's limit.
-BATCH = 100
+# Pairs per request (the API takes up to 100): small enough to be admitted beside others.
+BATCH = 16
+# Tries of a batch the server refuses as overloaded (503), a second apart and more.
+TRIES = 30
 DAMAGES = ("swapped", "truncated", "untranslated")
 
 
@@ -73,7 +75,7 @@ async def score(
     pairs: Sequence[Pair],
     *,
     api_key: str | None = None,
-    concurrency: int = 4,
+    concurrency: int = 2,
     timeout_s: float = 600.0,
 ) -> list[dict[str, Any]]:
     """Each pair's estimate (`quality_estimate`, `needs_review`, `warnings`), in order; pairs
@@ -103,8 +105,13 @@ async def score(
                 "source_lang": first.source_lang,
                 "target_lang": first.target_lang,
             }
-            async with gate, session.post(url, data=msgspec.json.encode(body)) as response:
-                raw = await response.read()
+            async with gate:
+                for attempt in range(TRIES):
+                    async with session.post(url, data=msgspec.json.encode(body)) as response:
+                        raw = await response.read()
+                    if response.status != 503:
+                        break
+                    await asyncio.sleep(min(1.0 + attempt, 10.0))
             if response.status != 200:
                 raise RuntimeError(f"HTTP {response.status}: {raw[:300].decode(errors='replace')}")
             answer = msgspec.json.decode(raw)

@@ -74,4 +74,4 @@ async def test_no_preamble_reply_or_tag_reaches_the_client(make_app) -> None:
     assert sorted(request_line["quality_failures"]) == ["preamble", "reply", "reply"]
     route = 'route="/v2/write/rephrase"'
     assert f'translate_quality_warnings_total{{kind="not_rewritten",{route}}} 1.0' in metrics
-    assert f'translate_quality_retries_total{{{route}}} 2.0' in metrics
+    assert f"translate_quality_retries_total{{{route}}} 2.0" in metrics

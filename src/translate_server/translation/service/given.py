@@ -11,17 +11,16 @@ and `needs_review`, as a translation of ours would get.
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from translate_server.errors import InvalidRequestError
-from translate_server.inference.admission import Admission
 from translate_server.inference.engine import SamplingOptions
-from translate_server.inference.generation import GenerationService, Prompt
+from translate_server.inference.generation import Prompt
 from translate_server.observability.record import RequestRecord
-from translate_server.text.detection import LanguageDetection
 from translate_server.text.languages import Language, requested_language
-from translate_server.translation.estimate.model import QualityEstimator, TextEstimate
+from translate_server.translation.estimate.model import TextEstimate
 from translate_server.translation.estimate.signals import (
     AnswerSignals,
     LogprobSummary,
@@ -31,11 +30,13 @@ from translate_server.translation.estimate_protocol import EstimateRequest, Esti
 from translate_server.translation.guard.quality_guard import Guard
 from translate_server.translation.planning.plan import is_auto
 from translate_server.translation.prompts.templates import (
-    PromptTemplate,
     build_translation_prompt,
 )
 from translate_server.translation.protocol import QualitySignals
 from translate_server.wire import Usage
+
+if TYPE_CHECKING:
+    from translate_server.translation.service.translation_service import TranslationService
 
 
 class Scored(msgspec.Struct, frozen=True):
@@ -46,25 +47,17 @@ class Scored(msgspec.Struct, frozen=True):
 
 
 class GivenTranslations:
-    def __init__(
-        self,
-        generation: GenerationService,
-        admission: Admission,
-        detection: LanguageDetection,
-        estimator: QualityEstimator,
-        template: PromptTemplate | None,
-        model_name: str,
-        priority: int = 0,
-    ) -> None:
-        self.generation = generation
-        self.admission = admission
-        self.detection = detection
-        self.estimator = estimator
-        self.template = template
-        self.model_name = model_name
-        self.priority = priority
+    def __init__(self, translation: TranslationService) -> None:
+        self.generation = translation.generation
+        self.admission = translation.admission
+        self.detection = translation.detection
+        self.estimator = translation.estimator
+        # The prompt /translate sends for the pair, at /translate's priority.
+        self.template = translation.pieces.prompts.template
+        self.priority = translation.pieces.prompts.priority
+        self.model_name = translation.model_name
         # Always on here: its findings are features of the estimate.
-        self.guard = Guard(detection, detection.accuracy)
+        self.guard = Guard(self.detection, self.detection.accuracy)
 
     async def estimate(
         self, request: EstimateRequest, record: RequestRecord, deadline: float

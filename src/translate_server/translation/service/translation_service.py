@@ -125,16 +125,8 @@ class TranslationService:
             estimator=self.estimator,
         )
         self.streams = TranslationStream(StreamedPieces(self.pieces), admission)
-        # Translations made elsewhere, scored on the same scale (/translate/estimate).
-        self.given = GivenTranslations(
-            generation,
-            admission,
-            self.detection,
-            self.estimator,
-            template,
-            model_name,
-            priority,
-        )
+        # /translate/estimate: translations made elsewhere, scored on the same scale.
+        self.given = GivenTranslations(self)
 
     async def translate(
         self,
