@@ -65,6 +65,7 @@ def test_json_bodies_are_the_routes_that_decode_json_themselves() -> None:
         "/v1/completions",
         "/memories",
         "/translate/corrections",
+        "/translate/estimate",
         "/glossaries",
         "/admin/adapters",
         "/tokenize",
