@@ -11,16 +11,18 @@ and `needs_review`, as a translation of ours would get.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
 from translate_server.errors import InvalidRequestError
+from translate_server.inference.admission import Admission
 from translate_server.inference.engine import SamplingOptions
-from translate_server.inference.generation import Prompt
+from translate_server.inference.generation import GenerationService, Prompt
 from translate_server.observability.record import RequestRecord
+from translate_server.text.detection import LanguageDetection
 from translate_server.text.languages import Language, requested_language
-from translate_server.translation.estimate.model import TextEstimate
+from translate_server.translation.estimate.model import QualityEstimator, TextEstimate
 from translate_server.translation.estimate.signals import (
     AnswerSignals,
     LogprobSummary,
@@ -29,14 +31,24 @@ from translate_server.translation.estimate.signals import (
 from translate_server.translation.estimate_protocol import EstimateRequest, EstimateResponse
 from translate_server.translation.guard.quality_guard import Guard
 from translate_server.translation.planning.plan import is_auto
-from translate_server.translation.prompts.templates import (
-    build_translation_prompt,
-)
+from translate_server.translation.prompts.templates import build_translation_prompt
 from translate_server.translation.protocol import QualitySignals
 from translate_server.wire import Usage
 
 if TYPE_CHECKING:
-    from translate_server.translation.service.translation_service import TranslationService
+    from translate_server.translation.service.pieces import PieceTranslator
+
+
+class Translating(Protocol):
+    """What it reads of the translation service (which holds it): the same engine, admission,
+    detector, estimate and prompts as /translate's."""
+
+    generation: GenerationService
+    admission: Admission
+    detection: LanguageDetection
+    estimator: QualityEstimator
+    model_name: str
+    pieces: PieceTranslator
 
 
 class Scored(msgspec.Struct, frozen=True):
@@ -47,7 +59,7 @@ class Scored(msgspec.Struct, frozen=True):
 
 
 class GivenTranslations:
-    def __init__(self, translation: TranslationService) -> None:
+    def __init__(self, translation: Translating) -> None:
         self.generation = translation.generation
         self.admission = translation.admission
         self.detection = translation.detection
