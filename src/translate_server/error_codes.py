@@ -131,6 +131,9 @@ MEANINGS: dict[str, str] = {
     "event.",
     "document_failed": "LibreTranslate's `/translate_file`: the file was accepted, its "
     "translation failed (as LibreTranslate answers).",
+    # 501
+    "method_not_served": "Google's v3 routes: a method of Google's API not served here, named "
+    "(`ListGlossaries`, `romanizeText`): Google's `UNIMPLEMENTED`.",
     # 502: the engine took the request and lost it (never replayed by a load balancer)
     "engine_failed": "The engine died while generating the request.",
     "aborted": "The request was aborted in the engine: the server shut down before it finished.",

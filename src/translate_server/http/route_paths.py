@@ -93,6 +93,17 @@ class RoutePaths:
     def needs_stores(self, path: str) -> bool:
         return path.startswith(self.store_prefixes)
 
+    def store_fields_for(self, path: str) -> tuple[str, ...] | None:
+        """The body fields that name a store on `path`'s route: its own, or those of a route
+        with path parameters (Google's `projects/{project}:translateText`) it falls under."""
+        found = self.store_fields.get(path)
+        if found is not None:
+            return found
+        for route, fields in self.store_fields.items():
+            if "{" in route and path.startswith(route.split("{", 1)[0]):
+                return fields
+        return None
+
     @classmethod
     def of(cls, app: Litestar, *, docs_path: str, metrics_need_key: bool) -> RoutePaths:
         open_access = {"open"} if metrics_need_key else {"open", "metrics"}

@@ -171,6 +171,19 @@ class MemoryStore:
 
         return await self.database.read(read)
 
+    async def pairs(self, owner: str, public_id: str) -> builtins.list[tuple[str, str]] | None:
+        """The (source, target) languages its entries hold, as stored; None for an unknown
+        memory."""
+        entries = memory_entries.c
+        query = select(entries.source_lang, entries.target_lang).distinct()
+
+        def read(c: Connection, memory: int) -> builtins.list[tuple[str, str]]:
+            rows = c.execute(query.where(entries.memory == memory).limit(64))
+            return sorted((str(source), str(target)) for source, target in rows)
+
+        found = await self._read(owner, public_id, read)
+        return None if found is None else found[1]
+
     # -- one entry at a time (`memory.editing`) ----------------------------------------------
     async def put_entry(
         self, owner: str, public_id: str, entry: Entry, max_entries: int

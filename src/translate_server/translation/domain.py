@@ -14,7 +14,7 @@ from translate_server.translation.guard.findings import TranslationMetrics
 from translate_server.translation.keys import TRANSLATION, TRANSLATION_AT
 from translate_server.translation.planning.cache import CacheMetrics
 from translate_server.translation.planning.ports import GLOSSARY_LOOKUP, MEMORY_LOOKUP
-from translate_server.translation.routes import detect, languages, translate
+from translate_server.translation.routes import detect, estimate, languages, translate
 
 
 async def _open(opening: Opening) -> None:
@@ -63,7 +63,11 @@ async def _open(opening: Opening) -> None:
 DOMAIN = Domain(
     "translation",
     routes=lambda settings: [
-        Router("/", route_handlers=[translate, detect, languages], opt=scoped(scopes.TRANSLATE))
+        Router(
+            "/",
+            route_handlers=[translate, estimate, detect, languages],
+            opt=scoped(scopes.TRANSLATE),
+        )
     ],
     open=_open,
     metrics=lambda settings: [TranslationMetrics, CacheMetrics],

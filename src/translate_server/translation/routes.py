@@ -17,6 +17,7 @@ from translate_server.http.requests import (
 )
 from translate_server.http.route_paths import JSON, STORES
 from translate_server.services import services
+from translate_server.translation.estimate_protocol import EstimateRequest, EstimateResponse
 from translate_server.translation.keys import TRANSLATION
 from translate_server.translation.protocol import (
     DetectRequest,
@@ -60,6 +61,26 @@ async def translate(
         return sse.EventStream(chunks, sse.event, sse.failure_event(record))
     return await unless_disconnected(
         request, service.translate(data, record, deadline, keep_partial=True, owner=owner)
+    )
+
+
+@post(
+    "/translate/estimate",
+    status_code=200,
+    summary="Estimate the quality of translations made elsewhere (a person's, a vendor's)",
+    description="The same calibrated `quality_estimate` and `needs_review` as /translate's "
+    "answers carry, from the engine's log probabilities of the translation as given (read in "
+    "one prefill, nothing sampled), the quality guard's findings on it and its length. For "
+    "triaging human and vendor translations: review those that `needs_review`, lowest first.",
+    tags=["translation"],
+    opt=JSON,
+    responses=error_responses(*API_ERRORS),
+)
+async def estimate(data: EstimateRequest, request: Request[Any, Any, Any]) -> EstimateResponse:
+    service = services(request)[TRANSLATION]
+    deadline = deadline_for(services(request).limits.request_timeout, None)
+    return await unless_disconnected(
+        request, service.given.estimate(data, record_of(request), deadline)
     )
 
 
