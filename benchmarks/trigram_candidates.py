@@ -28,11 +28,11 @@ from pathlib import Path
 import psycopg
 from rapidfuzz import fuzz, process
 
+from benchmarks.memory_lookup import altered, sentences
 from translate_server.memory.entries import Entry, match_key
 from translate_server.memory.store import MemoryStore
 from translate_server.storage.opening import migrated_database
 
-from benchmarks.memory_lookup import altered, sentences
 from tests.support.postgres import throwaway_cluster
 
 THRESHOLD = 75.0

@@ -27,6 +27,8 @@ from translate_server.http.cors import Cors
 from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate, ApiKeys
 from translate_server.http.health import health, live, metrics, ready
+from translate_server.http.idempotency import IdempotentRequests
+from translate_server.http.idempotent_answers import IdempotentAnswers
 from translate_server.http.observability import RequestObserver
 from translate_server.http.openapi import DOCS_PATH, docs_assets, openapi_config
 from translate_server.http.requests import KEYS_REQUIRED
@@ -126,7 +128,9 @@ def create_app(
     paths = RoutePaths.of(
         app, docs_path=DOCS_PATH, metrics_need_key=settings.server.metrics_require_key
     )
-    app.asgi_handler = _front_door(app.asgi_handler, settings, paths, metrics_, tracing)
+    app.asgi_handler = _front_door(
+        app.asgi_handler, settings, paths, metrics_, tracing, _stored_answers(app)
+    )
     if outer is not None:
         app.asgi_handler = outer(app.asgi_handler, paths)
     return app
@@ -177,12 +181,22 @@ def _front_door(
     paths: RoutePaths,
     metrics_: ServiceMetrics,
     tracing: Tracing | None,
+    answers: Callable[[], IdempotentAnswers | None],
 ) -> ASGIApp:
     """What every request meets before routing: the observer (its record, log line and
-    metrics), CORS preflights, and the gate (API keys, JSON bodies)."""
+    metrics), CORS preflights, the gate (API keys, JSON bodies), and, once let in, the
+    idempotent routes' replays."""
     keys = ApiKeys(settings.server.api_keys) if settings.server.api_keys else None
-    gate = ApiGate(
+    idempotent = IdempotentRequests(
         app,
+        routes=paths.idempotent,
+        answers=answers,
+        lease=settings.limits.request_timeout,
+        max_body=settings.limits.max_body_bytes,
+        error_shapes=paths.error_shapes,
+    )
+    gate = ApiGate(
+        idempotent,
         open_paths=paths.open,
         json_bodies=paths.json_bodies,
         keys=keys,
@@ -194,6 +208,21 @@ def _front_door(
     # answered before the gate.
     cors = Cors(gate, paths.cors_prefixes, settings.server.cors_origins)
     return RequestObserver(cors, metrics_, paths.known, tracing)
+
+
+def _stored_answers(app: Litestar) -> Callable[[], IdempotentAnswers | None]:
+    """The shared store of `Idempotency-Key` answers (the accounts store's database), once
+    the app has opened it; None in a process that opens no store."""
+    made: list[IdempotentAnswers | None] = []
+
+    def answers() -> IdempotentAnswers | None:
+        if not made:
+            databases = app.state.services.databases
+            found = databases is not None and "accounts" in databases.stores
+            made.append(IdempotentAnswers(databases.database("accounts")) if found else None)
+        return made[0]
+
+    return answers
 
 
 def service_metrics(settings: Settings | None = None) -> ServiceMetrics:

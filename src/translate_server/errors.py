@@ -203,3 +203,11 @@ class StorageUnavailableError(UnavailableError):
 
     def __str__(self) -> str:
         return f"database {self.url} is unavailable: {self.reason}"
+
+
+class IdempotencyKeyReusedError(ApiError):
+    """An `Idempotency-Key` sent again with another body (or to another route) than the
+    request it was first sent with: the first answer is not this request's."""
+
+    status_code = 422
+    code = "idempotency_key_reused"

@@ -1,14 +1,17 @@
 """The accounts' tables: glossaries and their dictionaries (one per language pair), DeepL's
-style rules, and the characters billed to each key. Owners are key digests (`owners`)."""
+style rules, the characters billed to each key, and the answers kept for an
+`Idempotency-Key`. Owners are key digests (`owners`)."""
 
 from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
     Column,
+    Double,
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     PrimaryKeyConstraint,
     Table,
@@ -67,4 +70,22 @@ deepl_usage = Table(
     metadata,
     Column("owner", Text, primary_key=True),
     Column("characters", BigInteger, nullable=False),
+)
+
+# The answers of requests sent with an `Idempotency-Key` (`http.idempotency`), per caller and
+# key, kept a day: the same key and body again gets the first answer on any replica. A row
+# without a status is a request still running, claimed until `claimed_until`.
+idempotent_answers = Table(
+    "idempotent_answers",
+    metadata,
+    Column("owner", Text, nullable=False),
+    Column("idempotency_key", Text, nullable=False),
+    Column("request_digest", Text, nullable=False),
+    Column("status", Integer),
+    Column("headers", Text),
+    Column("body", LargeBinary),
+    Column("created", Double, nullable=False),
+    Column("claimed_until", Double, nullable=False),
+    PrimaryKeyConstraint("owner", "idempotency_key"),
+    Index("idempotent_answers_by_created", "created"),
 )
