@@ -63,8 +63,9 @@ class IdempotentAnswers:
                 "created": now,
                 "claimed_until": now + lease,
             }
-            made = c.execute(table.values(row).on_conflict_do_nothing())
-            if made.rowcount == 1:
+            # RETURNING, not rowcount: psycopg's async cursor leaves rowcount unset here.
+            made = c.execute(table.values(row).on_conflict_do_nothing().returning(_ROWS.owner))
+            if made.first() is not None:
                 return Found("claimed", digest)
             found = c.execute(
                 select(_ROWS.request_digest, _ROWS.status, _ROWS.headers, _ROWS.body).where(*mine)
