@@ -52,8 +52,9 @@ WINDOW_SECONDS = 30.0
 POLL_SECONDS = 0.2
 MAX_KEPT_BYTES = 4 * 2**20
 _KEY = re.compile(rb"[\x21-\x7e]{1,255}")
-# Answers a retry should run again for: nothing was done (or it may be done now).
-_NOT_KEPT = {408, 409, 429}
+# Answers a retry should run again for: nothing was done (or it may be done now), or the
+# run was stopped when its clients left.
+_NOT_KEPT = {408, 409, 429, 499}
 
 
 class _Run:
