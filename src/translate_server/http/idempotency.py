@@ -91,7 +91,6 @@ class IdempotentRequests:
         self.max_body = max_body
         self.error_shapes = error_shapes
         self._runs: dict[tuple[str, ...], _Run] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -147,7 +146,7 @@ class IdempotentRequests:
                 if run.digest != digest:
                     await self._refuse(scope, send, _reused())
                     return
-                if await self._attend(run, receive, send, replay=True):
+                if await self._attend(run, receive, send):
                     return
                 continue  # nothing to replay (the first failed): claim the key again
             if store is None:
@@ -188,15 +187,13 @@ class IdempotentRequests:
         """The request run once for everyone who waits for it under `here`."""
         run = self._runs.get(here)
         if run is not None:
-            if not await self._attend(run, receive, send, replay=True):
+            if not await self._attend(run, receive, send):
                 # No answer to share (too large, or none): its own run.
                 await self.app(scope, _replaying(body, receive, complete=True), send)
             return
         run = self._runs[here] = _Run(digest, send)
-        task = asyncio.create_task(self._execute(here, run, scope, body, kept, then))
-        self._tasks.add(task)  # held until it ends: the loop keeps only weak references
-        task.add_done_callback(self._tasks.discard)
-        await self._attend(run, receive, send, replay=False)
+        run.present = 1
+        await self._execute(here, run, scope, body, receive, kept, then)
 
     async def _execute(
         self,
@@ -204,9 +201,12 @@ class IdempotentRequests:
         run: _Run,
         scope: Scope,
         body: bytes,
+        first_receive: Receive,
         kept: bool,
         then: Callable[[Answer | None], Any] | None,
     ) -> None:
+        """The run, in its first client's own task (no task of its own on the hot path):
+        the app hears that client leave only once nobody else waits and no retry came."""
         read = False
 
         async def receive() -> ReceiveMessage:
@@ -215,6 +215,11 @@ class IdempotentRequests:
                 read = True
                 whole: HTTPRequestEvent = {"type": "http.request", "body": body, "more_body": False}
                 return whole
+            if run.live is not None:  # the first client: its own disconnect, when it comes
+                if (await first_receive())["type"] != "http.disconnect":
+                    raise RuntimeError("a request's body was read whole before it ran")
+                run.live = None
+                _left(run)
             await run.abandoned.wait()  # everyone left, and no retry came
             gone: HTTPDisconnectEvent = {"type": "http.disconnect"}
             return gone
@@ -254,30 +259,25 @@ class IdempotentRequests:
         if self._runs.get(here) is run:
             del self._runs[here]
 
-    async def _attend(self, run: _Run, receive: Receive, send: Send, *, replay: bool) -> bool:
-        """Wait for the run's answer (sent live to its first client, replayed to the others)
-        or for this client to leave; False where the run ended without an answer to replay."""
+    async def _attend(self, run: _Run, receive: Receive, send: Send) -> bool:
+        """Wait for the run's answer and replay it, or for this client to leave; False where
+        the run ended without an answer to replay."""
         run.present += 1
         left = asyncio.ensure_future(_disconnected(receive))
         ended = asyncio.ensure_future(run.done.wait())
         try:
             await asyncio.wait((left, ended), return_when=asyncio.FIRST_COMPLETED)
             if not ended.done():  # the client left
-                if run.live is send:
-                    run.live = None
                 return True
-            if replay:
-                if run.answer is None:
-                    return False
-                await _replay(run.answer, send)
-                run.delivered = True
+            if run.answer is None:
+                return False
+            await _replay(run.answer, send)
+            run.delivered = True
             return True
         finally:
             left.cancel()
             ended.cancel()
-            run.present -= 1
-            if run.present == 0 and not run.done.is_set():
-                asyncio.get_running_loop().call_later(GRACE_SECONDS, _abandon_if_alone, run)
+            _left(run)
 
     async def _refuse(self, scope: Scope, send: Send, error: ApiError) -> None:
         note_error(scope, answer_for(error).error)
@@ -306,6 +306,14 @@ def _reused() -> ApiError:
 
 def _kept(status: int) -> bool:
     return status < 500 and status not in _NOT_KEPT
+
+
+def _left(run: _Run) -> None:
+    """A client of the run gone: where it was the last, the run stops after GRACE_SECONDS
+    unless a retry joins meanwhile."""
+    run.present -= 1
+    if run.present == 0 and not run.done.is_set():
+        asyncio.get_running_loop().call_later(GRACE_SECONDS, _abandon_if_alone, run)
 
 
 def _abandon_if_alone(run: _Run) -> None:
