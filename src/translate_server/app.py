@@ -128,9 +128,7 @@ def create_app(
     paths = RoutePaths.of(
         app, docs_path=DOCS_PATH, metrics_need_key=settings.server.metrics_require_key
     )
-    app.asgi_handler = _front_door(
-        app.asgi_handler, settings, paths, metrics_, tracing, _stored_answers(app)
-    )
+    app.asgi_handler = _front_door(app, settings, paths, metrics_, tracing)
     if outer is not None:
         app.asgi_handler = outer(app.asgi_handler, paths)
     return app
@@ -176,21 +174,20 @@ def routes(settings: Settings, domains: Sequence[Domain]) -> list[Any]:
 
 
 def _front_door(
-    app: ASGIApp,
+    app: Litestar,
     settings: Settings,
     paths: RoutePaths,
     metrics_: ServiceMetrics,
     tracing: Tracing | None,
-    answers: Callable[[], IdempotentAnswers | None],
 ) -> ASGIApp:
     """What every request meets before routing: the observer (its record, log line and
     metrics), CORS preflights, the gate (API keys, JSON bodies), and, once let in, the
     idempotent routes' replays."""
     keys = ApiKeys(settings.server.api_keys) if settings.server.api_keys else None
     idempotent = IdempotentRequests(
-        app,
+        app.asgi_handler,
         routes=paths.idempotent,
-        answers=answers,
+        answers=_stored_answers(app),
         lease=settings.limits.request_timeout,
         max_body=settings.limits.max_body_bytes,
         error_shapes=paths.error_shapes,

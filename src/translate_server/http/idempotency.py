@@ -42,7 +42,7 @@ from litestar.utils import normalize_path
 
 from translate_server.errors import ApiError, IdempotencyKeyReusedError, InvalidRequestError
 from translate_server.http.errors import ErrorShape, answer_for, encode_error, note_error
-from translate_server.http.idempotent_answers import Answer, IdempotentAnswers
+from translate_server.http.idempotent_answers import Answer, Captured, IdempotentAnswers
 from translate_server.owners import owner_of
 
 HEADER = b"idempotency-key"
@@ -224,7 +224,7 @@ class IdempotentRequests:
             gone: HTTPDisconnectEvent = {"type": "http.disconnect"}
             return gone
 
-        captured = _Captured()
+        captured = Captured(MAX_KEPT_BYTES)
 
         async def send(message: Message) -> None:
             captured.add(message)
@@ -319,35 +319,6 @@ def _left(run: _Run) -> None:
 def _abandon_if_alone(run: _Run) -> None:
     if run.present == 0:
         run.abandoned.set()
-
-
-class _Captured:
-    """An answer as it was sent, up to MAX_KEPT_BYTES."""
-
-    def __init__(self) -> None:
-        self.status: int | None = None
-        self.headers: list[tuple[str, str]] = []
-        self.body: list[bytes] = []
-        self.size = 0
-        self.ended = False
-
-    def add(self, message: Message) -> None:
-        if message["type"] == "http.response.start":
-            self.status = message["status"]
-            self.headers = [
-                (k.decode("latin-1"), v.decode("latin-1")) for k, v in message.get("headers", ())
-            ]
-        elif message["type"] == "http.response.body":
-            chunk = message.get("body", b"")
-            self.size += len(chunk)
-            if self.size <= MAX_KEPT_BYTES:
-                self.body.append(chunk)
-            self.ended = not message.get("more_body", False)
-
-    def answer(self) -> Answer | None:
-        if self.status is None or not self.ended or self.size > MAX_KEPT_BYTES:
-            return None
-        return Answer(self.status, self.headers, b"".join(self.body))
 
 
 async def _replay(answer: Answer, send: Send) -> None:

@@ -9,6 +9,7 @@ import time
 from typing import Literal
 
 import msgspec
+from litestar.types import Message
 from sqlalchemy import Connection, delete, or_, select, update
 
 from translate_server.storage.account_tables import idempotent_answers
@@ -36,6 +37,36 @@ class Found(msgspec.Struct, frozen=True):
     state: Literal["claimed", "running", "finished"]
     digest: str
     answer: Answer | None = None
+
+
+class Captured:
+    """An answer as an app sends it (ASGI messages), kept whole up to `limit` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.status: int | None = None
+        self.headers: list[tuple[str, str]] = []
+        self.body: list[bytes] = []
+        self.size = 0
+        self.ended = False
+
+    def add(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.status = message["status"]
+            self.headers = [
+                (k.decode("latin-1"), v.decode("latin-1")) for k, v in message.get("headers", ())
+            ]
+        elif message["type"] == "http.response.body":
+            chunk = message.get("body", b"")
+            self.size += len(chunk)
+            if self.size <= self.limit:
+                self.body.append(chunk)
+            self.ended = not message.get("more_body", False)
+
+    def answer(self) -> Answer | None:
+        if self.status is None or not self.ended or self.size > self.limit:
+            return None
+        return Answer(self.status, self.headers, b"".join(self.body))
 
 
 class IdempotentAnswers:
