@@ -189,7 +189,7 @@ def _front_door(
         routes=paths.idempotent,
         answers=_stored_answers(app),
         lease=settings.limits.request_timeout,
-        max_body=settings.limits.max_body_bytes,
+        max_body=max(paths.idempotent_max_body, settings.limits.max_body_bytes),
         error_shapes=paths.error_shapes,
     )
     gate = ApiGate(

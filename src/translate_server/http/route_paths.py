@@ -73,6 +73,7 @@ class RoutePaths:
     store_fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # The idempotent routes' paths, a parameter matching one path segment.
     idempotent: tuple[re.Pattern[str], ...] = ()
+    idempotent_max_body: int = 0  # the largest body one of them takes (uploads' included)
 
     def shape_for(self, path: str) -> ErrorShape | None:
         """The error shape of the compatible API `path` belongs to, if any."""
@@ -90,6 +91,7 @@ class RoutePaths:
         body_keys, cors = set(), set()
         stores, store_fields = set(), {}
         idempotent: set[str] = set()
+        largest = 0
         for route in app.routes:
             assert isinstance(route, HTTPRoute)  # the app serves no websockets or ASGI mounts
             if "{" in route.path and any(h.opt.get(ACCESS) == "open" for h in route.route_handlers):
@@ -100,6 +102,7 @@ class RoutePaths:
             for handler in route.route_handlers:
                 if handler.opt.get(IDEMPOTENT):
                     idempotent.add(route.path)
+                    largest = max(largest, handler.resolve_request_max_body_size() or 0)
                 if (shape := handler.opt.get(ERROR_SHAPE)) is not None:
                     segment = handler.opt.get(PREFIX) or _first_segment(route.path)
                     assert shapes.setdefault(segment, shape) is shape, f"two shapes: {segment}"
@@ -132,6 +135,7 @@ class RoutePaths:
             store_prefixes=tuple(sorted(stores)),
             store_fields=store_fields,
             idempotent=tuple(_pattern(path) for path in sorted(idempotent)),
+            idempotent_max_body=largest,
         )
 
 

@@ -146,3 +146,5 @@ def test_the_idempotent_routes_are_those_that_declare_it() -> None:
         assert idempotent(path), path
     for path in ("/detect", "/memories", "/memories/a/b/import", "/v1/completions"):
         assert not idempotent(path), path
+    # An upload's body is read whole up to its route's own limit, not the JSON routes'.
+    assert paths(False).idempotent_max_body > load_settings({}, environ={}).limits.max_body_bytes
