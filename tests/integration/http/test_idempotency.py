@@ -110,3 +110,21 @@ def _chat() -> dict[str, object]:
 async def _later(request):  # type: ignore[no-untyped-def]
     await asyncio.sleep(0.1)
     return await request
+
+
+async def test_a_memory_import_sent_again_with_its_key_is_merged_once(client: AppClient) -> None:
+    memory = (await client.post("/memories", json={"name": "m"})).json()["id"]
+    csv = b"en,de\nGood morning,Guten Morgen\n"
+    # httpx draws a new multipart boundary each time, as a retry does.
+    answers = [
+        await client.post(
+            f"/memories/{memory}/import",
+            files={"file": ("terms.csv", csv)},
+            headers={"Idempotency-Key": "import-1"},
+        )
+        for _ in range(2)
+    ]
+    assert answers[0].status_code == answers[1].status_code == 200
+    assert answers[1].headers["idempotent-replayed"] == "true"
+    assert answers[1].json() == answers[0].json()
+    assert answers[0].json()["added"] == 1
