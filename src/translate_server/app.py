@@ -29,6 +29,8 @@ from translate_server.http.cors import Cors
 from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate
 from translate_server.http.health import health, live, metrics, ready
+from translate_server.http.idempotency import IdempotentRequests
+from translate_server.http.idempotent_answers import IdempotentAnswers
 from translate_server.http.observability import RequestObserver
 from translate_server.http.openapi import DOCS_PATH, docs_assets, openapi_config
 from translate_server.http.route_paths import RoutePaths
@@ -130,7 +132,7 @@ def create_app(
     paths = RoutePaths.of(
         app, docs_path=DOCS_PATH, metrics_need_key=settings.server.metrics_require_key
     )
-    app.asgi_handler = _front_door(app.asgi_handler, settings, keys, paths, metrics_, tracing)
+    app.asgi_handler = _front_door(app, settings, keys, paths, metrics_, tracing)
     if outer is not None:
         app.asgi_handler = outer(app.asgi_handler, paths)
     return app
@@ -178,7 +180,7 @@ def routes(settings: Settings, domains: Sequence[Domain]) -> list[Any]:
 
 
 def _front_door(
-    app: ASGIApp,
+    app: Litestar,
     settings: Settings,
     keys: KeyDirectory,
     paths: RoutePaths,
@@ -186,9 +188,18 @@ def _front_door(
     tracing: Tracing | None,
 ) -> ASGIApp:
     """What every request meets before routing: the observer (its record, log line and
-    metrics), CORS preflights, and the gate (API keys, JSON bodies)."""
+    metrics), CORS preflights, the gate (API keys, JSON bodies), and, once let in, the
+    idempotent routes' replays."""
+    idempotent = IdempotentRequests(
+        app.asgi_handler,
+        routes=paths.idempotent,
+        answers=_stored_answers(app),
+        lease=settings.limits.request_timeout,
+        max_body=max(paths.idempotent_max_body, settings.limits.max_body_bytes),
+        error_shapes=paths.error_shapes,
+    )
     gate = ApiGate(
-        app,
+        idempotent,
         open_paths=paths.open,
         json_bodies=paths.json_bodies,
         keys=keys,
@@ -200,6 +211,21 @@ def _front_door(
     # answered before the gate.
     cors = Cors(gate, paths.cors_prefixes, settings.server.cors_origins)
     return RequestObserver(cors, metrics_, paths.known, tracing)
+
+
+def _stored_answers(app: Litestar) -> Callable[[], IdempotentAnswers | None]:
+    """The shared store of `Idempotency-Key` answers (the accounts store's database), once
+    the app has opened it; None in a process that opens no store."""
+    made: list[IdempotentAnswers | None] = []
+
+    def answers() -> IdempotentAnswers | None:
+        if not made:
+            databases = app.state.services.databases
+            found = databases is not None and "accounts" in databases.stores
+            made.append(IdempotentAnswers(databases.database("accounts")) if found else None)
+        return made[0]
+
+    return answers
 
 
 def service_metrics(settings: Settings | None = None) -> ServiceMetrics:

@@ -120,6 +120,9 @@ MEANINGS: dict[str, str] = {
     "`--max-memory-entries` entries (nothing of it is added).",
     "memory_file_too_large": "A translation memory file over `--max-memory-bytes`.",
     "unsupported_media_type": "A JSON route's body sent without `Content-Type: application/json`.",
+    # 422
+    "idempotency_key_reused": "An `Idempotency-Key` sent again with another body, or to another "
+    "route, than its first request (whose answer it replays for a day): use a new key.",
     # 429
     "too_many_documents": "The key already has `--max-documents-per-key` documents in translation.",
     "too_many_files": "The key already keeps `--max-batch-files-per-key` batch files: delete one.",

@@ -8,14 +8,14 @@ from litestar import Request, get, post
 from litestar.response import Stream
 
 from translate_server.http import sse
-from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses
+from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses, idempotent
 from translate_server.http.requests import (
     deadline_for,
     record_of,
     request_owner,
     unless_disconnected,
 )
-from translate_server.http.route_paths import JSON, STORES
+from translate_server.http.route_paths import IDEMPOTENT, JSON, STORES
 from translate_server.services import services
 from translate_server.translation.estimate_protocol import EstimateRequest, EstimateResponse
 from translate_server.translation.keys import TRANSLATION
@@ -37,7 +37,8 @@ NAMING_STORES = ("memory", "glossary_id")
     status_code=200,
     summary="Translate a text or a list of texts",
     tags=["translation"],
-    opt={**JSON, STORES: NAMING_STORES},
+    opt={**JSON, STORES: NAMING_STORES, IDEMPOTENT: True},
+    operation_class=idempotent(),
     responses={
         **answer_or_stream(
             TranslateResponse,

@@ -146,3 +146,25 @@ def test_the_body_fields_a_route_says_name_a_store_are_fields_of_its_body() -> N
     assert found.store_fields_for("/translate") == ("memory", "glossary_id")
     assert found.store_fields_for("/v3/projects/p/locations/global:translateText") == google
     assert found.store_fields_for("/v2/translate") is None
+
+
+def test_the_idempotent_routes_are_those_that_declare_it() -> None:
+    patterns = paths(False).idempotent
+
+    def idempotent(path: str) -> bool:
+        return any(pattern.fullmatch(path) for pattern in patterns)
+
+    for path in (
+        "/translate",
+        "/translate/document",
+        "/translate/corrections",
+        "/memories/mem_0123/import",
+        "/glossaries/g-1/tbx",
+        "/v1/chat/completions",
+        "/v2/translate",
+    ):
+        assert idempotent(path), path
+    for path in ("/detect", "/memories", "/memories/a/b/import", "/v1/completions"):
+        assert not idempotent(path), path
+    # An upload's body is read whole up to its route's own limit, not the JSON routes'.
+    assert paths(False).idempotent_max_body > load_settings({}, environ={}).limits.max_body_bytes
