@@ -44,7 +44,7 @@ from translate_server.accounts.caller import CALLER, Caller
 from translate_server.errors import ApiError, IdempotencyKeyReusedError, InvalidRequestError
 from translate_server.http.errors import ErrorShape, answer_for, encode_error, note_error
 from translate_server.http.idempotent_answers import Answer, Captured, IdempotentAnswers
-from translate_server.owners import owner_of
+from translate_server.owners import SHARED, owner_of
 
 HEADER = b"idempotency-key"
 REPLAYED = (b"idempotent-replayed", b"true")
@@ -371,11 +371,12 @@ async def _disconnected(receive: Receive) -> None:
 
 
 def _owner(scope: Scope, headers: dict[bytes, bytes]) -> str:
-    """Whose answers these are: the account of the caller the gate let in; where the key is
-    left to the route (sent in the body, which is part of the digest), the key presented in
-    the header, if any (DeepL bills per presented key even where none are configured)."""
+    """Whose answers these are: the account of the caller the gate let in; where no keys are
+    required (every caller is the one keyless account) or the key is left to the route (sent
+    in the body, which is part of the digest), the key presented in the header, if any (DeepL
+    bills per presented key even where none are configured)."""
     caller: Caller | None = scope.get("state", {}).get(CALLER)
-    if caller is not None:
+    if caller is not None and caller.account != SHARED:
         return caller.account
     _, _, token = headers.get(b"authorization", b"").partition(b" ")
     token = token.strip()

@@ -3,19 +3,11 @@ and vLLM's /tokenize, /detokenize and /version."""
 
 from __future__ import annotations
 
-from litestar import Router
-
-from translate_server.accounts import scopes
-from translate_server.http.route_paths import scoped
 from translate_server.openai_api.chat.keys import CHAT
-from translate_server.openai_api.chat.routes import chat_completions
 from translate_server.openai_api.completions.keys import COMPLETIONS
-from translate_server.openai_api.completions.routes import completions
-from translate_server.openai_api.models.routes import list_models, retrieve_model
 from translate_server.openai_api.responses.keys import RESPONSES
-from translate_server.openai_api.responses.routes import create_response
+from translate_server.openai_api.routes import openai_router
 from translate_server.openai_api.tokenizer.keys import TOKENIZER
-from translate_server.openai_api.tokenizer.routes import TOKENIZER_ROUTES
 from translate_server.registration import Domain, Opening
 from translate_server.services import SERVED_MODELS
 
@@ -37,20 +29,7 @@ async def _open(opening: Opening) -> None:
 
 DOMAIN = Domain(
     "openai",
-    routes=lambda settings: [
-        Router(
-            "/",
-            route_handlers=[
-                chat_completions,
-                create_response,
-                completions,
-                list_models,
-                retrieve_model,
-                *TOKENIZER_ROUTES,
-            ],
-            opt=scoped(scopes.TRANSLATE),
-        )
-    ],
+    routes=lambda settings: [openai_router()],
     open=_open,
     needs=(SERVED_MODELS,),
     provides=(CHAT, RESPONSES, COMPLETIONS, TOKENIZER),

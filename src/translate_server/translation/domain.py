@@ -3,10 +3,6 @@ other translating surface is built on, the guard's and the cache's metrics."""
 
 from __future__ import annotations
 
-from litestar import Router
-
-from translate_server.accounts import scopes
-from translate_server.http.route_paths import scoped
 from translate_server.inference.admission import Admission
 from translate_server.registration import Domain, Opening
 from translate_server.services import SERVED_MODELS
@@ -14,7 +10,7 @@ from translate_server.translation.guard.findings import TranslationMetrics
 from translate_server.translation.keys import TRANSLATION, TRANSLATION_AT
 from translate_server.translation.planning.cache import CacheMetrics
 from translate_server.translation.planning.ports import GLOSSARY_LOOKUP, MEMORY_LOOKUP
-from translate_server.translation.routes import detect, estimate, languages, translate
+from translate_server.translation.routes import translation_router
 
 
 async def _open(opening: Opening) -> None:
@@ -62,13 +58,7 @@ async def _open(opening: Opening) -> None:
 
 DOMAIN = Domain(
     "translation",
-    routes=lambda settings: [
-        Router(
-            "/",
-            route_handlers=[translate, estimate, detect, languages],
-            opt=scoped(scopes.TRANSLATE),
-        )
-    ],
+    routes=lambda settings: [translation_router()],
     open=_open,
     metrics=lambda settings: [TranslationMetrics, CacheMetrics],
     needs=(SERVED_MODELS,),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, get, post
+from litestar import Request, Router, get, post
 from litestar.response import Stream
 
+from translate_server.accounts import scopes
 from translate_server.http import sse
 from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses, idempotent
 from translate_server.http.requests import (
@@ -15,7 +16,7 @@ from translate_server.http.requests import (
     request_owner,
     unless_disconnected,
 )
-from translate_server.http.route_paths import IDEMPOTENT, JSON, STORES
+from translate_server.http.route_paths import IDEMPOTENT, JSON, STORES, scoped
 from translate_server.services import services
 from translate_server.translation.estimate_protocol import EstimateRequest, EstimateResponse
 from translate_server.translation.keys import TRANSLATION
@@ -100,3 +101,10 @@ async def detect(data: DetectRequest, request: Request[Any, Any, Any]) -> Detect
 @get("/languages", summary="Languages the server detects", tags=["translation"])
 async def languages(request: Request[Any, Any, Any]) -> LanguagesResponse:
     return services(request)[TRANSLATION].languages()
+
+
+def translation_router() -> Router:
+    """The translation routes, under the `translate` scope."""
+    return Router(
+        "/", route_handlers=[translate, estimate, detect, languages], opt=scoped(scopes.TRANSLATE)
+    )
