@@ -113,7 +113,7 @@ def run(pytest_args: list[str]) -> int:
     sys.stdout.flush()
     try:
         next_beat = began + HEARTBEAT_S
-        while not all(lane.poll() for lane in running):
+        while not _all_ended(running):
             time.sleep(1.0)
             if time.monotonic() >= next_beat:
                 next_beat += HEARTBEAT_S
@@ -128,6 +128,13 @@ def run(pytest_args: list[str]) -> int:
                 lane.process.wait()
         raise
     return report(running, time.monotonic() - began)
+
+
+def _all_ended(running: list[Lane]) -> bool:
+    # Every lane polled each time (no short cut at the first still running): each one's end
+    # is timed when it comes.
+    ended = [lane.poll() for lane in running]
+    return all(ended)
 
 
 def report(ended: list[Lane], seconds: float) -> int:

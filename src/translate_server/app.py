@@ -30,6 +30,8 @@ from translate_server.http.cors import Cors
 from translate_server.http.errors import exception_handlers
 from translate_server.http.gate import ApiGate
 from translate_server.http.health import health, live, metrics, ready
+from translate_server.http.idempotency import IdempotentRequests
+from translate_server.http.idempotent_answers import IdempotentAnswers
 from translate_server.http.observability import RequestObserver
 from translate_server.http.openapi import DOCS_PATH, docs_assets, openapi_config
 from translate_server.http.requests import LIMITER
@@ -204,11 +206,21 @@ def _front_door(
     tracing: Tracing | None,
 ) -> ASGIApp:
     """What every request meets before routing: the observer (its record, log line and
-    metrics), CORS preflights, and the gate (API keys, limits, JSON bodies). The limiter is
-    also the app state's (`LIMITER`): the lifespan opens it, routes read usage from it."""
+    metrics), CORS preflights, the gate (API keys, limits, JSON bodies), and, once let in,
+    the idempotent routes' replays (a replay is billed no characters: the first answer was).
+    The limiter is also the app state's (`LIMITER`): the lifespan opens it, routes read usage
+    from it."""
     limiter = app.state[LIMITER] = _limiter(settings, metrics_)
-    gate = ApiGate(
+    idempotent = IdempotentRequests(
         app.asgi_handler,
+        routes=paths.idempotent,
+        answers=_stored_answers(app),
+        lease=settings.limits.request_timeout,
+        max_body=max(paths.idempotent_max_body, settings.limits.max_body_bytes),
+        error_shapes=paths.error_shapes,
+    )
+    gate = ApiGate(
+        idempotent,
         open_paths=paths.open,
         json_bodies=paths.json_bodies,
         keys=keys,
@@ -221,6 +233,21 @@ def _front_door(
     # answered before the gate.
     cors = Cors(gate, paths.cors_prefixes, settings.server.cors_origins)
     return RequestObserver(cors, metrics_, paths.known, tracing)
+
+
+def _stored_answers(app: Litestar) -> Callable[[], IdempotentAnswers | None]:
+    """The shared store of `Idempotency-Key` answers (the accounts store's database), once
+    the app has opened it; None in a process that opens no store."""
+    made: list[IdempotentAnswers | None] = []
+
+    def answers() -> IdempotentAnswers | None:
+        if not made:
+            databases = app.state.services.databases
+            found = databases is not None and "accounts" in databases.stores
+            made.append(IdempotentAnswers(databases.database("accounts")) if found else None)
+        return made[0]
+
+    return answers
 
 
 def service_metrics(settings: Settings | None = None) -> ServiceMetrics:

@@ -1,8 +1,10 @@
 """`translate-server bench`: the shipped measurements, each a subcommand of its tool's: `run`
 (loadgen: load sweeps against any server speaking this service's or OpenAI's API), `quality`
 and `languages` (quality: translation quality on human translations, and which targets the
-served model writes). The comparisons (`python -m benchmarks compare | http-layer | ceiling`)
-live in the checkout's `benchmarks/` and are not shipped."""
+served model writes), `estimate` and `estimate-eval` (a file's translations scored, and the
+estimate's AUC against damaged references), `write` (DeepL Write's rewrites, before and after
+its guard). The comparisons (`python -m benchmarks compare | http-layer | ceiling`) live in
+the checkout's `benchmarks/` and are not shipped."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from collections.abc import Sequence
 
 from translate_server.loadgen import cli as loadgen
 from translate_server.quality import cli as quality
-from translate_server.quality import language_support
+from translate_server.quality import estimate_bench, language_support, write_bench
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,6 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     loadgen.add_parser(sub)
     quality.add_parser(sub)
     language_support.add_parser(sub)
+    estimate_bench.add_parsers(sub)
+    write_bench.add_parser(sub)
     return parser
 
 

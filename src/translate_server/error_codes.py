@@ -120,6 +120,9 @@ MEANINGS: dict[str, str] = {
     "`--max-memory-entries` entries (nothing of it is added).",
     "memory_file_too_large": "A translation memory file over `--max-memory-bytes`.",
     "unsupported_media_type": "A JSON route's body sent without `Content-Type: application/json`.",
+    # 422
+    "idempotency_key_reused": "An `Idempotency-Key` sent again with another body, or to another "
+    "route, than its first request (whose answer it replays for a day): use a new key.",
     # 429
     "too_many_documents": "The key already has `--max-documents-per-key` documents in translation.",
     "too_many_files": "The key already keeps `--max-batch-files-per-key` batch files: delete one.",
@@ -137,6 +140,9 @@ MEANINGS: dict[str, str] = {
     "event.",
     "document_failed": "LibreTranslate's `/translate_file`: the file was accepted, its "
     "translation failed (as LibreTranslate answers).",
+    # 501
+    "method_not_served": "Google's v3 routes: a method of Google's API not served here, named "
+    "(`ListGlossaries`, `romanizeText`): Google's `UNIMPLEMENTED`.",
     # 502: the engine took the request and lost it (never replayed by a load balancer)
     "engine_failed": "The engine died while generating the request.",
     "aborted": "The request was aborted in the engine: the server shut down before it finished.",

@@ -246,3 +246,11 @@ class KeyNotFoundError(ApiError):
 
     status_code = 404
     code = "key_not_found"
+
+
+class IdempotencyKeyReusedError(ApiError):
+    """An `Idempotency-Key` sent again with another body (or to another route) than the
+    request it was first sent with: the first answer is not this request's."""
+
+    status_code = 422
+    code = "idempotency_key_reused"

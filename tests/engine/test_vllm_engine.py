@@ -121,6 +121,28 @@ async def test_tokenize_text_spells_special_tokens_out(engine, tokenizer):
     assert engine.info.chat_template
 
 
+async def test_prompt_logprobs_score_a_given_text_as_if_the_model_wrote_it(engine, prompt):
+    """/translate/estimate's reading: a token the model chose greedily, appended to its
+    prompt, gets the log probability the model gave it when choosing it."""
+    chosen = await collect(
+        engine, prompt, options(max_tokens=1, temperature=0.0, logprobs=0, final_only=True), "a"
+    )
+    (step,) = chosen[-1].steps
+    (token,) = step.logprobs
+    token_id = engine.tokenize_text(token.token, add_special_tokens=False)
+    scored = await collect(
+        engine,
+        prompt + token_id,
+        options(max_tokens=1, temperature=0.0, prompt_logprobs=True, final_only=True),
+        "b",
+    )
+    found = next(o.prompt_logprobs for o in scored if o.prompt_logprobs is not None)
+    assert len(found) == len(prompt) + len(token_id) and found[0] == 0.0
+    assert all(value <= 0.0 for value in found)
+    if len(token_id) == 1:
+        assert abs(found[-1] - token.logprob) < 0.05
+
+
 async def test_deltas_concatenate_to_the_full_text(engine, prompt):
     from vllm import SamplingParams
     from vllm.inputs import tokens_input

@@ -11,7 +11,13 @@ from pathlib import Path
 
 from translate_server.storage.migrate import head
 
+from tests.support.stores import own_stores
+
 REPLICAS = 10
+
+
+def _flag(option: str) -> str:
+    return "--" + option.replace("_", "-")
 
 
 async def _upgrade(options: list[str]) -> tuple[int, str]:
@@ -36,7 +42,9 @@ async def test_ten_replicas_starting_at_once_migrate_once(
     if backend == "postgresql":
         options = ["--database-url", database_location]
     else:
-        options = ["--model-cache-dir", str(tmp_path), "--document-dir", str(tmp_path / "docs")]
+        # Every store named: the run's default ones (tests/conftest.py) may exist already.
+        stores = own_stores(tmp_path)
+        options = [item for name, path in stores.items() for item in (_flag(name), path)]
     async with asyncio.timeout(240):
         done = await asyncio.gather(*(_upgrade(options) for _ in range(REPLICAS)))
     assert [code for code, _ in done] == [0] * REPLICAS, done

@@ -146,6 +146,9 @@ class FakeEngine:
         # The log probability of every token of an answer, chosen from the answer's text
         # (requests with `logprobs` only): how sure the double is of what it wrote.
         self.logprob_of: Callable[[str], float] = lambda answer: -0.25
+        # The log probability of each prompt token (requests with `prompt_logprobs` only),
+        # chosen from the token and the prompt's text before it.
+        self.prompt_logprob_of: Callable[[str, str], float] = lambda token, before: -0.5
 
     # -- Engine protocol -------------------------------------------------------------------
     @property
@@ -195,6 +198,9 @@ class FakeEngine:
         timings = self.timings
         if callable(timings):
             timings = timings(self.decode(prompt_token_ids))
+        if options.prompt_logprobs:
+            yield self._scored(prompt_token_ids, options, request_id)
+            return
         async with contextlib.aclosing(
             self._deltas(prompt_token_ids, options, request_id)
         ) as deltas:
@@ -235,6 +241,18 @@ class FakeEngine:
                 output.cached_tokens if timings is None else timings.cached_tokens,
                 timings,
             )
+
+    def _scored(
+        self, prompt_token_ids: list[int], options: SamplingOptions, request_id: str
+    ) -> EngineOutput:
+        """A prompt's tokens scored, and one token answered: all a scoring request needs."""
+        self.requests.append((request_id, list(prompt_token_ids), options))
+        words = [self.words[t] for t in prompt_token_ids]
+        scores = [0.0] + [
+            self.prompt_logprob_of(word, "".join(words[:i])) for i, word in enumerate(words) if i
+        ]
+        step = GenerationStep(0, "", 1, "length")
+        return EngineOutput(len(prompt_token_ids), [step], True, prompt_logprobs=tuple(scores))
 
     async def add_adapter(self, adapter: LoraAdapter) -> None:
         if not os.path.isdir(adapter.path):

@@ -42,6 +42,21 @@ _LIMITED = {
 Limit = Annotated[int, Parameter(ge=1, le=100, description="Objects per page (1 to 100).")]
 
 
+# Litestar 2 answers OPTIONS on a path of two handlers with the first one's methods only
+# (litestar-org/litestar#4169): each such path answers for itself, as glossaries' /tbx does.
+_BOTH = {"Allow": "GET, OPTIONS, POST"}
+
+
+@route("/v1/files", http_method=["OPTIONS"], include_in_schema=False)
+async def files_options() -> Response[None]:
+    return Response(None, status_code=204, headers=_BOTH)
+
+
+@route("/v1/batches", http_method=["OPTIONS"], include_in_schema=False)
+async def batches_options() -> Response[None]:
+    return Response(None, status_code=204, headers=_BOTH)
+
+
 def _found(request: Request[Any, Any, Any]) -> tuple[Batches, str]:
     batches = services(request)[BATCHES]
     return batches, request_owner(request)
@@ -180,6 +195,8 @@ def batch_router(max_file_bytes: int) -> Router:
     return Router(
         path="/",
         route_handlers=[
+            files_options,
+            batches_options,
             upload_file,
             list_files,
             file_object,

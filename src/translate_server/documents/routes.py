@@ -29,9 +29,9 @@ from translate_server.documents.upload import DocumentOrder, Upload
 from translate_server.errors import InvalidRequestError
 from translate_server.http import sse
 from translate_server.http.bodies import FORM_OVERHEAD
-from translate_server.http.openapi import FILE, FormField, form_body
+from translate_server.http.openapi import FILE, FormField, form_body, idempotent
 from translate_server.http.requests import request_owner
-from translate_server.http.route_paths import STORES, scoped
+from translate_server.http.route_paths import IDEMPOTENT, STORES, scoped
 from translate_server.services import services
 from translate_server.translation.protocol import MAX_CANDIDATES
 
@@ -49,6 +49,7 @@ _FORMALITY = ("default", "formal", "informal")
     "/translate/document",
     status_code=202,
     summary="Translate a document (background job)",
+    opt={IDEMPOTENT: True},
     description="Multipart form: `file`, `target_lang`, optional `source_lang` (default: "
     "detected), `formality` (default, formal, informal), `glossary` (a JSON object of "
     "required term translations), `glossary_id` (a stored glossary, as on /translate), "
@@ -61,45 +62,49 @@ _FORMALITY = ("default", "formal", "informal")
     "`unfinished`).",
     tags=["documents"],
     responses=_ERRORS,
-    operation_class=form_body(
-        (
-            FormField(FILE, "The document (its extension names its format).", required=True),
-            FormField("target_lang", "Language to translate into.", required=True),
-            FormField("source_lang", "Language of the document (default: detected)."),
-            FormField("formality", "Formality of the translation.", enum=_FORMALITY),
-            FormField("glossary", "A JSON object of required term translations."),
-            FormField("glossary_id", "A stored glossary's id (GET /glossaries), as on /translate."),
-            FormField(
-                "retranslate",
-                "Catalogs: translate entries that already have a translation (true or false).",
-            ),
-            FormField("memory", "A translation memory's id (POST /memories)."),
-            FormField("memory_threshold", "The least fuzzy-match score shown (0-100, 75)."),
-            FormField(
-                "file_memory",
-                "Catalogs: their translated entries are the memory of the untranslated ones "
-                "where no `memory` is named (true, the default, or false).",
-            ),
-            FormField(
-                "neighbours",
-                "Each segment translated with the segments before and after it as context "
-                "(true or false, the default).",
-            ),
-            FormField(
-                "instructions",
-                "An instruction to the model, as on /translate (repeat the field for more; at "
-                "most 10 of 300 characters; an instruction-tuned model only).",
-            ),
-            FormField(
-                "candidates",
-                "Answers written per segment's piece, the best estimated kept (1 to 4; as on "
-                "/translate).",
-            ),
-            FormField(
-                "min_quality",
-                "The least quality estimate wanted, 0 to 1: a piece under it is translated "
-                "again (as on /translate).",
-            ),
+    operation_class=idempotent(
+        form_body(
+            (
+                FormField(FILE, "The document (its extension names its format).", required=True),
+                FormField("target_lang", "Language to translate into.", required=True),
+                FormField("source_lang", "Language of the document (default: detected)."),
+                FormField("formality", "Formality of the translation.", enum=_FORMALITY),
+                FormField("glossary", "A JSON object of required term translations."),
+                FormField(
+                    "glossary_id", "A stored glossary's id (GET /glossaries), as on /translate."
+                ),
+                FormField(
+                    "retranslate",
+                    "Catalogs: translate entries that already have a translation (true or false).",
+                ),
+                FormField("memory", "A translation memory's id (POST /memories)."),
+                FormField("memory_threshold", "The least fuzzy-match score shown (0-100, 75)."),
+                FormField(
+                    "file_memory",
+                    "Catalogs: their translated entries are the memory of the untranslated ones "
+                    "where no `memory` is named (true, the default, or false).",
+                ),
+                FormField(
+                    "neighbours",
+                    "Each segment translated with the segments before and after it as context "
+                    "(true or false, the default).",
+                ),
+                FormField(
+                    "instructions",
+                    "An instruction to the model, as on /translate (repeat the field for more; at "
+                    "most 10 of 300 characters; an instruction-tuned model only).",
+                ),
+                FormField(
+                    "candidates",
+                    "Answers written per segment's piece, the best estimated kept (1 to 4; as on "
+                    "/translate).",
+                ),
+                FormField(
+                    "min_quality",
+                    "The least quality estimate wanted, 0 to 1: a piece under it is translated "
+                    "again (as on /translate).",
+                ),
+            )
         )
     ),
 )

@@ -36,9 +36,9 @@ from translate_server.glossaries.service import Glossaries, Page
 from translate_server.glossaries.tbx import TBX_MEDIA_TYPE
 from translate_server.http.bodies import FORM_OVERHEAD, read_body
 from translate_server.http.errors import exception_handlers
-from translate_server.http.openapi import FILE, FormField, error_responses, form_body
+from translate_server.http.openapi import FILE, FormField, error_responses, form_body, idempotent
 from translate_server.http.requests import request_owner
-from translate_server.http.route_paths import JSON, STORES, scoped
+from translate_server.http.route_paths import IDEMPOTENT, JSON, STORES, scoped
 from translate_server.services import services
 
 _ERRORS = error_responses(400, 401, 404)
@@ -195,6 +195,7 @@ async def export_tbx(
     _GLOSSARY + "/tbx",
     status_code=200,
     summary="Add a TBX file's terms to a glossary's dictionary",
+    opt={IDEMPOTENT: True},
     description="Multipart form: `file` (TBX), `source_lang` and `target_lang`: each concept "
     "with a term in both languages (the first of each) becomes an entry of that pair's "
     "dictionary (made where missing); a term the dictionary has gets the file's translation. "
@@ -202,11 +203,13 @@ async def export_tbx(
     "holds, a 413.",
     tags=["glossaries"],
     responses={**_ERRORS, **error_responses(413)},
-    operation_class=form_body(
-        (
-            FormField(FILE, "The TBX file.", required=True),
-            FormField("source_lang", "The dictionary's source language.", required=True),
-            FormField("target_lang", "The dictionary's target language.", required=True),
+    operation_class=idempotent(
+        form_body(
+            (
+                FormField(FILE, "The TBX file.", required=True),
+                FormField("source_lang", "The dictionary's source language.", required=True),
+                FormField("target_lang", "The dictionary's target language.", required=True),
+            )
         )
     ),
 )

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from litestar import Router
+from litestar.enums import ParamType
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.plugins import SwaggerRenderPlugin
@@ -16,6 +18,7 @@ from litestar.openapi.spec import (
     OpenAPIMediaType,
     OpenAPIType,
     Operation,
+    Parameter,
     RequestBody,
     Schema,
     SecurityScheme,
@@ -175,3 +178,29 @@ def form_body(
             self.request_body = body
 
     return FormOperation
+
+
+_IDEMPOTENCY_KEY = Parameter(
+    name="Idempotency-Key",
+    param_in=ParamType.HEADER,
+    required=False,
+    schema=Schema(type=OpenAPIType.STRING, min_length=1, max_length=255),
+    description="A key of the client's choosing (printable ASCII, at most 255 characters): "
+    "the same key and body within 24 hours answers the first request's answer again "
+    "(`Idempotent-Replayed: true`), without running or billing it again, on any server; "
+    "the same key with another body is a 422 `idempotency_key_reused` (docs/api.md).",
+)
+
+
+def idempotent(base: type[Operation] = Operation) -> type[Operation]:
+    """`base` with the `Idempotency-Key` header (`http.idempotency`) among its parameters."""
+
+    @dataclass
+    class IdempotentOperation(base):  # type: ignore[valid-type,misc]
+        def __post_init__(self) -> None:
+            if hasattr(base, "__post_init__"):
+                base.__post_init__(self)
+            given: list[Any] = list(getattr(self, "parameters", None) or [])
+            self.parameters = [*given, _IDEMPOTENCY_KEY]
+
+    return IdempotentOperation

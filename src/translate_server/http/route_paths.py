@@ -5,6 +5,7 @@ hand-kept list behind."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,10 @@ PREFIX = "prefix"  # where a compatible API shares its first segment with anothe
 # (server/owner_forwarding.py reads those fields alone). With several front-end processes,
 # such requests go to the one that owns the stores.
 STORES = "stores"
+# True: a POST takes an `Idempotency-Key`, and identical ones in flight share a run
+# (`http.idempotency`).
+IDEMPOTENT = "idempotent"
+
 # The scope (`accounts.scopes`) a key needs for the route: one name, or a `(read, write)` pair
 # for a route that reads with GET and writes with other methods (`scoped`). Every route that
 # is not open declares one (tests/unit/http/test_scopes.py).
@@ -85,6 +90,9 @@ class RoutePaths:
     # when their JSON body gives one of the fields named (a translation memory, a glossary).
     store_prefixes: tuple[str, ...] = ()
     store_fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The idempotent routes' paths, a parameter matching one path segment.
+    idempotent: tuple[re.Pattern[str], ...] = ()
+    idempotent_max_body: int = 0  # the largest body one of them takes (uploads' included)
 
     def shape_for(self, path: str) -> ErrorShape | None:
         """The error shape of the compatible API `path` belongs to, if any."""
@@ -92,6 +100,17 @@ class RoutePaths:
 
     def needs_stores(self, path: str) -> bool:
         return path.startswith(self.store_prefixes)
+
+    def store_fields_for(self, path: str) -> tuple[str, ...] | None:
+        """The body fields that name a store on `path`'s route: its own, or those of a route
+        with path parameters (Google's `projects/{project}:translateText`) it falls under."""
+        found = self.store_fields.get(path)
+        if found is not None:
+            return found
+        for route, fields in self.store_fields.items():
+            if "{" in route and path.startswith(route.split("{", 1)[0]):
+                return fields
+        return None
 
     @classmethod
     def of(cls, app: Litestar, *, docs_path: str, metrics_need_key: bool) -> RoutePaths:
@@ -101,6 +120,8 @@ class RoutePaths:
         shapes: dict[str, ErrorShape] = {}
         body_keys, cors = set(), set()
         stores, store_fields = set(), {}
+        idempotent: set[str] = set()
+        largest = 0
         for route in app.routes:
             assert isinstance(route, HTTPRoute)  # the app serves no websockets or ASGI mounts
             if "{" in route.path and any(h.opt.get(ACCESS) == "open" for h in route.route_handlers):
@@ -109,6 +130,9 @@ class RoutePaths:
             if route.path.startswith(docs_path):  # the docs are not the API's
                 continue
             for handler in route.route_handlers:
+                if handler.opt.get(IDEMPOTENT):
+                    idempotent.add(route.path)
+                    largest = max(largest, handler.resolve_request_max_body_size() or 0)
                 if (shape := handler.opt.get(ERROR_SHAPE)) is not None:
                     segment = handler.opt.get(PREFIX) or _first_segment(route.path)
                     assert shapes.setdefault(segment, shape) is shape, f"two shapes: {segment}"
@@ -140,7 +164,14 @@ class RoutePaths:
             cors_prefixes=tuple(sorted(cors)),
             store_prefixes=tuple(sorted(stores)),
             store_fields=store_fields,
+            idempotent=tuple(_pattern(path) for path in sorted(idempotent)),
+            idempotent_max_body=largest,
         )
+
+
+def _pattern(path: str) -> re.Pattern[str]:
+    """`/memories/{memory_id:str}/import` -> a pattern of the paths it serves."""
+    return re.compile(re.sub(r"\\\{[^}]*\\\}", "[^/]+", re.escape(path)))
 
 
 def _first_segment(path: str) -> str:

@@ -58,6 +58,7 @@ class Completion(msgspec.Struct):
     # Each choice's tokens with their log probabilities, when the options asked for them.
     logprobs: list[tuple[TokenLogprob, ...]] | None = None
     cached_tokens: int | None = None
+    prompt_logprobs: tuple[float, ...] | None = None  # with `options.prompt_logprobs`
 
 
 class Prompt(msgspec.Struct, frozen=True):
@@ -180,9 +181,11 @@ class GenerationService:
         options = msgspec.structs.replace(options, final_only=True)
         request_id, outputs, span = self._submit(prompt, options, record)
         output: EngineOutput | None = None
+        prompt_logprobs = None
         try:
             async with asyncio.timeout_at(deadline):
                 async for output in outputs:
+                    prompt_logprobs = output.prompt_logprobs or prompt_logprobs
                     for step in output.steps:
                         texts[step.index].append(step.text)
                         counts[step.index] = step.completion_tokens
@@ -212,6 +215,7 @@ class GenerationService:
             completion_tokens=sum(counts),
             logprobs=None if options.logprobs is None else logprobs,
             cached_tokens=None if output is None else output.cached_tokens,
+            prompt_logprobs=prompt_logprobs,
         )
 
     async def start_stream(

@@ -19,6 +19,7 @@ async def _open(opening: Opening) -> None:
 
     options = opening.settings.translation
     store = MemoryStore(opening.database("memory"))  # DeepL's import and export jobs too
+    opening.start_task(store.revisions.watch())  # other replicas' edits (PostgreSQL)
     memories = Memories(store, options.max_memory_entries, options.max_memory_bytes)
     opening.services.provide(MEMORIES, memories)
 

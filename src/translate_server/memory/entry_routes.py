@@ -12,9 +12,9 @@ from litestar.openapi import ResponseSpec
 from litestar.params import Parameter
 
 from translate_server.http.bodies import read_body
-from translate_server.http.openapi import error_responses
+from translate_server.http.openapi import error_responses, idempotent
 from translate_server.http.requests import record_of, request_owner
-from translate_server.http.route_paths import JSON
+from translate_server.http.route_paths import IDEMPOTENT, JSON
 from translate_server.memory.corrections import correct
 from translate_server.memory.editing import EntrySearch
 from translate_server.memory.entry_protocol import (
@@ -111,7 +111,8 @@ async def memory_entry(
     "for this source. The correction is counted by language pair "
     "(`translate_corrections_total` in /metrics) and named in the request's log line.",
     tags=["memories", "translation"],
-    opt=JSON,
+    opt={**JSON, IDEMPOTENT: True},
+    operation_class=idempotent(),
     responses=error_responses(400, 401, 404, 413, 415),
 )
 async def corrections(request: Request[Any, Any, Any]) -> CorrectionObject:

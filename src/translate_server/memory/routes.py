@@ -19,9 +19,9 @@ from translate_server.accounts import scopes
 from translate_server.errors import InvalidRequestError
 from translate_server.http.bodies import FORM_OVERHEAD, read_body
 from translate_server.http.errors import exception_handlers
-from translate_server.http.openapi import FILE, FormField, error_responses, form_body
+from translate_server.http.openapi import FILE, FormField, error_responses, form_body, idempotent
 from translate_server.http.requests import request_owner
-from translate_server.http.route_paths import JSON, STORES, scoped
+from translate_server.http.route_paths import IDEMPOTENT, JSON, STORES, scoped
 from translate_server.memory.entry_routes import ENTRY_ROUTES
 from translate_server.memory.formats import TMX_MEDIA_TYPE
 from translate_server.memory.keys import MEMORIES
@@ -109,17 +109,20 @@ async def export_memory(request: Request[Any, Any, Any], memory_id: str) -> Resp
     status_code=200,
     tags=["memories"],
     summary="Add a file's translations to a translation memory",
+    opt={IDEMPOTENT: True},
     description="Multipart form: `file` (TMX 1.4, XLIFF 1.2 or 2.0, gettext PO, POT or MO, "
     "CSV or TSV: its extension names its format), and `source_lang`, `target_lang` for a "
     "file that does not say its languages (a PO file's header gives only its target; a CSV "
     "file's may be a first row of two language tags, else rows are `source,target[,note]`). "
     "An entry whose source and languages the memory already has replaces its translation.",
     responses={**_ERRORS, **error_responses(413)},
-    operation_class=form_body(
-        (
-            FormField(FILE, "The memory file.", required=True),
-            FormField("source_lang", "Source language, where the file does not say it."),
-            FormField("target_lang", "Target language, where the file does not say it."),
+    operation_class=idempotent(
+        form_body(
+            (
+                FormField(FILE, "The memory file.", required=True),
+                FormField("source_lang", "Source language, where the file does not say it."),
+                FormField("target_lang", "Target language, where the file does not say it."),
+            )
         )
     ),
 )

@@ -51,6 +51,15 @@ class Memories:
             raise memory_not_found()
         return found
 
+    async def pairs(
+        self, owner: str, memory_id: str, param: str = "memory_id"
+    ) -> builtins.list[tuple[str, str]]:
+        """The (source, target) language pairs of its entries."""
+        found = await self.store.pairs(owner, memory_id)
+        if found is None:
+            raise memory_not_found(param)
+        return found
+
     async def delete(self, owner: str, memory_id: str) -> None:
         if not await self.store.delete(owner, memory_id):
             raise memory_not_found()

@@ -31,6 +31,7 @@ from translate_server.storage.memory_tables import (
     memory_postings,
     memory_words,
 )
+from translate_server.storage.revisions import Revisions, notify
 
 
 class MemoryInfo(msgspec.Struct, frozen=True):
@@ -50,6 +51,8 @@ class Merged(msgspec.Struct, frozen=True):
 
 
 T = TypeVar("T")
+# Memories whose rows a store remembers (the oldest forgotten first).
+_REMEMBERED = 1024
 
 
 class MemoryFull(Exception):
@@ -71,6 +74,23 @@ _INFO = (
 class MemoryStore:
     def __init__(self, database: Database) -> None:
         self.database = database
+        # What a lookup needs of a memory's row (its id, its revision), remembered while no
+        # write, here or on another replica, has changed a memory since (`storage.revisions`):
+        # a lookup asks the database only for entries.
+        self.revisions = Revisions(database.url)
+        self._rows: dict[tuple[str, str], tuple[int, float, tuple[Any, ...]]] = {}
+
+    async def _write(self, work: Callable[[Connection], T]) -> T:
+        """A write that changes a memory: every replica forgets the rows it remembers."""
+
+        def write(c: Connection) -> T:
+            notify(c)
+            return work(c)
+
+        try:
+            return await self.database.write(write)
+        finally:
+            self.revisions.changed()
 
     # -- memories ----------------------------------------------------------------------------
     async def create(self, owner: str, name: str) -> MemoryInfo:
@@ -115,7 +135,7 @@ class MemoryStore:
             c.execute(delete(memories).where(memories.c.id == memory))
             return True
 
-        return await self.database.write(delete_memory)
+        return await self._write(delete_memory)
 
     # -- entries -----------------------------------------------------------------------------
     async def add(
@@ -145,7 +165,7 @@ class MemoryStore:
             added = count - before
             return Merged(len(rows), added, len(rows) - added, count)
 
-        return await self.database.write(add)
+        return await self._write(add)
 
     async def entries(
         self, owner: str, public_id: str
@@ -170,6 +190,19 @@ class MemoryStore:
             return info_of(found), [Entry(*row) for row in rows]
 
         return await self.database.read(read)
+
+    async def pairs(self, owner: str, public_id: str) -> builtins.list[tuple[str, str]] | None:
+        """The (source, target) languages its entries hold, as stored; None for an unknown
+        memory."""
+        entries = memory_entries.c
+        query = select(entries.source_lang, entries.target_lang).distinct()
+
+        def read(c: Connection, memory: int) -> builtins.list[tuple[str, str]]:
+            rows = c.execute(query.where(entries.memory == memory).limit(64))
+            return sorted((str(source), str(target)) for source, target in rows)
+
+        found = await self._read(owner, public_id, read)
+        return None if found is None else found[1]
 
     # -- one entry at a time (`memory.editing`) ----------------------------------------------
     async def put_entry(
@@ -235,7 +268,7 @@ class MemoryStore:
             assert after is not None
             return info_of(after), done
 
-        return await self.database.write(change)
+        return await self._write(change)
 
     async def _read(
         self, owner: str, public_id: str, work: Callable[[Connection, int], T]
@@ -258,15 +291,27 @@ class MemoryStore:
         """Each text's best match in the memory, in one piece of work; None for an unknown
         memory."""
         source_key, target_key = language_key(source_tag), language_key(target_tag)
+        generation, stamp = self.revisions.generation, time.monotonic()
+        known = self._rows.get((owner, public_id))
+        row = known[2] if known and self.revisions.current(known[0], known[1]) else None
 
         def look_up(c: Connection) -> tuple[MemoryInfo, builtins.list[Found | None]] | None:
-            found = memory_row(c, owner, public_id)
+            found = row
+            if found is None:
+                found = memory_row(c, owner, public_id)
+                if found is not None:  # under the generation read before: a write makes it stale
+                    self._remember((owner, public_id), (generation, stamp, found))
             if found is None:
                 return None
             scope = (found[0], source_key, target_key)
             return info_of(found), [best_match(c, scope, t, threshold) for t in texts]
 
         return await self.database.read(look_up)
+
+    def _remember(self, memory: tuple[str, str], known: tuple[int, float, tuple[Any, ...]]) -> None:
+        self._rows[memory] = known
+        if len(self._rows) > _REMEMBERED:
+            self._rows.pop(next(iter(self._rows)), None)
 
 
 def memory_row(

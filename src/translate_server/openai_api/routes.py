@@ -1,4 +1,4 @@
-"""The OpenAI domain's routes in one router, under the `translate` scope."""
+"""OpenAI's routes (and vLLM's tokenizer routes beside them), under the `translate` scope."""
 
 from __future__ import annotations
 

@@ -86,7 +86,7 @@ class OwnerForwarding:
             if complete:
                 await self._forward(scope, body, receive, send)
             return  # the client left while sending its body
-        fields = self.paths.store_fields.get(path)
+        fields = self.paths.store_fields_for(path)
         if fields and scope["method"] == "POST":
             body, complete = await _read_body(receive, self.max_body_bytes)
             if complete and names_a_store(body, fields):

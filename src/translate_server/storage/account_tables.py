@@ -1,5 +1,6 @@
 """The accounts' tables: glossaries and their dictionaries (one per language pair), DeepL's
-style rules, the characters billed, and the accounts that own them with their API keys."""
+style rules, the characters billed, the accounts that own them with their API keys, and the
+answers kept for an `Idempotency-Key`."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     PrimaryKeyConstraint,
     Table,
@@ -166,4 +168,22 @@ usage_counts = Table(
     Column("documents", BigInteger, nullable=False),
     PrimaryKeyConstraint("account", "key_id", "day", "route", "source_lang", "target_lang"),
     Index("usage_counts_day", "day"),
+)
+
+# The answers of requests sent with an `Idempotency-Key` (`http.idempotency`), per caller and
+# key, kept a day: the same key and body again gets the first answer on any replica. A row
+# without a status is a request still running, claimed until `claimed_until`.
+idempotent_answers = Table(
+    "idempotent_answers",
+    metadata,
+    Column("owner", Text, nullable=False),
+    Column("idempotency_key", Text, nullable=False),
+    Column("request_digest", Text, nullable=False),
+    Column("status", Integer),
+    Column("headers", Text),
+    Column("body", LargeBinary),
+    Column("created", Double, nullable=False),
+    Column("claimed_until", Double, nullable=False),
+    PrimaryKeyConstraint("owner", "idempotency_key"),
+    Index("idempotent_answers_by_created", "created"),
 )

@@ -9,15 +9,16 @@ from litestar.response import Stream
 
 from translate_server.accounts import scopes
 from translate_server.http import sse
-from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses
+from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses, idempotent
 from translate_server.http.requests import (
     deadline_for,
     record_of,
     request_owner,
     unless_disconnected,
 )
-from translate_server.http.route_paths import JSON, STORES, scoped
+from translate_server.http.route_paths import IDEMPOTENT, JSON, STORES, scoped
 from translate_server.services import services
+from translate_server.translation.estimate_protocol import EstimateRequest, EstimateResponse
 from translate_server.translation.keys import TRANSLATION
 from translate_server.translation.protocol import (
     DetectRequest,
@@ -37,7 +38,8 @@ NAMING_STORES = ("memory", "glossary_id")
     status_code=200,
     summary="Translate a text or a list of texts",
     tags=["translation"],
-    opt={**JSON, STORES: NAMING_STORES},
+    opt={**JSON, STORES: NAMING_STORES, IDEMPOTENT: True},
+    operation_class=idempotent(),
     responses={
         **answer_or_stream(
             TranslateResponse,
@@ -65,6 +67,26 @@ async def translate(
 
 
 @post(
+    "/translate/estimate",
+    status_code=200,
+    summary="Estimate the quality of translations made elsewhere (a person's, a vendor's)",
+    description="The same calibrated `quality_estimate` and `needs_review` as /translate's "
+    "answers carry, from the engine's log probabilities of the translation as given (read in "
+    "one prefill, nothing sampled), the quality guard's findings on it and its length. For "
+    "triaging human and vendor translations: review those that `needs_review`, lowest first.",
+    tags=["translation"],
+    opt=JSON,
+    responses=error_responses(*API_ERRORS),
+)
+async def estimate(data: EstimateRequest, request: Request[Any, Any, Any]) -> EstimateResponse:
+    service = services(request)[TRANSLATION]
+    deadline = deadline_for(services(request).limits.request_timeout, None)
+    return await unless_disconnected(
+        request, service.given.estimate(data, record_of(request), deadline)
+    )
+
+
+@post(
     "/detect",
     status_code=200,
     summary="Detect the language of a text",
@@ -82,4 +104,7 @@ async def languages(request: Request[Any, Any, Any]) -> LanguagesResponse:
 
 
 def translation_router() -> Router:
-    return Router("/", route_handlers=[translate, detect, languages], opt=scoped(scopes.TRANSLATE))
+    """The translation routes, under the `translate` scope."""
+    return Router(
+        "/", route_handlers=[translate, estimate, detect, languages], opt=scoped(scopes.TRANSLATE)
+    )

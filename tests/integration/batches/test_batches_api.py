@@ -206,8 +206,10 @@ async def test_interactive_requests_keep_their_priority_during_a_batch(make_app)
             json={"input_file_id": uploaded.json()["id"], "endpoint": "/v1/chat/completions"},
         )
         await eventually(lambda: engine.running[DOCUMENT_PRIORITY] >= 4, timeout=30)
+        # Eight different requests: identical ones in flight would share one run.
+        asked = [{**chat, "messages": [{"role": "user", "content": f"hi {n}"}]} for n in range(8)]
         answers = await asyncio.gather(
-            *(client.post("/v1/chat/completions", json=chat) for _ in range(8))
+            *(client.post("/v1/chat/completions", json=body) for body in asked)
         )
         assert [answer.status_code for answer in answers] == [200] * 8
         batch_id = created.json()["id"]

@@ -94,3 +94,19 @@ async def test_deepl_auth_key_is_the_api_key(server_url: str) -> None:
     # 403 in DeepL's own shape: the client reports it as an authorization failure.
     with pytest.raises(deepl.AuthorizationException):
         await _call(bad.translate_text, "Hi", source_lang="EN", target_lang="DE")
+
+
+async def test_deepl_clients_retry_after_a_slow_answer_is_billed_once(
+    server_url: str, engine: FakeEngine
+) -> None:
+    """The client gives up after 10 s and sends the request again while the first still
+    runs: the retry joins that run (`http.idempotency`), translated and billed once."""
+    engine.first_token_delay = 12.0
+    translator = deepl.Translator("any-key", server_url=server_url)
+    result = await _call(
+        translator.translate_text, "Good morning", source_lang="EN", target_lang="DE"
+    )
+    assert result.text == "GOOD MORNING"
+    engine.first_token_delay = 0.0
+    assert (await _call(translator.get_usage)).character.count == len("Good morning")
+    assert len(engine.requests) == 1

@@ -34,15 +34,17 @@ async def test_rephrase_with_a_style_and_with_a_tone(make_app, engine: FakeEngin
             target_lang="EN-US",
             tone="prefer_friendly",
         )
+        # The double answers the German text in German, not the English asked for: the
+        # guard asks once more, then sends the text back as it came.
         assert [r.text for r in many] == [
             "THIS IS A SENTENCE IN ENGLISH.",
-            "DAS IST EIN GANZ NORMALER DEUTSCHER SATZ.",
+            "Das ist ein ganz normaler deutscher Satz.",
         ]
         assert [r.detected_source_language for r in many] == ["en", "de"]
         assert {r.target_language for r in many} == {"en-US"}
         usage = await _call(client.get_usage)
         assert usage.character.count == 30 + 30 + 41
-    business, friendly, _ = _prompts(engine)
+    business, friendly, *_ = _prompts(engine)
     assert "Improve the English text" in business
     assert "<instruction>Write in a clear, professional business style.</instruction>" in business
     assert "<instruction>Use a warm, friendly tone.</instruction>" in friendly

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
+import httpx
 import pytest
 
 from tests.support.fakes import FakeEngine
@@ -23,6 +24,12 @@ exceptions = pytest.importorskip("google.api_core.exceptions")
 credentials = pytest.importorskip("google.auth.credentials")
 
 KEY = "google-key"
+MEMORY_CSV = (
+    b"en,de\n"
+    b"Save the file.,Speichern Sie die Datei.\n"
+    b"Open the settings window.,\xc3\x96ffnen Sie das Einstellungsfenster.\n"
+    b"The printer is out of paper.,Der Drucker hat kein Papier mehr.\n"
+)
 
 
 @pytest.fixture
@@ -150,3 +157,113 @@ async def test_the_advanced_edition_translates_detects_and_lists(server_url: str
             client.translate_text, parent=parent, contents=["Hi"], target_language_code="xx"
         )
     assert caught.value.reason == "UNSUPPORTED_LANGUAGE"
+
+
+AUTH = {"authorization": f"Bearer {KEY}"}
+PARENT = "projects/my-project/locations/global"
+
+
+async def test_translate_text_with_a_stored_glossary_answers_both_translations(
+    server_url: str, engine: FakeEngine
+) -> None:
+    async with httpx.AsyncClient(base_url=server_url, headers=AUTH) as http:
+        made = await http.post(
+            "/glossaries",
+            json={
+                "name": "pets",
+                "source_lang": "en",
+                "target_lang": "de",
+                "entries": {"cat": "Mieze"},
+            },
+        )
+        assert made.status_code == 201, made.text
+    name = f"{PARENT}/glossaries/{made.json()['id']}"
+    config = translate_v3.TranslateTextGlossaryConfig(glossary=name, ignore_case=True)
+    answer = await _call(
+        v3_client(server_url).translate_text,
+        request={
+            "parent": PARENT,
+            "contents": ["The cat sleeps.", "Good night"],
+            "source_language_code": "en",
+            "target_language_code": "de",
+            "mime_type": "text/plain",
+            "glossary_config": config,
+        },
+    )
+    assert [t.translated_text for t in answer.translations] == ["THE CAT SLEEPS.", "GOOD NIGHT"]
+    assert [t.translated_text for t in answer.glossary_translations] == [
+        "THE CAT SLEEPS.",
+        "GOOD NIGHT",
+    ]
+    assert answer.glossary_translations[0].glossary_config.glossary == name
+    assert answer.glossary_translations[0].glossary_config.ignore_case is True
+    prompts = [engine.decode(request[1]) for request in engine.requests]
+    # The glossary's term steers only the glossary's translation of the text holding it.
+    assert sum("Mieze" in prompt for prompt in prompts) == 1
+    assert sum("The cat sleeps." in prompt for prompt in prompts) == 2
+    with pytest.raises(exceptions.NotFound):
+        await _call(
+            v3_client(server_url).translate_text,
+            request={
+                "parent": PARENT,
+                "contents": ["Hi"],
+                "target_language_code": "de",
+                "glossary_config": {"glossary": f"{PARENT}/glossaries/unknown"},
+            },
+        )
+
+
+async def test_adaptive_mt_translates_with_a_memorys_closest_entries(
+    server_url: str, engine: FakeEngine
+) -> None:
+    async with httpx.AsyncClient(base_url=server_url, headers=AUTH) as http:
+        memory = (await http.post("/memories", json={"name": "ui"})).json()["id"]
+        imported = await http.post(
+            f"/memories/{memory}/import",
+            files={"file": ("ui.csv", MEMORY_CSV)},
+        )
+        assert imported.status_code == 200, imported.text
+    client = v3_client(server_url)
+    answer = await _call(
+        client.adaptive_mt_translate,
+        request={
+            "parent": PARENT,
+            "dataset": f"{PARENT}/adaptiveMtDatasets/{memory}",
+            "content": ["Open the settings windows.", "Save the file."],
+        },
+    )
+    assert answer.language_code == "de"
+    # The exact match comes from the memory; the close one is translated with examples.
+    assert answer.translations[1].translated_text == "Speichern Sie die Datei."
+    assert answer.translations[0].translated_text.startswith("OPEN THE SETTINGS WINDOW")
+    prompt = engine.decode(engine.requests[-1][1])
+    assert "Öffnen Sie das Einstellungsfenster." in prompt
+    inline = await _call(
+        client.adaptive_mt_translate,
+        request={
+            "parent": PARENT,
+            "content": ["Good night"],
+            "reference_sentence_config": {
+                "source_language_code": "en",
+                "target_language_code": "fr",
+                "reference_sentence_pair_lists": [
+                    {
+                        "reference_sentence_pairs": [
+                            {"source_sentence": "Good morning", "target_sentence": "Bonjour"}
+                        ]
+                    }
+                ],
+            },
+        },
+    )
+    assert inline.language_code == "fr" and inline.translations[0].translated_text
+    assert "Bonjour" in engine.decode(engine.requests[-1][1])
+
+
+async def test_a_method_not_served_is_refused_by_name(server_url: str) -> None:
+    with pytest.raises(exceptions.MethodNotImplemented) as listed:
+        await _call(v3_client(server_url).list_glossaries, parent=PARENT)
+    assert "`ListGlossaries`" in listed.value.message
+    with pytest.raises(exceptions.MethodNotImplemented) as romanized:
+        await _call(v3_client(server_url).romanize_text, parent=PARENT, contents=["Привет"])
+    assert "`romanizeText`" in romanized.value.message

@@ -283,8 +283,12 @@ async def test_v3_errors_in_its_envelope(client: AppClient) -> None:
     assert error["status"] == "INVALID_ARGUMENT"
     assert error["details"][0]["reason"] == "REQUIRED_PARAMETER"
     unknown = await client.post(f"{V3}:romanizeText", json={"contents": ["Hi"]})
-    assert unknown.status_code == 404
-    assert unknown.json()["error"]["status"] == "NOT_FOUND"
+    assert unknown.status_code == 501
+    assert unknown.json()["error"]["status"] == "UNIMPLEMENTED"
+    assert "`romanizeText`" in unknown.json()["error"]["message"]
+    dataset = await client.get(f"{V3}/adaptiveMtDatasets/d")
+    assert dataset.status_code == 501
+    assert "`GetAdaptiveMtDataset`" in dataset.json()["error"]["message"]
     glossary = await client.post(
         f"{V3}:translateText",
         json={
@@ -293,8 +297,12 @@ async def test_v3_errors_in_its_envelope(client: AppClient) -> None:
             "glossaryConfig": {"glossary": f"{V3[4:]}/glossaries/g"},
         },
     )
-    assert glossary.status_code == 400
-    assert "glossaries" in glossary.json()["error"]["message"]
+    assert glossary.status_code == 404  # a stored glossary's id, and there is none
+    assert glossary.json()["error"]["status"] == "NOT_FOUND"
+    assert glossary.json()["error"]["details"][0]["reason"] == "GLOSSARY_NOT_FOUND"
+    adaptive = await client.post(f"{V3}:adaptiveMtTranslate", json={"content": ["Hi"]})
+    assert adaptive.status_code == 400
+    assert adaptive.json()["error"]["details"][0]["reason"] == "REQUIRED_PARAMETER"
 
 
 async def test_v3_lives_beside_deepls_v3(keyed: AppClient) -> None:

@@ -10,6 +10,7 @@ import pytest
 from translate_server.compat.google.codes import google_code, google_languages, language_names, ours
 from translate_server.compat.google.protocol import (
     GoogleDetectParams,
+    GoogleGlossaryConfig,
     GoogleLanguagesParams,
     GoogleTranslateParams,
     GoogleV3DetectRequest,
@@ -228,9 +229,12 @@ async def test_v3_takes_its_mime_types_and_model_names(
         ),
         (
             GoogleV3TranslateRequest(
-                contents=["Hi"], targetLanguageCode="de", glossaryConfig={"glossary": "g"}
+                contents=["Hi"],
+                targetLanguageCode="de",
+                # Not a glossary's resource name.
+                glossaryConfig=GoogleGlossaryConfig(glossary="projects/p/locations/l/models/m"),
             ),
-            "glossaryConfig",
+            "glossaryConfig.glossary",
         ),
         (
             GoogleV3TranslateRequest(contents=["Hi", "x" * (LONG + 1)], targetLanguageCode="de"),

@@ -8,6 +8,10 @@ import msgspec
 from litestar.routes import HTTPRoute
 
 from translate_server.app import create_app
+from translate_server.compat.google.protocol import (
+    GoogleAdaptiveMtRequest,
+    GoogleV3TranslateRequest,
+)
 from translate_server.http.openapi import DOCS_PATH
 from translate_server.http.route_paths import STORES, RoutePaths
 from translate_server.settings import load_settings
@@ -61,6 +65,7 @@ def test_json_bodies_are_the_routes_that_decode_json_themselves() -> None:
         "/v1/completions",
         "/memories",
         "/translate/corrections",
+        "/translate/estimate",
         "/glossaries",
         "/admin/adapters",
         "/admin/accounts",
@@ -125,7 +130,41 @@ def test_the_body_fields_a_route_says_name_a_store_are_fields_of_its_body() -> N
         assert isinstance(route, HTTPRoute)
         for handler in route.route_handlers:
             if isinstance(fields := handler.opt.get(STORES), tuple):
-                body = typing.get_type_hints(handler.fn)["data"]
-                assert set(fields) <= {field.name for field in msgspec.structs.fields(body)}
+                # Google's v3 methods decode their bodies themselves, by the method's name.
+                body = typing.get_type_hints(handler.fn).get("data")
+                bodies = [body] if body else [GoogleV3TranslateRequest, GoogleAdaptiveMtRequest]
+                names = {f.name for body in bodies for f in msgspec.structs.fields(body)}
+                assert set(fields) <= names
                 declared[route.path] = fields
-    assert declared == {"/translate": ("memory", "glossary_id")}
+    google = ("glossaryConfig", "dataset")
+    assert declared == {
+        "/translate": ("memory", "glossary_id"),
+        "/v3/projects/{parent:str}": google,
+        "/v3/projects/{project:str}/locations/{location:str}": google,
+    }
+    found = paths(False)
+    assert found.store_fields_for("/translate") == ("memory", "glossary_id")
+    assert found.store_fields_for("/v3/projects/p/locations/global:translateText") == google
+    assert found.store_fields_for("/v2/translate") is None
+
+
+def test_the_idempotent_routes_are_those_that_declare_it() -> None:
+    patterns = paths(False).idempotent
+
+    def idempotent(path: str) -> bool:
+        return any(pattern.fullmatch(path) for pattern in patterns)
+
+    for path in (
+        "/translate",
+        "/translate/document",
+        "/translate/corrections",
+        "/memories/mem_0123/import",
+        "/glossaries/g-1/tbx",
+        "/v1/chat/completions",
+        "/v2/translate",
+    ):
+        assert idempotent(path), path
+    for path in ("/detect", "/memories", "/memories/a/b/import", "/v1/completions"):
+        assert not idempotent(path), path
+    # An upload's body is read whole up to its route's own limit, not the JSON routes'.
+    assert paths(False).idempotent_max_body > load_settings({}, environ={}).limits.max_body_bytes

@@ -36,9 +36,9 @@ from translate_server.compat.deepl.style_routes import STYLE_RULE_ROUTES
 from translate_server.compat.deepl.write import Task, WriteRequest, WriteResponse
 from translate_server.http.bodies import read_body
 from translate_server.http.errors import QUOTA_EXCEEDED, exception_handlers, limit_status
-from translate_server.http.openapi import COMPAT_ERRORS, error_responses
+from translate_server.http.openapi import COMPAT_ERRORS, error_responses, idempotent
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
-from translate_server.http.route_paths import compatible, scoped
+from translate_server.http.route_paths import IDEMPOTENT, compatible, scoped
 from translate_server.services import services
 from translate_server.wire import ErrorBody
 
@@ -51,6 +51,8 @@ KEY_FIELD = "auth_key"
     status_code=200,
     summary="DeepL v2: translate texts",
     tags=["deepl"],
+    opt={IDEMPOTENT: True},
+    operation_class=idempotent(),
     responses=_ERRORS,
 )
 async def deepl_translate(request: Request[Any, Any, Any]) -> DeepLTranslateResponse:

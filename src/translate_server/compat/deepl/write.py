@@ -3,7 +3,9 @@ corrected, in its own language (or the variant `target_lang` names) by an instru
 model; a writing style or a tone becomes an instruction, fenced as a translation's are.
 
 A base model follows no instructions: it gets the same 400 as custom instructions. Every text
-is one engine request, all of a request's admitted at once and run concurrently.
+is one engine request, all of a request's admitted at once and run concurrently. An answer that
+is not a rewrite of its text (translation/guard/rewrite.py) is asked once more, sampled; a
+second one that is not either leaves the text as it was sent.
 """
 
 from __future__ import annotations
@@ -12,13 +14,18 @@ import asyncio
 from typing import Annotated, Literal
 
 import msgspec
+import structlog
 from msgspec import Meta
 
 from translate_server.errors import InvalidRequestError
 from translate_server.inference.engine import ChatMessage, SamplingOptions
+from translate_server.inference.generation import Prompt
 from translate_server.observability.record import RequestRecord
 from translate_server.text.languages import Language, requested_language
-from translate_server.translation.guard.hygiene import clean_translation
+from translate_server.translation.guard.checks import base_language
+from translate_server.translation.guard.findings import findings
+from translate_server.translation.guard.quality_guard import RETRY_SAMPLING
+from translate_server.translation.guard.rewrite import check_rewrite
 from translate_server.translation.prompts.instructions import refuse_on_base_model
 from translate_server.translation.prompts.templates import (
     build_write_messages,
@@ -28,7 +35,11 @@ from translate_server.translation.prompts.templates import (
 from translate_server.translation.service.translation_service import TranslationService
 from translate_server.wire import RequestStruct
 
+log = structlog.get_logger(__name__)
+
 Task = Literal["rephrase", "correct"]
+# The warning of a text sent back as it came: no answer was a rewrite of it.
+NOT_REWRITTEN = "not_rewritten"
 STYLES = {
     "simple": "Write simply: short sentences and plain, everyday words.",
     "business": "Write in a clear, professional business style.",
@@ -171,5 +182,45 @@ class DeepLWrite:
         options = SamplingOptions(
             max_tokens=budget, temperature=0.0, stop=translation_stop(text, template)
         )
-        completion = await generation.complete(prompt, options, record, deadline)
-        return clean_translation(completion.texts[0], text, languages=(language.name,))
+        return await self._guarded(text, language, task, prompt, options, record, deadline)
+
+    async def _guarded(
+        self,
+        text: str,
+        language: Language,
+        task: Task,
+        prompt: Prompt,
+        options: SamplingOptions,
+        record: RequestRecord,
+        deadline: float,
+    ) -> str:
+        """The answer where it is a rewrite of the text; else one more, sampled; else the
+        text as it was sent (a warning on the log line and in /metrics' quality counters)."""
+        generation = self.translation.generation
+        detected = self.translation.detection.candidates(text, 1)
+        writing = base_language(language.tag)
+        same = not detected or base_language(detected[0].language.tag) == writing
+        failures: list[str] = []
+        # The second try is sampled, as the translation guard's is.
+        for attempt in (options, msgspec.structs.replace(options, **RETRY_SAMPLING)):
+            completion = await generation.complete(prompt, attempt, record, deadline)
+            verdict = check_rewrite(
+                completion.texts[0],
+                text,
+                task=task,
+                language_name=language.name,
+                language=writing,
+                same_language=same,
+                detect=self._detect,
+            )
+            if verdict.failure is None:
+                findings(record).quality_checked(tuple(failures), (), bool(failures))
+                return verdict.text
+            failures.append(verdict.failure)
+        findings(record).quality_checked(tuple(failures), (NOT_REWRITTEN,), True)
+        log.warning("write_returned_as_sent", task=task, failures=failures)
+        return text
+
+    def _detect(self, text: str) -> tuple[str, float] | None:
+        found = self.translation.detection.candidates(text, 1)
+        return (base_language(found[0].language.tag), found[0].confidence) if found else None

@@ -92,6 +92,15 @@ class GoogleLanguagesResponse(ResponseStruct, kw_only=True):
 # -- v3 (advanced edition) -----------------------------------------------------------------
 
 
+class GoogleGlossaryConfig(RequestStruct, kw_only=True):
+    """`TranslateTextGlossaryConfig`: `glossary` is `projects/*/locations/*/glossaries/ID`,
+    ID a glossary stored here (GET /glossaries). Echoed in each `glossaryTranslations` item."""
+
+    glossary: str | None = None
+    ignoreCase: bool = False
+    contextualTranslationEnabled: bool = False
+
+
 class GoogleV3TranslateRequest(RequestStruct, kw_only=True):
     contents: list[str] | None = None
     mimeType: str | None = None  # `text/html` (the default) or `text/plain`
@@ -100,7 +109,7 @@ class GoogleV3TranslateRequest(RequestStruct, kw_only=True):
     # `projects/*/locations/*/models/general/nmt` and the like: the served model; a model id of
     # its own names one of its adapters.
     model: str | None = None
-    glossaryConfig: JsonObject | None = None  # refused: no Google glossaries here
+    glossaryConfig: GoogleGlossaryConfig | None = None  # a stored glossary of this server's
     transliterationConfig: JsonObject | None = None
     labels: dict[str, str] | None = None  # billing labels: nothing to bill
 
@@ -109,11 +118,55 @@ class GoogleV3Translation(ResponseStruct, kw_only=True):
     translatedText: str
     model: str | None = None
     detectedLanguageCode: str | None = None
+    glossaryConfig: GoogleGlossaryConfig | None = None  # in `glossaryTranslations` only
     warnings: list[str] | None = None  # not Google's, as in v2
 
 
 class GoogleV3TranslateResponse(ResponseStruct, kw_only=True):
-    translations: list[GoogleV3Translation]
+    translations: list[GoogleV3Translation]  # without the glossary, as Google answers
+    glossaryTranslations: list[GoogleV3Translation] | None = None  # with `glossaryConfig`
+
+
+class ReferenceSentencePair(RequestStruct, kw_only=True):
+    sourceSentence: str = ""
+    targetSentence: str = ""
+
+
+class ReferenceSentencePairList(RequestStruct, kw_only=True):
+    referenceSentencePairs: list[ReferenceSentencePair] = msgspec.field(default_factory=list)
+
+
+class ReferenceSentenceConfig(RequestStruct, kw_only=True):
+    """Example pairs given in the request: one list per `content`, at its index."""
+
+    referenceSentencePairLists: list[ReferenceSentencePairList] = msgspec.field(
+        default_factory=list
+    )
+    sourceLanguageCode: str | None = None
+    targetLanguageCode: str | None = None
+
+
+class GoogleAdaptiveMtRequest(RequestStruct, kw_only=True):
+    """`AdaptiveMtTranslateRequest`: `dataset` is
+    `projects/*/locations/*/adaptiveMtDatasets/ID`, ID a translation memory (POST /memories)
+    whose closest entries guide each text as examples."""
+
+    dataset: str | None = None
+    content: list[str] | None = None
+    mimeType: str | None = None
+    referenceSentenceConfig: ReferenceSentenceConfig | None = None
+    glossaryConfig: GoogleGlossaryConfig | None = None
+
+
+class GoogleAdaptiveMtTranslation(ResponseStruct, kw_only=True):
+    translatedText: str
+    warnings: list[str] | None = None  # not Google's, as in v2
+
+
+class GoogleAdaptiveMtResponse(ResponseStruct, kw_only=True):
+    translations: list[GoogleAdaptiveMtTranslation]
+    languageCode: str  # the target language
+    glossaryTranslations: list[GoogleAdaptiveMtTranslation] | None = None
 
 
 class GoogleV3DetectRequest(RequestStruct, kw_only=True):
@@ -186,6 +239,8 @@ PARAMS_V2 = {
 }
 PARAMS_V3 = {
     "text": "contents",
+    "glossary_id": "glossaryConfig.glossary",
+    "memory": "dataset",
     "target_lang": "targetLanguageCode",
     "source_lang": "sourceLanguageCode",
     "format": "mimeType",

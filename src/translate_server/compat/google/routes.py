@@ -3,9 +3,11 @@ server by changing their API endpoint.
 
 - The basic edition (v2), under `/language/translate/v2`: parameters in the query, a form or a
   JSON body, on GET or POST alike.
-- The advanced edition's (v3) text methods, under `/v3/projects/`: `translateText` and
-  `detectLanguage` on a project or a project's location (`projects/p/locations/global:
-  translateText`), and `supportedLanguages`; beside DeepL's own `/v3` routes (DeepL has no
+- The advanced edition's (v3) text methods, under `/v3/projects/`: `translateText` (with a
+  stored glossary as `glossaryConfig`), `adaptiveMtTranslate` (a translation memory as its
+  dataset) and `detectLanguage` on a project or a project's location (`projects/p/locations/
+  global:translateText`), and `supportedLanguages`; every other method is refused in Google's
+  envelope, named; beside DeepL's own `/v3` routes (DeepL has no
   `projects`). Google's custom methods end a path segment, which a route cannot split: the
   method is read from the segment.
 
@@ -28,9 +30,11 @@ from translate_server.compat.google.envelope import (
     ApiKeyMissingError,
     google_error,
 )
-from translate_server.compat.google.keys import GOOGLE
+from translate_server.compat.google.keys import GOOGLE, GOOGLE_ADAPTIVE
 from translate_server.compat.google.protocol import (
     REPEATED,
+    GoogleAdaptiveMtRequest,
+    GoogleAdaptiveMtResponse,
     GoogleDetectParams,
     GoogleDetectResponse,
     GoogleError,
@@ -48,8 +52,13 @@ from translate_server.errors import ApiError
 from translate_server.http.bodies import read_body, read_params
 from translate_server.http.errors import exception_handlers, limit_status
 from translate_server.http.gate import KEY_IN_BODY, accept_presented
-from translate_server.http.requests import deadline_for, record_of, unless_disconnected
-from translate_server.http.route_paths import compatible
+from translate_server.http.requests import (
+    deadline_for,
+    record_of,
+    request_owner,
+    unless_disconnected,
+)
+from translate_server.http.route_paths import STORES, compatible
 from translate_server.http.scopes import require_scope
 from translate_server.services import services
 from translate_server.wire import ErrorBody
@@ -66,8 +75,9 @@ ERRORS = {
         "that is not one of the server's (`API_KEY_INVALID`)",
         401: "An `Authorization` bearer token that is not one of the server's keys",
         403: "No API key, where the server has keys",
-        404: "Unknown model, or a method not served",
+        404: "Unknown model, memory (adaptive MT's `dataset`) or glossary",
         413: "Request body too large",
+        501: "A method of Google's API not served here (`UNIMPLEMENTED`), named",
         502: "The engine stopped while generating this request",
         503: "Overloaded (with Retry-After), shutting down, or the engine is not running",
         504: "The request missed its deadline and was aborted",
@@ -79,6 +89,14 @@ _GET_OR_POST: list[Any] = ["GET", "POST"]
 class NotFoundError(ApiError):
     status_code = 404
     code = "not_found"
+
+
+class UnservedMethodError(ApiError):
+    """A method of Google's API this server does not serve: Google's `UNIMPLEMENTED`."""
+
+    status_code = 501
+    type = "not_implemented"
+    code = "method_not_served"
 
 
 # -- v2 ------------------------------------------------------------------------------------
@@ -140,7 +158,10 @@ async def google_unknown(unknown: str, request: Request[Any, Any, Any]) -> None:
 
 # -- v3 ------------------------------------------------------------------------------------
 
-V3_METHODS = ("translateText", "detectLanguage", "supportedLanguages")
+V3_METHODS = ("translateText", "adaptiveMtTranslate", "detectLanguage", "supportedLanguages")
+# The body's fields that name a store: a stored glossary, a translation memory.
+NAMING_STORES = ("glossaryConfig", "dataset")
+V3Answer = GoogleV3TranslateResponse | GoogleV3DetectResponse | GoogleAdaptiveMtResponse
 DisplayLanguage = Annotated[
     str | None,
     Parameter(query="displayLanguageCode", description="The language of the languages' names."),
@@ -150,46 +171,91 @@ DisplayLanguage = Annotated[
 @post(
     "/{parent:str}",
     status_code=200,
-    summary="Google v3: `projects/{project}:translateText` or `:detectLanguage`",
+    summary="Google v3: `projects/{project}:translateText`, `:adaptiveMtTranslate` or "
+    "`:detectLanguage`",
     tags=["google"],
     responses=ERRORS,
+    opt={STORES: NAMING_STORES},
 )
-async def project_method(
-    parent: str, request: Request[Any, Any, Any]
-) -> GoogleV3TranslateResponse | GoogleV3DetectResponse:
+async def project_method(parent: str, request: Request[Any, Any, Any]) -> V3Answer:
     return await _v3_call(request, parent)
 
 
 @post(
     "/{project:str}/locations/{location:str}",
     status_code=200,
-    summary="Google v3: `projects/{project}/locations/{location}:translateText` or "
+    summary="Google v3: `projects/{project}/locations/{location}:translateText`, "
+    "`:adaptiveMtTranslate` (a `dataset` named `.../adaptiveMtDatasets/{memory id}`) or "
     "`:detectLanguage`",
     tags=["google"],
     responses=ERRORS,
+    opt={STORES: NAMING_STORES},
 )
-async def location_method(
-    project: str, location: str, request: Request[Any, Any, Any]
-) -> GoogleV3TranslateResponse | GoogleV3DetectResponse:
+async def location_method(project: str, location: str, request: Request[Any, Any, Any]) -> V3Answer:
     return await _v3_call(request, location)
 
 
-async def _v3_call(
-    request: Request[Any, Any, Any], segment: str
-) -> GoogleV3TranslateResponse | GoogleV3DetectResponse:
+async def _v3_call(request: Request[Any, Any, Any], segment: str) -> V3Answer:
     _, _, method = segment.rpartition(":")
     found = services(request)
-    google = found[GOOGLE]
+    deadline = deadline_for(found.limits.request_timeout, None)
     if method == "translateText":
         body = await read_body(request, GoogleV3TranslateRequest)
-        deadline = deadline_for(found.limits.request_timeout, None)
+        owner = request_owner(request) if body.glossaryConfig else ""
         return await unless_disconnected(
-            request, google.translate_v3(body, record_of(request), deadline)
+            request, found[GOOGLE].translate_v3(body, record_of(request), deadline, owner)
+        )
+    if method == "adaptiveMtTranslate":
+        adaptive = await read_body(request, GoogleAdaptiveMtRequest)
+        return await unless_disconnected(
+            request,
+            found[GOOGLE_ADAPTIVE].translate(
+                adaptive, record_of(request), deadline, request_owner(request)
+            ),
         )
     if method == "detectLanguage":
-        return google.detect_v3(await read_body(request, GoogleV3DetectRequest))
-    raise NotFoundError(
-        f"No method `{method or segment}` here: this server serves {', '.join(V3_METHODS)}."
+        return found[GOOGLE].detect_v3(await read_body(request, GoogleV3DetectRequest))
+    raise unserved(request.method, segment)
+
+
+@route(
+    "/{project:str}/locations/{location:str}/{rest:path}",
+    http_method=["GET", "POST", "PUT", "PATCH", "DELETE"],
+    include_in_schema=False,
+)
+async def v3_unknown(
+    project: str, location: str, rest: str, request: Request[Any, Any, Any]
+) -> None:
+    """Any other method on a location (glossaries, datasets, models, operations): refused in
+    Google's shape, naming the method."""
+    raise unserved(request.method, f"locations/{location}{rest}")
+
+
+# Google's REST verbs on a collection (`.../glossaries`) or one of its items.
+_VERBS = {("GET", True): "List", ("POST", True): "Create", ("GET", False): "Get"}
+_VERBS |= {("DELETE", False): "Delete", ("PATCH", False): "Update"}
+
+
+def unserved(verb: str, path: str) -> UnservedMethodError:
+    """The refusal of a method not served, named as Google's API names it:
+    `translateDocument`, `ListGlossaries`, `GetAdaptiveMtDataset`."""
+    path = path.strip("/")
+    _, colon, custom = path.rpartition(":")
+    if colon and "/" not in custom:
+        method = custom
+    else:
+        segments = path.split("/")
+        # Collections sit at odd depths under the project (`locations/l/glossaries/g`).
+        on_collection = len(segments) % 2 == 1
+        collection = segments[-1] if on_collection else segments[-2] if len(segments) > 1 else ""
+        noun = collection[:1].upper() + collection[1:]
+        if not on_collection and noun.endswith("ies"):
+            noun = noun[:-3] + "y"
+        elif not on_collection and noun.endswith("s"):
+            noun = noun[:-1]
+        method = _VERBS.get((verb, on_collection), verb.title()) + noun
+    return UnservedMethodError(
+        f"The method `{method}` is not served here: this server serves {', '.join(V3_METHODS)}.",
     )
 
 
@@ -265,6 +331,7 @@ def google_routers() -> list[Router]:
                 location_method,
                 supported_languages,
                 location_supported_languages,
+                v3_unknown,
             ],
             exception_handlers=exception_handlers(v3_error),
             before_request=check_key,

@@ -7,7 +7,7 @@ whose language cannot be detected (as `und`), while the others are translated.""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from translate_server.compat.google.codes import (
@@ -25,6 +25,7 @@ from translate_server.compat.google.protocol import (
     GoogleDetections,
     GoogleDetectParams,
     GoogleDetectResponse,
+    GoogleGlossaryConfig,
     GoogleLanguage,
     GoogleLanguages,
     GoogleLanguagesParams,
@@ -41,6 +42,10 @@ from translate_server.compat.google.protocol import (
     GoogleV3TranslateRequest,
     GoogleV3TranslateResponse,
     GoogleV3Translation,
+)
+from translate_server.compat.google.resources import (
+    ADAPTIVE_THRESHOLD,
+    glossary_id,
 )
 from translate_server.errors import ApiError, InvalidRequestError
 from translate_server.text.detection import SAMPLE_CHARS
@@ -73,6 +78,10 @@ class Job:
     format: Literal["html", "text"]
     model: str | None  # None: the served model
     names: dict[str, str]
+    owner: str = ""  # whose stored glossaries and memories it may name (owners.py)
+    glossary_id: str | None = None  # a stored glossary (`glossaryConfig`)
+    memory: str | None = None  # a translation memory (adaptive MT's `dataset`)
+    examples: tuple[tuple[str, str], ...] = ()  # adaptive MT's reference sentences
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,14 +102,14 @@ class GoogleTranslator:
         if params.cid:
             raise InvalidRequestError("No AutoML customizations are served here.", param="cid")
         job = Job(
-            texts=self._texts(params.q, "q"),
-            target=_language(_required(params.target, "target"), "target"),
-            source=_language(params.source, "source") if params.source else None,
+            texts=self.texts(params.q, "q"),
+            target=language_tag(_required(params.target, "target"), "target"),
+            source=language_tag(params.source, "source") if params.source else None,
             format=params.format or "html",
             model=_served_model(params.model),
             names=PARAMS_V2,
         )
-        translated = await self._translate(job, record, deadline)
+        translated = await self.translate_job(job, record, deadline)
         return GoogleTranslateResponse(
             data=GoogleTranslations(
                 translations=[
@@ -116,7 +125,7 @@ class GoogleTranslator:
         )
 
     async def detect_v2(self, params: GoogleDetectParams) -> GoogleDetectResponse:
-        texts = self._texts(params.q, "q")
+        texts = self.texts(params.q, "q")
         if sum(min(len(text), SAMPLE_CHARS) for text in texts) <= THREAD_DETECT_CHARS:
             found = self._detect_all(texts)
         else:
@@ -141,44 +150,57 @@ class GoogleTranslator:
 
     # -- v3 --------------------------------------------------------------------------------
     async def translate_v3(
-        self, body: GoogleV3TranslateRequest, record: RequestRecord, deadline: float
+        self,
+        body: GoogleV3TranslateRequest,
+        record: RequestRecord,
+        deadline: float,
+        owner: str = "",
     ) -> GoogleV3TranslateResponse:
-        if body.glossaryConfig:
-            raise InvalidRequestError(
-                "Google glossaries are not served here; /translate and DeepL's API take "
-                "glossaries.",
-                param="glossaryConfig",
-            )
+        glossary = glossary_id(body.glossaryConfig)
         if body.transliterationConfig and body.transliterationConfig.get("enableTransliteration"):
             raise InvalidRequestError(
                 "Transliteration is not served here.", param="transliterationConfig"
             )
         source = body.sourceLanguageCode
         job = Job(
-            texts=self._texts(body.contents, "contents"),
-            target=_language(
+            texts=self.texts(body.contents, "contents"),
+            target=language_tag(
                 _required(body.targetLanguageCode, "targetLanguageCode"), "targetLanguageCode"
             ),
-            source=_language(source, "sourceLanguageCode") if source else None,
-            format=_format(body.mimeType),
+            source=language_tag(source, "sourceLanguageCode") if source else None,
+            format=mime_format(body.mimeType),
             model=_served_model(_model_id(body.model)),
             names=PARAMS_V3,
+            owner=owner,
         )
-        translated = await self._translate(job, record, deadline)
-        return GoogleV3TranslateResponse(
-            translations=[
+        glossed = None
+        if glossary is not None:
+            # Google answers both: with the glossary, and without. The glossary's run first:
+            # the pieces none of its terms occur in are then the cache's for the second.
+            glossed = await self.translate_job(replace(job, glossary_id=glossary), record, deadline)
+        translated = await self.translate_job(job, record, deadline)
+
+        def answers(
+            found: list[Translated], config: GoogleGlossaryConfig | None = None
+        ) -> list[GoogleV3Translation]:
+            return [
                 GoogleV3Translation(
                     translatedText=t.text,
                     model=body.model or None,
                     detectedLanguageCode=t.detected,
+                    glossaryConfig=config,
                     warnings=t.warnings,
                 )
-                for t in translated
+                for t in found
             ]
+
+        return GoogleV3TranslateResponse(
+            translations=answers(translated),
+            glossaryTranslations=None if glossed is None else answers(glossed, body.glossaryConfig),
         )
 
     def detect_v3(self, body: GoogleV3DetectRequest) -> GoogleV3DetectResponse:
-        _format(body.mimeType)
+        mime_format(body.mimeType)
         code, confidence = self._detect(_required(body.content, "content"), "content")
         return GoogleV3DetectResponse(
             languages=[GoogleV3DetectedLanguage(languageCode=code, confidence=confidence)]
@@ -199,7 +221,7 @@ class GoogleTranslator:
         )
 
     # -- shared ----------------------------------------------------------------------------
-    def _texts(self, texts: str | list[str] | None, param: str) -> list[str]:
+    def texts(self, texts: str | list[str] | None, param: str) -> list[str]:
         found = [texts] if isinstance(texts, str) else texts
         if not found:
             raise InvalidRequestError(
@@ -210,7 +232,7 @@ class GoogleTranslator:
             raise InvalidRequestError(f"At most {limit} texts per request.", param=param)
         return found
 
-    async def _translate(
+    async def translate_job(
         self, job: Job, record: RequestRecord, deadline: float
     ) -> list[Translated]:
         """Each text's translation, in order. A text the detector cannot place is taken out of
@@ -226,9 +248,14 @@ class GoogleTranslator:
                 source_lang=job.source or "auto",
                 format=job.format,
                 model=job.model,
+                glossary_id=job.glossary_id,
+                memory=job.memory,
+                memory_threshold=ADAPTIVE_THRESHOLD,
             )
             try:
-                response = await self.translation.translate(request, record, deadline)
+                response = await self.translation.translate(
+                    request, record, deadline, owner=job.owner, examples=job.examples
+                )
             except ApiError as exc:
                 undetected = _undetected_index(exc)
                 if undetected is None:
@@ -299,12 +326,12 @@ def _required(value: str | None, param: str) -> str:
     return value
 
 
-def _language(code: str, param: str) -> str:
+def language_tag(code: str, param: str) -> str:
     """Google's code as the service's tag; a 400 for a language that is not one."""
     return requested_language(ours(code), param).tag
 
 
-def _format(mime_type: str | None) -> Literal["html", "text"]:
+def mime_format(mime_type: str | None) -> Literal["html", "text"]:
     if mime_type is None:
         return "html"  # Google's default
     found = MIME_TYPES.get(mime_type.strip().lower())

@@ -9,6 +9,8 @@ Facts about vLLM 0.32 relied on here (checked against its source):
   (logprob, rank, decoded_token) holding the chosen token and the k likeliest; in DELTA mode
   `CompletionOutput.logprobs` covers just the delta's tokens.
 - `RequestOutput.num_cached_tokens` is the prompt's prefix-cache hits.
+- `SamplingParams.prompt_logprobs=0` gives `RequestOutput.prompt_logprobs`, one dict per
+  prompt token (None for the first) holding that token's `Logprob`, beside `prompt_token_ids`.
 """
 
 from __future__ import annotations
@@ -53,11 +55,13 @@ class OutputReader:
             steps.append(
                 GenerationStep(index, choice.text, completion_tokens[index], reason, logprobs)
             )
+        prompt = _prompt_logprobs(output)
         if output.finished:
+            timings = engine_timings(output)
             return EngineOutput(
-                prompt_tokens, steps, True, output.num_cached_tokens, engine_timings(output)
+                prompt_tokens, steps, True, output.num_cached_tokens, timings, prompt
             )
-        return EngineOutput(prompt_tokens, steps, False, output.num_cached_tokens)
+        return EngineOutput(prompt_tokens, steps, False, output.num_cached_tokens, None, prompt)
 
     def _logprobs(
         self, token_ids: Sequence[int], positions: Any, top_n: int
@@ -84,6 +88,20 @@ class OutputReader:
         if logprob is not None and logprob.decoded_token is not None:
             return str(logprob.decoded_token)
         return str(self._tokenizer.decode([token_id]))
+
+
+def _prompt_logprobs(output: Any) -> tuple[float, ...] | None:
+    """Each prompt token's log probability (`prompt_logprobs=0`: a dict of the token's own
+    per position, None at the first), or None where none were asked."""
+    positions = getattr(output, "prompt_logprobs", None)
+    if not positions:
+        return None
+    ids = output.prompt_token_ids or ()
+    found = []
+    for token_id, position in zip(ids, positions, strict=False):
+        chosen = None if position is None else position.get(token_id)
+        found.append(0.0 if chosen is None else _finite(chosen.logprob))
+    return tuple(found)
 
 
 def _finite(logprob: float) -> float:

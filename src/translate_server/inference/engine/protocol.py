@@ -55,6 +55,9 @@ class SamplingOptions(msgspec.Struct, frozen=True, kw_only=True):
     # Log probabilities of each generated token and of this many likeliest alternatives
     # (0: the chosen token's alone); None: none.
     logprobs: int | None = None
+    # The log probability of each prompt token given those before it (`EngineOutput.
+    # prompt_logprobs`): how likely the model finds a text it did not write.
+    prompt_logprobs: bool = False
     # Token id -> bias added to its logit (-100..100).
     logit_bias: tuple[tuple[int, float], ...] = ()
     structured: StructuredOutput | None = None
@@ -104,6 +107,9 @@ class EngineOutput(msgspec.Struct, frozen=True):
     cached_tokens: int | None = None
     # On the last output only, where the engine measures its requests (see EngineTimings).
     timings: EngineTimings | None = None
+    # With `SamplingOptions.prompt_logprobs`, once: each prompt token's log probability given
+    # those before it (the first token's, which has none, is 0.0).
+    prompt_logprobs: tuple[float, ...] | None = None
 
 
 class EngineInfo(msgspec.Struct, frozen=True):

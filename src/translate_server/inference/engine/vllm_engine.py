@@ -32,7 +32,9 @@ Facts about the installed vLLM 0.32 this adapter relies on (checked against its 
   request's interval can be changed in vLLM's output processor (`stream_retune` says how and
   why that is safe).
 - `SamplingParams.logprobs=k` asks for the k likeliest tokens' log probabilities beside each
-  chosen token's (`outputs` reads them). `logit_bias` takes token ids;
+  chosen token's (`outputs` reads them); `prompt_logprobs=0` each prompt token's own, on
+  the request's output (all of them on the FINAL_ONLY one), the first position None.
+  `logit_bias` takes token ids;
   `structured_outputs=StructuredOutputsParams(json=schema | json_object=True)` constrains the
   output (xgrammar, which also runs on a CPU). Invalid values of these raise
   `VLLMValidationError` (with `parameter`) when the request is added.
@@ -194,6 +196,7 @@ class VllmEngine:
             min_tokens=options.min_tokens,
             ignore_eos=options.ignore_eos,
             logprobs=options.logprobs,
+            prompt_logprobs=0 if options.prompt_logprobs else None,
             logit_bias=dict(options.logit_bias) or None,
             structured_outputs=self._structured(options),
             detokenize=True,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Hashable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from translate_server.errors import InvalidRequestError
@@ -42,6 +43,7 @@ from translate_server.translation.protocol import (
     TranslateRequest,
     TranslateResponse,
 )
+from translate_server.translation.service.given import GivenTranslations
 from translate_server.translation.service.outcome import (
     PARTIAL,
     nothing_translated,
@@ -55,6 +57,15 @@ from translate_server.translation.service.streamed_pieces import StreamedPieces
 
 if TYPE_CHECKING:
     from translate_server.translation.planning.ports import GlossaryLookup, MemoryLookup
+
+
+@dataclass(frozen=True, slots=True)
+class GivenExamples:
+    """A request's own example pairs, in the place of a memory's fuzzy matches."""
+
+    examples: tuple[tuple[str, str], ...]
+    exact: None = None
+    score: float = 0.0
 
 
 class TranslationService:
@@ -115,6 +126,8 @@ class TranslationService:
             estimator=self.estimator,
         )
         self.streams = TranslationStream(StreamedPieces(self.pieces), admission)
+        # /translate/estimate: translations made elsewhere, scored on the same scale.
+        self.given = GivenTranslations(self)
 
     async def translate(
         self,
@@ -125,14 +138,17 @@ class TranslationService:
         keep_partial: bool = False,
         owner: str = "",
         glossary_owner: str | None = None,
+        examples: tuple[tuple[str, str], ...] = (),
     ) -> TranslateResponse:
         """With `keep_partial`, a deadline that passes once some pieces are translated keeps
         them: the rest comes back untranslated, with the warning `deadline_exceeded` and the
         finish reason `partial` (for callers that can say so; the others get the 504).
         `owner` is the caller's (owners.py): whose translation memory and stored glossaries
         it may use; `glossary_owner`, where a surface keeps its glossaries under another
-        (DeepL's, per presented key even where no keys are configured)."""
-        plan = await self._plan(request, record, owner, glossary_owner)
+        (DeepL's, per presented key even where no keys are configured). `examples`:
+        (source, translation) pairs the caller gives (Google's reference sentences), shown to
+        the model with every piece as a memory's fuzzy matches are."""
+        plan = await self._plan(request, record, owner, glossary_owner, examples)
         await self._run(plan, plan.job(record, deadline), keep_partial=keep_partial)
         if len(plan.pieces) * (1 + len(plan.glossary)) < THREAD_RESPOND_WORK:
             return self.respond(plan, record)
@@ -160,13 +176,15 @@ class TranslationService:
         record: RequestRecord,
         owner: str = "",
         glossary_owner: str | None = None,
+        examples: tuple[tuple[str, str], ...] = (),
     ) -> Plan:
         record.model = self.model_name
         # Billed before anything is looked up or translated: a refused request (its key over
         # its characters per minute or month) costs no work.
         texts = [request.text] if isinstance(request.text, str) else request.text
         await charge(sum(len(text) for text in texts), (request.source_lang, request.target_lang))
-        memory = await self._memory(request, owner)
+        # Given examples key the cache as a memory's revision does.
+        memory = ("examples", examples) if examples else await self._memory(request, owner)
         target = self.planner.target(request)
         stored = await self.glossaries.terms_for(
             request, target, owner if glossary_owner is None else glossary_owner
@@ -179,7 +197,10 @@ class TranslationService:
             plan = self.planner.look_up(
                 await asyncio.to_thread(self.planner.prepare, request, memory, stored)
             )
-        if memory is not None:
+        if examples:
+            for piece in plan.pieces.values():
+                piece.found = GivenExamples(examples)
+        elif memory is not None:
             await self._match(plan, record, owner)
         # The log line, the metrics and the response name the model that translates.
         record.model = plan.model
