@@ -62,20 +62,21 @@ async def test_usage_survives_a_restart_and_keeps_counting(make_app, db: str) ->
         assert (await _call(alice.get_usage)).character.count == len("Helloworld!")
         assert (await _call(bob.get_usage)).character.count == len("Goodmorning")
         # Concurrent requests of one key each add theirs (over httpx, truly at once: the
-        # stock client is synchronous).
+        # stock client is synchronous); different texts, as identical ones in flight would
+        # share one run and one bill.
         answers = await asyncio.gather(
             *(
                 _http(
                     "POST",
                     f"{url}/v2/translate",
                     headers={"Authorization": "DeepL-Auth-Key alice"},
-                    json={"text": ["Hi"], "source_lang": "EN", "target_lang": "DE"},
+                    json={"text": [f"Hi{n}"], "source_lang": "EN", "target_lang": "DE"},
                 )
-                for _ in range(8)
+                for n in range(8)
             )
         )
         assert {answer.status_code for answer in answers} == {200}
-        assert (await _call(alice.get_usage)).character.count == len("Helloworld!") + 16
+        assert (await _call(alice.get_usage)).character.count == len("Helloworld!") + 24
     # Another database is another count.
     async with served(make_app(glossary_db=db + ".other")) as url:
         alice = deepl.Translator("alice", server_url=url)

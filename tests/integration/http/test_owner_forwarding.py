@@ -123,4 +123,9 @@ def test_every_route_that_touches_a_store_is_forwarded(tmp_path: Path) -> None:
     }
     assert not any(found.needs_stores(p) for p in served_here & paths)
     # /translate needs the stores only when its body names a memory or a stored glossary.
-    assert found.store_fields == {"/translate": ("memory", "glossary_id")}
+    google = ("glossaryConfig", "dataset")
+    assert found.store_fields == {
+        "/translate": ("memory", "glossary_id"),
+        "/v3/projects/{parent:str}": google,
+        "/v3/projects/{project:str}/locations/{location:str}": google,
+    }

@@ -17,11 +17,13 @@ async def test_overload_is_refused_at_once_with_retry_after(make_app) -> None:
     slow.hang = True  # until the refusal is checked
     app = make_app(slow, max_num_seqs=2, max_queued_requests=1)
     async with running(app) as client:
+        # Different texts: identical requests in flight would share one run.
         admitted = [
-            asyncio.create_task(client.post("/translate", json=TRANSLATE)) for _ in range(3)
+            asyncio.create_task(client.post("/translate", json={**TRANSLATE, "text": f"Hi {n}"}))
+            for n in range(3)
         ]
         await eventually(lambda: len(slow.requests) == 3)
-        refused = await client.post("/translate", json=TRANSLATE)
+        refused = await client.post("/translate", json={**TRANSLATE, "text": "Hi 3"})
         # Answered without waiting for a slot: no admitted request has finished yet.
         assert not any(task.done() for task in admitted)
         assert refused.status_code == 503

@@ -118,4 +118,6 @@ async def test_a_database_made_before_dictionaries_is_adopted(tmp_path: Path) ->
         "limit_buckets",
         "limit_quotas",
         "usage_counts",
+        # The answers kept for an Idempotency-Key, made by the revision after.
+        "idempotent_answers",
     }
