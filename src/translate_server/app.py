@@ -214,6 +214,7 @@ def _front_door(
     idempotent = IdempotentRequests(
         app.asgi_handler,
         routes=paths.idempotent,
+        shared_runs=paths.shared_runs,
         answers=_stored_answers(app),
         lease=settings.limits.request_timeout,
         max_body=max(paths.idempotent_max_body, settings.limits.max_body_bytes),

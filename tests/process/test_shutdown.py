@@ -32,8 +32,12 @@ async def test_sigterm_lets_accepted_requests_finish() -> None:
     process, base = start_fake_server("0.05")  # 20 tokens x 50 ms: about a second per request
     try:
         async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+            # Each its own text: identical requests in flight would share one run.
             accepted = [
-                asyncio.create_task(client.post("/translate", json=TRANSLATE)) for _ in range(8)
+                asyncio.create_task(
+                    client.post("/translate", json={**TRANSLATE, "text": f"Request {i}."})
+                )
+                for i in range(8)
             ]
             await read_until(
                 lambda: in_flight(client, "/translate"), lambda n: n == 8, timeout=20, every=0.02

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import socket
 import time
 from collections import Counter
@@ -274,6 +275,17 @@ def total(count: int) -> Callable[[dict[str, int]], bool]:
     return lambda counts: sum(counts.values()) == count
 
 
+async def slots_taken(client: httpx.AsyncClient, count: int) -> None:
+    """Until the replica behind `client` has admitted `count` engine requests (its gauge)."""
+    for _ in range(1200):
+        metrics = (await client.get("/metrics")).text
+        found = re.search(r"^translate_requests_running (\S+)$", metrics, re.MULTILINE)
+        if found and float(found.group(1)) >= count:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"fewer than {count} requests admitted")
+
+
 async def router_in_flight_when(router: Router, condition) -> dict[str, int]:
     """The router's requests in flight per replica, once `condition` holds for them."""
     for _ in range(400):
@@ -324,9 +336,12 @@ async def test_requests_in_flight_go_to_the_less_busy_replica(router: Router, re
     first = replicas[0]
     with engines_frozen(replicas):
         async with httpx.AsyncClient(base_url=router.base_url, timeout=60) as client:
+            texts = iter(range(6))
 
             def send() -> asyncio.Task:
-                return asyncio.create_task(client.post("/translate", json=translate_body()))
+                # Each its own text: identical requests in flight would share one run.
+                body = translate_body(text=f"{TEXT} {next(texts)}")
+                return asyncio.create_task(client.post("/translate", json=body))
 
             sent = [send() for _ in range(4)]
             assert await router_in_flight_when(router, total(4)) == {"replica1": 2, "replica2": 2}
@@ -406,12 +421,15 @@ async def test_overload_refusals_are_retried_on_the_other_replica(router: Router
     first.pause_engine()
     try:
         async with httpx.AsyncClient(base_url=first.base_url, timeout=60) as direct:
+            # Different texts: identical requests in flight would share one run.
             held = [
-                asyncio.create_task(direct.post("/translate", json=translate_body()))
-                for _ in range(SLOTS)
+                asyncio.create_task(
+                    direct.post("/translate", json=translate_body(text=f"{TEXT} {i}"))
+                )
+                for i in range(SLOTS)
             ]
-            await asyncio.sleep(1)
-            refused = await direct.post("/translate", json=translate_body())
+            await slots_taken(direct, SLOTS)
+            refused = await direct.post("/translate", json=translate_body(text=f"{TEXT} again"))
             assert refused.status_code == 503, refused.text
             assert refused.json()["error"]["code"] == "overloaded"
 
@@ -422,7 +440,8 @@ async def test_overload_refusals_are_retried_on_the_other_replica(router: Router
                         *(one_request(client, stream=i % 2 == 0, load=load) for i in range(6))
                     )
             # Still full: every refusal above was an overload refusal.
-            assert (await direct.post("/translate", json=translate_body())).status_code == 503
+            late = await direct.post("/translate", json=translate_body(text=f"{TEXT} late"))
+            assert late.status_code == 503
             first.resume_engine()
             assert [r.status_code for r in await asyncio.gather(*held)] == [200] * SLOTS
     finally:

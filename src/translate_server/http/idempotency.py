@@ -8,11 +8,12 @@ On the routes that declare it (`route_paths.IDEMPOTENT`), a POST is read whole, 
   still runs waits for it (on another replica, by reading the database every
   `POLL_SECONDS`). An answer of 5xx (or a 408, 409 or 429) is not kept: nothing was done, the
   next request with the key runs.
-- without one: a request identical to one of the same caller still running here (same route,
-  same body) waits for that one's answer instead of running again. A run whose client left
-  goes on `GRACE_SECONDS` for a retry to join, and an answer nobody received is kept
-  `WINDOW_SECONDS` for it: a client that gives up and sends again (DeepL's after 10 s) gets the
-  first run's answer, billed once.
+- without one, on the routes whose answers are not sampled (not chat's: two identical chat
+  requests at once may want two answers): a request identical to one of the same caller still
+  running here (same route, same body) waits for that one's answer instead of running again.
+  A run whose client left goes on `GRACE_SECONDS` for a retry to join, and an answer nobody
+  received is kept `WINDOW_SECONDS` for it: a client that gives up and sends again (DeepL's
+  after 10 s) gets the first run's answer, billed once.
 
 Every replayed answer says `Idempotent-Replayed: true`. The first client of a run gets its
 answer as it is sent (a stream streams); the others get it whole once it ends. An answer over
@@ -77,6 +78,7 @@ class IdempotentRequests:
         app: ASGIApp,
         *,
         routes: tuple[re.Pattern[str], ...],
+        shared_runs: tuple[re.Pattern[str], ...] = (),
         answers: Callable[[], IdempotentAnswers | None],
         lease: float,
         max_body: int,
@@ -87,6 +89,7 @@ class IdempotentRequests:
         holds (the longest a request may take)."""
         self.app = app
         self.routes = routes
+        self.shared_runs = shared_runs
         self.answers = answers
         self.lease = lease
         self.max_body = max_body
@@ -111,7 +114,11 @@ class IdempotentRequests:
         digest = _digest(scope["path"], headers.get(b"content-type", b""), body)
         key = headers.get(HEADER)
         if key is None:
-            await self._shared(("run", owner, digest), digest, scope, body, receive, send)
+            path = normalize_path(scope["path"])
+            if any(r.fullmatch(path) for r in self.shared_runs):
+                await self._shared(("run", owner, digest), digest, scope, body, receive, send)
+            else:
+                await self.app(scope, _replaying(body, receive, complete=True), send)
             return
         if not _KEY.fullmatch(key):
             await self._refuse(

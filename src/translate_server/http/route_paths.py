@@ -34,8 +34,10 @@ PREFIX = "prefix"  # where a compatible API shares its first segment with anothe
 # such requests go to the one that owns the stores.
 STORES = "stores"
 # True: a POST takes an `Idempotency-Key`, and identical ones in flight share a run
-# (`http.idempotency`).
+# (`http.idempotency`). KEYED_ONLY: the key alone, for a route whose answers are sampled (an
+# identical chat request sent twice at once may be asking for two different answers).
 IDEMPOTENT = "idempotent"
+KEYED_ONLY = "keyed"
 
 # The scope (`accounts.scopes`) a key needs for the route: one name, or a `(read, write)` pair
 # for a route that reads with GET and writes with other methods (`scoped`). Every route that
@@ -92,6 +94,8 @@ class RoutePaths:
     store_fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # The idempotent routes' paths, a parameter matching one path segment.
     idempotent: tuple[re.Pattern[str], ...] = ()
+    # Those of them where identical requests in flight share a run (not KEYED_ONLY).
+    shared_runs: tuple[re.Pattern[str], ...] = ()
     idempotent_max_body: int = 0  # the largest body one of them takes (uploads' included)
 
     def shape_for(self, path: str) -> ErrorShape | None:
@@ -121,6 +125,7 @@ class RoutePaths:
         body_keys, cors = set(), set()
         stores, store_fields = set(), {}
         idempotent: set[str] = set()
+        shared_runs: set[str] = set()
         largest = 0
         for route in app.routes:
             assert isinstance(route, HTTPRoute)  # the app serves no websockets or ASGI mounts
@@ -130,8 +135,10 @@ class RoutePaths:
             if route.path.startswith(docs_path):  # the docs are not the API's
                 continue
             for handler in route.route_handlers:
-                if handler.opt.get(IDEMPOTENT):
+                if declared := handler.opt.get(IDEMPOTENT):
                     idempotent.add(route.path)
+                    if declared != KEYED_ONLY:
+                        shared_runs.add(route.path)
                     largest = max(largest, handler.resolve_request_max_body_size() or 0)
                 if (shape := handler.opt.get(ERROR_SHAPE)) is not None:
                     segment = handler.opt.get(PREFIX) or _first_segment(route.path)
@@ -165,6 +172,7 @@ class RoutePaths:
             store_prefixes=tuple(sorted(stores)),
             store_fields=store_fields,
             idempotent=tuple(_pattern(path) for path in sorted(idempotent)),
+            shared_runs=tuple(_pattern(path) for path in sorted(shared_runs)),
             idempotent_max_body=largest,
         )
 

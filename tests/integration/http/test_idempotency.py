@@ -128,3 +128,18 @@ async def test_a_memory_import_sent_again_with_its_key_is_merged_once(client: Ap
     assert answers[1].headers["idempotent-replayed"] == "true"
     assert answers[1].json() == answers[0].json()
     assert answers[0].json()["added"] == 1
+
+
+async def test_identical_chat_requests_without_a_key_each_run(
+    client: AppClient, engine: FakeEngine
+) -> None:
+    # Chat answers are sampled: the same request sent twice at once may ask for two answers
+    # (and overload tests send just that), so only an `Idempotency-Key` joins them.
+    engine.token_delay = 0.05
+    first, second = await asyncio.gather(
+        client.post("/v1/chat/completions", json=_chat()),
+        _later(client.post("/v1/chat/completions", json=_chat())),
+    )
+    assert first.status_code == second.status_code == 200
+    assert "idempotent-replayed" not in second.headers
+    assert len(engine.requests) == 2

@@ -10,7 +10,7 @@ from litestar.response import Stream
 from translate_server.http import sse
 from translate_server.http.openapi import API_ERRORS, answer_or_stream, error_responses, idempotent
 from translate_server.http.requests import deadline_for, record_of, unless_disconnected
-from translate_server.http.route_paths import IDEMPOTENT, JSON
+from translate_server.http.route_paths import IDEMPOTENT, JSON, KEYED_ONLY
 from translate_server.inference.engine import GenerationStep
 from translate_server.openai_api.chat.chunks import ChatChunk, ChunkHead
 from translate_server.openai_api.chat.keys import CHAT
@@ -23,7 +23,7 @@ from translate_server.services import services
     status_code=200,
     summary="Create a chat completion",
     tags=["openai"],
-    opt={**JSON, IDEMPOTENT: True},
+    opt={**JSON, IDEMPOTENT: KEYED_ONLY},
     operation_class=idempotent(),
     responses={
         **answer_or_stream(
