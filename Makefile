@@ -75,15 +75,13 @@ lint: $(STAMP)
 
 # Installs nothing: a tier whose system package is missing skips, and the run ends by listing
 # each skipped tier and why (with CI=true it fails instead). `make test-deps` installs them.
-# The tiers but docker run as three pytest processes side by side (tests/lanes.py: the engine
-# and server tiers mostly wait, so one process alone leaves a core idle); logs: .test-lanes/.
-# Meanwhile the docker tier's images are made (docker-tier.sh prebuild: disk and network work),
-# so that it finds them built when its turn comes.
+# Meanwhile the docker tier's base images and CPU image are made (docker-tier.sh prebuild:
+# mostly disk and network work), so that the docker tier finds them built when its turn comes.
 test: $(STAMP) lint
 	@mkdir -p .docker-tier
 	bash tests/docker/docker-tier.sh prebuild & \
-	  $(BIN)/python -m tests.lanes; status=$$?; wait; \
-	  echo "docker tier's images, made beside the lanes: $$(tail -1 .docker-tier/prebuild.log)"; \
+	  $(BIN)/python -m pytest -ra -m 'not docker'; status=$$?; wait; \
+	  echo "docker tier's images, made beside the other tiers: $$(tail -1 .docker-tier/prebuild.log)"; \
 	  if [ $$status -ne 0 ]; then bash tests/docker/docker-tier.sh teardown; exit $$status; fi
 	$(MAKE) test-docker
 

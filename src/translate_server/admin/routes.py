@@ -36,7 +36,7 @@ from translate_server.services import services
 
 T = TypeVar("T")
 
-_ERRORS = error_responses(400, 401, 403, 404)
+_ERRORS = error_responses(400, 401, 403, 404, 409, 413, 415)
 
 
 def _store(request: Request[Any, Any, Any]) -> AccountStore:

@@ -1,13 +1,13 @@
-"""/admin/usage: what was used, per account, key, day (UTC), route and language pair, as JSON
-or CSV (`?format=csv`, or `Accept: text/csv`). The operator's: under the `admin` scope, as
-the rest of `/admin`."""
+"""/admin/usage: what was used, per account, key, day (UTC), route and language pair, as JSON;
+/admin/usage.csv: the same rows as CSV (a path of its own: one media type per answer, as its
+OpenAPI document says). The operator's: under the `admin` scope, as the rest of `/admin`."""
 
 from __future__ import annotations
 
 import csv
 import io
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from litestar import Request, Response, Router, get
 from litestar.params import Parameter
@@ -30,35 +30,52 @@ class UsageList(ResponseStruct, kw_only=True):
     data: list[UsageRow]
 
 
+Since = Annotated[
+    str | None, Parameter(description="First day, YYYY-MM-DD (UTC); 30 days ago by default.")
+]
+Until = Annotated[str | None, Parameter(description="Last day, YYYY-MM-DD; today by default.")]
+Account = Annotated[str | None, Parameter(description="Only this account's.")]
+
+
 @get(
-    "/",
-    summary="Usage per account, key, day, route and language pair (JSON, or CSV)",
+    "/usage",
+    summary="Usage per account, key, day, route and language pair",
     responses=error_responses(400, 401, 403),
 )
 async def usage(
     request: Request[Any, Any, Any],
-    since: Annotated[
-        str | None, Parameter(description="First day, YYYY-MM-DD (UTC); 30 days ago by default.")
-    ] = None,
-    until: Annotated[
-        str | None, Parameter(description="Last day, YYYY-MM-DD; today by default.")
-    ] = None,
-    account: Annotated[str | None, Parameter(description="Only this account's.")] = None,
-    format: Annotated[
-        Literal["json", "csv"] | None, Parameter(description="json (default) or csv.")
-    ] = None,
-) -> Response[Any]:
+    since: Since = None,
+    until: Until = None,
+    account: Account = None,
+) -> UsageList:
+    first, last, rows = await _rows(request, since, until, account)
+    return UsageList(since=first, until=last, data=rows)
+
+
+@get(
+    "/usage.csv",
+    summary="Usage per account, key, day, route and language pair, as CSV",
+    media_type="text/csv",
+    responses=error_responses(400, 401, 403),
+)
+async def usage_csv(
+    request: Request[Any, Any, Any],
+    since: Since = None,
+    until: Until = None,
+    account: Account = None,
+) -> Response[str]:
+    _, _, rows = await _rows(request, since, until, account)
+    return Response(_csv(rows), media_type="text/csv")
+
+
+async def _rows(
+    request: Request[Any, Any, Any], since: str | None, until: str | None, account: str | None
+) -> tuple[str, str, list[UsageRow]]:
     today = datetime.now(UTC).date()
     first = _day(since, "since") or (today - timedelta(days=30)).isoformat()
     last = _day(until, "until") or today.isoformat()
     limiter: Limiter = request.app.state[LIMITER]
-    rows = await limiter.usage.rows(first, last, account)
-    wants_csv = format == "csv" or (
-        format is None and "text/csv" in request.headers.get("accept", "")
-    )
-    if wants_csv:
-        return Response(_csv(rows), media_type="text/csv; charset=utf-8")
-    return Response(UsageList(since=first, until=last, data=rows))
+    return first, last, await limiter.usage.rows(first, last, account)
 
 
 def _day(value: str | None, param: str) -> str | None:
@@ -82,4 +99,6 @@ def _csv(rows: list[UsageRow]) -> str:
 
 
 def usage_router() -> Router:
-    return Router("/admin/usage", route_handlers=[usage], tags=["admin"], opt={SCOPE: scopes.ADMIN})
+    return Router(
+        "/admin", route_handlers=[usage, usage_csv], tags=["admin"], opt={SCOPE: scopes.ADMIN}
+    )

@@ -29,7 +29,7 @@ from translate_server.http.requests import request_owner
 from translate_server.http.route_paths import JSON, STORES, scoped
 from translate_server.services import services
 
-_ERRORS = error_responses(400, 401, 404, 413)
+_ERRORS = error_responses(400, 401, 403, 404, 413, 415)
 _LIMITED = {
     **_ERRORS,
     429: ResponseSpec(

@@ -3,7 +3,7 @@ the 200 of a route that may stream, and the form bodies of routes that read them
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -192,6 +192,11 @@ _IDEMPOTENCY_KEY = Parameter(
 )
 
 
+_KEY_REUSED = (
+    "The `Idempotency-Key` came before with another body or route (`idempotency_key_reused`)"
+)
+
+
 def idempotent(base: type[Operation] = Operation) -> type[Operation]:
     """`base` with the `Idempotency-Key` header (`http.idempotency`) among its parameters."""
 
@@ -202,5 +207,9 @@ def idempotent(base: type[Operation] = Operation) -> type[Operation]:
                 base.__post_init__(self)
             given: list[Any] = list(getattr(self, "parameters", None) or [])
             self.parameters = [*given, _IDEMPOTENCY_KEY]
+            # The key sent again with another body: a 422 in the route's own error shape.
+            responses = getattr(self, "responses", None)
+            if responses and "400" in responses and "422" not in responses:
+                responses["422"] = replace(responses["400"], description=_KEY_REUSED)
 
     return IdempotentOperation

@@ -24,7 +24,7 @@ async def test_usage_is_read_by_account_key_route_and_pair(make_app) -> None:
                 body = {"text": text, "source_lang": "en", "target_lang": "de"}
                 assert (await client.post("/translate", json=body, headers=AUTH)).status_code == 200
         listed = (await client.get("/admin/usage", headers=ADMIN)).json()
-        as_csv = await client.get("/admin/usage?format=csv", headers=ADMIN)
+        as_csv = await client.get("/admin/usage.csv", headers=ADMIN)
         metrics = (await client.get("/metrics")).text
     rows = [row for row in listed["data"] if row["route"] == "/translate"]
     assert len(rows) == 1

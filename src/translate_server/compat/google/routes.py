@@ -232,17 +232,51 @@ async def v3_unknown(
 
 
 # Google's REST verbs on a collection (`.../glossaries`) or one of its items.
+# Google's v3 API as it is: its custom methods and its collections. A method of it not served
+# is Google's 501 `UNIMPLEMENTED`; a name that is none of them, a 404 (it is no method at all).
+_GOOGLE_METHODS = frozenset(
+    (
+        "translateText",
+        "detectLanguage",
+        "supportedLanguages",
+        "translateDocument",
+        "batchTranslateText",
+        "batchTranslateDocument",
+        "romanizeText",
+        "adaptiveMtTranslate",
+        "importAdaptiveMtFile",
+        "importData",
+        "exportData",
+        "cancel",
+        "wait",
+    )
+)
+_GOOGLE_COLLECTIONS = frozenset(
+    (
+        "locations",
+        "glossaries",
+        "glossaryEntries",
+        "adaptiveMtDatasets",
+        "adaptiveMtFiles",
+        "adaptiveMtSentences",
+        "datasets",
+        "examples",
+        "models",
+        "operations",
+    )
+)
 _VERBS = {("GET", True): "List", ("POST", True): "Create", ("GET", False): "Get"}
 _VERBS |= {("DELETE", False): "Delete", ("PATCH", False): "Update"}
 
 
-def unserved(verb: str, path: str) -> UnservedMethodError:
+def unserved(verb: str, path: str) -> ApiError:
     """The refusal of a method not served, named as Google's API names it:
-    `translateDocument`, `ListGlossaries`, `GetAdaptiveMtDataset`."""
+    `translateDocument`, `ListGlossaries`, `GetAdaptiveMtDataset`; a 404 for a name that is
+    no method of Google's API."""
     path = path.strip("/")
     _, colon, custom = path.rpartition(":")
     if colon and "/" not in custom:
-        method = custom
+        method, known = custom, custom in _GOOGLE_METHODS
     else:
         segments = path.split("/")
         # Collections sit at odd depths under the project (`locations/l/glossaries/g`).
@@ -254,6 +288,9 @@ def unserved(verb: str, path: str) -> UnservedMethodError:
         elif not on_collection and noun.endswith("s"):
             noun = noun[:-1]
         method = _VERBS.get((verb, on_collection), verb.title()) + noun
+        known = collection in _GOOGLE_COLLECTIONS
+    if not known:
+        return NotFoundError(f"No method of Google's API is `{method}`.")
     return UnservedMethodError(
         f"The method `{method}` is not served here: this server serves {', '.join(V3_METHODS)}.",
     )
