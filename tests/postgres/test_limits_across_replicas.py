@@ -123,7 +123,10 @@ def _up(url: str) -> bool:
 
 
 async def _translate(client: httpx.AsyncClient, url: str, i: int) -> int:
-    body = {"text": TEXT, "source_lang": "en", "target_lang": TARGETS[i % len(TARGETS)]}
+    # Each its own text of TEXT's length: identical requests in flight would share one run,
+    # and one bill.
+    text = f"{i:04d}" + TEXT[4:]
+    body = {"text": text, "source_lang": "en", "target_lang": TARGETS[i % len(TARGETS)]}
     response = await client.post(f"{url}/translate", json=body, headers=AUTH)
     return response.status_code
 
