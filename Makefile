@@ -79,7 +79,7 @@ lint: $(STAMP)
 # mostly disk and network work), so that the docker tier finds them built when its turn comes.
 test: $(STAMP) lint
 	@mkdir -p .docker-tier
-	bash tests/docker/docker-tier.sh prebuild & \
+	timeout 2400 bash tests/docker/docker-tier.sh prebuild & \
 	  $(BIN)/python -m pytest -ra -m 'not docker'; status=$$?; wait; \
 	  echo "docker tier's images, made beside the other tiers: $$(tail -1 .docker-tier/prebuild.log)"; \
 	  if [ $$status -ne 0 ]; then bash tests/docker/docker-tier.sh teardown; exit $$status; fi
