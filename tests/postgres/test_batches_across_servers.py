@@ -5,10 +5,7 @@ finishes it from the lines already recorded: none answered twice, none billed tw
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,44 +15,25 @@ import openai
 import pytest
 from sqlalchemy.engine import make_url
 
+from tests.support.fake_server_process import FakeServerProcess
 from tests.support.harness import eventually_sync
-from tests.support.ports import free_port
 from tests.support.postgres import Cluster
 
 LINES = 120
 ROUTE = 'route="batch /v1/chat/completions",status="200"'
 
 
-class Server:
-    """`tests.support.fake_server` on a port: each answer is 20 tokens, 2 ms apart."""
+class Server(FakeServerProcess):
+    """Each answer is 20 tokens, 2 ms apart."""
 
     def __init__(self, database_url: str, log: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = log
         env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join(sys.path),
-            "TRANSLATE_DATABASE_URL": database_url,
             # Two lines in the engine at once (half of four slots): the batch takes seconds.
             "TRANSLATE_MAX_NUM_SEQS": "4",
             # A dead server's batch is taken over two seconds after its last heartbeat.
             "TRANSLATE_DOCUMENT_LEASE": "2",
         }
-        with log.open("wb") as out:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "tests.support.fake_server", str(self.port), "0.002"],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env=env,
-            )
-
-    def healthy(self) -> bool:
-        assert self.process.poll() is None, self.log.read_text()
-        try:
-            return httpx.get(f"{self.url}/health", timeout=2).status_code == 200
-        except httpx.TransportError:
-            return False
+        super().__init__(database_url, log, "0.002", env=env)
 
     def billed_lines(self) -> int:
         """The batch lines this server counted as answered requests (its /metrics)."""
@@ -63,15 +41,6 @@ class Server:
             if line.startswith("translate_requests_total{") and ROUTE in line:
                 return int(float(line.rsplit(" ", 1)[1]))
         return 0
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-        self.process.wait()
 
 
 @pytest.fixture

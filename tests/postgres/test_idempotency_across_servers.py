@@ -5,44 +5,25 @@ server gets the first answer and is billed once, even while the first still runs
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.support.fake_server_process import FakeServerProcess
 from tests.support.harness import eventually_sync
-from tests.support.ports import free_port
 from tests.support.postgres import Cluster
 
 TOKEN_DELAY = "0.05"  # 20 words: a second a translation, long enough to replay meanwhile
 KEY = {"Authorization": "DeepL-Auth-Key alice"}
 
 
-class _Server:
+class _Server(FakeServerProcess):
     def __init__(self, database_url: str, log: Path) -> None:
-        self.url = f"http://127.0.0.1:{(port := free_port())}"
-        self.log = log
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-        env["TRANSLATE_DATABASE_URL"] = database_url
-        env["TRANSLATE_TRANSLATION_CACHE_SIZE"] = "0"  # every run reaches the engine
-        with log.open("wb") as out:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "tests.support.fake_server", str(port), TOKEN_DELAY],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env=env,
-            )
-
-    def healthy(self) -> bool:
-        assert self.process.poll() is None, self.log.read_text()
-        try:
-            return httpx.get(f"{self.url}/health", timeout=2).status_code == 200
-        except httpx.TransportError:
-            return False
+        # No translation cache: every run reaches the engine.
+        env = {"TRANSLATE_TRANSLATION_CACHE_SIZE": "0"}
+        super().__init__(database_url, log, TOKEN_DELAY, env=env)
 
 
 @pytest.fixture
@@ -55,8 +36,7 @@ def servers(postgres: Cluster, tmp_path: Path) -> Iterator[list[_Server]]:
         yield started
     finally:
         for server in started:
-            server.process.terminate()
-            server.process.wait(timeout=30)
+            server.stop()
 
 
 async def test_a_key_replays_on_the_other_server_billed_once(servers: list[_Server]) -> None:

@@ -4,56 +4,22 @@ within 2 s, without a restart."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.support.fake_server_process import FakeServerProcess
 from tests.support.harness import eventually_sync
-from tests.support.ports import free_port
 from tests.support.postgres import Cluster
 
 ADMIN = {"Authorization": "Bearer admin-secret"}
 
 
-class Replica:
-    """`tests.support.fake_server` (the serving loop around the engine double) on a port."""
-
+class Replica(FakeServerProcess):
     def __init__(self, database_url: str, log: Path) -> None:
-        self.url = f"http://127.0.0.1:{free_port()}"
-        self.log = log
-        env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join(sys.path),
-            "TRANSLATE_DATABASE_URL": database_url,
-            "TRANSLATE_ADMIN_KEY": "admin-secret",
-        }
-        with log.open("wb") as out:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "tests.support.fake_server", self.url.rsplit(":", 1)[1]],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env=env,
-            )
-
-    def healthy(self) -> bool:
-        assert self.process.poll() is None, self.log.read_text()
-        try:
-            return httpx.get(f"{self.url}/health", timeout=2).status_code == 200
-        except httpx.TransportError:
-            return False
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        super().__init__(database_url, log, env={"TRANSLATE_ADMIN_KEY": "admin-secret"})
 
 
 @pytest.fixture

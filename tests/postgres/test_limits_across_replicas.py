@@ -10,9 +10,6 @@ over one PostgreSQL database, behind the real HAProxy running deploy/haproxy/hap
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,8 +17,8 @@ import httpx
 import pytest
 
 from tests.support.cluster import Router, haproxy_binary
+from tests.support.fake_server_process import FakeServerProcess
 from tests.support.harness import eventually_sync
-from tests.support.ports import free_port
 from tests.support.postgres import Cluster
 from tests.support.prerequisites import missing_prerequisite, prerequisite_reason
 
@@ -43,41 +40,14 @@ TARGETS = ("de", "fr", "es", "it")  # HAProxy routes by language pair: spread ov
 WINDOW = 6.0
 
 
-class FakeServer:
+class FakeServer(FakeServerProcess):
     def __init__(self, database_url: str, log: Path, limits: dict[str, str]) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = log
         env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join(sys.path),
-            "TRANSLATE_DATABASE_URL": database_url,
             "TRANSLATE_API_KEY": KEY,
             "TRANSLATE_MAX_QUEUED_REQUESTS": "256",
             **{f"TRANSLATE_{name.upper()}": value for name, value in limits.items()},
         }
-        with log.open("wb") as out:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "tests.support.fake_server", str(self.port)],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env=env,
-            )
-
-    def healthy(self) -> bool:
-        assert self.process.poll() is None, self.log.read_text()
-        try:
-            return httpx.get(f"{self.url}/health", timeout=2).status_code == 200
-        except httpx.TransportError:
-            return False
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        super().__init__(database_url, log, env=env)
 
 
 QUOTA_LIMITS = {"limit_characters_per_month": str(QUOTA)}

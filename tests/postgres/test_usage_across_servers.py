@@ -5,61 +5,26 @@ one `UPDATE ... SET characters = characters + n`, never read, added to and writt
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.support.fake_server_process import FakeServerProcess
 from tests.support.harness import eventually_sync
-from tests.support.ports import free_port
 from tests.support.postgres import Cluster
 
 KEYS = ("alice", "bob")
 REQUESTS = 200
 
 
-class FakeServer:
-    """`tests.support.fake_server` (the serving loop around the engine double) on a port."""
-
+class FakeServer(FakeServerProcess):
     def __init__(self, database_url: str, log: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = log
-        env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join(sys.path),
-            # No API keys configured: DeepL's usage is kept per presented key all the same.
-            "TRANSLATE_DATABASE_URL": database_url,
-            # The 100 requests each server gets at once wait for the engine, not refused
-            # (DeepL's clients hear an overload as 429).
-            "TRANSLATE_MAX_QUEUED_REQUESTS": "256",
-        }
-        with log.open("wb") as out:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "tests.support.fake_server", str(self.port)],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env=env,
-            )
-
-    def healthy(self) -> bool:
-        assert self.process.poll() is None, self.log.read_text()
-        try:
-            return httpx.get(f"{self.url}/health", timeout=2).status_code == 200
-        except httpx.TransportError:
-            return False
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        # No API keys configured: DeepL's usage is kept per presented key all the same. The
+        # 100 requests each server gets at once wait for the engine, not refused (DeepL's
+        # clients hear an overload as 429).
+        super().__init__(database_url, log, env={"TRANSLATE_MAX_QUEUED_REQUESTS": "256"})
 
 
 @pytest.fixture
